@@ -1,0 +1,92 @@
+// Data-quality counters: every kind of bad or missing trace data, declared once with a severity.
+// Importers count instead of guessing; every report prints the non-zero counters, and an
+// error-level counter makes the gate refuse to pass (see docs/RULES.md).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace tg {
+
+enum class Severity : uint8_t { kInfo, kWarning, kError };
+
+constexpr std::string_view SeverityName(Severity s) {
+  switch (s) {
+    case Severity::kInfo: return "info";
+    case Severity::kWarning: return "warning";
+    case Severity::kError: return "error";
+  }
+  return "unknown";
+}
+
+// Keep in the same order as kQualityInfo below.
+enum class Quality : uint16_t {
+  kSourceDroppedRecords,    // the producer says it lost records (CUPTI dropped, buffer cap)
+  kTraceIncomplete,         // the recording did not finish (crash, kill)
+  kNegativeDuration,        // end < start; event dropped
+  kMissingTimestamp,        // no start/ts; event dropped
+  kMalformedEvent,          // wrong field types in an event we would otherwise keep; dropped
+  kUnknownCategorySkipped,  // event category/table we do not model; skipped
+  kUnmatchedCorrelation,    // GPU activity whose correlation id has no launching API call
+  kUnmatchedRangeEnd,       // NVTX/annotation end without a start (or range never closed)
+  kUnknownCopyKind,         // memcpy whose direction could not be determined
+  kClockJump,               // timestamps that go backwards within one stream by more than 1 ms
+  kDuplicateEvent,          // exact duplicate GPU record (same stream, start, end, name)
+  kTimestampOverflow,       // timestamp that does not fit int64 nanoseconds; dropped
+  kCount
+};
+
+struct QualityInfo {
+  Quality id;
+  std::string_view key;  // stable identifier used in JSON and the store
+  Severity severity;
+  std::string_view description;
+};
+
+inline constexpr std::array<QualityInfo, static_cast<size_t>(Quality::kCount)> kQualityInfo{{
+    {Quality::kSourceDroppedRecords, "source_dropped_records", Severity::kError,
+     "records the producer reports as lost (CUPTI dropped records, buffer cap reached)"},
+    {Quality::kTraceIncomplete, "trace_incomplete", Severity::kError,
+     "the recording did not finish cleanly; the trace ends early"},
+    {Quality::kNegativeDuration, "negative_duration", Severity::kWarning,
+     "events whose end precedes their start; dropped"},
+    {Quality::kMissingTimestamp, "missing_timestamp", Severity::kWarning,
+     "events without a usable timestamp; dropped"},
+    {Quality::kMalformedEvent, "malformed_event", Severity::kWarning,
+     "events with fields of the wrong type; dropped"},
+    {Quality::kUnknownCategorySkipped, "unknown_category_skipped", Severity::kInfo,
+     "events of a category tracegate does not model; skipped"},
+    {Quality::kUnmatchedCorrelation, "unmatched_correlation", Severity::kWarning,
+     "GPU activities whose correlation id matches no runtime/driver call in the trace"},
+    {Quality::kUnmatchedRangeEnd, "unmatched_range_end", Severity::kWarning,
+     "range ends without a start, or ranges never closed"},
+    {Quality::kUnknownCopyKind, "unknown_copy_kind", Severity::kInfo,
+     "memory copies whose direction is unknown"},
+    {Quality::kClockJump, "clock_jump", Severity::kWarning,
+     "GPU timestamps going backwards on one stream by more than 1 ms"},
+    {Quality::kDuplicateEvent, "duplicate_event", Severity::kInfo,
+     "exact duplicate GPU records; kept once"},
+    {Quality::kTimestampOverflow, "timestamp_overflow", Severity::kWarning,
+     "timestamps that do not fit 64-bit nanoseconds; dropped"},
+}};
+
+constexpr const QualityInfo& InfoOf(Quality q) { return kQualityInfo[static_cast<size_t>(q)]; }
+
+// Returns Quality::kCount when the key is unknown.
+Quality QualityFromKey(std::string_view key);
+
+class QualityCounters {
+ public:
+  void Add(Quality q, uint64_t n = 1) { counts_[static_cast<size_t>(q)] += n; }
+  void Set(Quality q, uint64_t n) { counts_[static_cast<size_t>(q)] = n; }
+  uint64_t Get(Quality q) const { return counts_[static_cast<size_t>(q)]; }
+  bool HasErrors() const;
+  uint64_t Total() const;
+
+ private:
+  std::array<uint64_t, static_cast<size_t>(Quality::kCount)> counts_{};
+};
+
+}  // namespace tg

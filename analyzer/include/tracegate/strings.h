@@ -1,0 +1,45 @@
+// StringTable: interned strings. Every name in the trace model is a uint32_t id into one table,
+// so a million launches of the same kernel cost one string. Id 0 is always the empty string.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace tg {
+
+using StringId = uint32_t;
+
+class StringTable {
+ public:
+  StringTable();
+  StringTable(const StringTable&) = delete;
+  StringTable& operator=(const StringTable&) = delete;
+  StringTable(StringTable&&) = default;
+  StringTable& operator=(StringTable&&) = default;
+
+  StringId Intern(std::string_view s);
+  // Returns the id if the string was interned before, else nullopt-like UINT32_MAX.
+  StringId Find(std::string_view s) const;
+  std::string_view View(StringId id) const { return views_[id]; }
+  size_t size() const { return views_.size(); }
+
+  static constexpr StringId kEmpty = 0;
+  static constexpr StringId kNotFound = UINT32_MAX;
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  // Strings live in fixed chunks that never move, so string_views into them stay valid.
+  std::deque<std::string> chunks_;
+  size_t chunk_used_ = 0;
+  std::vector<std::string_view> views_;
+  std::unordered_map<std::string_view, StringId, Hash, std::equal_to<>> index_;
+};
+
+}  // namespace tg

@@ -1,0 +1,220 @@
+#include "tracegate/model.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace tg {
+
+std::string_view CopyKindName(CopyKind k) {
+  switch (k) {
+    case CopyKind::kHtoD: return "HtoD";
+    case CopyKind::kDtoH: return "DtoH";
+    case CopyKind::kHtoA: return "HtoA";
+    case CopyKind::kAtoH: return "AtoH";
+    case CopyKind::kAtoA: return "AtoA";
+    case CopyKind::kAtoD: return "AtoD";
+    case CopyKind::kDtoA: return "DtoA";
+    case CopyKind::kDtoD: return "DtoD";
+    case CopyKind::kHtoH: return "HtoH";
+    case CopyKind::kPtoP: return "PtoP";
+    case CopyKind::kUnknown: break;
+  }
+  return "unknown";
+}
+
+std::string_view MemKindName(MemKind k) {
+  switch (k) {
+    case MemKind::kPageable: return "pageable";
+    case MemKind::kPinned: return "pinned";
+    case MemKind::kDevice: return "device";
+    case MemKind::kArray: return "array";
+    case MemKind::kManaged: return "managed";
+    case MemKind::kDeviceStatic: return "device_static";
+    case MemKind::kManagedStatic: return "managed_static";
+    case MemKind::kUnknown: break;
+  }
+  return "unknown";
+}
+
+std::string_view SyncKindName(SyncKind k) {
+  switch (k) {
+    case SyncKind::kEventSync: return "event_sync";
+    case SyncKind::kStreamWaitEvent: return "stream_wait_event";
+    case SyncKind::kStreamSync: return "stream_sync";
+    case SyncKind::kContextSync: return "context_sync";
+    case SyncKind::kUnknown: break;
+  }
+  return "unknown";
+}
+
+void KernelTable::Add(const Kernel& k) {
+  start.push_back(k.start); end.push_back(k.end); name.push_back(k.name);
+  device.push_back(k.device); stream.push_back(k.stream); correlation.push_back(k.correlation);
+  grid_x.push_back(k.grid_x); grid_y.push_back(k.grid_y); grid_z.push_back(k.grid_z);
+  block_x.push_back(k.block_x); block_y.push_back(k.block_y); block_z.push_back(k.block_z);
+  registers.push_back(k.registers); shared_static.push_back(k.shared_static);
+  shared_dynamic.push_back(k.shared_dynamic); pid.push_back(k.pid);
+  graph_id.push_back(k.graph_id); graph_node_id.push_back(k.graph_node_id);
+}
+
+Kernel KernelTable::Row(size_t i) const {
+  return Kernel{start[i], end[i], name[i], device[i], stream[i], correlation[i],
+                grid_x[i], grid_y[i], grid_z[i], block_x[i], block_y[i], block_z[i],
+                registers[i], shared_static[i], shared_dynamic[i], pid[i], graph_id[i],
+                graph_node_id[i]};
+}
+
+void KernelTable::Reserve(size_t n) {
+  for (auto* v : {&start, &end, &stream, &correlation, &pid, &graph_id, &graph_node_id}) v->reserve(n);
+  for (auto* v : {&device, &grid_x, &grid_y, &grid_z, &block_x, &block_y, &block_z, &registers,
+                  &shared_static, &shared_dynamic})
+    v->reserve(n);
+  name.reserve(n);
+}
+
+void MemcpyTable::Add(const Memcpy& m) {
+  start.push_back(m.start); end.push_back(m.end); device.push_back(m.device);
+  stream.push_back(m.stream); correlation.push_back(m.correlation); bytes.push_back(m.bytes);
+  kind.push_back(m.kind); src_kind.push_back(m.src_kind); dst_kind.push_back(m.dst_kind);
+  pid.push_back(m.pid);
+}
+
+Memcpy MemcpyTable::Row(size_t i) const {
+  return Memcpy{start[i], end[i], device[i], stream[i], correlation[i], bytes[i],
+                kind[i], src_kind[i], dst_kind[i], pid[i]};
+}
+
+void MemsetTable::Add(const Memset& m) {
+  start.push_back(m.start); end.push_back(m.end); device.push_back(m.device);
+  stream.push_back(m.stream); correlation.push_back(m.correlation); bytes.push_back(m.bytes);
+  value.push_back(m.value); mem_kind.push_back(m.mem_kind); pid.push_back(m.pid);
+}
+
+Memset MemsetTable::Row(size_t i) const {
+  return Memset{start[i], end[i], device[i], stream[i], correlation[i], bytes[i],
+                value[i], mem_kind[i], pid[i]};
+}
+
+void SyncTable::Add(const Sync& s) {
+  start.push_back(s.start); end.push_back(s.end); device.push_back(s.device);
+  stream.push_back(s.stream); correlation.push_back(s.correlation); kind.push_back(s.kind);
+  event_id.push_back(s.event_id); pid.push_back(s.pid);
+}
+
+Sync SyncTable::Row(size_t i) const {
+  return Sync{start[i], end[i], device[i], stream[i], correlation[i], kind[i], event_id[i], pid[i]};
+}
+
+void ApiTable::Add(const ApiCall& a) {
+  start.push_back(a.start); end.push_back(a.end); name.push_back(a.name); kind.push_back(a.kind);
+  pid.push_back(a.pid); tid.push_back(a.tid); correlation.push_back(a.correlation);
+  return_value.push_back(a.return_value);
+}
+
+ApiCall ApiTable::Row(size_t i) const {
+  return ApiCall{start[i], end[i], name[i], kind[i], pid[i], tid[i], correlation[i], return_value[i]};
+}
+
+void ApiTable::Reserve(size_t n) {
+  for (auto* v : {&start, &end, &pid, &tid, &correlation}) v->reserve(n);
+  name.reserve(n); kind.reserve(n); return_value.reserve(n);
+}
+
+void RangeTable::Add(const Range& r) {
+  start.push_back(r.start); end.push_back(r.end); name.push_back(r.name); domain.push_back(r.domain);
+  pid.push_back(r.pid); tid.push_back(r.tid); depth.push_back(r.depth);
+  on_gpu.push_back(r.on_gpu ? 1 : 0); stream.push_back(r.stream);
+}
+
+Range RangeTable::Row(size_t i) const {
+  return Range{start[i], end[i], name[i], domain[i], pid[i], tid[i], depth[i], on_gpu[i] != 0, stream[i]};
+}
+
+void SampleTable::Add(const Sample& s) {
+  time.push_back(s.time); device.push_back(s.device); temperature_c.push_back(s.temperature_c);
+  sm_clock_mhz.push_back(s.sm_clock_mhz); mem_clock_mhz.push_back(s.mem_clock_mhz);
+  memory_used_mb.push_back(s.memory_used_mb); power_w.push_back(s.power_w);
+}
+
+Sample SampleTable::Row(size_t i) const {
+  return Sample{time[i], device[i], temperature_c[i], sm_clock_mhz[i], mem_clock_mhz[i],
+                memory_used_mb[i], power_w[i]};
+}
+
+namespace {
+void Extend(std::pair<TimeNs, TimeNs>& w, bool& any, const std::vector<TimeNs>& s,
+            const std::vector<TimeNs>& e) {
+  if (s.empty()) return;
+  TimeNs lo = *std::min_element(s.begin(), s.end());
+  TimeNs hi = *std::max_element(e.begin(), e.end());
+  if (!any) { w = {lo, hi}; any = true; return; }
+  w.first = std::min(w.first, lo);
+  w.second = std::max(w.second, hi);
+}
+}  // namespace
+
+std::pair<TimeNs, TimeNs> Trace::Window() const {
+  std::pair<TimeNs, TimeNs> w{0, 0};
+  bool any = false;
+  Extend(w, any, kernels.start, kernels.end);
+  Extend(w, any, memcpys.start, memcpys.end);
+  Extend(w, any, memsets.start, memsets.end);
+  Extend(w, any, syncs.start, syncs.end);
+  Extend(w, any, api_calls.start, api_calls.end);
+  Extend(w, any, ranges.start, ranges.end);
+  return w;
+}
+
+const Device* Trace::FindDevice(int32_t id) const {
+  for (const auto& d : devices)
+    if (d.id == id) return &d;
+  return nullptr;
+}
+
+namespace {
+// Depth of each range among ranges on the same (pid, tid), from interval containment.
+void ComputeRangeDepth(RangeTable& r) {
+  std::vector<size_t> order(r.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (r.pid[a] != r.pid[b]) return r.pid[a] < r.pid[b];
+    if (r.tid[a] != r.tid[b]) return r.tid[a] < r.tid[b];
+    if (r.on_gpu[a] != r.on_gpu[b]) return r.on_gpu[a] < r.on_gpu[b];
+    if (r.start[a] != r.start[b]) return r.start[a] < r.start[b];
+    return r.end[a] > r.end[b];  // outer range first when both start together
+  });
+  std::vector<size_t> open;  // stack of enclosing ranges
+  for (size_t k = 0; k < order.size(); ++k) {
+    size_t i = order[k];
+    if (k > 0) {
+      size_t p = order[k - 1];
+      if (r.pid[p] != r.pid[i] || r.tid[p] != r.tid[i] || r.on_gpu[p] != r.on_gpu[i]) open.clear();
+    }
+    while (!open.empty() && r.end[open.back()] <= r.start[i]) open.pop_back();
+    // Partially overlapping (not nested) ranges are placed one deeper than what they overlap.
+    r.depth[i] = static_cast<int32_t>(open.size());
+    open.push_back(i);
+  }
+}
+}  // namespace
+
+void FinalizeTrace(Trace& trace) {
+  if (trace.api_calls.size() > 0) {
+    std::unordered_set<int64_t> launched;
+    launched.reserve(trace.api_calls.size());
+    for (int64_t c : trace.api_calls.correlation)
+      if (c != kUnknownId) launched.insert(c);
+    uint64_t unmatched = 0;
+    auto count = [&](const std::vector<int64_t>& corr) {
+      for (int64_t c : corr)
+        if (c != kUnknownId && !launched.count(c)) ++unmatched;
+    };
+    count(trace.kernels.correlation);
+    count(trace.memcpys.correlation);
+    count(trace.memsets.correlation);
+    trace.quality.Set(Quality::kUnmatchedCorrelation, unmatched);
+  }
+  ComputeRangeDepth(trace.ranges);
+}
+
+}  // namespace tg

@@ -1,0 +1,45 @@
+#include "tracegate/strings.h"
+
+#include <cstring>
+
+namespace tg {
+
+namespace {
+constexpr size_t kChunkBytes = 1 << 20;
+}
+
+StringTable::StringTable() {
+  views_.emplace_back();
+  index_.emplace(std::string_view(), kEmpty);
+}
+
+StringId StringTable::Intern(std::string_view s) {
+  if (auto it = index_.find(s); it != index_.end()) return it->second;
+  std::string_view stored;
+  if (s.size() > kChunkBytes / 4) {
+    // Large strings get a chunk of their own so they do not waste the shared chunk.
+    chunks_.emplace_front(s);
+    stored = chunks_.front();
+  } else {
+    if (chunks_.empty() || chunk_used_ + s.size() > kChunkBytes) {
+      chunks_.emplace_back();
+      chunks_.back().resize(kChunkBytes);
+      chunk_used_ = 0;
+    }
+    char* dst = chunks_.back().data() + chunk_used_;
+    std::memcpy(dst, s.data(), s.size());
+    chunk_used_ += s.size();
+    stored = std::string_view(dst, s.size());
+  }
+  auto id = static_cast<StringId>(views_.size());
+  views_.push_back(stored);
+  index_.emplace(stored, id);
+  return id;
+}
+
+StringId StringTable::Find(std::string_view s) const {
+  auto it = index_.find(s);
+  return it == index_.end() ? kNotFound : it->second;
+}
+
+}  // namespace tg

@@ -1,0 +1,2 @@
+// TEMPORARY: replaced by the real CLI.
+int main() { return 0; }

@@ -1,0 +1,73 @@
+#include <gtest/gtest.h>
+
+#include "tracegate/model.h"
+
+namespace tg {
+namespace {
+
+TEST(StringTable, InternReturnsSameIdForSameString) {
+  StringTable t;
+  StringId a = t.Intern("gemm");
+  EXPECT_EQ(a, t.Intern("gemm"));
+  EXPECT_NE(a, t.Intern("relu"));
+  EXPECT_EQ(t.View(a), "gemm");
+  EXPECT_EQ(t.Intern(""), StringTable::kEmpty);
+}
+
+TEST(StringTable, ViewsStayValidAcrossManyInserts) {
+  StringTable t;
+  StringId first = t.Intern("first");
+  for (int i = 0; i < 200000; ++i) t.Intern("kernel_" + std::to_string(i));
+  EXPECT_EQ(t.View(first), "first");
+  EXPECT_EQ(t.View(t.Find("kernel_199999")), "kernel_199999");
+}
+
+TEST(KernelTable, RowRoundTripsEveryColumn) {
+  KernelTable kt;
+  Kernel k;
+  k.start = 10; k.end = 20; k.name = 3; k.device = 1; k.stream = 7; k.correlation = 99;
+  k.grid_x = 4; k.block_x = 128; k.registers = 32; k.shared_static = 1024; k.graph_id = 5;
+  kt.Add(k);
+  Kernel r = kt.Row(0);
+  EXPECT_EQ(r.start, 10); EXPECT_EQ(r.end, 20); EXPECT_EQ(r.stream, 7); EXPECT_EQ(r.correlation, 99);
+  EXPECT_EQ(r.grid_x, 4); EXPECT_EQ(r.block_x, 128); EXPECT_EQ(r.graph_id, 5);
+}
+
+TEST(FinalizeTrace, CountsGpuWorkWithoutLaunch) {
+  Trace t;
+  t.api_calls.Add(ApiCall{0, 5, t.strings.Intern("cudaLaunchKernel"), ApiKind::kRuntime, 1, 1, 42, 0});
+  Kernel k; k.start = 6; k.end = 9; k.correlation = 42;
+  t.kernels.Add(k);
+  k.correlation = 43;
+  t.kernels.Add(k);
+  FinalizeTrace(t);
+  EXPECT_EQ(t.quality.Get(Quality::kUnmatchedCorrelation), 1u);
+}
+
+TEST(FinalizeTrace, ComputesRangeNestingPerThread) {
+  Trace t;
+  t.ranges.Add(Range{0, 100, t.strings.Intern("iteration"), 0, 1, 1, 0, false, -1});
+  t.ranges.Add(Range{10, 20, t.strings.Intern("pre"), 0, 1, 1, 0, false, -1});
+  t.ranges.Add(Range{12, 15, t.strings.Intern("inner"), 0, 1, 1, 0, false, -1});
+  t.ranges.Add(Range{30, 40, t.strings.Intern("infer"), 0, 1, 1, 0, false, -1});
+  t.ranges.Add(Range{30, 40, t.strings.Intern("other thread"), 0, 1, 2, 0, false, -1});
+  FinalizeTrace(t);
+  EXPECT_EQ(t.ranges.depth[0], 0);
+  EXPECT_EQ(t.ranges.depth[1], 1);
+  EXPECT_EQ(t.ranges.depth[2], 2);
+  EXPECT_EQ(t.ranges.depth[3], 1);
+  EXPECT_EQ(t.ranges.depth[4], 0);
+}
+
+TEST(Quality, ErrorLevelCounterIsReported) {
+  QualityCounters q;
+  q.Add(Quality::kUnknownCategorySkipped, 5);
+  EXPECT_FALSE(q.HasErrors());
+  q.Add(Quality::kSourceDroppedRecords);
+  EXPECT_TRUE(q.HasErrors());
+  EXPECT_EQ(QualityFromKey("source_dropped_records"), Quality::kSourceDroppedRecords);
+  EXPECT_EQ(QualityFromKey("nope"), Quality::kCount);
+}
+
+}  // namespace
+}  // namespace tg
