@@ -1,0 +1,325 @@
+#include "kineto_event.h"
+
+#include <simdjson.h>
+
+#include <string>
+#include <utility>
+
+#include "json_stream.h"
+#include "kineto_numbers.h"
+
+namespace tg::internal {
+
+namespace od = simdjson::ondemand;
+using simdjson::error_code;
+using simdjson::SUCCESS;
+
+static_assert(kJsonPadding >= simdjson::SIMDJSON_PADDING, "the scanner must leave simdjson's padding");
+
+namespace {
+
+std::string_view Trim(std::string_view t) {
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\t' || t.back() == '\n' || t.back() == '\r')) {
+    t.remove_suffix(1);
+  }
+  return t;
+}
+
+// A member's name: the raw bytes when it has no escape (the usual case: no copy), else unescaped.
+error_code KeyOf(od::field& f, std::string_view& key) {
+  const char* p = f.key().raw();
+  const char* q = p;
+  while (*q != '"' && *q != '\\') ++q;  // stage 1 has checked the string is closed
+  if (*q == '"') {
+    key = std::string_view(p, static_cast<size_t>(q - p));
+    return SUCCESS;
+  }
+  return f.unescaped_key().get(key);
+}
+
+// Walks a value we do not read, so that every byte of the event is checked: On-Demand only
+// validates what it is asked for. Recursion depth is bounded by the scanner's depth limit.
+error_code Validate(od::value v) {
+  od::json_type t;
+  if (error_code e = v.type().get(t)) return e;
+  switch (t) {
+    case od::json_type::object: {
+      od::object o;
+      if (error_code e = v.get_object().get(o)) return e;
+      for (auto member : o) {
+        od::field f;
+        std::string_view key;
+        if (error_code e = std::move(member).get(f)) return e;
+        if (error_code e = KeyOf(f, key)) return e;
+        if (error_code e = Validate(f.value())) return e;
+      }
+      return SUCCESS;
+    }
+    case od::json_type::array: {
+      od::array a;
+      if (error_code e = v.get_array().get(a)) return e;
+      for (auto el : a) {
+        od::value x;
+        if (error_code e = el.get(x)) return e;
+        if (error_code e = Validate(x)) return e;
+      }
+      return SUCCESS;
+    }
+    case od::json_type::number:
+      return IsJsonNumber(v.raw_json_token()) ? SUCCESS : simdjson::NUMBER_ERROR;
+    case od::json_type::string: {
+      std::string_view s;
+      return v.get_string().get(s);
+    }
+    case od::json_type::boolean: {
+      bool b = false;
+      if (v.get_bool().get(b) == SUCCESS) return SUCCESS;
+      return v.raw_json_token().substr(0, 1) == "t" ? simdjson::T_ATOM_ERROR : simdjson::F_ATOM_ERROR;
+    }
+    case od::json_type::null: {
+      bool is_null = false;
+      if (error_code e = v.is_null().get(is_null)) return e;
+      return is_null ? SUCCESS : simdjson::N_ATOM_ERROR;
+    }
+  }
+  return simdjson::TAPE_ERROR;
+}
+
+// Reads a scalar into `f`; containers are validated and recorded as kOther.
+error_code ReadField(od::value v, Field& f) {
+  od::json_type t;
+  if (error_code e = v.type().get(t)) return e;
+  switch (t) {
+    case od::json_type::number: {
+      std::string_view tok = Trim(v.raw_json_token());
+      if (!IsJsonNumber(tok)) return simdjson::NUMBER_ERROR;
+      f.type = FieldType::kNumber;
+      f.text = tok;
+      return SUCCESS;
+    }
+    case od::json_type::string: {
+      std::string_view s;
+      if (error_code e = v.get_string().get(s)) return e;
+      f.type = FieldType::kString;
+      f.text = s;
+      return SUCCESS;
+    }
+    case od::json_type::null:
+      f.type = FieldType::kNull;
+      f.text = {};
+      return Validate(v);
+    default:
+      f.type = FieldType::kOther;
+      f.text = {};
+      return Validate(v);
+  }
+}
+
+error_code ReadDim3(od::value v, Dim3& d) {
+  d = Dim3{};
+  od::json_type t;
+  if (error_code e = v.type().get(t)) return e;
+  if (t != od::json_type::array) {
+    d.type = t == od::json_type::null ? FieldType::kNull : FieldType::kOther;
+    return Validate(v);
+  }
+  od::array a;
+  if (error_code e = v.get_array().get(a)) return e;
+  int n = 0;
+  bool ok = true;
+  for (auto el : a) {
+    od::value x;
+    if (error_code e = el.get(x)) return e;
+    Field f;
+    if (error_code e = ReadField(x, f)) return e;
+    int64_t value = 0;
+    if (n < 3 && f.type == FieldType::kNumber &&
+        DecimalToInt64(f.text, 0, true, value) == NumberStatus::kOk && value >= INT32_MIN &&
+        value <= INT32_MAX) {
+      d.v[n] = static_cast<int32_t>(value);
+    } else {
+      ok = false;
+    }
+    ++n;
+  }
+  d.type = ok && n == 3 ? FieldType::kNumber : FieldType::kOther;
+  return SUCCESS;
+}
+
+error_code ReadArgs(od::value v, RawEvent& ev) {
+  od::json_type t;
+  if (error_code e = v.type().get(t)) return e;
+  if (t != od::json_type::object) {
+    Field f;
+    if (error_code e = ReadField(v, f)) return e;
+    ev.args = f.type;
+    return SUCCESS;
+  }
+  ev.args = FieldType::kOther;
+  ev.args_is_object = true;
+  od::object o;
+  if (error_code e = v.get_object().get(o)) return e;
+  for (auto member : o) {
+    od::field fld;
+    std::string_view key;
+    if (error_code e = std::move(member).get(fld)) return e;
+    if (error_code e = KeyOf(fld, key)) return e;
+    od::value& x = fld.value();
+    Field* f = nullptr;
+    switch (key.size()) {
+      case 3: if (key == "pid") f = &ev.arg_pid; break;
+      case 4:
+        if (key == "grid") {
+          if (error_code e = ReadDim3(x, ev.grid)) return e;
+          continue;
+        }
+        if (key == "name") f = &ev.arg_name;
+        break;
+      case 5:
+        if (key == "block") {
+          if (error_code e = ReadDim3(x, ev.block)) return e;
+          continue;
+        }
+        if (key == "bytes") f = &ev.bytes;
+        break;
+      case 6:
+        if (key == "device") f = &ev.device;
+        else if (key == "stream") f = &ev.stream;
+        break;
+      case 8: if (key == "inDevice") f = &ev.in_device; break;
+      case 11: if (key == "correlation") f = &ev.correlation; break;
+      case 13: if (key == "shared memory") f = &ev.shared_memory; break;
+      case 14: if (key == "cuda_sync_kind") f = &ev.sync_kind; break;
+      case 20: if (key == "registers per thread") f = &ev.registers; break;
+      case 21: if (key == "wait_on_cuda_event_id") f = &ev.wait_event_id; break;
+      default: break;
+    }
+    error_code e = f ? ReadField(x, *f) : Validate(x);
+    if (e) return e;
+  }
+  return SUCCESS;
+}
+
+error_code ReadEvent(od::document& doc, RawEvent& ev) {
+  ev = RawEvent{};
+  od::json_type t;
+  if (error_code e = doc.type().get(t)) return e;
+  if (t != od::json_type::object) {
+    // Not an event; still has to be valid JSON.
+    od::value v;
+    if (t == od::json_type::array) {
+      od::array a;
+      if (error_code e = doc.get_array().get(a)) return e;
+      for (auto el : a) {
+        if (error_code e = el.get(v)) return e;
+        if (error_code e = Validate(v)) return e;
+      }
+      return SUCCESS;
+    }
+    if (t == od::json_type::string) {
+      std::string_view s;
+      return doc.get_string().get(s);
+    }
+    // A scalar at the root: simdjson checks it when asked for its type.
+    if (t == od::json_type::number) {
+      std::string_view tok;
+      if (error_code e = doc.raw_json_token().get(tok)) return e;
+      return IsJsonNumber(tok) ? SUCCESS : simdjson::NUMBER_ERROR;
+    }
+    if (t == od::json_type::boolean) {
+      bool b = false;
+      return doc.get_bool().get(b);
+    }
+    bool is_null = false;
+    if (error_code e = doc.is_null().get(is_null)) return e;
+    return is_null ? SUCCESS : simdjson::N_ATOM_ERROR;
+  }
+  ev.is_object = true;
+  od::object o;
+  if (error_code e = doc.get_object().get(o)) return e;
+  for (auto member : o) {
+    od::field fld;
+    std::string_view key;
+    if (error_code e = std::move(member).get(fld)) return e;
+    if (error_code e = KeyOf(fld, key)) return e;
+    od::value& x = fld.value();
+    Field* f = nullptr;
+    switch (key.size()) {
+      case 2:
+        if (key == "ph") f = &ev.ph;
+        else if (key == "ts") f = &ev.ts;
+        else if (key == "id") f = &ev.id;
+        break;
+      case 3:
+        if (key == "cat") f = &ev.cat;
+        else if (key == "pid") f = &ev.pid;
+        else if (key == "tid") f = &ev.tid;
+        else if (key == "dur") f = &ev.dur;
+        break;
+      case 4:
+        if (key == "name") {
+          f = &ev.name;
+        } else if (key == "args") {
+          if (error_code e = ReadArgs(x, ev)) return e;
+          continue;
+        }
+        break;
+      default: break;
+    }
+    error_code e = f ? ReadField(x, *f) : Validate(x);
+    if (e) return e;
+  }
+  return SUCCESS;
+}
+
+}  // namespace
+
+struct EventParser::Impl {
+  od::parser parser;
+  std::string repaired;
+};
+
+EventParser::EventParser(int max_depth) : impl_(std::make_unique<Impl>()) {
+  // The scanner enforces the depth limit; simdjson's own limit just has to be above it.
+  // A failure here (no memory) surfaces again, as an error, from the first iterate().
+  error_code e = impl_->parser.allocate(64 * 1024, static_cast<size_t>(max_depth) + 8);
+  (void)e;
+}
+
+EventParser::~EventParser() = default;
+
+Status EventParser::Parse(std::string_view json, uint64_t offset, RawEvent& event) {
+  simdjson::padded_string_view view(json.data(), json.size(), json.size() + simdjson::SIMDJSON_PADDING);
+  od::document doc;
+  error_code e = impl_->parser.iterate(view).get(doc);
+  const bool iterated = !e;  // only then does `doc` have a position to ask for
+  if (!e) e = ReadEvent(doc, event);
+  if (e && e != simdjson::UTF8_ERROR) {
+    // Where simdjson stopped, when it can tell, else the start of the event.
+    const char* at = nullptr;
+    uint64_t where = offset;
+    if (iterated && doc.current_location().get(at) == SUCCESS && at >= json.data() &&
+        at < json.data() + json.size()) {
+      where = offset + static_cast<uint64_t>(at - json.data());
+    }
+    return InvalidInput("invalid JSON at byte " + std::to_string(where) + " (in the event at byte " +
+                        std::to_string(offset) + "): " + simdjson::error_message(e));
+  }
+  if (e == simdjson::UTF8_ERROR) {
+    // Names with invalid UTF-8 happen (truncated multi-byte names); keep the event, mark nothing.
+    ++repaired_utf8_;
+    RepairUtf8(json, impl_->repaired);
+    impl_->repaired.reserve(impl_->repaired.size() + simdjson::SIMDJSON_PADDING);
+    simdjson::padded_string_view fixed(impl_->repaired.data(), impl_->repaired.size(),
+                                       impl_->repaired.capacity());
+    e = impl_->parser.iterate(fixed).get(doc);
+    if (!e) e = ReadEvent(doc, event);
+  }
+  if (e) {
+    return InvalidInput("invalid JSON in the event at byte " + std::to_string(offset) + ": " +
+                        simdjson::error_message(e));
+  }
+  return Status::Ok();
+}
+
+}  // namespace tg::internal

@@ -1,0 +1,62 @@
+// One Chrome-trace event, read with simdjson On-Demand into plain fields (views, no copies) and
+// validated whole: every value of the event, wanted or not, is checked against the JSON grammar.
+// Internal to the Kineto importer.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "tracegate/status.h"
+
+namespace tg::internal {
+
+enum class FieldType : uint8_t { kAbsent, kNumber, kString, kNull, kOther };
+
+// A scalar field: the number's text (trailing white space trimmed) or the unescaped string.
+struct Field {
+  FieldType type = FieldType::kAbsent;
+  std::string_view text;
+};
+
+// grid / block: [x, y, z] of int32.
+struct Dim3 {
+  FieldType type = FieldType::kAbsent;  // kOther when present but not 3 integers
+  int32_t v[3] = {0, 0, 0};
+};
+
+// The fields the importer reads. Views point into the parser or the input and stay valid until
+// the next Parse.
+struct RawEvent {
+  bool is_object = false;
+  Field ph, cat, name, pid, tid, ts, dur, id;
+  FieldType args = FieldType::kAbsent;  // kOther for an object or an array
+  bool args_is_object = false;
+  // args members
+  Field device, stream, correlation, bytes, registers, shared_memory, sync_kind, wait_event_id,
+      in_device, arg_name, arg_pid;
+  Dim3 grid, block;
+};
+
+class EventParser {
+ public:
+  explicit EventParser(int max_depth);
+  ~EventParser();
+  EventParser(const EventParser&) = delete;
+  EventParser& operator=(const EventParser&) = delete;
+
+  // `json` must be followed by at least 64 readable bytes. Invalid JSON gives a non-ok status
+  // naming the byte offset (`offset` is where `json` starts in the file). Invalid UTF-8 is not
+  // an error: the bytes are replaced with U+FFFD and the event is read again.
+  Status Parse(std::string_view json, uint64_t offset, RawEvent& event);
+
+  uint64_t repaired_utf8() const { return repaired_utf8_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  uint64_t repaired_utf8_ = 0;
+};
+
+}  // namespace tg::internal
