@@ -1,0 +1,257 @@
+// The SQLite importer on Nsight Systems exports: a hand-written golden export, the real 2-GPU
+// export in ../shared/traces, and exports it must refuse.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "tracegate/import.h"
+
+namespace tg {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kRealExport = std::string(TRACEGATE_SHARED_TRACES_DIR) + "/nsys_2gpu_export.sqlite";
+
+std::string TempPath(const std::string& name) {
+  return ::testing::TempDir() + "tg_nsys_" + std::to_string(::getpid()) + "_" + name;
+}
+
+// Runs `sql` on a new database at `path` (replacing any file there).
+void CreateDb(const std::string& path, const std::string& sql) {
+  fs::remove(path);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char* err = nullptr;
+  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
+  std::string msg = err ? err : "";
+  sqlite3_free(err);
+  sqlite3_close(db);
+  ASSERT_EQ(rc, SQLITE_OK) << msg;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The golden export as a database file.
+std::string SmallExport(const std::string& name, const std::string& extra_sql = "") {
+  std::string path = TempPath(name);
+  CreateDb(path, ReadFile(std::string(TRACEGATE_FIXTURES_DIR) + "/nsys/small_export.sql") + extra_sql);
+  return path;
+}
+
+int64_t SqlInt(const std::string& path, const std::string& query) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(db, query.c_str(), -1, &st, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return v;
+}
+
+void ExpectRefused(const std::string& path, const std::string& fragment) {
+  Trace t;
+  Status s = ImportTrace(path, t);
+  ASSERT_FALSE(s.ok()) << path;
+  EXPECT_EQ(s.message().rfind(path + ": ", 0), 0u) << s.message();
+  EXPECT_NE(s.message().find(fragment), std::string::npos) << s.message();
+}
+
+TEST(NsysGolden, SmallExportMatchesHandComputedValues) {
+  std::string path = SmallExport("golden");
+  Trace t;
+  ASSERT_TRUE(ImportTrace(path, t).ok());
+
+  EXPECT_EQ(t.metadata["source_format"], "nsys_sqlite");
+  EXPECT_EQ(t.metadata["source_version"], "3.11.0");
+  EXPECT_EQ(t.metadata["producer"], "NVIDIA Nsight Systems 2024.2.1.106");
+  EXPECT_EQ(t.metadata["host"], "gpu-box");
+  EXPECT_EQ(t.metadata["driver_version"], "550.54.15");
+  EXPECT_EQ(t.metadata["cuda_version"], "12.4");
+  ASSERT_EQ(t.processes.size(), 1u);
+  EXPECT_EQ(t.processes[0].pid, 4242);
+  EXPECT_EQ(t.processes[0].name, "python3");
+  EXPECT_TRUE(t.devices.empty());  // no TARGET_INFO_GPU table
+  EXPECT_EQ(t.syncs.size(), 0u);   // no SYNCHRONIZATION table
+
+  // Kernels: the one that ends before it starts is dropped.
+  ASSERT_EQ(t.kernels.size(), 3u);
+  EXPECT_EQ(t.kernels.start, (std::vector<TimeNs>{1000, 2500, 4100}));
+  EXPECT_EQ(t.kernels.end, (std::vector<TimeNs>{2000, 4000, 4600}));
+  EXPECT_EQ(t.kernels.start[1] - t.kernels.end[0], 500);  // the gaps the fixture was built with
+  EXPECT_EQ(t.kernels.start[2] - t.kernels.end[1], 100);
+  EXPECT_EQ(t.Name(t.kernels.name[0]), "void gemm_kernel<float>(const float *, float *)");
+  EXPECT_EQ(t.Name(t.kernels.name[2]), "relu_kernel");  // no demangled name: the short name
+  Kernel k = t.kernels.Row(1);
+  EXPECT_EQ(k.device, 0);
+  EXPECT_EQ(k.stream, 7);
+  EXPECT_EQ(k.correlation, 3);
+  EXPECT_EQ(k.pid, 4242);
+  EXPECT_EQ(k.grid_x, 64); EXPECT_EQ(k.grid_y, 2); EXPECT_EQ(k.grid_z, 1);
+  EXPECT_EQ(k.block_x, 128); EXPECT_EQ(k.block_y, 2); EXPECT_EQ(k.block_z, 1);
+  EXPECT_EQ(k.registers, 32);
+  EXPECT_EQ(k.shared_static, 1024);
+  EXPECT_EQ(t.kernels.shared_dynamic[0], 4096);
+  EXPECT_EQ(k.graph_id, kUnknownId);  // column absent in this export
+  EXPECT_EQ(k.graph_node_id, kUnknownId);
+
+  ASSERT_EQ(t.memcpys.size(), 3u);
+  Memcpy h2d = t.memcpys.Row(0), d2h = t.memcpys.Row(1), uvm = t.memcpys.Row(2);
+  EXPECT_EQ(h2d.kind, CopyKind::kHtoD);
+  EXPECT_EQ(h2d.src_kind, MemKind::kPageable);
+  EXPECT_EQ(h2d.dst_kind, MemKind::kDevice);
+  EXPECT_EQ(h2d.bytes, 4096);
+  EXPECT_EQ(h2d.end - h2d.start, 400);
+  EXPECT_EQ(d2h.kind, CopyKind::kDtoH);
+  EXPECT_EQ(d2h.dst_kind, MemKind::kPinned);
+  EXPECT_EQ(uvm.kind, CopyKind::kUnknown);  // copyKind 11 (unified memory HtoD)
+  EXPECT_EQ(uvm.correlation, kUnknownId);
+  EXPECT_EQ(uvm.src_kind, MemKind::kManaged);
+
+  ASSERT_EQ(t.memsets.size(), 1u);
+  Memset ms = t.memsets.Row(0);
+  EXPECT_EQ(ms.bytes, 1024);
+  EXPECT_EQ(ms.value, 0);
+  EXPECT_EQ(ms.mem_kind, MemKind::kDevice);
+  EXPECT_EQ(ms.correlation, 5);
+
+  ASSERT_EQ(t.api_calls.size(), 7u);
+  ApiCall drv = t.api_calls.Row(3);
+  EXPECT_EQ(t.Name(drv.name), "cuLaunchKernel");
+  EXPECT_EQ(drv.kind, ApiKind::kDriver);
+  EXPECT_EQ(drv.correlation, 4);
+  EXPECT_EQ(drv.pid, 4242);
+  EXPECT_EQ(drv.tid, 4243);
+  EXPECT_EQ(t.api_calls.kind[0], ApiKind::kRuntime);
+  EXPECT_EQ(t.Name(t.api_calls.name[1]), "cudaLaunchKernel_v7000");
+}
+
+TEST(NsysGolden, NvtxRangesMarksAndDomains) {
+  std::string path = SmallExport("nvtx");
+  Trace t;
+  ASSERT_TRUE(ImportTrace(path, t).ok());
+  // iteration, forward, data_load, checkpoint (mark), ncclAllReduce; never_closed is dropped.
+  ASSERT_EQ(t.ranges.size(), 5u);
+  std::map<std::string, Range> by_name;
+  for (size_t i = 0; i < t.ranges.size(); ++i)
+    by_name[std::string(t.Name(t.ranges.name[i]))] = t.ranges.Row(i);
+  ASSERT_EQ(by_name.size(), 5u);
+  EXPECT_EQ(by_name["iteration"].start, 300);
+  EXPECT_EQ(by_name["iteration"].end, 5100);
+  EXPECT_EQ(by_name["iteration"].depth, 0);
+  EXPECT_EQ(by_name["forward"].end - by_name["forward"].start, 3800);  // name from StringIds (textId)
+  EXPECT_EQ(by_name["forward"].depth, 1);
+  EXPECT_EQ(by_name["data_load"].tid, 4244);  // start/end range on the loader thread
+  EXPECT_EQ(by_name["data_load"].depth, 0);
+  EXPECT_EQ(by_name["checkpoint"].start, 4650);
+  EXPECT_EQ(by_name["checkpoint"].end, 4650);  // a mark
+  EXPECT_EQ(by_name["checkpoint"].depth, 2);
+  EXPECT_EQ(t.Name(by_name["ncclAllReduce"].domain), "NCCL");
+  EXPECT_EQ(t.Name(by_name["iteration"].domain), "");
+  EXPECT_EQ(by_name["ncclAllReduce"].pid, 4242);
+  EXPECT_EQ(by_name["ncclAllReduce"].tid, 4243);
+  EXPECT_FALSE(by_name["ncclAllReduce"].on_gpu);
+}
+
+TEST(NsysGolden, DataQualityCounters) {
+  std::string path = SmallExport("quality");
+  Trace t;
+  ASSERT_TRUE(ImportTrace(path, t).ok());
+  EXPECT_EQ(t.quality.Get(Quality::kNegativeDuration), 1u);
+  EXPECT_EQ(t.quality.Get(Quality::kUnknownCopyKind), 1u);
+  EXPECT_EQ(t.quality.Get(Quality::kUnmatchedRangeEnd), 1u);
+  EXPECT_EQ(t.quality.Get(Quality::kUnmatchedCorrelation), 0u);  // every launch is in RUNTIME
+  EXPECT_EQ(t.quality.Total(), 3u);
+  EXPECT_FALSE(t.quality.HasErrors());
+}
+
+TEST(NsysGolden, NvtxTableFoundByPrefix) {
+  // Some nsys versions export NVTX_EVENTS under a longer name.
+  std::string path = SmallExport("suffix", "ALTER TABLE NVTX_EVENTS RENAME TO NVTX_EVENTS_V2;");
+  Trace t;
+  ASSERT_TRUE(ImportTrace(path, t).ok());
+  EXPECT_EQ(t.ranges.size(), 5u);
+}
+
+TEST(NsysBadInput, ExportSchemaFourIsRefused) {
+  std::string path = SmallExport(
+      "schema4", "UPDATE META_DATA_EXPORT SET value = '4.0.0' WHERE name = 'EXPORT_SCHEMA_VERSION';");
+  ExpectRefused(path, "export schema 4.0.0 is not supported");
+  Trace t;
+  EXPECT_EQ(ImportTrace(path, t).code(), StatusCode::kUnsupported);
+}
+
+TEST(NsysBadInput, TruncatedDatabaseIsRefused) {
+  std::string whole = SmallExport("whole");
+  std::string path = TempPath("truncated.sqlite");
+  std::string bytes = ReadFile(whole).substr(0, 1024);
+  std::ofstream(path, std::ios::binary) << bytes;
+  ExpectRefused(path, "truncated");
+}
+
+TEST(NsysBadInput, CorruptDatabaseIsRefused) {
+  std::string whole = SmallExport("corrupt_src");
+  std::string bytes = ReadFile(whole);
+  // Keep the header, scribble over the schema page.
+  for (size_t i = 100; i < std::min<size_t>(bytes.size(), 4096); ++i) bytes[i] = static_cast<char>(0xA5);
+  std::string path = TempPath("corrupt.sqlite");
+  std::ofstream(path, std::ios::binary) << bytes;
+  ExpectRefused(path, "SQLite");
+}
+
+TEST(NsysRealExport, CountsMatchSql) {
+  if (!fs::exists(kRealExport)) GTEST_SKIP() << kRealExport << " is absent (the shared traces folder)";
+  Trace t;
+  ASSERT_TRUE(ImportTrace(kRealExport, t).ok());
+  auto count = [](const std::string& from) { return SqlInt(kRealExport, "SELECT count(*) FROM " + from); };
+  EXPECT_EQ(static_cast<int64_t>(t.kernels.size()), count("CUPTI_ACTIVITY_KIND_KERNEL"));
+  EXPECT_EQ(static_cast<int64_t>(t.memcpys.size()), count("CUPTI_ACTIVITY_KIND_MEMCPY"));
+  EXPECT_EQ(static_cast<int64_t>(t.memsets.size()), count("CUPTI_ACTIVITY_KIND_MEMSET"));
+  EXPECT_EQ(static_cast<int64_t>(t.syncs.size()), count("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"));
+  EXPECT_EQ(static_cast<int64_t>(t.api_calls.size()), count("CUPTI_ACTIVITY_KIND_RUNTIME"));
+  EXPECT_EQ(static_cast<int64_t>(t.ranges.size()), count("NVTX_EVENTS WHERE eventType IN (59, 60)"));
+  size_t driver = 0;
+  for (ApiKind k : t.api_calls.kind) driver += k == ApiKind::kDriver;
+  EXPECT_EQ(static_cast<int64_t>(driver), count("CUPTI_ACTIVITY_KIND_RUNTIME WHERE eventClass = 1"));
+  EXPECT_EQ(t.kernels.size(), 4010u);  // as the traces README says
+  EXPECT_FALSE(t.quality.HasErrors());
+  EXPECT_EQ(t.metadata["source_format"], "nsys_sqlite");
+  EXPECT_EQ(t.metadata["source_version"], "3.25.0");
+  EXPECT_EQ(t.metadata["producer"], "NVIDIA Nsight Systems 2026.2.1.210");
+}
+
+TEST(NsysRealExport, PidsAndTidsMatchProcesses) {
+  if (!fs::exists(kRealExport)) GTEST_SKIP() << kRealExport << " is absent (the shared traces folder)";
+  Trace t;
+  ASSERT_TRUE(ImportTrace(kRealExport, t).ok());
+  ASSERT_EQ(static_cast<int64_t>(t.processes.size()), SqlInt(kRealExport, "SELECT count(*) FROM PROCESSES"));
+  std::set<int64_t> pids;
+  for (const Process& p : t.processes) pids.insert(p.pid);
+  EXPECT_TRUE(pids.count(144) && pids.count(145));  // the two training ranks (python3)
+  for (int64_t pid : t.kernels.pid) ASSERT_TRUE(pids.count(pid)) << pid;
+  for (int64_t pid : t.api_calls.pid) ASSERT_TRUE(pids.count(pid)) << pid;
+  for (int64_t pid : t.ranges.pid) ASSERT_TRUE(pids.count(pid)) << pid;
+  // The decoding nsys documents: pid = (globalTid >> 24) & 0xFFFFFF, tid = globalTid & 0xFFFFFF.
+  auto first = [](const std::string& expr) {
+    return SqlInt(kRealExport, "SELECT " + expr + " FROM CUPTI_ACTIVITY_KIND_RUNTIME LIMIT 1");
+  };
+  EXPECT_EQ(t.api_calls.tid[0], first("globalTid & 0xFFFFFF"));
+  EXPECT_EQ(t.api_calls.pid[0], first("(globalTid >> 24) & 0xFFFFFF"));
+  std::set<int32_t> devices(t.kernels.device.begin(), t.kernels.device.end());
+  EXPECT_EQ(devices, (std::set<int32_t>{0, 1}));
+}
+
+}  // namespace
+}  // namespace tg
