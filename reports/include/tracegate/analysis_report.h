@@ -1,0 +1,48 @@
+// The `tracegate analyze` outputs: the report JSON document and the human summary.
+//
+// Report document, schema "tracegate.report/v1". Keys are stable snake_case; units are in the key
+// (_ns, _ms, _bytes, _gbs, _ratio; ratios are 0..1). Numbers are never NaN/inf: an undefined
+// ratio or rate is null and a sibling "<key>_reason" says why. Unknown ids (-1) are null.
+//   schema, tool{name, version}
+//   source{format, version, path, producer}       from trace.metadata, null when absent
+//   environment{host, cuda_version, driver_version, cupti_version}
+//   counts{kernels, memcpys, memsets, syncs, runtime_calls, driver_calls, ranges, samples}
+//   window{start_ns, end_ns, duration_ns, duration_ms}           Trace::Window()
+//   devices[]{device, name, sm_count, memory_bytes, peak_bandwidth_gbs, kernels, memcpys, memsets,
+//             first_start_ns, last_end_ns, active_ns, busy_ns, busy_ms, idle_ns, idle_ratio,
+//             gaps{count, total_ns,
+//                  histogram[]{bucket, label, min_ns, max_ns (exclusive; null = open), count, total_ns},
+//                  largest[]{start_ns, duration_ns, before, after}}}
+//     Gaps live inside their device. busy = union of the device's kernels+memcpys+memsets;
+//     idle_ratio = 1 - busy/active. Buckets: lt_10us, 10us_to_100us, 100us_to_1ms, 1ms_to_10ms,
+//     ge_10ms. before/after: demangled kernel name, "Memcpy HtoD" style, or "Memset".
+//   kernels{count, total_ns, total_ms, distinct_names, percentile_method: "nearest_rank"}
+//   top_kernels[]{rank, name (demangled), count, total_ns, total_ms, mean_ns, min_ns, max_ns,
+//                 p50_ns, p95_ns, share_ratio}   sorted by total desc; share of total kernel time
+//   copies{htod, dtoh, dtod, ptop, other: {count, bytes, time_ns, time_ms, achieved_gbs
+//          (bytes/time, 1 GB = 1e9 B), pageable_count, pageable_ratio, small_count},
+//          memset{count, bytes, time_ns, time_ms}}
+//   streams[]{device, stream, kernels, memcpys, memsets, first_start_ns, last_end_ns, busy_ns,
+//             busy_ms, device_busy_ratio}
+//   data_quality{has_errors, counters[]{key, severity, count, description}}   every counter
+//   options{top_k, largest_gaps, small_copy_bytes}
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "tracegate/model.h"
+#include "tracegate/summary.h"
+
+namespace tg {
+
+inline constexpr const char* kReportSchema = "tracegate.report/v1";
+
+// The analysis as the report JSON document (schema "tracegate.report/v1"; stable snake_case keys,
+// units in key names). See the key list above.
+nlohmann::json AnalysisToJson(const Trace& trace, const Summary& summary, const AnalyzeOptions& options);
+
+// The human summary printed by `tracegate analyze` (fits one screen for a typical trace).
+void PrintAnalysis(std::ostream& out, const Trace& trace, const Summary& summary);
+
+}  // namespace tg

@@ -1,0 +1,196 @@
+// AnalysisToJson: the report document (schema "tracegate.report/v1"); the keys are described in
+// tracegate/analysis_report.h.
+#include <cctype>
+#include <string>
+
+#include "tracegate/analysis_report.h"
+
+namespace tg {
+
+namespace {
+
+using nlohmann::json;
+
+json IdOrNull(int64_t id) { return id == kUnknownId ? json(nullptr) : json(id); }
+
+json MetaOrNull(const Trace& t, std::string_view key) {
+  auto it = t.metadata.find(key);
+  return it == t.metadata.end() ? json(nullptr) : json(it->second);
+}
+
+double Ms(TimeNs ns) { return static_cast<double>(ns) / 1e6; }
+
+// Sets obj[key] = value when defined, else null plus obj[key + "_reason"].
+void SetOrNull(json& obj, const std::string& key, bool defined, double value, const char* reason) {
+  if (defined) {
+    obj[key] = value;
+  } else {
+    obj[key] = nullptr;
+    obj[key + "_reason"] = reason;
+  }
+}
+
+json SourceJson(const Trace& t) {
+  return {{"format", MetaOrNull(t, meta::kSourceFormat)},
+          {"version", MetaOrNull(t, meta::kSourceVersion)},
+          {"path", MetaOrNull(t, meta::kSourcePath)},
+          {"producer", MetaOrNull(t, meta::kProducer)}};
+}
+
+json EnvironmentJson(const Trace& t) {
+  return {{"host", MetaOrNull(t, meta::kHost)},
+          {"cuda_version", MetaOrNull(t, meta::kCudaVersion)},
+          {"driver_version", MetaOrNull(t, meta::kDriverVersion)},
+          {"cupti_version", MetaOrNull(t, meta::kCuptiVersion)}};
+}
+
+json CountsJson(const SummaryCounts& c) {
+  return {{"kernels", c.kernels},
+          {"memcpys", c.memcpys},
+          {"memsets", c.memsets},
+          {"syncs", c.syncs},
+          {"runtime_calls", c.runtime_calls},
+          {"driver_calls", c.driver_calls},
+          {"ranges", c.ranges},
+          {"samples", c.samples}};
+}
+
+json GapsJson(const DeviceSummary& d) {
+  json hist = json::array();
+  for (size_t b = 0; b < kGapBucketCount; ++b) {
+    hist.push_back({{"bucket", kGapBucketKeys[b]},
+                    {"label", kGapBucketLabels[b]},
+                    {"min_ns", b == 0 ? 0 : kGapBucketUpperNs[b - 1]},
+                    {"max_ns", b + 1 < kGapBucketCount ? json(kGapBucketUpperNs[b]) : json(nullptr)},
+                    {"count", d.gap_histogram[b]},
+                    {"total_ns", d.gap_histogram_ns[b]}});
+  }
+  json largest = json::array();
+  for (const IdleGap& g : d.largest_gaps)
+    largest.push_back(
+        {{"start_ns", g.start_ns}, {"duration_ns", g.duration_ns}, {"before", g.before}, {"after", g.after}});
+  return {{"count", d.gap_count},
+          {"total_ns", d.gap_total_ns},
+          {"histogram", std::move(hist)},
+          {"largest", std::move(largest)}};
+}
+
+json DeviceJson(const Trace& t, const DeviceSummary& d) {
+  const Device* dev = t.FindDevice(d.device);
+  json j = {{"device", IdOrNull(d.device)},
+            {"name", d.known ? json(d.name) : json(nullptr)},
+            {"sm_count", dev && dev->sm_count > 0 ? json(dev->sm_count) : json(nullptr)},
+            {"memory_bytes", dev && dev->memory_bytes > 0 ? json(dev->memory_bytes) : json(nullptr)},
+            {"peak_bandwidth_gbs",
+             dev && dev->peak_bandwidth_gbs > 0 ? json(dev->peak_bandwidth_gbs) : json(nullptr)},
+            {"kernels", d.kernels},
+            {"memcpys", d.memcpys},
+            {"memsets", d.memsets},
+            {"first_start_ns", d.first_start_ns},
+            {"last_end_ns", d.last_end_ns},
+            {"active_ns", d.active_ns},
+            {"busy_ns", d.busy_ns},
+            {"busy_ms", Ms(d.busy_ns)},
+            {"idle_ns", d.active_ns - d.busy_ns}};
+  SetOrNull(j, "idle_ratio", d.has_idle_ratio, d.idle_ratio, "empty active window");
+  j["gaps"] = GapsJson(d);
+  return j;
+}
+
+json TopKernelsJson(const Summary& s) {
+  json arr = json::array();
+  size_t rank = 1;
+  for (const KernelStat& k : s.top_kernels) {
+    arr.push_back({{"rank", rank++},
+                   {"name", k.display_name},
+                   {"count", k.count},
+                   {"total_ns", k.total_ns},
+                   {"total_ms", Ms(k.total_ns)},
+                   {"mean_ns", k.mean_ns},
+                   {"min_ns", k.min_ns},
+                   {"max_ns", k.max_ns},
+                   {"p50_ns", k.p50_ns},
+                   {"p95_ns", k.p95_ns},
+                   {"share_ratio", k.share}});
+  }
+  return arr;
+}
+
+json CopiesJson(const Summary& s) {
+  json j = json::object();
+  for (const CopyStat& c : s.copies) {
+    json d = {{"count", c.count}, {"bytes", c.bytes}, {"time_ns", c.time_ns}, {"time_ms", Ms(c.time_ns)}};
+    SetOrNull(d, "achieved_gbs", c.has_gbs, c.gbs, c.count == 0 ? "no copies" : "zero total copy time");
+    d["pageable_count"] = c.pageable;
+    SetOrNull(d, "pageable_ratio", c.count > 0, c.pageable_share, "no copies");
+    d["small_count"] = c.small;
+    std::string key = kCopyDirectionNames[static_cast<size_t>(c.direction)];
+    for (char& ch : key) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    j[key] = std::move(d);
+  }
+  j["memset"] = {{"count", s.memsets.count},
+                 {"bytes", s.memsets.bytes},
+                 {"time_ns", s.memsets.time_ns},
+                 {"time_ms", Ms(s.memsets.time_ns)}};
+  return j;
+}
+
+json StreamsJson(const Summary& s) {
+  json arr = json::array();
+  for (const StreamSummary& st : s.streams) {
+    arr.push_back({{"device", IdOrNull(st.device)},
+                   {"stream", IdOrNull(st.stream)},
+                   {"kernels", st.kernels},
+                   {"memcpys", st.memcpys},
+                   {"memsets", st.memsets},
+                   {"first_start_ns", st.first_start_ns},
+                   {"last_end_ns", st.last_end_ns},
+                   {"busy_ns", st.busy_ns},
+                   {"busy_ms", Ms(st.busy_ns)},
+                   {"device_busy_ratio", st.device_busy_share}});
+  }
+  return arr;
+}
+
+json QualityJson(const Summary& s) {
+  json counters = json::array();
+  for (const QualityEntry& q : s.quality)
+    counters.push_back({{"key", q.key},
+                        {"severity", SeverityName(q.severity)},
+                        {"count", q.count},
+                        {"description", q.description}});
+  return {{"has_errors", s.has_errors}, {"counters", std::move(counters)}};
+}
+
+}  // namespace
+
+json AnalysisToJson(const Trace& trace, const Summary& summary, const AnalyzeOptions& options) {
+  json doc = json::object();
+  doc["schema"] = kReportSchema;
+  doc["tool"] = {{"name", "tracegate"}, {"version", TRACEGATE_VERSION}};
+  doc["source"] = SourceJson(trace);
+  doc["environment"] = EnvironmentJson(trace);
+  doc["counts"] = CountsJson(summary.counts);
+  doc["window"] = {{"start_ns", summary.start_ns},
+                   {"end_ns", summary.end_ns},
+                   {"duration_ns", summary.duration_ns},
+                   {"duration_ms", Ms(summary.duration_ns)}};
+  json devices = json::array();
+  for (const DeviceSummary& d : summary.devices) devices.push_back(DeviceJson(trace, d));
+  doc["devices"] = std::move(devices);
+  doc["kernels"] = {{"count", summary.counts.kernels},
+                    {"total_ns", summary.total_kernel_ns},
+                    {"total_ms", Ms(summary.total_kernel_ns)},
+                    {"distinct_names", summary.distinct_kernels},
+                    {"percentile_method", "nearest_rank"}};
+  doc["top_kernels"] = TopKernelsJson(summary);
+  doc["copies"] = CopiesJson(summary);
+  doc["streams"] = StreamsJson(summary);
+  doc["data_quality"] = QualityJson(summary);
+  doc["options"] = {{"top_k", options.top_k},
+                    {"largest_gaps", options.largest_gaps},
+                    {"small_copy_bytes", options.small_copy_bytes}};
+  return doc;
+}
+
+}  // namespace tg

@@ -1,0 +1,189 @@
+// PrintAnalysis: the human summary of `tracegate analyze`. Tables are sized to fit ~100 columns
+// and one screen: at most 3 gaps per device and 8 streams are listed (the JSON has them all).
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <string>
+
+#include "tracegate/analysis_report.h"
+
+namespace tg {
+
+namespace {
+
+constexpr size_t kMaxNameChars = 60;
+constexpr size_t kGapsShown = 3;
+constexpr size_t kStreamsShown = 8;
+
+std::string Format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string Format(const char* fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return std::string(buf, n < 0 ? 0 : std::min(static_cast<size_t>(n), sizeof buf - 1));
+}
+
+std::string Ms(TimeNs ns) { return Format("%.3f ms", static_cast<double>(ns) / 1e6); }
+
+// A duration in the unit that keeps it short: ns, us, ms or s.
+std::string Span(TimeNs ns) {
+  double v = static_cast<double>(ns);
+  if (ns < 1'000) return Format("%lld ns", static_cast<long long>(ns));
+  if (ns < 1'000'000) return Format("%.3f us", v / 1e3);
+  if (ns < 1'000'000'000) return Format("%.3f ms", v / 1e6);
+  return Format("%.3f s", v / 1e9);
+}
+
+std::string Pct(double ratio) { return Format("%.1f%%", ratio * 100.0); }
+
+// Cuts a long name to `max` characters with "..." (never inside a UTF-8 sequence).
+std::string Truncate(const std::string& s, size_t max) {
+  if (s.size() <= max) return s;
+  size_t cut = max - 3;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return s.substr(0, cut) + "...";
+}
+
+std::string Bytes(int64_t b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(b);
+  size_t u = 0;
+  while (v >= 1024.0 && u + 1 < std::size(units)) {
+    v /= 1024.0;
+    ++u;
+  }
+  return u == 0 ? Format("%lld B", static_cast<long long>(b)) : Format("%.1f %s", v, units[u]);
+}
+
+std::string Meta(const Trace& t, std::string_view key) {
+  auto it = t.metadata.find(key);
+  return it == t.metadata.end() ? std::string() : it->second;
+}
+
+std::string DeviceLabel(int32_t device) {
+  return device < 0 ? std::string("GPU ?") : Format("GPU %d", device);
+}
+
+void PrintSource(std::ostream& out, const Trace& t, const Summary& s) {
+  std::string path = Meta(t, meta::kSourcePath);
+  std::string format = Meta(t, meta::kSourceFormat);
+  std::string version = Meta(t, meta::kSourceVersion);
+  std::string producer = Meta(t, meta::kProducer);
+  out << "trace: " << (path.empty() ? "(in memory)" : path);
+  if (!format.empty()) out << "  [" << format << (version.empty() ? "" : " " + version) << "]";
+  if (!producer.empty()) out << "  producer: " << producer;
+  out << "\n";
+  const SummaryCounts& c = s.counts;
+  out << "window: " << Ms(s.duration_ns) << " (" << s.start_ns << " .. " << s.end_ns << " ns)\n";
+  out << Format(
+      "events: %llu kernels, %llu memcpys, %llu memsets, %llu syncs, %llu runtime + %llu "
+      "driver calls, %llu ranges, %llu samples\n",
+      static_cast<unsigned long long>(c.kernels), static_cast<unsigned long long>(c.memcpys),
+      static_cast<unsigned long long>(c.memsets), static_cast<unsigned long long>(c.syncs),
+      static_cast<unsigned long long>(c.runtime_calls), static_cast<unsigned long long>(c.driver_calls),
+      static_cast<unsigned long long>(c.ranges), static_cast<unsigned long long>(c.samples));
+}
+
+void PrintDevices(std::ostream& out, const Summary& s) {
+  if (s.devices.empty()) {
+    out << "\ndevices: no GPU work in this trace\n";
+    return;
+  }
+  out << "\ndevices:\n";
+  for (const DeviceSummary& d : s.devices) {
+    out << "  " << DeviceLabel(d.device) << (d.name.empty() ? "" : " " + d.name) << ": busy " << Ms(d.busy_ns)
+        << " of " << Ms(d.active_ns) << " active, idle "
+        << (d.has_idle_ratio ? Pct(d.idle_ratio) : std::string("n/a")) << "; " << d.gap_count << " gaps, "
+        << Ms(d.gap_total_ns) << "\n";
+    if (d.gap_count == 0) continue;
+    out << "    gaps:";
+    for (size_t b = 0; b < kGapBucketCount; ++b)
+      out << (b ? " |" : "") << " " << kGapBucketLabels[b] << " " << d.gap_histogram[b];
+    out << "\n";
+    for (size_t i = 0; i < std::min(kGapsShown, d.largest_gaps.size()); ++i) {
+      const IdleGap& g = d.largest_gaps[i];
+      out << "    gap " << Format("%12s", Span(g.duration_ns).c_str()) << " at +"
+          << Span(g.start_ns - s.start_ns) << ": after " << Truncate(g.before, 36) << ", before "
+          << Truncate(g.after, 36) << "\n";
+    }
+  }
+}
+
+void PrintKernels(std::ostream& out, const Summary& s) {
+  if (s.counts.kernels == 0) return;
+  out << "\ntop kernels (" << s.counts.kernels << " launches, " << s.distinct_kernels << " names, "
+      << Ms(s.total_kernel_ns) << " total; p95 nearest-rank):\n";
+  out << Format("  %3s  %-60s %8s %10s %10s %10s %6s\n", "#", "name", "count", "total ms", "mean us",
+                "p95 us", "share");
+  size_t rank = 1;
+  for (const KernelStat& k : s.top_kernels) {
+    out << Format("  %3zu  %-60s %8llu %10.3f %10.3f %10.3f %6.1f%%\n", rank++,
+                  Truncate(k.display_name, kMaxNameChars).c_str(), static_cast<unsigned long long>(k.count),
+                  static_cast<double>(k.total_ns) / 1e6, k.mean_ns / 1e3, static_cast<double>(k.p95_ns) / 1e3,
+                  k.share * 100.0);
+  }
+}
+
+void PrintCopies(std::ostream& out, const Summary& s) {
+  if (s.counts.memcpys == 0 && s.memsets.count == 0) return;
+  out << "\ncopies:\n";
+  out << Format("  %-6s %8s %12s %10s %9s %9s %7s\n", "dir", "count", "bytes", "time ms", "GB/s", "pageable",
+                "small");
+  for (const CopyStat& c : s.copies) {
+    if (c.count == 0) continue;
+    out << Format("  %-6s %8llu %12s %10.3f %9s %9s %7llu\n",
+                  kCopyDirectionNames[static_cast<size_t>(c.direction)],
+                  static_cast<unsigned long long>(c.count), Bytes(c.bytes).c_str(),
+                  static_cast<double>(c.time_ns) / 1e6, c.has_gbs ? Format("%.2f", c.gbs).c_str() : "n/a",
+                  Pct(c.pageable_share).c_str(), static_cast<unsigned long long>(c.small));
+  }
+  if (s.memsets.count > 0)
+    out << Format("  %-6s %8llu %12s %10.3f\n", "memset", static_cast<unsigned long long>(s.memsets.count),
+                  Bytes(s.memsets.bytes).c_str(), static_cast<double>(s.memsets.time_ns) / 1e6);
+}
+
+void PrintStreams(std::ostream& out, const Summary& s) {
+  if (s.streams.empty()) return;
+  // The busiest first; the JSON keeps (device, stream) order.
+  std::vector<const StreamSummary*> order;
+  for (const StreamSummary& st : s.streams) order.push_back(&st);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const StreamSummary* a, const StreamSummary* b) { return a->busy_ns > b->busy_ns; });
+  out << "\nstreams (" << s.streams.size() << "):\n";
+  for (size_t i = 0; i < std::min(kStreamsShown, order.size()); ++i) {
+    const StreamSummary& st = *order[i];
+    std::string stream = st.stream == kUnknownId ? std::string("?") : std::to_string(st.stream);
+    out << Format("  %-6s stream %-6s %8llu kernels %6llu copies %6llu memsets  busy %s (%s of device)\n",
+                  DeviceLabel(st.device).c_str(), stream.c_str(), static_cast<unsigned long long>(st.kernels),
+                  static_cast<unsigned long long>(st.memcpys), static_cast<unsigned long long>(st.memsets),
+                  Ms(st.busy_ns).c_str(), Pct(st.device_busy_share).c_str());
+  }
+  if (order.size() > kStreamsShown) out << "  ... " << order.size() - kStreamsShown << " more\n";
+}
+
+void PrintQuality(std::ostream& out, const Summary& s) {
+  bool any = false;
+  for (const QualityEntry& q : s.quality) {
+    if (q.count == 0) continue;
+    if (!any) out << "\ndata quality:" << (s.has_errors ? " HAS ERRORS" : "") << "\n";
+    any = true;
+    out << "  " << SeverityName(q.severity) << " " << q.key << ": " << q.count << " (" << q.description
+        << ")\n";
+  }
+  if (!any) out << "\ndata quality: clean\n";
+}
+
+}  // namespace
+
+void PrintAnalysis(std::ostream& out, const Trace& trace, const Summary& summary) {
+  PrintSource(out, trace, summary);
+  PrintDevices(out, summary);
+  PrintKernels(out, summary);
+  PrintCopies(out, summary);
+  PrintStreams(out, summary);
+  PrintQuality(out, summary);
+}
+
+}  // namespace tg

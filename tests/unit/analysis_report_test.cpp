@@ -1,0 +1,170 @@
+// The report document and the text summary.
+//
+// Golden file: tests/fixtures/summary/expected_report.json is the report of GoldenTrace() below,
+// with the volatile tool.version replaced by "VERSION". After an intended change to the report,
+// regenerate it and review the diff:
+//   TRACEGATE_UPDATE_GOLDEN=1 build/tracegate_tests --gtest_filter='AnalysisReport.*'
+//   git diff tests/fixtures/summary/
+#include "tracegate/analysis_report.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <fstream>
+#include <sstream>
+
+#include "tracegate/json_out.h"
+
+namespace tg {
+namespace {
+
+using nlohmann::json;
+
+const std::string kGoldenPath = std::string(TRACEGATE_FIXTURES_DIR) + "/summary/expected_report.json";
+
+Trace GoldenTrace() {
+  Trace t;
+  t.metadata[std::string(meta::kSourceFormat)] = "kineto_json";
+  t.metadata[std::string(meta::kSourceVersion)] = "1";
+  t.metadata[std::string(meta::kSourcePath)] = "golden.json";
+  t.metadata[std::string(meta::kProducer)] = "hand-built test trace";
+  t.devices.push_back(Device{0, "NVIDIA H200", 132, 150'000'000'000, 4800.0, 9, 0});
+  auto kernel = [&](std::string_view name, TimeNs s, TimeNs e, int64_t stream, int64_t corr) {
+    Kernel k;
+    k.start = s; k.end = e; k.name = t.strings.Intern(name); k.device = 0; k.stream = stream;
+    k.correlation = corr;
+    t.kernels.Add(k);
+  };
+  const TimeNs base = 1'700'000'000'000'000'000;
+  t.api_calls.Add(ApiCall{base, base + 5'000, t.strings.Intern("cudaMemcpyAsync"), ApiKind::kRuntime, 10, 11, 1, 0});
+  t.api_calls.Add(ApiCall{base + 6'000, base + 9'000, t.strings.Intern("cudaLaunchKernel"), ApiKind::kRuntime, 10, 11, 2, 0});
+  t.api_calls.Add(ApiCall{base + 9'500, base + 12'000, t.strings.Intern("cudaLaunchKernel"), ApiKind::kRuntime, 10, 11, 3, 0});
+  Memcpy m;
+  m.start = base + 10'000; m.end = base + 30'000; m.device = 0; m.stream = 7; m.correlation = 1;
+  m.bytes = 2'000'000; m.kind = CopyKind::kHtoD; m.src_kind = MemKind::kPageable; m.dst_kind = MemKind::kDevice;
+  t.memcpys.Add(m);
+  kernel("_Z4gemmPfS_i", base + 40'000, base + 90'000, 7, 2);
+  kernel("relu_kernel", base + 95'000, base + 100'000, 7, 3);
+  kernel("relu_kernel", base + 60'000, base + 70'000, 8, 4);
+  t.ranges.Add(Range{base, base + 100'000, t.strings.Intern("step"), 0, 10, 11, 0, false, kUnknownId});
+  t.quality.Add(Quality::kUnmatchedCorrelation, 1);
+  return t;
+}
+
+json ReportWithoutVersion(const Trace& t, const AnalyzeOptions& options = {}) {
+  json doc = AnalysisToJson(t, Summarize(t, options), options);
+  doc["tool"]["version"] = "VERSION";
+  return doc;
+}
+
+TEST(AnalysisReport, MatchesGoldenFile) {
+  Trace t = GoldenTrace();
+  json doc = ReportWithoutVersion(t);
+  if (std::getenv("TRACEGATE_UPDATE_GOLDEN")) {
+    ASSERT_TRUE(WriteJsonFile(kGoldenPath, doc).ok());
+    GTEST_SKIP() << "rewrote " << kGoldenPath;
+  }
+  std::ifstream in(kGoldenPath);
+  ASSERT_TRUE(in) << kGoldenPath << " missing; see the comment at the top of this file";
+  json expected = json::parse(in);
+  // Prints only the difference (a JSON patch), not both documents.
+  EXPECT_TRUE(doc == expected) << "golden -> now: " << json::diff(expected, doc).dump(2);
+}
+
+TEST(AnalysisReport, CarriesSchemaToolAndVersion) {
+  Trace t = GoldenTrace();
+  json doc = AnalysisToJson(t, Summarize(t, {}), {});
+  EXPECT_EQ(doc["schema"], "tracegate.report/v1");
+  EXPECT_EQ(doc["tool"]["name"], "tracegate");
+  EXPECT_EQ(doc["tool"]["version"], TRACEGATE_VERSION);
+  EXPECT_EQ(doc["source"]["format"], "kineto_json");
+  EXPECT_TRUE(doc["environment"]["host"].is_null());
+}
+
+TEST(AnalysisReport, KeyFactsOfGoldenTrace) {
+  json doc = ReportWithoutVersion(GoldenTrace());
+  const json& dev = doc["devices"][0];
+  EXPECT_EQ(dev["busy_ns"], 20'000 + 50'000 + 5'000);
+  EXPECT_EQ(dev["active_ns"], 90'000);
+  EXPECT_EQ(dev["gaps"]["count"], 2);
+  EXPECT_EQ(dev["gaps"]["histogram"][0]["count"], 1);  // the 5 us gap
+  EXPECT_EQ(dev["gaps"]["histogram"][1]["count"], 1);  // the 10 us gap (lower bounds are inclusive)
+  EXPECT_EQ(doc["top_kernels"][0]["name"], "gemm(float*, float*, int)");
+  EXPECT_EQ(doc["copies"]["htod"]["achieved_gbs"], 100.0);
+  EXPECT_EQ(doc["copies"]["htod"]["pageable_ratio"], 1.0);
+  EXPECT_TRUE(doc["copies"]["dtoh"]["achieved_gbs"].is_null());
+  EXPECT_EQ(doc["copies"]["dtoh"]["achieved_gbs_reason"], "no copies");
+  EXPECT_EQ(doc["data_quality"]["has_errors"], false);
+  EXPECT_EQ(doc["data_quality"]["counters"].size(), kQualityInfo.size());
+}
+
+TEST(AnalysisReport, EmptyTraceHasNullRatiosAndNoNaN) {
+  Trace t;
+  t.api_calls.Add(ApiCall{0, 10, t.strings.Intern("cudaFree"), ApiKind::kRuntime, 1, 1, 1, 0});
+  Kernel k;  // one zero-length kernel: a device with an empty active window
+  k.device = 0;
+  k.stream = 7;
+  t.kernels.Add(k);
+  json doc = ReportWithoutVersion(t);
+  EXPECT_TRUE(doc["devices"][0]["idle_ratio"].is_null());
+  EXPECT_EQ(doc["devices"][0]["idle_ratio_reason"], "empty active window");
+  EXPECT_TRUE(doc["copies"]["htod"]["pageable_ratio"].is_null());
+  // dump() would write NaN/inf as null silently; check no float anywhere is non-finite.
+  std::function<void(const json&)> finite = [&](const json& j) {
+    if (j.is_number_float()) {
+      EXPECT_TRUE(std::isfinite(j.get<double>()));
+    }
+    if (j.is_structured()) {
+      for (const json& c : j) finite(c);
+    }
+  };
+  finite(doc);
+  Trace empty;
+  json e = ReportWithoutVersion(empty);
+  EXPECT_TRUE(e["devices"].empty());
+  EXPECT_EQ(e["window"]["duration_ns"], 0);
+}
+
+TEST(AnalysisReport, UnknownIdsAreNull) {
+  Trace t;
+  Kernel k;
+  k.start = 0; k.end = 10; k.device = -1; k.stream = kUnknownId;
+  t.kernels.Add(k);
+  json doc = ReportWithoutVersion(t);
+  EXPECT_TRUE(doc["devices"][0]["device"].is_null());
+  EXPECT_TRUE(doc["devices"][0]["name"].is_null());
+  EXPECT_TRUE(doc["streams"][0]["stream"].is_null());
+}
+
+TEST(AnalysisReport, TextSummaryShowsEverySection) {
+  Trace t = GoldenTrace();
+  std::ostringstream out;
+  PrintAnalysis(out, t, Summarize(t, {}));
+  std::string text = out.str();
+  EXPECT_NE(text.find("trace: golden.json  [kineto_json 1]"), std::string::npos) << text;
+  EXPECT_NE(text.find("GPU 0 NVIDIA H200: busy 0.075 ms of 0.090 ms active, idle 16.7%"), std::string::npos) << text;
+  EXPECT_NE(text.find("gemm(float*, float*, int)"), std::string::npos);
+  EXPECT_NE(text.find("HtoD"), std::string::npos);
+  EXPECT_NE(text.find("stream 7"), std::string::npos);
+  EXPECT_NE(text.find("warning unmatched_correlation: 1"), std::string::npos) << text;
+  EXPECT_EQ(text.find("data quality: clean"), std::string::npos);
+}
+
+TEST(AnalysisReport, TextSummarySaysCleanAndTruncatesLongNames) {
+  Trace t;
+  Kernel k;
+  k.start = 0; k.end = 10; k.device = 0; k.stream = 1;
+  k.name = t.strings.Intern(std::string(200, 'x'));
+  t.kernels.Add(k);
+  std::ostringstream out;
+  PrintAnalysis(out, t, Summarize(t, {}));
+  std::string text = out.str();
+  EXPECT_NE(text.find("data quality: clean"), std::string::npos);
+  EXPECT_NE(text.find(std::string(57, 'x') + "..."), std::string::npos);
+  EXPECT_EQ(text.find(std::string(58, 'x')), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tg

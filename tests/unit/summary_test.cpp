@@ -1,0 +1,308 @@
+#include "tracegate/summary.h"
+
+#include <gtest/gtest.h>
+
+#include "tracegate/model.h"
+
+namespace tg {
+namespace {
+
+// Builders for hand-made traces (times in ns).
+void AddKernel(Trace& t, std::string_view name, TimeNs start, TimeNs end, int32_t device = 0,
+               int64_t stream = 7) {
+  Kernel k;
+  k.start = start;
+  k.end = end;
+  k.name = t.strings.Intern(name);
+  k.device = device;
+  k.stream = stream;
+  t.kernels.Add(k);
+}
+
+void AddCopy(Trace& t, CopyKind kind, int64_t bytes, TimeNs start, TimeNs end, MemKind src, MemKind dst,
+             int32_t device = 0, int64_t stream = 7) {
+  Memcpy m;
+  m.start = start;
+  m.end = end;
+  m.kind = kind;
+  m.bytes = bytes;
+  m.src_kind = src;
+  m.dst_kind = dst;
+  m.device = device;
+  m.stream = stream;
+  t.memcpys.Add(m);
+}
+
+const DeviceSummary& OnlyDevice(const Summary& s) {
+  EXPECT_EQ(s.devices.size(), 1u);
+  return s.devices.at(0);
+}
+
+TEST(Summary, IdleRatioIsExactAndGapsHaveNeighbours) {
+  Trace t;
+  AddKernel(t, "gemm", 0, 100);
+  AddKernel(t, "relu", 125, 200);
+  AddKernel(t, "gemm", 200, 300);  // touches the previous kernel: no gap
+  AddKernel(t, "relu", 375, 400);
+  Summary s = Summarize(t, {});
+  const DeviceSummary& d = OnlyDevice(s);
+  EXPECT_EQ(d.device, 0);
+  EXPECT_EQ(d.kernels, 4u);
+  EXPECT_EQ(d.first_start_ns, 0);
+  EXPECT_EQ(d.last_end_ns, 400);
+  EXPECT_EQ(d.active_ns, 400);
+  EXPECT_EQ(d.busy_ns, 300);
+  ASSERT_TRUE(d.has_idle_ratio);
+  EXPECT_EQ(d.idle_ratio, 0.25);  // exact: 1 - 300/400
+  EXPECT_EQ(d.gap_count, 2u);
+  EXPECT_EQ(d.gap_total_ns, 100);
+  EXPECT_EQ(d.gap_histogram[0], 2u);
+  EXPECT_EQ(d.gap_histogram_ns[0], 100);
+  for (size_t b = 1; b < kGapBucketCount; ++b) EXPECT_EQ(d.gap_histogram[b], 0u);
+  ASSERT_EQ(d.largest_gaps.size(), 2u);
+  EXPECT_EQ(d.largest_gaps[0].start_ns, 300);
+  EXPECT_EQ(d.largest_gaps[0].duration_ns, 75);
+  EXPECT_EQ(d.largest_gaps[0].before, "gemm");
+  EXPECT_EQ(d.largest_gaps[0].after, "relu");
+  EXPECT_EQ(d.largest_gaps[1].start_ns, 100);
+  EXPECT_EQ(d.largest_gaps[1].duration_ns, 25);
+  ASSERT_EQ(s.streams.size(), 1u);
+  EXPECT_EQ(s.streams[0].busy_ns, 300);
+  EXPECT_EQ(s.streams[0].device_busy_share, 1.0);
+}
+
+TEST(Summary, OverlappingWorkOnSeveralStreamsCountsOnce) {
+  Trace t;
+  AddKernel(t, "a", 0, 100, 0, 7);
+  AddKernel(t, "b", 50, 150, 0, 8);
+  AddCopy(t, CopyKind::kHtoD, 4096, 140, 160, MemKind::kPinned, MemKind::kDevice, 0, 8);
+  AddKernel(t, "c", 200, 210, 0, 9);
+  Summary s = Summarize(t, {});
+  const DeviceSummary& d = OnlyDevice(s);
+  EXPECT_EQ(d.busy_ns, 170);  // [0,160) + [200,210)
+  EXPECT_EQ(d.active_ns, 210);
+  EXPECT_EQ(d.gap_count, 1u);
+  EXPECT_EQ(d.gap_total_ns, 40);
+  ASSERT_EQ(d.largest_gaps.size(), 1u);
+  EXPECT_EQ(d.largest_gaps[0].before, "Memcpy HtoD");  // the activity that ends last before the gap
+  EXPECT_EQ(d.largest_gaps[0].after, "c");
+  EXPECT_EQ(d.kernels, 3u);
+  EXPECT_EQ(d.memcpys, 1u);
+
+  ASSERT_EQ(s.streams.size(), 3u);
+  EXPECT_EQ(s.streams[0].stream, 7);
+  EXPECT_EQ(s.streams[0].busy_ns, 100);
+  EXPECT_EQ(s.streams[1].stream, 8);
+  EXPECT_EQ(s.streams[1].busy_ns, 110);  // [50,160): kernel and copy overlap on the same stream
+  EXPECT_EQ(s.streams[1].kernels, 1u);
+  EXPECT_EQ(s.streams[1].memcpys, 1u);
+  EXPECT_EQ(s.streams[1].first_start_ns, 50);
+  EXPECT_EQ(s.streams[1].last_end_ns, 160);
+  EXPECT_DOUBLE_EQ(s.streams[1].device_busy_share, 110.0 / 170.0);
+  EXPECT_EQ(s.streams[2].stream, 9);
+}
+
+TEST(Summary, DevicesAreSeparateAndNamedFromTraceDevices) {
+  Trace t;
+  t.devices.push_back(Device{1, "NVIDIA H200", 132, 0, 0, 9, 0});
+  AddKernel(t, "x", 0, 10, 1, 3);
+  AddKernel(t, "x", 0, 10, 0, 3);
+  AddKernel(t, "x", 100, 110, 0, 3);
+  AddKernel(t, "x", 5, 6, -1, kUnknownId);
+  Summary s = Summarize(t, {});
+  ASSERT_EQ(s.devices.size(), 3u);
+  EXPECT_EQ(s.devices[0].device, -1);
+  EXPECT_FALSE(s.devices[0].known);
+  EXPECT_EQ(s.devices[1].device, 0);
+  EXPECT_EQ(s.devices[1].busy_ns, 20);
+  EXPECT_EQ(s.devices[1].gap_count, 1u);
+  EXPECT_EQ(s.devices[2].device, 1);
+  EXPECT_TRUE(s.devices[2].known);
+  EXPECT_EQ(s.devices[2].name, "NVIDIA H200");
+  EXPECT_EQ(s.devices[2].gap_count, 0u);
+  EXPECT_EQ(s.devices[2].idle_ratio, 0.0);
+}
+
+TEST(Summary, GapHistogramUsesFixedBucketsAndKeepsLargest) {
+  Trace t;
+  // Gaps of 5 us, 50 us, 500 us, 5 ms and 50 ms: one per bucket.
+  TimeNs at = 0;
+  for (TimeNs gap : {TimeNs{5'000}, TimeNs{50'000}, TimeNs{500'000}, TimeNs{5'000'000}, TimeNs{50'000'000}}) {
+    AddKernel(t, "k", at, at + 1'000);
+    at += 1'000 + gap;
+  }
+  AddKernel(t, "last", at, at + 1'000);
+  AnalyzeOptions options;
+  options.largest_gaps = 2;
+  Summary s = Summarize(t, options);
+  const DeviceSummary& d = OnlyDevice(s);
+  EXPECT_EQ(d.gap_count, 5u);
+  for (size_t b = 0; b < kGapBucketCount; ++b) EXPECT_EQ(d.gap_histogram[b], 1u) << "bucket " << b;
+  EXPECT_EQ(d.gap_histogram_ns[4], 50'000'000);
+  ASSERT_EQ(d.largest_gaps.size(), 2u);
+  EXPECT_EQ(d.largest_gaps[0].duration_ns, 50'000'000);
+  EXPECT_EQ(d.largest_gaps[0].after, "last");
+  EXPECT_EQ(d.largest_gaps[1].duration_ns, 5'000'000);
+  // Bucket edges: the lower bound is inclusive.
+  EXPECT_EQ(GapBucketOf(9'999), 0u);
+  EXPECT_EQ(GapBucketOf(10'000), 1u);
+  EXPECT_EQ(GapBucketOf(1'000'000), 3u);
+  EXPECT_EQ(GapBucketOf(10'000'000), 4u);
+}
+
+TEST(Summary, ZeroLengthWorkSplitsGapsButAddsNoBusyTime) {
+  Trace t;
+  AddKernel(t, "a", 0, 100);
+  AddKernel(t, "marker", 150, 150);
+  AddKernel(t, "b", 200, 300);
+  Summary s = Summarize(t, {});
+  const DeviceSummary& d = OnlyDevice(s);
+  EXPECT_EQ(d.busy_ns, 200);
+  EXPECT_EQ(d.gap_count, 2u);
+  EXPECT_EQ(d.busy_ns + d.gap_total_ns, d.active_ns);
+}
+
+TEST(Summary, TopKernelsUseNearestRankPercentiles) {
+  Trace t;
+  for (int i = 1; i <= 20; ++i) AddKernel(t, "_Z4gemmPfi", i * 1000, i * 1000 + i * 10);  // 10..200 ns
+  AddKernel(t, "big", 100'000, 105'000);
+  AddKernel(t, "four", 200'000, 200'010);
+  AddKernel(t, "four", 201'000, 201'020);
+  AddKernel(t, "four", 202'000, 202'030);
+  AddKernel(t, "four", 203'000, 203'040);
+  Summary s = Summarize(t, {});
+  EXPECT_EQ(s.distinct_kernels, 3u);
+  EXPECT_EQ(s.total_kernel_ns, 2100 + 5000 + 100);
+  ASSERT_EQ(s.top_kernels.size(), 3u);
+  EXPECT_EQ(s.top_kernels[0].display_name, "big");
+  EXPECT_DOUBLE_EQ(s.top_kernels[0].share, 5000.0 / 7200.0);
+  const KernelStat& g = s.top_kernels[1];
+  EXPECT_EQ(g.display_name, "gemm(float*, int)");  // demangled
+  EXPECT_EQ(g.count, 20u);
+  EXPECT_EQ(g.total_ns, 2100);
+  EXPECT_DOUBLE_EQ(g.mean_ns, 105.0);
+  EXPECT_EQ(g.min_ns, 10);
+  EXPECT_EQ(g.max_ns, 200);
+  EXPECT_EQ(g.p50_ns, 100);  // rank ceil(0.50 * 20) = 10
+  EXPECT_EQ(g.p95_ns, 190);  // rank ceil(0.95 * 20) = 19
+  const KernelStat& f = s.top_kernels[2];
+  EXPECT_EQ(f.p50_ns, 20);  // {10,20,30,40}: rank 2
+  EXPECT_EQ(f.p95_ns, 40);  // rank ceil(3.8) = 4
+
+  AnalyzeOptions one;
+  one.top_k = 1;
+  Summary top1 = Summarize(t, one);
+  ASSERT_EQ(top1.top_kernels.size(), 1u);
+  EXPECT_EQ(top1.distinct_kernels, 3u);
+}
+
+TEST(Summary, KernelsGroupByDemangledName) {
+  Trace t;
+  AddKernel(t, "_Z4gemmPfi", 0, 10);
+  AddKernel(t, "gemm(float*, int)", 20, 30);  // a source that already demangled
+  Summary s = Summarize(t, {});
+  EXPECT_EQ(s.distinct_kernels, 1u);
+  ASSERT_EQ(s.top_kernels.size(), 1u);
+  EXPECT_EQ(s.top_kernels[0].count, 2u);
+  EXPECT_EQ(s.top_kernels[0].share, 1.0);
+}
+
+TEST(Summary, CopiesByDirection) {
+  Trace t;
+  AddCopy(t, CopyKind::kHtoD, 1'000'000, 0, 1'000, MemKind::kPageable, MemKind::kDevice);
+  AddCopy(t, CopyKind::kHtoD, 1'000, 2'000, 2'100, MemKind::kPinned, MemKind::kDevice);
+  AddCopy(t, CopyKind::kDtoH, 65'536, 3'000, 3'064, MemKind::kDevice, MemKind::kPageable);
+  AddCopy(t, CopyKind::kDtoD, 10, 4'000, 4'000, MemKind::kDevice, MemKind::kDevice);
+  AddCopy(t, CopyKind::kHtoH, 10, 5'000, 5'010, MemKind::kPinned, MemKind::kPinned);
+  Memset ms;
+  ms.start = 6'000;
+  ms.end = 6'050;
+  ms.bytes = 4096;
+  ms.device = 0;
+  ms.stream = 7;
+  t.memsets.Add(ms);
+  Summary s = Summarize(t, {});
+  const CopyStat& h2d = s.copies[static_cast<size_t>(CopyDirection::kHtoD)];
+  EXPECT_EQ(h2d.count, 2u);
+  EXPECT_EQ(h2d.bytes, 1'001'000);
+  EXPECT_EQ(h2d.time_ns, 1'100);
+  ASSERT_TRUE(h2d.has_gbs);
+  EXPECT_DOUBLE_EQ(h2d.gbs, 910.0);  // 1,001,000 B / 1,100 ns
+  EXPECT_EQ(h2d.pageable, 1u);
+  EXPECT_DOUBLE_EQ(h2d.pageable_share, 0.5);
+  EXPECT_EQ(h2d.small, 1u);
+  const CopyStat& d2h = s.copies[static_cast<size_t>(CopyDirection::kDtoH)];
+  EXPECT_EQ(d2h.pageable_share, 1.0);
+  EXPECT_EQ(d2h.small, 0u);  // 64 KiB is not under 64 KiB
+  EXPECT_DOUBLE_EQ(d2h.gbs, 1024.0);
+  const CopyStat& d2d = s.copies[static_cast<size_t>(CopyDirection::kDtoD)];
+  EXPECT_EQ(d2d.count, 1u);
+  EXPECT_FALSE(d2d.has_gbs);  // zero time
+  EXPECT_EQ(s.copies[static_cast<size_t>(CopyDirection::kOther)].count, 1u);
+  EXPECT_EQ(s.copies[static_cast<size_t>(CopyDirection::kPtoP)].count, 0u);
+  EXPECT_EQ(s.memsets.count, 1u);
+  EXPECT_EQ(s.memsets.bytes, 4096);
+  EXPECT_EQ(s.memsets.time_ns, 50);
+
+  AnalyzeOptions small;
+  small.small_copy_bytes = 1;
+  EXPECT_EQ(Summarize(t, small).copies[0].small, 0u);
+}
+
+TEST(Summary, EmptyTraceGivesZerosAndNoRatios) {
+  Trace t;
+  Summary s = Summarize(t, {});
+  EXPECT_EQ(s.counts.kernels, 0u);
+  EXPECT_EQ(s.start_ns, 0);
+  EXPECT_EQ(s.duration_ns, 0);
+  EXPECT_TRUE(s.devices.empty());
+  EXPECT_TRUE(s.streams.empty());
+  EXPECT_TRUE(s.top_kernels.empty());
+  EXPECT_EQ(s.distinct_kernels, 0u);
+  for (const CopyStat& c : s.copies) {
+    EXPECT_EQ(c.count, 0u);
+    EXPECT_FALSE(c.has_gbs);
+  }
+  EXPECT_FALSE(s.has_errors);
+  EXPECT_EQ(s.quality.size(), kQualityInfo.size());
+}
+
+TEST(Summary, TraceWithOnlyApiCalls) {
+  Trace t;
+  t.api_calls.Add(ApiCall{1'000, 1'500, t.strings.Intern("cudaMalloc"), ApiKind::kRuntime, 1, 1, 5, 0});
+  t.api_calls.Add(ApiCall{2'000, 2'100, t.strings.Intern("cudaFree"), ApiKind::kRuntime, 1, 1, 6, 0});
+  t.api_calls.Add(ApiCall{3'000, 3'300, t.strings.Intern("cuMemAlloc"), ApiKind::kDriver, 1, 1, 7, 0});
+  Summary s = Summarize(t, {});
+  EXPECT_EQ(s.counts.runtime_calls, 2u);
+  EXPECT_EQ(s.counts.driver_calls, 1u);
+  EXPECT_EQ(s.start_ns, 1'000);
+  EXPECT_EQ(s.end_ns, 3'300);
+  EXPECT_EQ(s.duration_ns, 2'300);
+  EXPECT_TRUE(s.devices.empty());
+  EXPECT_EQ(s.total_kernel_ns, 0);
+}
+
+TEST(Summary, DeviceWithOnlyZeroLengthWorkHasNoIdleRatio) {
+  Trace t;
+  AddKernel(t, "instant", 50, 50);
+  Summary s = Summarize(t, {});
+  const DeviceSummary& d = OnlyDevice(s);
+  EXPECT_EQ(d.active_ns, 0);
+  EXPECT_FALSE(d.has_idle_ratio);
+}
+
+TEST(Summary, QualityCountersListedInDeclarationOrder) {
+  Trace t;
+  t.quality.Add(Quality::kUnmatchedCorrelation, 3);
+  Summary s = Summarize(t, {});
+  EXPECT_FALSE(s.has_errors);
+  ASSERT_EQ(s.quality.size(), kQualityInfo.size());
+  for (size_t i = 0; i < s.quality.size(); ++i) EXPECT_EQ(s.quality[i].key, kQualityInfo[i].key);
+  EXPECT_EQ(s.quality[static_cast<size_t>(Quality::kUnmatchedCorrelation)].count, 3u);
+  EXPECT_EQ(s.quality[static_cast<size_t>(Quality::kUnmatchedCorrelation)].severity, Severity::kWarning);
+  t.quality.Add(Quality::kSourceDroppedRecords);
+  EXPECT_TRUE(Summarize(t, {}).has_errors);
+}
+
+}  // namespace
+}  // namespace tg
