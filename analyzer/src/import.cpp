@@ -30,6 +30,8 @@ Status ReadHead(const std::string& path, std::string& head, bool& gzipped, size_
   const char* msg = gzerror(gz, &err);
   std::string error_text = (r < 0 && msg) ? msg : "";
   gzclose(gz);
+  // zlib's message may already start with the path; keep only the part after it.
+  if (error_text.rfind(path + ": ", 0) == 0) error_text.erase(0, path.size() + 2);
   if (r < 0) return InvalidInput(path + ": corrupt gzip data (" + error_text + ")");
   head.resize(static_cast<size_t>(r));
   return Status::Ok();

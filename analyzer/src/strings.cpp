@@ -18,8 +18,8 @@ StringId StringTable::Intern(std::string_view s) {
   std::string_view stored;
   if (s.size() > kChunkBytes / 4) {
     // Large strings get a chunk of their own so they do not waste the shared chunk.
-    chunks_.emplace_front(s);
-    stored = chunks_.front();
+    large_.emplace_back(s);
+    stored = large_.back();
   } else {
     if (chunks_.empty() || chunk_used_ + s.size() > kChunkBytes) {
       chunks_.emplace_back();

@@ -71,3 +71,18 @@ TEST(Quality, ErrorLevelCounterIsReported) {
 
 }  // namespace
 }  // namespace tg
+
+namespace tg {
+namespace {
+
+TEST(StringTable, LargeFirstStringIsNotOverwrittenBySmallOnes) {
+  StringTable t;
+  std::string big(600 * 1024, 'x');
+  StringId b = t.Intern(big);
+  StringId s = t.Intern("small");
+  EXPECT_EQ(t.View(b), big);
+  EXPECT_EQ(t.View(s), "small");
+}
+
+}  // namespace
+}  // namespace tg

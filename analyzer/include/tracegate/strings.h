@@ -36,7 +36,8 @@ class StringTable {
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
   // Strings live in fixed chunks that never move, so string_views into them stay valid.
-  std::deque<std::string> chunks_;
+  std::deque<std::string> chunks_;       // shared 1 MiB chunks; only back() is written to
+  std::deque<std::string> large_;        // strings over a quarter chunk, one each
   size_t chunk_used_ = 0;
   std::vector<std::string_view> views_;
   std::unordered_map<std::string_view, StringId, Hash, std::equal_to<>> index_;
