@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian packages tracegate builds with, when any is missing. Sourced by
+# ci/test.sh and ci/quickstart.sh; safe to run again (it only installs what is absent).
+tracegate_install_deps() {
+  local pkgs=(cmake g++ make pkg-config nlohmann-json3-dev libcli11-dev libsqlite3-dev
+              libbenchmark-dev libgtest-dev libgmock-dev libsimdjson-dev zlib1g-dev sqlite3 python3)
+  local missing=()
+  for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    return 0
+  fi
+  echo "ci: installing missing Debian packages: ${missing[*]}"
+  local sudo=""
+  if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}

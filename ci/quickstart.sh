@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The main job on a fresh machine: build tracegate, then analyze a shipped GPU recording and
+# write its report. (Recording with `tracegate record` on a GPU joins this when the collector
+# lands.) Usage: ci/quickstart.sh [build-dir]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source ci/deps.sh
+tracegate_install_deps
+
+build=${1:-build}
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" -j "${TRACEGATE_JOBS:-2}" --target tracegate
+
+out=${TRACEGATE_OUT:-$build/quickstart}
+mkdir -p "$out"
+trace=tests/fixtures/real/kineto_alexnet_train_step.json.gz
+echo "== tracegate analyze $trace"
+"$build/tracegate" analyze "$trace" --top 5 -o "$out/report.json"
+echo "== tracegate convert / export"
+"$build/tracegate" convert "$trace" -o "$out/alexnet.db"
+"$build/tracegate" export "$out/alexnet.db" --chrome "$out/alexnet.chrome.json"
+echo "quickstart: report in $out/report.json, Perfetto trace in $out/alexnet.chrome.json"

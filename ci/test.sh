@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Builds tracegate and runs every test that needs no GPU. Works on a fresh Debian machine:
+# missing packages are installed with apt-get. Usage: ci/test.sh [build-dir]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source ci/deps.sh
+tracegate_install_deps
+
+build=${1:-build}
+jobs=${TRACEGATE_JOBS:-2}
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRACEGATE_WERROR=ON
+cmake --build "$build" -j "$jobs"
+ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 300 -LE gpu
