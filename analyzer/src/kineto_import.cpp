@@ -69,7 +69,8 @@ Status KinetoSink::OnMember(std::string_view key, std::string_view json, uint64_
     return Status::Ok();
   }
   static constexpr std::string_view kRead[] = {"schemaVersion", "deviceProperties", "distributedInfo", "traceName",
-                                               "cupti_version", "cuda_runtime_version", "cuda_driver_version"};
+                                               "cupti_version", "cuda_runtime_version", "cuda_driver_version",
+                                               "tracegateVersion"};
   if (std::find(std::begin(kRead), std::end(kRead), key) == std::end(kRead)) {
     if (!nlohmann::json::accept(text_)) return Invalid(key, offset, "invalid JSON");
     return Status::Ok();
@@ -94,6 +95,9 @@ Status KinetoSink::OnMember(std::string_view key, std::string_view json, uint64_
     trace_.metadata[std::string(meta::kCudaVersion)] = ScalarText(v);
   } else if (key == "cuda_driver_version") {
     trace_.metadata[std::string(meta::kDriverVersion)] = ScalarText(v);
+  } else if (key == "tracegateVersion") {
+    // Our own Chrome export: say so rather than claiming the PyTorch profiler wrote it.
+    trace_.metadata[std::string(meta::kProducer)] = "tracegate export " + ScalarText(v);
   }
   return Status::Ok();
 }
@@ -161,7 +165,7 @@ Status ImportKineto(const std::string& path, Trace& trace, const ImportOptions& 
 
   result.metadata[std::string(meta::kSourceFormat)] = "kineto_json";
   // Every category the builder keeps is Kineto's vocabulary (see kineto_builder.h).
-  result.metadata[std::string(meta::kProducer)] = "PyTorch profiler (Kineto)";
+  result.metadata.emplace(std::string(meta::kProducer), "PyTorch profiler (Kineto)");
   trace = std::move(result);
   return Status::Ok();
 }

@@ -38,7 +38,7 @@ void Report(benchmark::State& state, const std::string& file, const tg::Trace& t
   size_t events = trace.GpuEventCount() + trace.api_calls.size() + trace.ranges.size();
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(events));
   state.counters["file_mb"] = static_cast<double>(bytes) / 1e6;
-  state.counters["events"] = static_cast<double>(events);
+  state.counters["kept_events"] = static_cast<double>(events);
   state.counters["peak_rss_mb"] = PeakRssMb();
 }
 

@@ -72,6 +72,8 @@ TEST_P(RoundTrip, KinetoToStoreToChromeKeepsKernelsAndTimes) {
   EXPECT_EQ(original.memsets.size(), from_chrome.memsets.size());
   EXPECT_EQ(original.memsets.start, from_chrome.memsets.start);
   EXPECT_FALSE(from_chrome.quality.HasErrors());
+  EXPECT_EQ(from_chrome.metadata[std::string(meta::kProducer)].rfind("tracegate export", 0), 0u)
+      << "our own export must not be labelled as the PyTorch profiler's";
 }
 
 INSTANTIATE_TEST_SUITE_P(
