@@ -2,32 +2,11 @@
 
 #include <utility>
 
+#include "tracegate/kineto_names.h"
+
 namespace tg::internal {
 
 namespace {
-
-CopyKind CopyKindFrom(std::string_view s) {
-  static constexpr std::pair<std::string_view, CopyKind> kNames[] = {
-      {"HtoD", CopyKind::kHtoD}, {"DtoH", CopyKind::kDtoH}, {"HtoA", CopyKind::kHtoA},
-      {"AtoH", CopyKind::kAtoH}, {"AtoA", CopyKind::kAtoA}, {"AtoD", CopyKind::kAtoD},
-      {"DtoA", CopyKind::kDtoA}, {"DtoD", CopyKind::kDtoD}, {"HtoH", CopyKind::kHtoH},
-      {"PtoP", CopyKind::kPtoP}};
-  for (const auto& [name, kind] : kNames)
-    if (s == name) return kind;
-  return CopyKind::kUnknown;
-}
-
-// Kineto's memoryKindString (cupti_strings.cpp).
-MemKind MemKindFrom(std::string_view s) {
-  if (s == "Pageable") return MemKind::kPageable;
-  if (s == "Pinned") return MemKind::kPinned;
-  if (s == "Device") return MemKind::kDevice;
-  if (s == "Array") return MemKind::kArray;
-  if (s == "Managed") return MemKind::kManaged;
-  if (s == "Device Static") return MemKind::kDeviceStatic;
-  if (s == "Managed Static") return MemKind::kManagedStatic;
-  return MemKind::kUnknown;
-}
 
 // The text between the first '(' and the last ')' of a name, or empty.
 std::string_view Parenthesised(std::string_view name) {
@@ -77,25 +56,18 @@ void ParseMemcpyName(std::string_view name, Memcpy& m) {
   constexpr std::string_view kPrefix = "Memcpy ";
   if (name.substr(0, kPrefix.size()) == kPrefix) {
     std::string_view rest = name.substr(kPrefix.size());
-    m.kind = CopyKindFrom(rest.substr(0, rest.find(' ')));
+    m.kind = CopyKindFromName(rest.substr(0, rest.find(' ')));
   }
   std::string_view kinds = Parenthesised(name);
   size_t arrow = kinds.find(" -> ");
   if (arrow != std::string_view::npos) {
-    m.src_kind = MemKindFrom(kinds.substr(0, arrow));
-    m.dst_kind = MemKindFrom(kinds.substr(arrow + 4));
+    m.src_kind = MemKindFromKineto(kinds.substr(0, arrow));
+    m.dst_kind = MemKindFromKineto(kinds.substr(arrow + 4));
   }
 }
 
-// Kineto's syncTypeString.
-SyncKind SyncKindFrom(std::string_view s) {
-  if (s == "Event Sync") return SyncKind::kEventSync;
-  if (s == "Stream Wait Event") return SyncKind::kStreamWaitEvent;
-  if (s == "Stream Sync") return SyncKind::kStreamSync;
-  if (s == "Context Sync") return SyncKind::kContextSync;
-  return SyncKind::kUnknown;
-}
+SyncKind SyncKindFrom(std::string_view s) { return SyncKindFromKineto(s); }
 
-MemKind ParseMemsetName(std::string_view name) { return MemKindFrom(Parenthesised(name)); }
+MemKind ParseMemsetName(std::string_view name) { return MemKindFromKineto(Parenthesised(name)); }
 
 }  // namespace tg::internal

@@ -21,6 +21,7 @@
 
 #include "chrome_writer.h"
 #include "tracegate/fileio.h"
+#include "tracegate/kineto_names.h"
 
 namespace tg {
 
@@ -32,36 +33,6 @@ using chrome_internal::JsonStream;
 constexpr int64_t kUnknownDevicePid = -2;  // -1 is Kineto's "overhead" pid
 
 int64_t GpuPid(int64_t device) { return device >= 0 ? device : kUnknownDevicePid; }
-
-// CUPTI / Kineto spellings (Kineto's memoryKindString and syncTypeString).
-const char* KinetoMemKind(MemKind k) {
-  switch (k) {
-    case MemKind::kPageable: return "Pageable";
-    case MemKind::kPinned: return "Pinned";
-    case MemKind::kDevice: return "Device";
-    case MemKind::kArray: return "Array";
-    case MemKind::kManaged: return "Managed";
-    case MemKind::kDeviceStatic: return "Device Static";
-    case MemKind::kManagedStatic: return "Managed Static";
-    case MemKind::kUnknown: break;
-  }
-  return "Unknown";
-}
-
-const char* KinetoSyncKind(SyncKind k) {
-  switch (k) {
-    case SyncKind::kEventSync: return "Event Sync";
-    case SyncKind::kStreamWaitEvent: return "Stream Wait Event";
-    case SyncKind::kStreamSync: return "Stream Sync";
-    case SyncKind::kContextSync: return "Context Sync";
-    case SyncKind::kUnknown: break;
-  }
-  return "Unknown Sync";
-}
-
-std::string KinetoCopyKind(CopyKind k) {
-  return k == CopyKind::kUnknown ? "Unknown" : std::string(CopyKindName(k));
-}
 
 class Exporter {
  public:
@@ -320,18 +291,17 @@ class Exporter {
   const std::string& CopyName(CopyKind kind, MemKind src, MemKind dst) {
     std::string& s = copy_names_[{kind, src, dst}];
     if (s.empty())
-      s = chrome_internal::EscapeJsonString("Memcpy " + KinetoCopyKind(kind) + " (" + KinetoMemKind(src) +
-                                            " -> " + KinetoMemKind(dst) + ")");
+      s = chrome_internal::EscapeJsonString(KinetoMemcpyName(kind, src, dst));
     return s;
   }
   const std::string& MemsetName(MemKind kind) {
     std::string& s = memset_names_[kind];
-    if (s.empty()) s = chrome_internal::EscapeJsonString(std::string("Memset (") + KinetoMemKind(kind) + ")");
+    if (s.empty()) s = chrome_internal::EscapeJsonString(KinetoMemsetName(kind));
     return s;
   }
   const std::string& SyncName(SyncKind kind) {
     std::string& s = sync_names_[kind];
-    if (s.empty()) s = chrome_internal::EscapeJsonString(KinetoSyncKind(kind));
+    if (s.empty()) s = chrome_internal::EscapeJsonString(std::string(KinetoSyncKindName(kind)));
     return s;
   }
 
