@@ -42,34 +42,33 @@ void Report(benchmark::State& state, const std::string& file, const tg::Trace& t
   state.counters["peak_rss_mb"] = PeakRssMb();
 }
 
-void BM_KinetoImport(benchmark::State& state) {
+// Imports the generated file once per iteration, then runs `work` on the trace.
+template <typename Work>
+void RunOnKineto(benchmark::State& state, Work work) {
   std::string file = KinetoFile(state.range(0));
   if (file.empty()) return state.SkipWithError("cannot write the generated trace");
   tg::Trace last;
   for (auto _ : state) {
     tg::Trace trace;
     if (!tg::ImportTrace(file, trace).ok()) return state.SkipWithError("import failed");
-    benchmark::DoNotOptimize(trace.kernels.size());
+    work(trace);
     last = std::move(trace);
   }
   Report(state, file, last);
+}
+
+void BM_KinetoImport(benchmark::State& state) {
+  RunOnKineto(state, [](const tg::Trace& trace) { benchmark::DoNotOptimize(trace.kernels.size()); });
 }
 BENCHMARK(BM_KinetoImport)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // What `tracegate analyze FILE -o report.json` does: import, summarize, build the report.
 void BM_KinetoAnalyze(benchmark::State& state) {
-  std::string file = KinetoFile(state.range(0));
-  if (file.empty()) return state.SkipWithError("cannot write the generated trace");
-  tg::Trace last;
-  for (auto _ : state) {
-    tg::Trace trace;
-    if (!tg::ImportTrace(file, trace).ok()) return state.SkipWithError("import failed");
+  RunOnKineto(state, [](const tg::Trace& trace) {
     tg::AnalyzeOptions options;
     tg::Summary summary = tg::Summarize(trace, options);
     benchmark::DoNotOptimize(tg::AnalysisToJson(trace, summary, options).size());
-    last = std::move(trace);
-  }
-  Report(state, file, last);
+  });
 }
 BENCHMARK(BM_KinetoAnalyze)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond)->UseRealTime();
 

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "sqlite_test_util.h"
 #include "tracegate/import.h"
 
 namespace tg {
@@ -26,14 +27,7 @@ std::string TempPath(const std::string& name) {
 // Runs `sql` on a new database at `path` (replacing any file there).
 void CreateDb(const std::string& path, const std::string& sql) {
   fs::remove(path);
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* err = nullptr;
-  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
-  std::string msg = err ? err : "";
-  sqlite3_free(err);
-  sqlite3_close(db);
-  ASSERT_EQ(rc, SQLITE_OK) << msg;
+  testing_util::ExecSql(path, sql);
 }
 
 std::string ReadFile(const std::string& path) {

@@ -11,6 +11,7 @@
 #include <map>
 #include <sstream>
 
+#include "sqlite_test_util.h"
 #include "tracegate/import.h"
 #include "tracegate/store.h"
 
@@ -34,16 +35,7 @@ class StoreTest : public ::testing::Test {
   fs::path dir_;
 };
 
-void Exec(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* err = nullptr;
-  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
-  std::string msg = err ? err : "";
-  sqlite3_free(err);
-  sqlite3_close(db);
-  ASSERT_EQ(rc, SQLITE_OK) << msg;
-}
+using testing_util::ExecSql;
 
 // Rows of a two-column query as text -> integer.
 std::map<std::string, int64_t> SqlPairs(const std::string& path, const std::string& query) {
@@ -366,7 +358,7 @@ TEST_F(StoreTest, RealNsysExportSurvivesTheStore) {
 TEST_F(StoreTest, FutureSchemaVersionIsRefused) {
   std::string path = Path("future.tgdb");
   ASSERT_TRUE(WriteStore(FullTrace(), path).ok());
-  Exec(path, "UPDATE tracegate_schema SET version = 99");
+  ExecSql(path, "UPDATE tracegate_schema SET version = 99");
   Trace t;
   Status s = ImportTrace(path, t);
   EXPECT_EQ(s.code(), StatusCode::kUnsupported);
@@ -376,7 +368,7 @@ TEST_F(StoreTest, FutureSchemaVersionIsRefused) {
 
 TEST_F(StoreTest, UnrelatedSqliteDatabaseIsRefused) {
   std::string path = Path("other.sqlite");
-  Exec(path, "CREATE TABLE customers (id INTEGER, name TEXT); INSERT INTO customers VALUES (1, 'a');");
+  ExecSql(path, "CREATE TABLE customers (id INTEGER, name TEXT); INSERT INTO customers VALUES (1, 'a');");
   Trace t;
   Status s = ImportTrace(path, t);
   EXPECT_EQ(s.code(), StatusCode::kInvalidInput);
