@@ -3,35 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "tracegate/model.h"
+#include "trace_builder.h"
 
 namespace tg {
 namespace {
 
-// Builders for hand-made traces (times in ns).
-void AddKernel(Trace& t, std::string_view name, TimeNs start, TimeNs end, int32_t device = 0,
-               int64_t stream = 7) {
-  Kernel k;
-  k.start = start;
-  k.end = end;
-  k.name = t.strings.Intern(name);
-  k.device = device;
-  k.stream = stream;
-  t.kernels.Add(k);
-}
-
-void AddCopy(Trace& t, CopyKind kind, int64_t bytes, TimeNs start, TimeNs end, MemKind src, MemKind dst,
-             int32_t device = 0, int64_t stream = 7) {
-  Memcpy m;
-  m.start = start;
-  m.end = end;
-  m.kind = kind;
-  m.bytes = bytes;
-  m.src_kind = src;
-  m.dst_kind = dst;
-  m.device = device;
-  m.stream = stream;
-  t.memcpys.Add(m);
-}
+using testing::AddCopy;
+using testing::AddKernel;
 
 const DeviceSummary& OnlyDevice(const Summary& s) {
   EXPECT_EQ(s.devices.size(), 1u);

@@ -1,0 +1,369 @@
+#include "tracegate/iterations.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "trace_builder.h"
+#include "tracegate/model.h"
+
+namespace tg {
+namespace {
+
+using testing::AddApi;
+using testing::AddCopy;
+using testing::AddKernel;
+using testing::AddMemset;
+using testing::AddRange;
+using testing::AddSync;
+
+TimeNs PhaseOf(const Iteration& it, Phase p) { return it.phase_ns[static_cast<size_t>(p)]; }
+
+// Every analysis must partition each span exactly, and GPU-busy time is the three GPU phases.
+void ExpectPartitions(const IterationAnalysis& a) {
+  for (const Iteration& it : a.iterations) {
+    TimeNs sum = 0;
+    for (TimeNs p : it.phase_ns) {
+      EXPECT_GE(p, 0);
+      sum += p;
+    }
+    EXPECT_EQ(sum, it.latency_ns()) << "iteration " << it.index;
+    EXPECT_EQ(it.gpu_busy_ns, PhaseOf(it, Phase::kH2d) + PhaseOf(it, Phase::kD2h) + PhaseOf(it, Phase::kInfer));
+  }
+}
+
+IterationAnalysis Analyze(const Trace& t, const IterationOptions& options = {}) {
+  IterationAnalysis a;
+  Status s = AnalyzeIterations(t, options, &a);
+  EXPECT_TRUE(s.ok()) << s.message();
+  ExpectPartitions(a);
+  return a;
+}
+
+Status AnalyzeError(const Trace& t, const IterationOptions& options) {
+  IterationAnalysis a;
+  Status s = AnalyzeIterations(t, options, &a);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidInput);
+  return s;
+}
+
+bool StartsWith(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+TEST(Iterations, PhasesOfOneIterationAreExact) {
+  Trace t;
+  AddRange(t, "iteration", 0, 1000);
+  AddRange(t, "pre", 0, 200, 100, 100, 1);
+  AddCopy(t, CopyKind::kHtoD, 4096, 200, 300);
+  AddKernel(t, "conv", 300, 600);
+  AddKernel(t, "relu", 650, 700);
+  AddCopy(t, CopyKind::kDtoH, 4096, 700, 750, MemKind::kDevice, MemKind::kPinned);
+  AddRange(t, "postprocess", 750, 950, 100, 100, 1);
+  IterationAnalysis a = Analyze(t);
+  ASSERT_TRUE(a.from_markers);
+  EXPECT_EQ(a.pid, 100);
+  EXPECT_EQ(a.found, 1u);
+  ASSERT_EQ(a.iterations.size(), 1u);
+  const Iteration& it = a.iterations[0];
+  EXPECT_EQ(it.name, "iteration");
+  EXPECT_EQ(it.start, 0);
+  EXPECT_EQ(it.end, 1000);
+  EXPECT_EQ(PhaseOf(it, Phase::kPre), 200);    // 0-200
+  EXPECT_EQ(PhaseOf(it, Phase::kH2d), 100);    // 200-300
+  EXPECT_EQ(PhaseOf(it, Phase::kInfer), 350);  // 300-600 + 650-700
+  EXPECT_EQ(PhaseOf(it, Phase::kD2h), 50);     // 700-750
+  EXPECT_EQ(PhaseOf(it, Phase::kPost), 200);   // 750-950
+  EXPECT_EQ(PhaseOf(it, Phase::kIdle), 100);   // 600-650 and 950-1000
+  EXPECT_EQ(it.gpu_busy_ns, 500);              // 100 + 350 + 50
+  EXPECT_EQ(it.pre_range_ns, 200);
+  EXPECT_EQ(it.post_range_ns, 200);
+  EXPECT_EQ(it.infer_range_ns, 0);
+  EXPECT_EQ(it.kernels, 2u);
+  EXPECT_EQ(it.memcpys, 2u);
+  // One iteration of 1 ms: every ratio is the phase / 1000.
+  EXPECT_DOUBLE_EQ(a.phase_ratio[static_cast<size_t>(Phase::kInfer)], 0.35);
+  EXPECT_DOUBLE_EQ(a.phase_ratio[static_cast<size_t>(Phase::kIdle)], 0.1);
+  EXPECT_DOUBLE_EQ(a.phase_mean_ms[static_cast<size_t>(Phase::kPre)], 0.0002);
+}
+
+TEST(Iterations, OverlapsGoToTheFirstActivePhase) {
+  Trace t;
+  AddRange(t, "step 1", 0, 1000);
+  AddRange(t, "preprocessing", 0, 500, 100, 100, 1);
+  AddRange(t, "preprocessing", 50, 150, 100, 100, 2);    // nested: union still 0-500
+  AddRange(t, "forward", 0, 1000, 100, 100, 1);          // infer range: takes no time from idle
+  AddCopy(t, CopyKind::kHtoD, 64, 100, 200);
+  AddKernel(t, "gemm", 150, 400);                         // under the copy 150-200: h2d wins
+  AddCopy(t, CopyKind::kDtoD, 64, 380, 450);              // other copies are infer
+  AddMemset(t, 64, 600, 620);                             // memsets are infer
+  AddCopy(t, CopyKind::kDtoH, 64, 610, 700, MemKind::kDevice, MemKind::kPinned);  // d2h over infer
+  AddRange(t, "post", 650, 900, 100, 100, 1);             // post under d2h until 700
+  IterationAnalysis a = Analyze(t);
+  ASSERT_EQ(a.iterations.size(), 1u);
+  const Iteration& it = a.iterations[0];
+  EXPECT_EQ(PhaseOf(it, Phase::kH2d), 100);    // 100-200
+  EXPECT_EQ(PhaseOf(it, Phase::kD2h), 90);     // 610-700
+  EXPECT_EQ(PhaseOf(it, Phase::kInfer), 260);  // 200-450 (250) + 600-610 (10)
+  EXPECT_EQ(PhaseOf(it, Phase::kPre), 150);    // 0-100 + 450-500
+  EXPECT_EQ(PhaseOf(it, Phase::kPost), 200);   // 700-900
+  EXPECT_EQ(PhaseOf(it, Phase::kIdle), 200);   // 500-600 + 900-1000
+  EXPECT_EQ(it.gpu_busy_ns, 450);              // 100-450 + 600-700
+  EXPECT_EQ(it.pre_range_ns, 500);
+  EXPECT_EQ(it.infer_range_ns, 1000);
+  EXPECT_EQ(it.post_range_ns, 250);
+  EXPECT_EQ(it.kernels, 1u);
+  EXPECT_EQ(it.memcpys, 3u);
+  EXPECT_EQ(it.memsets, 1u);
+}
+
+TEST(Iterations, WorkFollowsItsLaunchAndLagExtendsTheSpan) {
+  Trace t;
+  AddRange(t, "iteration", 0, 1000);
+  AddRange(t, "iteration", 1000, 2000);
+  AddApi(t, "cudaLaunchKernel", 900, 950, 1);                  // launched in iteration 0 ...
+  size_t late = AddKernel(t, "gemm", 1100, 1300, 0, 7, 1);     // ... runs during iteration 1
+  AddApi(t, "cudaLaunchKernel", 1050, 1060, 2);
+  AddKernel(t, "relu", 1300, 1400, 0, 7, 2);
+  AddApi(t, "cudaStreamSynchronize", 1900, 2200, 3);           // waits past the marker
+  AddSync(t, SyncKind::kStreamSync, 1900, 2200, 3);
+  AddApi(t, "cudaLaunchKernel", 1950, 1960, 4);
+  AddKernel(t, "tail", 2000, 2500, 0, 7, 4);                   // lags 500 past the marker
+  IterationAnalysis a = Analyze(t);
+  ASSERT_EQ(a.iterations.size(), 2u);
+  EXPECT_EQ(a.kernel_iteration[late], 0);
+  EXPECT_EQ(a.kernel_iteration, (std::vector<int32_t>{0, 1, 1}));
+  EXPECT_EQ(a.api_iteration, (std::vector<int32_t>{0, 1, 1, 1}));
+  EXPECT_EQ(a.sync_iteration, (std::vector<int32_t>{1}));
+  const Iteration& first = a.iterations[0];
+  EXPECT_EQ(first.start, 0);
+  EXPECT_EQ(first.end, 1300);                       // its kernel ends at 1300
+  EXPECT_EQ(PhaseOf(first, Phase::kInfer), 200);    // 1100-1300
+  EXPECT_EQ(PhaseOf(first, Phase::kIdle), 1100);
+  const Iteration& second = a.iterations[1];
+  EXPECT_EQ(second.marker_end, 2000);
+  EXPECT_EQ(second.end, 2500);                      // max(2000, 2500); the sync does not extend it
+  EXPECT_EQ(PhaseOf(second, Phase::kInfer), 600);   // 1300-1400 + 2000-2500
+  EXPECT_EQ(PhaseOf(second, Phase::kIdle), 900);    // 1500 - 600
+  EXPECT_EQ(second.syncs, 1u);
+  EXPECT_EQ(second.sync_ns, 300);
+  EXPECT_EQ(a.total_ns, 2800);                      // 1300 + 1500
+}
+
+TEST(Iterations, WorkWithoutLaunchUsesItsStartElseItsEnd) {
+  Trace t;
+  AddRange(t, "iteration", 0, 1000);
+  AddRange(t, "iteration", 1000, 2000);
+  AddKernel(t, "early", -100, 50);     // starts before every marker, ends in iteration 0
+  AddKernel(t, "edge", 900, 1100);     // starts in iteration 0
+  AddKernel(t, "touch", -50, 0);       // ends exactly where iteration 0 starts: no overlap
+  AddKernel(t, "after", 2500, 2600);   // in no marker
+  AddKernel(t, "orphan", 1200, 1300, 0, 7, 99);  // correlation without an API call
+  IterationAnalysis a = Analyze(t);
+  EXPECT_EQ(a.kernel_iteration, (std::vector<int32_t>{0, 0, -1, -1, 1}));
+  const Iteration& first = a.iterations[0];
+  EXPECT_EQ(first.start, 0);                       // the span starts at the marker
+  EXPECT_EQ(first.end, 1100);
+  EXPECT_EQ(PhaseOf(first, Phase::kInfer), 250);   // 0-50 (clipped) + 900-1100
+  EXPECT_EQ(first.kernels, 2u);
+}
+
+TEST(Iterations, WorkOfAnotherProcessIsLeftOut) {
+  Trace t;
+  AddRange(t, "iteration", 0, 1000, 100);
+  AddApi(t, "cudaLaunchKernel", 100, 110, 1, 100);
+  AddKernel(t, "mine", 200, 300, 0, 7, 1);
+  AddApi(t, "cudaLaunchKernel", 120, 130, 2, 200);   // another process
+  AddKernel(t, "theirs", 300, 400, 0, 7, 2);
+  AddRange(t, "pre", 400, 500, 200);                 // another process's stage: not ours
+  IterationAnalysis a = Analyze(t);
+  EXPECT_EQ(a.kernel_iteration, (std::vector<int32_t>{0, -1}));
+  EXPECT_EQ(a.api_iteration, (std::vector<int32_t>{0, -1}));
+  EXPECT_EQ(a.iterations[0].kernels, 1u);
+  EXPECT_EQ(PhaseOf(a.iterations[0], Phase::kInfer), 100);
+  EXPECT_EQ(PhaseOf(a.iterations[0], Phase::kPre), 0);
+  EXPECT_EQ(PhaseOf(a.iterations[0], Phase::kIdle), 900);
+}
+
+TEST(Iterations, DefaultRegexNamesIterations) {
+  auto is_marker = [](const std::string& name) {
+    Trace t;
+    AddRange(t, name, 0, 100);
+    return Analyze(t).from_markers;
+  };
+  for (const char* yes : {"ProfilerStep#3", "iteration", "Iteration 7", "iter_2", "step 12", "ITER", "step#4"}) {
+    EXPECT_TRUE(is_marker(yes)) << yes;
+  }
+  for (const char* no : {"stepper", "forward", "step", "iterations", "my iteration", "ProfilerStep#"}) {
+    EXPECT_FALSE(is_marker(no)) << no;
+  }
+}
+
+TEST(Iterations, OnlyOutermostMatchesAndNoMarks) {
+  Trace t;
+  AddRange(t, "ProfilerStep#1", 0, 1000);
+  AddRange(t, "iteration", 100, 200, 100, 100, 1);   // inside step 1: not an iteration
+  AddRange(t, "ProfilerStep#2", 1000, 2000);
+  AddRange(t, "ProfilerStep#2", 1000, 2000, 100, 101);  // the same range on another thread
+  AddRange(t, "iteration", 1500, 1500);              // an NVTX mark: not an iteration
+  IterationAnalysis a = Analyze(t);
+  EXPECT_EQ(a.found, 2u);
+  ASSERT_EQ(a.iterations.size(), 2u);
+  EXPECT_EQ(a.iterations[0].name, "ProfilerStep#1");
+  EXPECT_EQ(a.iterations[1].name, "ProfilerStep#2");
+  EXPECT_EQ(a.iterations[1].index, 1u);
+  EXPECT_TRUE(StartsWith(a.source, "2 ranges matching '")) << a.source;
+}
+
+TEST(Iterations, SkipDropsWarmUp) {
+  Trace t;
+  for (int i = 0; i < 3; ++i) {
+    AddRange(t, "iteration", i * 1000, i * 1000 + 1000);
+    AddApi(t, "cudaLaunchKernel", i * 1000 + 10, i * 1000 + 20, i + 1);
+    AddKernel(t, "k", i * 1000 + 100, i * 1000 + 200, 0, 7, i + 1);
+  }
+  IterationOptions options;
+  options.skip = 1;
+  IterationAnalysis a = Analyze(t, options);
+  EXPECT_EQ(a.found, 3u);
+  EXPECT_EQ(a.skipped, 1u);
+  ASSERT_EQ(a.iterations.size(), 2u);
+  EXPECT_EQ(a.iterations[0].index, 1u);
+  EXPECT_EQ(a.iterations[0].start, 1000);
+  EXPECT_EQ(a.kernel_iteration, (std::vector<int32_t>{-1, 0, 1}));
+  EXPECT_EQ(a.api_iteration, (std::vector<int32_t>{-1, 0, 1}));
+
+  options.skip = 3;
+  EXPECT_EQ(AnalyzeError(t, options).message(), "--skip 3 drops all 3 iterations found; lower it");
+  options.skip = 5;
+  EXPECT_EQ(AnalyzeError(t, options).message(), "--skip 5 drops all 3 iterations found; lower it");
+}
+
+TEST(Iterations, InvalidOptions) {
+  Trace t;
+  AddRange(t, "iteration", 0, 100);
+  IterationOptions bad_iteration;
+  bad_iteration.iteration_regex = "(";
+  EXPECT_TRUE(StartsWith(AnalyzeError(t, bad_iteration).message(), "--iteration: invalid regular expression '(': "));
+  IterationOptions bad_pre;
+  bad_pre.pre_regex = "[a-";
+  EXPECT_TRUE(StartsWith(AnalyzeError(t, bad_pre).message(), "--phase pre=: invalid regular expression '[a-': "));
+  IterationOptions bad_post;
+  bad_post.post_regex = "*x";
+  EXPECT_TRUE(StartsWith(AnalyzeError(t, bad_post).message(), "--phase post=: invalid regular expression"));
+  IterationOptions bad_batch;
+  bad_batch.batch = 0;
+  EXPECT_TRUE(StartsWith(AnalyzeError(t, bad_batch).message(), "--batch 0"));
+}
+
+TEST(Iterations, NoMarkersMakeTheWholeTraceOneIteration) {
+  Trace t;
+  AddRange(t, "forward", 40, 300);
+  AddApi(t, "cudaLaunchKernel", 50, 60, 1, 100);
+  AddApi(t, "cudaLaunchKernel", 60, 70, 2, 200);   // any process counts here
+  AddKernel(t, "gemm", 100, 200, 0, 7, 1);
+  AddKernel(t, "gemm", 200, 250, 0, 7, 2);
+  AddSync(t, SyncKind::kContextSync, 250, 260);
+  IterationAnalysis a = Analyze(t);
+  EXPECT_FALSE(a.from_markers);
+  EXPECT_EQ(a.pid, kUnknownId);
+  EXPECT_TRUE(StartsWith(a.source, "no ranges match '")) << a.source;
+  ASSERT_EQ(a.iterations.size(), 1u);
+  const Iteration& it = a.iterations[0];
+  EXPECT_EQ(it.name, "");
+  EXPECT_EQ(it.start, 40);  // Trace::Window()
+  EXPECT_EQ(it.end, 300);
+  EXPECT_EQ(PhaseOf(it, Phase::kInfer), 150);  // 100-250
+  EXPECT_EQ(PhaseOf(it, Phase::kIdle), 110);   // 260 - 150
+  EXPECT_EQ(it.infer_range_ns, 260);
+  EXPECT_EQ(a.kernel_iteration, (std::vector<int32_t>{0, 0}));
+  EXPECT_EQ(a.api_iteration, (std::vector<int32_t>{0, 0}));
+  EXPECT_EQ(a.sync_iteration, (std::vector<int32_t>{0}));
+
+  IterationOptions options;
+  options.skip = 1;
+  EXPECT_EQ(AnalyzeError(t, options).message(), "--skip 1 drops all 1 iteration found; lower it");
+}
+
+TEST(Iterations, EmptyTraceIsOneEmptyIteration) {
+  Trace t;
+  IterationAnalysis a = Analyze(t);
+  ASSERT_EQ(a.iterations.size(), 1u);
+  EXPECT_EQ(a.iterations[0].latency_ns(), 0);
+  EXPECT_EQ(a.total_ns, 0);
+  EXPECT_FALSE(a.has_throughput);
+  EXPECT_EQ(a.phase_ratio[static_cast<size_t>(Phase::kIdle)], 0);
+}
+
+TEST(Iterations, ProcessWithMostMarkersWins) {
+  Trace t;
+  AddRange(t, "iteration", 0, 1000, 100);
+  AddRange(t, "iteration", 0, 500, 200);
+  AddRange(t, "iteration", 500, 1000, 200);
+  AddApi(t, "cudaLaunchKernel", 10, 20, 1, 100);
+  AddKernel(t, "k", 100, 200, 0, 7, 1);
+  IterationAnalysis a = Analyze(t);
+  EXPECT_EQ(a.pid, 200);
+  EXPECT_EQ(a.found, 2u);
+  EXPECT_EQ(a.source, std::string("2 ranges matching '") + kDefaultIterationRegex +
+                          "' in pid 200 (1 other process with markers ignored)");
+  EXPECT_EQ(a.kernel_iteration[0], -1);  // launched by pid 100
+  EXPECT_EQ(a.iterations[0].kernels, 0u);
+
+  AddRange(t, "iteration", 2000, 3000, 100);  // now 2 each: the lower pid wins
+  AddRange(t, "iteration", 0, 100, 300);
+  IterationAnalysis tie = Analyze(t);
+  EXPECT_EQ(tie.pid, 100);
+  EXPECT_EQ(tie.kernel_iteration[0], 0);
+  EXPECT_EQ(tie.source, std::string("2 ranges matching '") + kDefaultIterationRegex +
+                            "' in pid 100 (2 other processes with markers ignored)");
+}
+
+TEST(Iterations, GpuAnnotationsWhenNoHostRangeMatches) {
+  Trace t;
+  size_t r = AddRange(t, "ProfilerStep#1", 1000, 2000, 0);
+  t.ranges.on_gpu[r] = 1;
+  AddRange(t, "ProfilerStep#1", 3000, 3000, 100);  // a host mark does not count
+  AddApi(t, "cudaLaunchKernel", 900, 910, 1, 4242);
+  AddKernel(t, "k", 1100, 1200, 0, 7, 1);
+  IterationAnalysis a = Analyze(t);
+  ASSERT_TRUE(a.from_markers);
+  EXPECT_TRUE(StartsWith(a.source, "1 GPU range matching")) << a.source;
+  // GPU markers are GPU time: the kernel's own time decides, and its launch follows it.
+  EXPECT_EQ(a.kernel_iteration, (std::vector<int32_t>{0}));
+  EXPECT_EQ(a.api_iteration, (std::vector<int32_t>{0}));
+  EXPECT_EQ(PhaseOf(a.iterations[0], Phase::kInfer), 100);
+}
+
+TEST(Iterations, StatsOverIterations) {
+  // Latencies 1, 2, 3, 4, 10 ms back to back from t = 0 (no GPU work: all idle).
+  Trace t;
+  TimeNs at = 0;
+  for (TimeNs ms : {1, 2, 3, 4, 10}) {
+    AddRange(t, "iteration", at, at + ms * 1000000);
+    at += ms * 1000000;
+  }
+  IterationOptions options;
+  options.batch = 8;
+  IterationAnalysis a = Analyze(t, options);
+  ASSERT_EQ(a.iterations.size(), 5u);
+  EXPECT_EQ(a.batch, 8);
+  EXPECT_EQ(a.total_ns, 20000000);
+  // Mean 20/5 = 4; squared deviations 9+4+1+0+36 = 50, /5 = 10: std sqrt(10), CV sqrt(10)/4.
+  EXPECT_EQ(a.latency_ms.n, 5u);
+  EXPECT_DOUBLE_EQ(a.latency_ms.mean, 4);
+  EXPECT_DOUBLE_EQ(a.latency_ms.std, std::sqrt(10.0));
+  ASSERT_TRUE(a.latency_ms.has_cv);
+  EXPECT_DOUBLE_EQ(a.latency_ms.cv, std::sqrt(10.0) / 4);
+  EXPECT_EQ(a.latency_ms.p50, 3);   // ceil(2.5) = 3rd
+  EXPECT_EQ(a.latency_ms.p95, 10);  // ceil(4.75) = 5th
+  EXPECT_EQ(a.latency_ms.p99, 10);
+  // 5 iterations * 8 items / 0.020 s = 2000 items/s.
+  ASSERT_TRUE(a.has_throughput);
+  EXPECT_DOUBLE_EQ(a.throughput_fps, 2000);
+  EXPECT_EQ(a.phase_ratio[static_cast<size_t>(Phase::kIdle)], 1);
+  EXPECT_DOUBLE_EQ(a.phase_mean_ms[static_cast<size_t>(Phase::kIdle)], 4);
+  EXPECT_EQ(a.phase_mean_ms[static_cast<size_t>(Phase::kInfer)], 0);
+}
+
+}  // namespace
+}  // namespace tg
