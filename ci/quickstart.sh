@@ -16,6 +16,13 @@ mkdir -p "$out"
 trace=tests/fixtures/real/kineto_alexnet_train_step.json.gz
 echo "== tracegate analyze $trace"
 "$build/tracegate" analyze "$trace" --top 5 -o "$out/report.json"
+trace2=tests/fixtures/real/kineto_sampled_rank0.json.gz
+echo "== tracegate analyze $trace2 (ProfilerStep iterations, findings)"
+"$build/tracegate" analyze "$trace2" --top 5 -o "$out/report_rank0.json"
+echo "== tracegate predict: the seed's fused Conv+BN+Add+ReLU (141/123 TOPS) on 10% of the run"
+"$build/tracegate" predict --fraction 0.1 --speedup 1.146
+echo "== tracegate predict: the same speedup on the rank-0 trace's cutlass GEMMs, P measured"
+"$build/tracegate" predict "$trace2" --kernels cutlass --speedup 1.146
 echo "== tracegate convert / export"
 "$build/tracegate" convert "$trace" -o "$out/alexnet.db"
 "$build/tracegate" export "$out/alexnet.db" --chrome "$out/alexnet.chrome.json"

@@ -4,13 +4,18 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
+#include "tracegate/amdahl.h"
 #include "tracegate/analysis_report.h"
 #include "tracegate/chrome_export.h"
 #include "tracegate/import.h"
 #include "tracegate/json_out.h"
+#include "tracegate/predict.h"
+#include "tracegate/report_read.h"
 #include "tracegate/store.h"
 #include "tracegate/summary.h"
 
@@ -45,26 +50,129 @@ Status CheckOutputPath(const std::string& in, const std::string& out) {
   return Status::Ok();
 }
 
+Status ToIterationOptions(const IterationArgs& a, IterationOptions* o) {
+  if (!a.iteration_regex.empty()) o->iteration_regex = a.iteration_regex;
+  o->skip = a.skip;
+  o->batch = a.batch;
+  for (const std::string& p : a.phases) {
+    size_t eq = p.find('=');
+    std::string key = p.substr(0, eq == std::string::npos ? p.size() : eq);
+    std::string* field = key == "pre" ? &o->pre_regex : key == "infer" ? &o->infer_regex : key == "post" ? &o->post_regex
+                                                                                                       : nullptr;
+    if (eq == std::string::npos || !field)
+      return InvalidInput("--phase '" + p + "': expected pre=REGEX, infer=REGEX or post=REGEX");
+    *field = p.substr(eq + 1);
+  }
+  return Status::Ok();
+}
+
+Status ToAnalysisConfig(const AnalyzeArgs& a, AnalysisConfig* c) {
+  c->summary.top_k = a.top_k;
+  c->summary.largest_gaps = a.largest_gaps;
+  c->summary.small_copy_bytes = a.small_copy_bytes;
+  if (Status s = ToIterationOptions(a.iterations, &c->iterations); !s.ok()) return s;
+  c->model = a.model;
+  c->precision = a.precision;
+  c->peak = PeakOverride{a.peak_gbs, a.peak_tflops};
+  if (!a.rules_path.empty())
+    if (Status s = LoadRules(a.rules_path, &c->rules); !s.ok()) return s;
+  if (!a.costs_path.empty())
+    if (Status s = LoadKernelCosts(a.costs_path, &c->costs); !s.ok()) return s;
+  if (!a.reference_path.empty()) {
+    ReferenceRun ref;
+    if (Status s = ReadReferenceRun(a.reference_path, &ref); !s.ok()) return s;
+    c->reference = ref;
+  }
+  return Status::Ok();
+}
+
+std::string SpeedupText(double v) {
+  char buf[64];
+  if (!std::isfinite(v)) return "unbounded";
+  std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
+
 }  // namespace
 
 int RunAnalyze(const AnalyzeArgs& args) {
   if (!args.json_out.empty())
     if (Status s = CheckOutputPath(args.trace, args.json_out); !s.ok()) return Fail(s);
+  AnalysisConfig config;
+  if (Status s = ToAnalysisConfig(args, &config); !s.ok()) return Fail(s);
   Trace trace;
   if (Status s = Load(args.trace, trace); !s.ok()) return Fail(s);
-  AnalyzeOptions options;
-  options.top_k = args.top_k;
-  options.largest_gaps = args.largest_gaps;
-  options.small_copy_bytes = args.small_copy_bytes;
-  Summary summary = Summarize(trace, options);
+  Analysis analysis;
+  if (Status s = RunAnalysis(trace, config, &analysis); !s.ok()) return Fail(s);
   if (!args.json_out.empty()) {
-    if (Status s = WriteJsonFile(args.json_out, AnalysisToJson(trace, summary, options)); !s.ok())
+    if (Status s = WriteJsonFile(args.json_out, AnalysisToJson(trace, analysis, config)); !s.ok())
       return Fail(s);
   }
   if (!args.quiet) {
-    PrintAnalysis(std::cout, trace, summary);
+    PrintAnalysis(std::cout, trace, analysis);
     if (!args.json_out.empty()) std::cout << "\nreport written to " << args.json_out << "\n";
   }
+  return kExitOk;
+}
+
+int RunPredict(const PredictArgs& args) {
+  std::vector<AmdahlPart> parts;
+  const bool measure = !args.trace.empty();
+  if (measure && args.kernels_regex.empty() == args.range_regex.empty())
+    return Fail(InvalidInput("predict TRACE needs exactly one of --kernels REGEX or --range REGEX"));
+  if (!measure && (!args.kernels_regex.empty() || !args.range_regex.empty()))
+    return Fail(InvalidInput("--kernels and --range measure P from a trace: give the trace file first"));
+  if (measure && args.fraction >= 0)
+    return Fail(InvalidInput("--fraction and a trace both give P; use one"));
+  if ((args.fraction >= 0 || measure) && args.speedup < 0)
+    return Fail(InvalidInput("--speedup S is required with --fraction or a trace"));
+  if (!measure && args.fraction < 0 && args.speedup >= 0)
+    return Fail(InvalidInput("--speedup needs --fraction P (or a trace with --kernels/--range)"));
+  if (measure) {
+    IterationOptions io;
+    if (Status s = ToIterationOptions(args.iterations, &io); !s.ok()) return Fail(s);
+    Trace trace;
+    if (Status s = Load(args.trace, trace); !s.ok()) return Fail(s);
+    IterationAnalysis it;
+    if (Status s = AnalyzeIterations(trace, io, &it); !s.ok()) return Fail(s);
+    MeasuredShare m;
+    Status s = args.kernels_regex.empty() ? MeasureRangeShare(trace, it, args.range_regex, &m)
+                                          : MeasureKernelShare(trace, it, args.kernels_regex, &m);
+    if (!s.ok()) return Fail(InvalidInput(args.trace + ": " + s.message()));
+    std::printf("measured: %llu %s take %.3f ms of %.3f ms in %zu iteration(s) -> P = %.4f\n",
+                static_cast<unsigned long long>(m.matched), args.kernels_regex.empty() ? "ranges" : "kernels",
+                static_cast<double>(m.part_ns) / 1e6, static_cast<double>(m.total_ns) / 1e6, it.iterations.size(),
+                m.share);
+    if (!args.kernels_regex.empty())
+      std::printf("  (assumes the matched kernels are on the critical path: nothing else runs meanwhile)\n");
+    parts.push_back({m.share, args.speedup});
+  } else if (args.fraction >= 0) {
+    parts.push_back({args.fraction, args.speedup});
+  }
+  for (const std::string& p : args.parts) {
+    size_t colon = p.find(':');
+    char* end = nullptr;
+    AmdahlPart part;
+    bool ok = colon != std::string::npos;
+    if (ok) {
+      std::string a = p.substr(0, colon), b = p.substr(colon + 1);
+      part.fraction = std::strtod(a.c_str(), &end);
+      ok = !a.empty() && *end == '\0';
+      part.speedup = b == "inf" ? kInfiniteSpeedup : std::strtod(b.c_str(), &end);
+      ok = ok && !b.empty() && (b == "inf" || *end == '\0');
+    }
+    if (!ok) return Fail(InvalidInput("--part '" + p + "': expected P:S, e.g. 0.1:1.146 (S may be inf)"));
+    parts.push_back(part);
+  }
+  if (parts.empty())
+    return Fail(InvalidInput("nothing to predict: give --fraction P --speedup S, --part P:S, or TRACE --kernels/--range"));
+  if (Status s = ValidateAmdahl(parts); !s.ok()) return Fail(s);
+  for (size_t i = 0; i < parts.size(); ++i)
+    std::printf("part %zu: P = %.4f, S = %s\n", i + 1, parts[i].fraction, SpeedupText(parts[i].speedup).c_str());
+  double overall = AmdahlSpeedup(parts), bound = AmdahlBound(parts);
+  std::printf("overall speedup: %s", SpeedupText(overall).c_str());
+  if (std::isfinite(overall)) std::printf(" (%+.1f%%)", (overall - 1) * 100);
+  std::printf("\nupper bound (every S -> infinity): %s\n", SpeedupText(bound).c_str());
   return kExitOk;
 }
 

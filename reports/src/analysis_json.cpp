@@ -1,6 +1,7 @@
 // AnalysisToJson: the report document (schema "tracegate.report/v1"); the keys are described in
 // tracegate/analysis_report.h.
 #include <cctype>
+#include <cmath>
 #include <string>
 
 #include "tracegate/analysis_report.h"
@@ -162,12 +163,164 @@ json QualityJson(const Summary& s) {
   return {{"has_errors", s.has_errors}, {"counters", std::move(counters)}};
 }
 
+json TagOrNull(const std::string& value) {
+  return value.empty() ? json(nullptr) : json(value);
+}
+
+// The seed's headline keys (flat, at the top of the document) from the kept iterations.
+void HeadlineJson(json& doc, const IterationAnalysis& it) {
+  const SampleStats& l = it.latency_ms;
+  bool has = !it.iterations.empty() && it.total_ns > 0;
+  const char* why = it.iterations.empty() ? "no iterations" : "the iterations have zero length (empty trace)";
+  doc["iterations"] = it.iterations.size();
+  SetOrNull(doc, "avg_latency_ms", has, l.mean, why);
+  SetOrNull(doc, "std_latency_ms", has, l.std, why);
+  SetOrNull(doc, "p50_latency_ms", has, l.p50, why);
+  SetOrNull(doc, "p95_latency_ms", has, l.p95, why);
+  SetOrNull(doc, "p99_latency_ms", has, l.p99, why);
+  SetOrNull(doc, "latency_cv", has && l.has_cv, l.cv, has ? "fewer than 2 iterations" : why);
+  SetOrNull(doc, "throughput_fps", has && it.has_throughput, it.throughput_fps, has ? "zero-length run" : why);
+  for (size_t p = 0; p < kPhaseCount; ++p) {
+    std::string key = std::string(kPhaseNames[p]) + (static_cast<Phase>(p) == Phase::kIdle ? "_ratio" : "_ms_ratio");
+    SetOrNull(doc, key, has, it.phase_ratio[p], why);
+  }
+  json samples = json::array();
+  for (const Iteration& i : it.iterations) samples.push_back(Ms(i.latency_ns()));
+  doc["latency_samples_ms"] = std::move(samples);
+}
+
+json IterationSourceJson(const IterationAnalysis& it, const IterationOptions& o) {
+  return {{"from_markers", it.from_markers},
+          {"description", it.source},
+          {"regex", o.iteration_regex},
+          {"pid", IdOrNull(it.pid)},
+          {"found", it.found},
+          {"skipped", it.skipped}};
+}
+
+json PhasesJson(const IterationAnalysis& it) {
+  json j = json::object();
+  for (size_t p = 0; p < kPhaseCount; ++p)
+    j[kPhaseNames[p]] = {{"mean_ms", it.phase_mean_ms[p]}, {"ratio", it.phase_ratio[p]}};
+  return j;
+}
+
+json IterationTableJson(const IterationAnalysis& it) {
+  json arr = json::array();
+  for (const Iteration& i : it.iterations) {
+    json phases = json::object();
+    for (size_t p = 0; p < kPhaseCount; ++p) phases[kPhaseNames[p]] = Ms(i.phase_ns[p]);
+    arr.push_back({{"index", i.index},
+                   {"name", i.name},
+                   {"start_ns", i.start},
+                   {"end_ns", i.end},
+                   {"latency_ms", Ms(i.latency_ns())},
+                   {"phases_ms", std::move(phases)},
+                   {"gpu_busy_ms", Ms(i.gpu_busy_ns)},
+                   {"kernels", i.kernels},
+                   {"memcpys", i.memcpys},
+                   {"memsets", i.memsets},
+                   {"syncs", i.syncs},
+                   {"sync_ms", Ms(i.sync_ns)},
+                   {"pre_range_ms", Ms(i.pre_range_ns)},
+                   {"infer_range_ms", Ms(i.infer_range_ns)},
+                   {"post_range_ms", Ms(i.post_range_ns)}});
+  }
+  return arr;
+}
+
+json PeakJson(const PeakRates& p) {
+  json j = {{"device_name", p.device_name.empty() ? json(nullptr) : json(p.device_name)}, {"source", p.source}};
+  SetOrNull(j, "bandwidth_gbs", p.has_bandwidth, p.bandwidth_gbs, "unknown device; pass --peak-gbs");
+  SetOrNull(j, "tflops", p.has_flops, p.tflops, "unknown device; pass --peak-tflops");
+  return j;
+}
+
+json RooflineJson(const std::vector<RooflineItem>& items) {
+  json arr = json::array();
+  for (const RooflineItem& r : items) {
+    json j = {{"label", r.label},
+              {"source", r.source},
+              {"launches", r.launches},
+              {"time_ms", Ms(r.time_ns)},
+              {"bytes", r.bytes},
+              {"flops", r.flops},
+              {"achieved_gbs", r.achieved_gbs},
+              {"achieved_tflops", r.achieved_tflops},
+              {"intensity_flop_per_byte", r.intensity}};
+    SetOrNull(j, "bandwidth_ratio", r.has_peak, r.bandwidth_share, "peak rates unknown");
+    SetOrNull(j, "flops_ratio", r.has_peak, r.flops_share, "peak rates unknown");
+    j["memory_bound"] = r.has_peak ? json(r.memory_bound) : json(nullptr);
+    arr.push_back(std::move(j));
+  }
+  return arr;
+}
+
+json AmdahlJson(const AmdahlEstimate& a) {
+  json j = {{"share", a.share}};
+  SetOrNull(j, "speedup", std::isfinite(a.speedup), a.speedup, "unbounded: the part's time disappears");
+  j["basis"] = a.basis;
+  j["assumption"] = a.assumption;
+  SetOrNull(j, "overall_speedup", std::isfinite(a.overall), a.overall, "the whole run disappears");
+  j["gain_pct"] = a.gain_pct;
+  SetOrNull(j, "upper_bound", std::isfinite(a.upper_bound), a.upper_bound, "the part is the whole run");
+  return j;
+}
+
+json FindingsJson(const std::vector<Finding>& findings) {
+  json arr = json::array();
+  for (const Finding& f : findings) {
+    json evidence = json::array();
+    for (const Evidence& e : f.evidence)
+      evidence.push_back({{"metric", e.metric},
+                          {"value", e.value},
+                          {"threshold", e.threshold},
+                          {"comparison", e.comparison},
+                          {"unit", e.unit}});
+    json involved = json::array();
+    for (const Involved& v : f.involved)
+      involved.push_back(
+          {{"kind", v.kind}, {"name", v.name}, {"count", v.count}, {"time_ms", Ms(v.time_ns)}, {"detail", v.detail}});
+    arr.push_back({{"id", f.id},
+                   {"title", f.title},
+                   {"priority", PriorityName(f.priority)},
+                   {"summary", f.summary},
+                   {"heuristic", f.heuristic},
+                   {"evidence", std::move(evidence)},
+                   {"involved", std::move(involved)},
+                   {"strategies", f.strategies},
+                   {"amdahl", AmdahlJson(f.amdahl)}});
+  }
+  return arr;
+}
+
+json RulesJson(const RulesConfig& rules) {
+  json j = json::object();
+  for (const auto& [id, params] : rules.values()) {
+    json r = {{"enabled", rules.Enabled(id)}};
+    for (const auto& [key, value] : params) r[key] = value;
+    j[id] = std::move(r);
+  }
+  return j;
+}
+
 }  // namespace
 
-json AnalysisToJson(const Trace& trace, const Summary& summary, const AnalyzeOptions& options) {
+json AnalysisToJson(const Trace& trace, const Analysis& analysis, const AnalysisConfig& config) {
+  const Summary& summary = analysis.summary;
+  const AnalyzeOptions& options = config.summary;
   json doc = json::object();
   doc["schema"] = kReportSchema;
   doc["tool"] = {{"name", "tracegate"}, {"version", TRACEGATE_VERSION}};
+  doc["model"] = TagOrNull(config.model);
+  if (config.model.empty()) doc["model_reason"] = "not given (--model)";
+  doc["precision"] = TagOrNull(config.precision);
+  if (config.precision.empty()) doc["precision_reason"] = "not given (--precision)";
+  doc["batch"] = config.iterations.batch;
+  HeadlineJson(doc, analysis.iterations);
+  doc["iteration_source"] = IterationSourceJson(analysis.iterations, config.iterations);
+  doc["phases"] = PhasesJson(analysis.iterations);
+  doc["findings"] = FindingsJson(analysis.findings);
   doc["source"] = SourceJson(trace);
   doc["environment"] = EnvironmentJson(trace);
   doc["counts"] = CountsJson(summary.counts);
@@ -187,9 +340,18 @@ json AnalysisToJson(const Trace& trace, const Summary& summary, const AnalyzeOpt
   doc["copies"] = CopiesJson(summary);
   doc["streams"] = StreamsJson(summary);
   doc["data_quality"] = QualityJson(summary);
+  doc["iteration_table"] = IterationTableJson(analysis.iterations);
+  doc["peak"] = PeakJson(analysis.peak);
+  doc["roofline"] = RooflineJson(analysis.roofline);
+  doc["rules"] = RulesJson(config.rules);
   doc["options"] = {{"top_k", options.top_k},
                     {"largest_gaps", options.largest_gaps},
-                    {"small_copy_bytes", options.small_copy_bytes}};
+                    {"small_copy_bytes", options.small_copy_bytes},
+                    {"iteration_regex", config.iterations.iteration_regex},
+                    {"skip", config.iterations.skip},
+                    {"pre_regex", config.iterations.pre_regex},
+                    {"infer_regex", config.iterations.infer_regex},
+                    {"post_regex", config.iterations.post_regex}};
   return doc;
 }
 

@@ -1,6 +1,7 @@
 // PrintAnalysis: the human summary of `tracegate analyze`. Tables are sized to fit ~100 columns
 // and one screen: at most 3 gaps per device and 8 streams are listed (the JSON has them all).
 #include <algorithm>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <string>
@@ -14,6 +15,7 @@ namespace {
 constexpr size_t kMaxNameChars = 60;
 constexpr size_t kGapsShown = 3;
 constexpr size_t kStreamsShown = 8;
+constexpr size_t kInvolvedShown = 3;
 
 std::string Format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 std::string Format(const char* fmt, ...) {
@@ -175,10 +177,61 @@ void PrintQuality(std::ostream& out, const Summary& s) {
   if (!any) out << "\ndata quality: clean\n";
 }
 
+void PrintIterations(std::ostream& out, const IterationAnalysis& it) {
+  out << "\niterations: " << it.iterations.size();
+  if (it.skipped) out << " (" << it.skipped << " warm-up skipped)";
+  out << " - " << it.source << "\n";
+  if (it.iterations.empty() || it.total_ns <= 0) return;
+  const SampleStats& l = it.latency_ms;
+  out << Format("  latency ms: mean %.3f  p50 %.3f  p95 %.3f  p99 %.3f  std %.3f  CV %s", l.mean, l.p50, l.p95,
+                l.p99, l.std, l.has_cv ? Format("%.3f", l.cv).c_str() : "n/a");
+  if (it.has_throughput) out << Format("  throughput %.4g/s (batch %lld)", it.throughput_fps,
+                                       static_cast<long long>(it.batch));
+  out << "\n  phases (share of iteration time):";
+  for (size_t p = 0; p < kPhaseCount; ++p)
+    out << " " << kPhaseNames[p] << " " << Pct(it.phase_ratio[p]);
+  out << "\n";
+}
+
+std::string Speedup(double v) { return std::isfinite(v) ? Format("%.3fx", v) : std::string("unbounded"); }
+
+void PrintFindings(std::ostream& out, const std::vector<Finding>& findings) {
+  if (findings.empty()) {
+    out << "\nfindings: none (no rule of the pattern matrix fired)\n";
+    return;
+  }
+  out << "\nfindings (" << findings.size() << ", most important first):\n";
+  size_t n = 1;
+  for (const Finding& f : findings) {
+    out << Format("  %zu. [%s] %s (%s)%s\n", n++, PriorityName(f.priority), f.title.c_str(), f.id.c_str(),
+                  f.heuristic ? " [heuristic]" : "");
+    out << "     " << f.summary << "\n";
+    for (const Evidence& e : f.evidence)
+      out << Format("     evidence: %s = %.4g (threshold %s %.4g)\n", e.metric.c_str(), e.value, e.comparison.c_str(),
+                    e.threshold);
+    for (size_t i = 0; i < std::min(kInvolvedShown, f.involved.size()); ++i) {
+      const Involved& v = f.involved[i];
+      out << "     " << v.kind << ": " << Truncate(v.name, kMaxNameChars);
+      if (v.count > 1) out << " x" << v.count;
+      if (v.time_ns > 0) out << ", " << Span(v.time_ns);
+      if (!v.detail.empty()) out << " (" << Truncate(v.detail, kMaxNameChars) << ")";
+      out << "\n";
+    }
+    const AmdahlEstimate& a = f.amdahl;
+    out << Format("     Amdahl: P = %.3f, S = %s (%s: %s) -> whole run %s (%+.1f%%), at most %s\n", a.share,
+                  Speedup(a.speedup).c_str(), a.basis.c_str(), a.assumption.c_str(), Speedup(a.overall).c_str(),
+                  a.gain_pct, Speedup(a.upper_bound).c_str());
+    if (!f.strategies.empty()) out << "     try: " << f.strategies.front() << "\n";
+  }
+}
+
 }  // namespace
 
-void PrintAnalysis(std::ostream& out, const Trace& trace, const Summary& summary) {
+void PrintAnalysis(std::ostream& out, const Trace& trace, const Analysis& analysis) {
+  const Summary& summary = analysis.summary;
   PrintSource(out, trace, summary);
+  PrintIterations(out, analysis.iterations);
+  PrintFindings(out, analysis.findings);
   PrintDevices(out, summary);
   PrintKernels(out, summary);
   PrintCopies(out, summary);

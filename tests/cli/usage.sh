@@ -17,6 +17,8 @@ expect 2 analyze
 expect 2 frobnicate
 expect 2 analyze x.json --top 0
 expect 2 export x.json
+expect 2 analyze x.json --batch 0
+expect 0 predict --help
 "$tg" --help | grep -q "analyze" || { fails=$((fails+1)); echo "FAIL: --help does not list analyze"; }
 echo "$passes passed, $fails failed"
 [ $fails = 0 ]

@@ -53,8 +53,14 @@ Trace GoldenTrace() {
   return t;
 }
 
-json ReportWithoutVersion(const Trace& t, const AnalyzeOptions& options = {}) {
-  json doc = AnalysisToJson(t, Summarize(t, options), options);
+Analysis Analyze(const Trace& t, const AnalysisConfig& config = {}) {
+  Analysis a;
+  EXPECT_TRUE(RunAnalysis(t, config, &a).ok());
+  return a;
+}
+
+json ReportWithoutVersion(const Trace& t, const AnalysisConfig& config = {}) {
+  json doc = AnalysisToJson(t, Analyze(t, config), config);
   doc["tool"]["version"] = "VERSION";
   return doc;
 }
@@ -75,7 +81,7 @@ TEST(AnalysisReport, MatchesGoldenFile) {
 
 TEST(AnalysisReport, CarriesSchemaToolAndVersion) {
   Trace t = GoldenTrace();
-  json doc = AnalysisToJson(t, Summarize(t, {}), {});
+  json doc = AnalysisToJson(t, Analyze(t), {});
   EXPECT_EQ(doc["schema"], "tracegate.report/v1");
   EXPECT_EQ(doc["tool"]["name"], "tracegate");
   EXPECT_EQ(doc["tool"]["version"], TRACEGATE_VERSION);
@@ -141,7 +147,7 @@ TEST(AnalysisReport, UnknownIdsAreNull) {
 TEST(AnalysisReport, TextSummaryShowsEverySection) {
   Trace t = GoldenTrace();
   std::ostringstream out;
-  PrintAnalysis(out, t, Summarize(t, {}));
+  PrintAnalysis(out, t, Analyze(t));
   std::string text = out.str();
   EXPECT_NE(text.find("trace: golden.json  [kineto_json 1]"), std::string::npos) << text;
   EXPECT_NE(text.find("GPU 0 NVIDIA H200: busy 0.075 ms of 0.090 ms active, idle 16.7%"), std::string::npos) << text;
@@ -159,7 +165,7 @@ TEST(AnalysisReport, TextSummarySaysCleanAndTruncatesLongNames) {
   k.name = t.strings.Intern(std::string(200, 'x'));
   t.kernels.Add(k);
   std::ostringstream out;
-  PrintAnalysis(out, t, Summarize(t, {}));
+  PrintAnalysis(out, t, Analyze(t));
   std::string text = out.str();
   EXPECT_NE(text.find("data quality: clean"), std::string::npos);
   EXPECT_NE(text.find(std::string(57, 'x') + "..."), std::string::npos);

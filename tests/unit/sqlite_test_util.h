@@ -5,6 +5,8 @@
 #include <sqlite3.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace tg::testing_util {
 
@@ -18,6 +20,20 @@ inline void ExecSql(const std::string& path, const std::string& sql) {
   sqlite3_free(err);
   sqlite3_close(db);
   ASSERT_EQ(rc, SQLITE_OK) << msg;
+}
+
+// The rows of a two-column integer query (e.g. start, end), read with the SQLite C API alone.
+inline std::vector<std::pair<int64_t, int64_t>> QueryPairs(const std::string& path, const std::string& sql) {
+  std::vector<std::pair<int64_t, int64_t>> rows;
+  sqlite3* db = nullptr;
+  sqlite3_stmt* stmt = nullptr;
+  EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  while (stmt && sqlite3_step(stmt) == SQLITE_ROW)
+    rows.emplace_back(sqlite3_column_int64(stmt, 0), sqlite3_column_int64(stmt, 1));
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return rows;
 }
 
 }  // namespace tg::testing_util

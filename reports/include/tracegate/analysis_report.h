@@ -25,14 +25,31 @@
 //   streams[]{device, stream, kernels, memcpys, memsets, first_start_ns, last_end_ns, busy_ns,
 //             busy_ms, device_busy_ratio}
 //   data_quality{has_errors, counters[]{key, severity, count, description}}   every counter
-//   options{top_k, largest_gaps, small_copy_bytes}
+//   model, precision, batch                       tags from the command line (null + _reason when not given)
+//   iterations, avg_latency_ms, std_latency_ms, p50/p95/p99_latency_ms, latency_cv, throughput_fps,
+//   pre/h2d/infer/d2h/post_ms_ratio, idle_ratio, latency_samples_ms     headline (seed 001 5.10);
+//     ratios are sums over kept iterations / summed latency (iterations.h defines the phases)
+//   iteration_source{from_markers, description, regex, pid, found, skipped}
+//   phases{pre, h2d, infer, d2h, post, idle: {mean_ms, ratio}}
+//   iteration_table[]{index, name, start_ns, end_ns, latency_ms, phases_ms{...}, gpu_busy_ms, kernels,
+//                     memcpys, memsets, syncs, sync_ms, pre_range_ms, infer_range_ms, post_range_ms}
+//   peak{device_name, bandwidth_gbs, tflops, source}                      roofline peaks (null = unknown)
+//   roofline[]{label, source, launches, time_ms, bytes, flops, achieved_gbs, achieved_tflops,
+//              intensity_flop_per_byte, bandwidth_ratio, flops_ratio, memory_bound}
+//   findings[]{id, title, priority, summary, heuristic, evidence[]{metric, value, threshold, comparison,
+//              unit}, involved[]{kind, name, count, time_ms, detail}, strategies[],
+//              amdahl{share, speedup (null = unbounded), basis, assumption, overall_speedup, gain_pct,
+//                     upper_bound (null = unbounded)}}    by priority, then overall speedup
+//   rules{<id>: {enabled, <param>: value}}                                the effective thresholds
+//   options{top_k, largest_gaps, small_copy_bytes, iteration_regex, skip, pre_regex, infer_regex,
+//           post_regex}
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "tracegate/analysis.h"
 #include "tracegate/model.h"
-#include "tracegate/summary.h"
 
 namespace tg {
 
@@ -40,9 +57,9 @@ inline constexpr const char* kReportSchema = "tracegate.report/v1";
 
 // The analysis as the report JSON document (schema "tracegate.report/v1"; stable snake_case keys,
 // units in key names). See the key list above.
-nlohmann::json AnalysisToJson(const Trace& trace, const Summary& summary, const AnalyzeOptions& options);
+nlohmann::json AnalysisToJson(const Trace& trace, const Analysis& analysis, const AnalysisConfig& config);
 
 // The human summary printed by `tracegate analyze` (fits one screen for a typical trace).
-void PrintAnalysis(std::ostream& out, const Trace& trace, const Summary& summary);
+void PrintAnalysis(std::ostream& out, const Trace& trace, const Analysis& analysis);
 
 }  // namespace tg

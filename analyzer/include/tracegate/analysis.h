@@ -1,0 +1,43 @@
+// One call that runs every analysis behind `tracegate analyze`: the summary, iterations and
+// phases, kernel classes, roofline, fusion candidates and the pattern matrix's findings.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tracegate/findings.h"
+#include "tracegate/fusion.h"
+#include "tracegate/gpu_specs.h"
+#include "tracegate/iterations.h"
+#include "tracegate/kernel_class.h"
+#include "tracegate/roofline.h"
+#include "tracegate/rules.h"
+#include "tracegate/summary.h"
+
+namespace tg {
+
+struct AnalysisConfig {
+  AnalyzeOptions summary;
+  IterationOptions iterations;
+  RulesConfig rules;
+  std::vector<KernelCost> costs;
+  PeakOverride peak;                      // CLI overrides; rules.json "gpu" fills it when unset
+  std::string model, precision;           // tags carried into the report
+  std::optional<ReferenceRun> reference;  // int8_no_gain
+};
+
+struct Analysis {
+  Summary summary;
+  IterationAnalysis iterations;
+  std::vector<KernelClass> kernel_classes;  // per kernel row
+  PeakRates peak;
+  std::vector<RooflineItem> roofline;
+  std::vector<FusionCandidate> fusion;
+  std::vector<Finding> findings;
+};
+
+// InvalidInput for bad options (regexes, --skip, kernel class patterns).
+Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* out);
+
+}  // namespace tg

@@ -1,0 +1,54 @@
+// RunAnalysis: the pipeline behind `tracegate analyze`, in dependency order.
+#include "tracegate/analysis.h"
+
+namespace tg {
+
+namespace {
+
+FusionOptions FusionFromRules(const RulesConfig& rules) {
+  FusionOptions f;
+  f.max_gap_ns = static_cast<TimeNs>(rules.Get("fusion_candidate", "max_gap_us") * 1000);
+  f.follower_residual = rules.Get("fusion_candidate", "follower_residual");
+  f.top = static_cast<size_t>(rules.Get("fusion_candidate", "top"));
+  return f;
+}
+
+}  // namespace
+
+Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* out) {
+  *out = Analysis{};
+  if (config.rules.Get("fusion_candidate", "follower_residual") > 1)
+    return InvalidInput("rule 'fusion_candidate': 'follower_residual' must be between 0 and 1");
+  KernelClassifier classifier;
+  if (Status s = KernelClassifier::Create(config.rules.kernel_class_patterns, &classifier); !s.ok()) return s;
+  if (Status s = AnalyzeIterations(trace, config.iterations, &out->iterations); !s.ok()) return s;
+  out->summary = Summarize(trace, config.summary);
+  out->kernel_classes = ClassifyKernels(trace, classifier);
+
+  PeakOverride peak = config.peak;
+  if (peak.bandwidth_gbs <= 0) peak.bandwidth_gbs = config.rules.peak_bandwidth_gbs;
+  if (peak.tflops <= 0) peak.tflops = config.rules.peak_tflops;
+  out->peak = ResolvePeakRates(trace, peak);
+
+  std::vector<uint8_t> kept(trace.kernels.size());
+  for (size_t i = 0; i < kept.size(); ++i) kept[i] = out->iterations.kernel_iteration[i] >= 0;
+  out->roofline = BuildRoofline(trace, config.costs, out->peak, kept);
+  if (config.rules.Enabled("fusion_candidate"))
+    out->fusion = FindFusionCandidates(trace, out->iterations, out->kernel_classes, FusionFromRules(config.rules));
+
+  FindingsInput in;
+  in.trace = &trace;
+  in.summary = &out->summary;
+  in.iterations = &out->iterations;
+  in.kernel_classes = &out->kernel_classes;
+  in.roofline = &out->roofline;
+  in.peak = &out->peak;
+  in.fusion = &out->fusion;
+  in.small_copy_bytes = config.summary.small_copy_bytes;
+  in.precision = config.precision;
+  in.reference = config.reference;
+  out->findings = EvaluateRules(in, config.rules);
+  return Status::Ok();
+}
+
+}  // namespace tg

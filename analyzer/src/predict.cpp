@@ -1,0 +1,89 @@
+#include "tracegate/predict.h"
+
+#include <algorithm>
+#include <regex>
+#include <vector>
+
+#include "tracegate/demangle.h"
+#include "tracegate/intervals.h"
+
+namespace tg {
+
+namespace {
+
+Status Compile(const std::string& flag, const std::string& pattern, std::regex* re) {
+  try {
+    *re = std::regex(pattern, std::regex::ECMAScript | std::regex::icase | std::regex::optimize);
+  } catch (const std::regex_error& e) {
+    return InvalidInput(flag + ": invalid regular expression '" + pattern + "': " + e.what());
+  }
+  return Status::Ok();
+}
+
+// Matches every distinct name once.
+std::vector<uint8_t> MatchNames(const Trace& trace, const std::regex& re) {
+  std::vector<uint8_t> match(trace.strings.size(), 0);
+  for (StringId id = 0; id < trace.strings.size(); ++id)
+    match[id] = std::regex_search(Demangle(trace.Name(id)), re) ? 1 : 0;
+  return match;
+}
+
+// Compiles the regex, matches every name and resets `out`.
+Status Prepare(const Trace& trace, const IterationAnalysis& iterations, const std::string& flag,
+               const std::string& regex, std::vector<uint8_t>* match, MeasuredShare* out) {
+  std::regex re;
+  if (Status s = Compile(flag, regex, &re); !s.ok()) return s;
+  *match = MatchNames(trace, re);
+  *out = MeasuredShare{};
+  out->total_ns = iterations.total_ns;
+  return Status::Ok();
+}
+
+Status Finish(const std::string& what, const std::string& regex, MeasuredShare* out) {
+  if (out->matched == 0) return InvalidInput(what + " matches '" + regex + "'");
+  if (out->total_ns <= 0) return InvalidInput("the analysed iterations have zero length: nothing to take a share of");
+  out->share = std::min(1.0, static_cast<double>(out->part_ns) / static_cast<double>(out->total_ns));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status MeasureKernelShare(const Trace& trace, const IterationAnalysis& iterations, const std::string& regex,
+                          MeasuredShare* out) {
+  std::vector<uint8_t> match;
+  if (Status s = Prepare(trace, iterations, "--kernels", regex, &match, out); !s.ok()) return s;
+  const KernelTable& k = trace.kernels;
+  for (size_t i = 0; i < k.size(); ++i) {
+    if (iterations.kernel_iteration[i] < 0 || !match[k.name[i]]) continue;
+    out->matched++;
+    out->part_ns += k.end[i] - k.start[i];
+  }
+  return Finish("--kernels: no kernel of the analysed iterations", regex, out);
+}
+
+Status MeasureRangeShare(const Trace& trace, const IterationAnalysis& iterations, const std::string& regex,
+                         MeasuredShare* out) {
+  std::vector<uint8_t> match;
+  if (Status s = Prepare(trace, iterations, "--range", regex, &match, out); !s.ok()) return s;
+  const RangeTable& r = trace.ranges;
+  // Clip every matching range to every iteration span it overlaps, then take the union.
+  std::vector<Interval> pieces;
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (!match[r.name[i]] || r.on_gpu[i]) continue;
+    bool counted = false;
+    for (const Iteration& it : iterations.iterations) {
+      TimeNs a = std::max(r.start[i], it.start), b = std::min(r.end[i], it.end);
+      if (a >= b) continue;
+      pieces.emplace_back(a, b);
+      counted = true;
+    }
+    out->matched += counted;
+  }
+  if (out->matched == 0) return InvalidInput("--range: no range inside the analysed iterations matches '" + regex + "'");
+  if (out->total_ns <= 0) return InvalidInput("the analysed iterations have zero length: nothing to take a share of");
+  out->part_ns = UnionLength(pieces);
+  out->share = std::min(1.0, static_cast<double>(out->part_ns) / static_cast<double>(out->total_ns));
+  return Status::Ok();
+}
+
+}  // namespace tg
