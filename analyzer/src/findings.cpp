@@ -2,11 +2,11 @@
 // (iterations, phases, kernel classes, roofline, fusion chains), decides against its parameters
 // and, when it fires, returns a Finding with evidence, what is involved and an Amdahl estimate.
 #include "tracegate/findings.h"
+#include "tracegate/strings.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdarg>
 #include <cstdio>
 #include <map>
 #include <tuple>
@@ -30,16 +30,6 @@ AmdahlEstimate MakeAmdahl(double share, double speedup, std::string basis, std::
 }
 
 namespace {
-
-std::string Fmt(const char* format, ...) __attribute__((format(printf, 1, 2)));
-std::string Fmt(const char* format, ...) {
-  char buf[512];
-  va_list args;
-  va_start(args, format);
-  std::vsnprintf(buf, sizeof(buf), format, args);
-  va_end(args);
-  return buf;
-}
 
 double Ms(TimeNs ns) { return static_cast<double>(ns) / 1e6; }
 
@@ -145,7 +135,7 @@ bool PhaseAbove(const Context& c, const char* id, Phase phase, const char* metri
   *f = Start(id);
   f->evidence.push_back(Ev(metric, r, thr, ">"));
   double s = c.P(id, "assumed_speedup");
-  f->amdahl = MakeAmdahl(r, s, "assumed", Fmt("%s %.2fx", assumption, s));
+  f->amdahl = MakeAmdahl(r, s, "assumed", StrFormat("%s %.2fx", assumption, s));
   return true;
 }
 
@@ -153,14 +143,14 @@ void IdleGaps(const Context& c, std::vector<Finding>& out) {
   Finding f;
   if (!PhaseAbove(c, "idle_gaps", Phase::kIdle, "idle_ratio", "idle time shrinks", &f)) return;
   double idle = c.PhaseRatio(Phase::kIdle);
-  f.summary = Fmt("The GPU has no work of the iteration for %.1f%% of it (%.3f ms of %.3f ms on average) "
+  f.summary = StrFormat("The GPU has no work of the iteration for %.1f%% of it (%.3f ms of %.3f ms on average) "
                   "while the host is in no pre/post stage: launch overhead, waits or host work between kernels.",
                   idle * 100, c.PhaseMeanMs(Phase::kIdle), c.iters().latency_ms.mean);
   for (const DeviceSummary& d : c.in().summary->devices)
     for (size_t g = 0; g < d.largest_gaps.size() && g < kTopInvolved; ++g) {
       const IdleGap& gap = d.largest_gaps[g];
       f.involved.push_back(Involved{"gap", ShortKernelName(gap.before) + " -> " + ShortKernelName(gap.after), 1,
-                                    gap.duration_ns, Fmt("device %d, %.3f ms into the trace", d.device,
+                                    gap.duration_ns, StrFormat("device %d, %.3f ms into the trace", d.device,
                                                          Ms(gap.start_ns - c.in().summary->start_ns))});
     }
   out.push_back(std::move(f));
@@ -192,12 +182,12 @@ void LaunchBound(const Context& c, std::vector<Finding>& out) {
   f.evidence.push_back(Ev("short_kernel_ratio", short_share, min_share, ">="));
   f.evidence.push_back(Ev("kernels_per_iteration", per_iter, min_k, ">=", "count"));
   f.evidence.push_back(Ev("idle_ratio", idle, idle_thr, ">"));
-  f.summary = Fmt("%.0f%% of the %.0f kernels per iteration run shorter than %.0f us, about the cost of a launch, "
+  f.summary = StrFormat("%.0f%% of the %.0f kernels per iteration run shorter than %.0f us, about the cost of a launch, "
                   "and the GPU idles %.1f%% of the iteration between them: the host cannot launch fast enough.",
                   short_share * 100, per_iter, c.P(id, "short_kernel_us"), idle * 100);
   f.involved = TopInvolved(groups, "kernel", kTopInvolved);
   double s = c.P(id, "assumed_speedup");
-  f.amdahl = MakeAmdahl(idle, s, "assumed", Fmt("idle time between launches shrinks %.2fx", s));
+  f.amdahl = MakeAmdahl(idle, s, "assumed", StrFormat("idle time between launches shrinks %.2fx", s));
   out.push_back(std::move(f));
 }
 
@@ -213,7 +203,7 @@ TimeNs CopyTimeWhere(const Context& c, Pred pred, std::map<std::string, Tally>* 
     if (count) (*count)++;
     if (groups) {
       bool pageable = m.src_kind[i] == MemKind::kPageable || m.dst_kind[i] == MemKind::kPageable;
-      (*groups)[Fmt("Memcpy %s %lld B%s", std::string(CopyKindName(m.kind[i])).c_str(),
+      (*groups)[StrFormat("Memcpy %s %lld B%s", std::string(CopyKindName(m.kind[i])).c_str(),
                     static_cast<long long>(m.bytes[i]), pageable ? " pageable" : "")].Add(d);
     }
   }
@@ -224,7 +214,7 @@ void H2dBound(const Context& c, std::vector<Finding>& out) {
   Finding f;
   if (!PhaseAbove(c, "h2d_bound", Phase::kH2d, "h2d_ms_ratio", "host-to-device copy time shrinks", &f)) return;
   double r = c.PhaseRatio(Phase::kH2d);
-  f.summary = Fmt("Host-to-device copies take %.1f%% of each iteration (%.3f ms on average).", r * 100,
+  f.summary = StrFormat("Host-to-device copies take %.1f%% of each iteration (%.3f ms on average).", r * 100,
                   c.PhaseMeanMs(Phase::kH2d));
   std::map<std::string, Tally> groups;
   const MemcpyTable& m = c.trace().memcpys;
@@ -237,7 +227,7 @@ void SlowPost(const Context& c, std::vector<Finding>& out) {
   Finding f;
   if (!PhaseAbove(c, "slow_post", Phase::kPost, "post_ms_ratio", "post-processing runs faster by", &f)) return;
   double r = c.PhaseRatio(Phase::kPost);
-  f.summary = Fmt("Post-processing takes %.1f%% of each iteration (%.3f ms on average) while the GPU has no work "
+  f.summary = StrFormat("Post-processing takes %.1f%% of each iteration (%.3f ms on average) while the GPU has no work "
                   "of the iteration.", r * 100, c.PhaseMeanMs(Phase::kPost));
   f.involved.push_back(Involved{"range", "post", c.n(), static_cast<TimeNs>(c.PhaseMeanMs(Phase::kPost) * 1e6 * c.n()),
                                 "ranges matching the post phase"});
@@ -267,10 +257,10 @@ void Throttling(const Context& c, std::vector<Finding>& out) {
     Finding f = Start(id);
     f.evidence.push_back(Ev("sm_clock_drop_ratio", drop, c.P(id, "clock_drop"), ">="));
     f.evidence.push_back(Ev("temperature_clock_r", r, -c.P(id, "min_r"), "<=", "pearson_r"));
-    f.summary = Fmt("On device %d the SM clock falls from %.0f to %.0f MHz (%.0f%%) as the temperature rises from "
+    f.summary = StrFormat("On device %d the SM clock falls from %.0f to %.0f MHz (%.0f%%) as the temperature rises from "
                     "%.0f to %.0f C (r = %.2f).", device, *hi, *lo, drop * 100, *tlo, *thi, r);
-    f.involved.push_back(Involved{"sample", Fmt("device %d", device), clock.size(), 0,
-                                  Fmt("SM clock %.0f-%.0f MHz, %.0f-%.0f C", *lo, *hi, *tlo, *thi)});
+    f.involved.push_back(Involved{"sample", StrFormat("device %d", device), clock.size(), 0,
+                                  StrFormat("SM clock %.0f-%.0f MHz, %.0f-%.0f C", *lo, *hi, *tlo, *thi)});
     double gpu_share = c.PhaseRatio(Phase::kH2d) + c.PhaseRatio(Phase::kInfer) + c.PhaseRatio(Phase::kD2h);
     f.amdahl = MakeAmdahl(gpu_share, *hi / mean_clock, "measured",
                           "GPU work runs at the highest sampled clock instead of the mean");
@@ -291,7 +281,7 @@ void MemoryBound(const Context& c, std::vector<Finding>& out) {
       if (!item.memory_bound || item.bandwidth_share < bw_thr) continue;
       time += item.time_ns;
       f.involved.push_back(Involved{"kernel", item.label, item.launches, item.time_ns,
-                                    Fmt("%.0f GB/s (%.0f%% of peak), %.2f TFLOP/s (%.1f%% of peak), %.2f FLOP/B, %s",
+                                    StrFormat("%.0f GB/s (%.0f%% of peak), %.2f TFLOP/s (%.1f%% of peak), %.2f FLOP/B, %s",
                                         item.achieved_gbs, item.bandwidth_share * 100, item.achieved_tflops,
                                         item.flops_share * 100, item.intensity, item.source.c_str())});
     }
@@ -299,7 +289,7 @@ void MemoryBound(const Context& c, std::vector<Finding>& out) {
     thr = c.P(id, "min_share");
     if (!(share >= thr)) return;
     f.evidence.push_back(Ev("memory_bound_time_ratio", share, thr, ">="));
-    f.summary = Fmt("Kernels below the roofline ridge running at >= %.0f%% of peak bandwidth (%s) take %.1f%% of "
+    f.summary = StrFormat("Kernels below the roofline ridge running at >= %.0f%% of peak bandwidth (%s) take %.1f%% of "
                     "the iteration: only moving fewer bytes makes them faster.",
                     bw_thr * 100, c.in().peak->source.c_str(), share * 100);
   } else {
@@ -310,14 +300,14 @@ void MemoryBound(const Context& c, std::vector<Finding>& out) {
     if (!(share >= thr)) return;
     f.heuristic = true;
     f.evidence.push_back(Ev("likely_memory_bound_time_ratio", share, thr, ">="));
-    f.summary = Fmt("Element-wise, normalisation, reduction and layout kernels take %.1f%% of the iteration. They "
+    f.summary = StrFormat("Element-wise, normalisation, reduction and layout kernels take %.1f%% of the iteration. They "
                     "are classed as memory-bound by name (a heuristic: pass --costs or annotate ranges with "
                     "bytes=/flops= for a roofline%s).",
                     share * 100, roof.empty() ? "" : "; the GPU's peak rates are unknown, pass --peak-gbs/--peak-tflops");
     f.involved = TopInvolved(groups, "kernel", kTopInvolved);
   }
   double s = c.P(id, "assumed_speedup");
-  f.amdahl = MakeAmdahl(share, s, "assumed", Fmt("memory-bound kernels move fewer bytes and run %.2fx faster", s));
+  f.amdahl = MakeAmdahl(share, s, "assumed", StrFormat("memory-bound kernels move fewer bytes and run %.2fx faster", s));
   out.push_back(std::move(f));
 }
 
@@ -349,7 +339,7 @@ void SingleStream(const Context& c, std::vector<Finding>& out) {
   Finding f = Start(id);
   f.evidence.push_back(Ev("streams_per_device", 1, 1, "==", "count"));
   f.evidence.push_back(Ev("serial_copy_ratio", share, thr, ">="));
-  f.summary = Fmt("All GPU work runs on one stream per device, so the %.1f%% of the iteration spent in host<->device "
+  f.summary = StrFormat("All GPU work runs on one stream per device, so the %.1f%% of the iteration spent in host<->device "
                   "copies never overlaps compute.", share * 100);
   f.involved = TopInvolved(groups, "copy", kTopInvolved);
   TimeNs hidden = std::min(copy_ns, kernel_ns);
@@ -370,12 +360,12 @@ void PageableCopies(const Context& c, std::vector<Finding>& out) {
   if (count == 0 || !(share >= thr)) return;
   Finding f = Start(id);
   f.evidence.push_back(Ev("pageable_copy_ratio", share, thr, ">="));
-  f.summary = Fmt("%llu copies from or to pageable host memory take %.1f%% of the iteration; pageable copies are "
+  f.summary = StrFormat("%llu copies from or to pageable host memory take %.1f%% of the iteration; pageable copies are "
                   "staged through a driver buffer and cannot overlap compute.",
                   static_cast<unsigned long long>(count), share * 100);
   f.involved = TopInvolved(groups, "copy", kTopInvolved);
   double s = c.P(id, "assumed_speedup");
-  f.amdahl = MakeAmdahl(share, s, "assumed", Fmt("pinned copies run %.2fx faster", s));
+  f.amdahl = MakeAmdahl(share, s, "assumed", StrFormat("pinned copies run %.2fx faster", s));
   out.push_back(std::move(f));
 }
 
@@ -404,11 +394,11 @@ void SmallCopies(const Context& c, std::vector<Finding>& out) {
   if (f.evidence.empty() || !(share >= thr)) return;
   f.evidence.push_back(Ev("small_copy_ratio", share, thr, ">="));
   double per_group = static_cast<double>(merged_count) / static_cast<double>(groups_count);
-  f.summary = Fmt("%.1f copies under %lld bytes per iteration and direction take %.1f%% of the iteration; each pays "
+  f.summary = StrFormat("%.1f copies under %lld bytes per iteration and direction take %.1f%% of the iteration; each pays "
                   "the fixed cost of a copy, so one merged copy would cost about as much as one of them.",
                   per_group, static_cast<long long>(limit), share * 100);
   f.amdahl = MakeAmdahl(share, per_group, "assumed",
-                        Fmt("%.1f latency-bound copies merged into one cost as much as one", per_group));
+                        StrFormat("%.1f latency-bound copies merged into one cost as much as one", per_group));
   out.push_back(std::move(f));
 }
 
@@ -453,14 +443,14 @@ void SyncInLoop(const Context& c, std::vector<Finding>& out) {
   Finding f = Start(id);
   f.evidence.push_back(Ev("syncs_per_iteration", per_iter, max, ">", "count"));
   f.evidence.push_back(Ev("sync_wait_ratio", wait, min_wait, ">="));
-  f.summary = Fmt("The host blocks on the device %.1f times per iteration (%s), waiting %.1f%% of the iteration; "
+  f.summary = StrFormat("The host blocks on the device %.1f times per iteration (%s), waiting %.1f%% of the iteration; "
                   "after each wait the GPU starves until the host launches again.",
                   per_iter, from_records ? "sync records" : "synchronisation API calls", wait * 100);
   f.involved = TopInvolved(groups, "sync", kTopInvolved);
   // Waiting costs time only while the GPU has nothing to do: the idle phase bounds P.
   double p = std::min(wait, c.PhaseRatio(Phase::kIdle)), s = c.P(id, "assumed_speedup");
   f.amdahl = MakeAmdahl(p, s, "assumed",
-                        Fmt("the GPU's idle time around the waits (P = min(wait, idle)) shrinks %.2fx", s));
+                        StrFormat("the GPU's idle time around the waits (P = min(wait, idle)) shrinks %.2fx", s));
   out.push_back(std::move(f));
 }
 
@@ -479,8 +469,8 @@ void SlowestIterations(const Context& c, Finding& f) {
     return a->index < b->index;
   });
   for (size_t k = 0; k < v.size() && k < 3; ++k)
-    f.involved.push_back(Involved{"iteration", v[k]->name.empty() ? Fmt("#%zu", v[k]->index) : v[k]->name, 1,
-                                  v[k]->latency_ns(), Fmt("iteration index %zu", v[k]->index)});
+    f.involved.push_back(Involved{"iteration", v[k]->name.empty() ? StrFormat("#%zu", v[k]->index) : v[k]->name, 1,
+                                  v[k]->latency_ns(), StrFormat("iteration index %zu", v[k]->index)});
 }
 
 void Unstable(const Context& c, std::vector<Finding>& out) {
@@ -490,7 +480,7 @@ void Unstable(const Context& c, std::vector<Finding>& out) {
   if (static_cast<double>(s.n) < c.P(id, "min_iterations") || !s.has_cv || !(s.cv > thr)) return;
   Finding f = Start(id);
   f.evidence.push_back(Ev("latency_cv", s.cv, thr, ">", "cv"));
-  f.summary = Fmt("Iteration latency varies too much to compare runs: CV %.2f (mean %.3f ms, p50 %.3f ms, p95 %.3f ms, "
+  f.summary = StrFormat("Iteration latency varies too much to compare runs: CV %.2f (mean %.3f ms, p50 %.3f ms, p95 %.3f ms, "
                   "max %.3f ms).", s.cv, s.mean, s.p50, s.p95, s.max);
   SlowestIterations(c, f);
   double excess = 0;
@@ -512,7 +502,7 @@ void Drift(const Context& c, std::vector<Finding>& out) {
   Finding f = Start(id);
   f.evidence.push_back(Ev("latency_trend_rise_ratio", rise, thr, ">"));
   f.evidence.push_back(Ev("latency_trend_r", fit.r, c.P(id, "min_r"), ">=", "pearson_r"));
-  f.summary = Fmt("Latency rises %.1f%% across the run (trend from %.3f ms to %.3f ms over %zu iterations, r = %.2f).",
+  f.summary = StrFormat("Latency rises %.1f%% across the run (trend from %.3f ms to %.3f ms over %zu iterations, r = %.2f).",
                   rise * 100, fit.intercept, fit.intercept + fit.slope * static_cast<double>(lat.size() - 1),
                   lat.size(), fit.r);
   SlowestIterations(c, f);
@@ -534,11 +524,11 @@ void TransformKernels(const Context& c, std::vector<Finding>& out) {
   Finding f = Start(id);
   f.heuristic = true;
   f.evidence.push_back(Ev("transform_kernel_time_ratio", share, thr, ">="));
-  f.summary = Fmt("Transpose, concat, layout-conversion and copy kernels take %.1f%% of kernel time: they move data "
+  f.summary = StrFormat("Transpose, concat, layout-conversion and copy kernels take %.1f%% of kernel time: they move data "
                   "without computing (classed by name).", share * 100);
   f.involved = TopInvolved(groups, "kernel", kTopInvolved);
   double s = c.P(id, "assumed_speedup");
-  f.amdahl = MakeAmdahl(c.Share(transform), s, "assumed", Fmt("half the layout work disappears (%.2fx)", s));
+  f.amdahl = MakeAmdahl(c.Share(transform), s, "assumed", StrFormat("half the layout work disappears (%.2fx)", s));
   out.push_back(std::move(f));
 }
 
@@ -553,7 +543,7 @@ void Int8NoGain(const Context& c, std::vector<Finding>& out) {
   if (!(gain < thr)) return;
   Finding f = Start(id);
   f.evidence.push_back(Ev("int8_gain_ratio", gain, thr, "<"));
-  f.summary = Fmt("This INT8 run averages %.3f ms against %.3f ms for the %s reference (%s): %.1f%% faster, where "
+  f.summary = StrFormat("This INT8 run averages %.3f ms against %.3f ms for the %s reference (%s): %.1f%% faster, where "
                   "INT8 usually gains 1.5-2.2x over FP32.",
                   c.iters().latency_ms.mean, ref->avg_latency_ms,
                   ref->precision.empty() ? "untagged" : ref->precision.c_str(), ref->path.c_str(), gain * 100);
@@ -561,7 +551,7 @@ void Int8NoGain(const Context& c, std::vector<Finding>& out) {
                                 "reference precision " + ref->precision});
   double expected = c.P(id, "expected_speedup");
   f.amdahl = MakeAmdahl(1.0, std::max(1.0, expected / measured), "assumed",
-                        Fmt("INT8 reaches %.2fx over the reference", expected));
+                        StrFormat("INT8 reaches %.2fx over the reference", expected));
   out.push_back(std::move(f));
 }
 
@@ -580,7 +570,7 @@ void Fusion(const Context& c, std::vector<Finding>& out) {
     f.title = "Fusion candidate: " + classes;
     f.evidence.push_back(Ev("chain_time_ratio", cand.share, min_share, ">="));
     f.evidence.push_back(Ev("occurrences_per_iteration", cand.per_iteration, 0, ">", "count"));
-    f.summary = Fmt("The chain %s runs %llu times (%.1f per iteration) and takes %.1f%% of the iteration. Fused, each "
+    f.summary = StrFormat("The chain %s runs %llu times (%.1f per iteration) and takes %.1f%% of the iteration. Fused, each "
                     "occurrence would save about %.1f us (local speedup %.3fx); over every occurrence the run gains "
                     "%.2f%%.",
                     chain.c_str(), static_cast<unsigned long long>(cand.occurrences), cand.per_iteration,
@@ -596,7 +586,7 @@ void Fusion(const Context& c, std::vector<Finding>& out) {
                                         (k == 0 ? ", head" : ", follower") + "; time is the first occurrence's"});
     }
     f.amdahl = MakeAmdahl(cand.share, cand.local_speedup, "assumed",
-                          Fmt("the fused kernel costs the head plus %.0f%% of the followers; launch gaps vanish",
+                          StrFormat("the fused kernel costs the head plus %.0f%% of the followers; launch gaps vanish",
                               c.P(id, "follower_residual") * 100));
     out.push_back(std::move(f));
   }

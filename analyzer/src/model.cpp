@@ -198,7 +198,31 @@ void ComputeRangeDepth(RangeTable& r) {
 }
 }  // namespace
 
+namespace {
+// Drops the rows whose time column holds a negative value; returns how many.
+template <class T>
+uint64_t DropNegative(T& table, const std::vector<TimeNs>& time) {
+  size_t negative = 0;
+  for (TimeNs t : time) negative += t < 0;
+  if (negative == 0) return 0;
+  T kept;
+  for (size_t i = 0; i < table.size(); ++i)
+    if (time[i] >= 0) kept.Add(table.Row(i));
+  table = std::move(kept);
+  return negative;
+}
+}  // namespace
+
 void FinalizeTrace(Trace& trace) {
+  // Every kept timestamp is in [0, INT64_MAX], so end - start of any two never overflows.
+  uint64_t negative = DropNegative(trace.kernels, trace.kernels.start) +
+                      DropNegative(trace.memcpys, trace.memcpys.start) +
+                      DropNegative(trace.memsets, trace.memsets.start) +
+                      DropNegative(trace.syncs, trace.syncs.start) +
+                      DropNegative(trace.api_calls, trace.api_calls.start) +
+                      DropNegative(trace.ranges, trace.ranges.start) +
+                      DropNegative(trace.samples, trace.samples.time);
+  trace.quality.Add(Quality::kNegativeTimestamp, negative);
   if (trace.api_calls.size() > 0) {
     std::unordered_set<int64_t> launched;
     launched.reserve(trace.api_calls.size());

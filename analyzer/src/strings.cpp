@@ -1,8 +1,30 @@
 #include "tracegate/strings.h"
 
+#include <cstdarg>
+#include <cstdio>
+
 #include <cstring>
 
 namespace tg {
+
+std::string StrFormat(const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  va_list again;
+  va_copy(again, args);
+  char small[256];
+  int n = std::vsnprintf(small, sizeof small, format, args);
+  va_end(args);
+  std::string out;
+  if (n >= 0 && static_cast<size_t>(n) < sizeof small) {
+    out.assign(small, static_cast<size_t>(n));
+  } else if (n > 0) {
+    out.resize(static_cast<size_t>(n));
+    std::vsnprintf(out.data(), out.size() + 1, format, again);
+  }
+  va_end(again);
+  return out;
+}
 
 namespace {
 constexpr size_t kChunkBytes = 1 << 20;

@@ -35,6 +35,7 @@ enum class Quality : uint16_t {
   kClockJump,               // timestamps that go backwards within one stream by more than 1 ms
   kDuplicateEvent,          // exact duplicate GPU record (same stream, start, end, name)
   kTimestampOverflow,       // timestamp that does not fit int64 nanoseconds; dropped
+  kNegativeTimestamp,       // start (or sample time) before 0 ns; dropped
   kCount
 };
 
@@ -70,6 +71,9 @@ inline constexpr std::array<QualityInfo, static_cast<size_t>(Quality::kCount)> k
      "exact duplicate GPU records; kept once"},
     {Quality::kTimestampOverflow, "timestamp_overflow", Severity::kWarning,
      "timestamps that do not fit 64-bit nanoseconds; dropped"},
+    {Quality::kNegativeTimestamp, "negative_timestamp", Severity::kWarning,
+     "events that start before 0 ns (no profiler's clock does; any span between two kept events "
+     "then fits 64-bit nanoseconds); dropped"},
 }};
 
 constexpr const QualityInfo& InfoOf(Quality q) { return kQualityInfo[static_cast<size_t>(q)]; }

@@ -11,6 +11,9 @@
 
 namespace tg {
 
+// printf into a std::string, never truncated (the one formatter of the project).
+std::string StrFormat(const char* format, ...) __attribute__((format(printf, 1, 2)));
+
 using StringId = uint32_t;
 
 class StringTable {
