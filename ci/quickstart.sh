@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The main job on a fresh machine: build tracegate, then analyze a shipped GPU recording and
-# write its report. (Recording with `tracegate record` on a GPU joins this when the collector
-# lands.) Usage: ci/quickstart.sh [build-dir]
+# The main job on a fresh machine: build tracegate, then analyze shipped GPU recordings, write
+# the JSON / Markdown / HTML reports and gate one against its stored baseline in baselines/.
+# (Recording with `tracegate record` on a GPU joins this when the collector lands.)
+# Usage: ci/quickstart.sh [build-dir]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source ci/deps.sh
@@ -18,7 +19,11 @@ echo "== tracegate analyze $trace"
 "$build/tracegate" analyze "$trace" --top 5 -o "$out/report.json"
 trace2=tests/fixtures/real/kineto_sampled_rank0.json.gz
 echo "== tracegate analyze $trace2 (ProfilerStep iterations, findings)"
-"$build/tracegate" analyze "$trace2" --top 5 -o "$out/report_rank0.json"
+"$build/tracegate" analyze "$trace2" --top 5 -o "$out/report_rank0.json" --md "$out/report_rank0.md" \
+  --html "$out/report_rank0.html"
+echo "== tracegate gate: the same trace against the stored baseline baselines/hta_sampled_rank0.json"
+"$build/tracegate" gate "$out/report_rank0.json" --baseline hta_sampled_rank0 --dir baselines \
+  --junit "$out/gate.xml" --md "$out/gate.md"
 echo "== tracegate predict: the seed's fused Conv+BN+Add+ReLU (141/123 TOPS) on 10% of the run"
 "$build/tracegate" predict --fraction 0.1 --speedup 1.146
 echo "== tracegate predict: the same speedup on the rank-0 trace's cutlass GEMMs, P measured"
@@ -26,4 +31,5 @@ echo "== tracegate predict: the same speedup on the rank-0 trace's cutlass GEMMs
 echo "== tracegate convert / export"
 "$build/tracegate" convert "$trace" -o "$out/alexnet.db"
 "$build/tracegate" export "$out/alexnet.db" --chrome "$out/alexnet.chrome.json"
-echo "quickstart: report in $out/report.json, Perfetto trace in $out/alexnet.chrome.json"
+echo "quickstart: reports in $out (report_rank0.json / .md / .html), gate summary $out/gate.md," \
+  "Perfetto trace $out/alexnet.chrome.json"

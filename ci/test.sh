@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source ci/deps.sh
-tracegate_install_deps
+tracegate_install_deps test
 
 build=${1:-build}
 jobs=${TRACEGATE_JOBS:-2}

@@ -15,6 +15,8 @@
 #include "tracegate/import.h"
 #include "tracegate/json_out.h"
 #include "tracegate/predict.h"
+#include "tracegate/report_provenance.h"
+#include "tracegate/report_html.h"
 #include "tracegate/report_read.h"
 #include "tracegate/store.h"
 #include "tracegate/summary.h"
@@ -73,6 +75,8 @@ Status ToAnalysisConfig(const AnalyzeArgs& a, AnalysisConfig* c) {
   if (Status s = ToIterationOptions(a.iterations, &c->iterations); !s.ok()) return s;
   c->model = a.model;
   c->precision = a.precision;
+  c->commit = a.commit;
+  if (c->commit.empty()) GitHead(&c->commit, &c->commit_reason);
   c->peak = PeakOverride{a.peak_gbs, a.peak_tflops};
   if (!a.rules_path.empty())
     if (Status s = LoadRules(a.rules_path, &c->rules); !s.ok()) return s;
@@ -96,21 +100,29 @@ std::string SpeedupText(double v) {
 }  // namespace
 
 int RunAnalyze(const AnalyzeArgs& args) {
-  if (!args.json_out.empty())
-    if (Status s = CheckOutputPath(args.trace, args.json_out); !s.ok()) return Fail(s);
+  for (const std::string* out : {&args.json_out, &args.md_out, &args.html_out})
+    if (!out->empty())
+      if (Status s = CheckOutputPath(args.trace, *out); !s.ok()) return Fail(s);
   AnalysisConfig config;
   if (Status s = ToAnalysisConfig(args, &config); !s.ok()) return Fail(s);
   Trace trace;
   if (Status s = Load(args.trace, trace); !s.ok()) return Fail(s);
   Analysis analysis;
   if (Status s = RunAnalysis(trace, config, &analysis); !s.ok()) return Fail(s);
-  if (!args.json_out.empty()) {
-    if (Status s = WriteJsonFile(args.json_out, AnalysisToJson(trace, analysis, config)); !s.ok())
-      return Fail(s);
+  if (!args.json_out.empty() || !args.md_out.empty() || !args.html_out.empty()) {
+    nlohmann::json doc = AnalysisToJson(trace, analysis, config);
+    if (!args.json_out.empty())
+      if (Status s = WriteJsonFile(args.json_out, doc); !s.ok()) return Fail(s);
+    if (!args.md_out.empty())
+      if (Status s = WriteMarkdownReport(doc, args.md_out); !s.ok()) return Fail(s);
+    if (!args.html_out.empty())
+      if (Status s = WriteHtmlReport(doc, args.html_out); !s.ok()) return Fail(s);
   }
   if (!args.quiet) {
     PrintAnalysis(std::cout, trace, analysis);
     if (!args.json_out.empty()) std::cout << "\nreport written to " << args.json_out << "\n";
+    if (!args.md_out.empty()) std::cout << "Markdown summary written to " << args.md_out << "\n";
+    if (!args.html_out.empty()) std::cout << "HTML report written to " << args.html_out << "\n";
   }
   return kExitOk;
 }

@@ -23,12 +23,14 @@ struct IterationArgs {
 struct AnalyzeArgs {
   std::string trace;
   std::string json_out;  // -o; empty: no JSON file
+  std::string md_out, html_out;  // --md, --html: human reports from the report JSON; empty: none
   size_t top_k = 10;
   size_t largest_gaps = 10;
   int64_t small_copy_bytes = 64 * 1024;
   bool quiet = false;    // no human summary on stdout
   IterationArgs iterations;
   std::string model, precision;
+  std::string commit;    // --commit; empty: the git HEAD of the current directory, if any
   std::string rules_path, costs_path, reference_path;
   double peak_gbs = 0, peak_tflops = 0;
 };
@@ -55,5 +57,38 @@ struct ConvertArgs {
   std::string out;
 };
 int RunConvert(const ConvertArgs& args);
+
+// tracegate baseline save|list|show|history (baseline_commands.cpp).
+struct BaselineArgs {
+  std::string input;             // save: a report or a trace
+  std::string name;              // save: --name; show, history: NAME (show also takes a file)
+  std::string dir = "baselines";
+};
+int RunBaselineSave(const BaselineArgs& args);
+int RunBaselineList(const BaselineArgs& args);
+int RunBaselineShow(const BaselineArgs& args);
+int RunBaselineHistory(const BaselineArgs& args);
+
+// tracegate compare and gate (compare_commands.cpp). The gate's exit code is its verdict: 0 pass,
+// kExitRegression, kExitBadInput when it cannot judge (unreadable input included).
+inline constexpr int kExitRegression = 1;
+
+struct CompareArgs {
+  std::string base, next;        // reports or traces (a trace is analyzed with default options)
+  double threshold_pct = 5;
+  std::string md_out, json_out;  // --md, --json; empty: none
+};
+int RunCompare(const CompareArgs& args);
+
+struct GateArgs {
+  std::string next;              // the new run: a report or a trace
+  std::string baseline;          // --baseline NAME (in dir) or a report file
+  std::string dir = "baselines";
+  double threshold_pct = 5;
+  bool require_significance = false;
+  bool allow_device_mismatch = false;
+  std::string junit_out, md_out;  // --junit, --md; empty: none
+};
+int RunGate(const GateArgs& args);
 
 }  // namespace tg::cli

@@ -31,6 +31,15 @@ constexpr const char* kPredictFooter =
     "  tracegate predict --part 0.1:1.146 --part 0.05:2\n"
     "  tracegate predict run.db --kernels 'conv|bn_fw' --speedup 1.146";
 
+constexpr const char* kGateFooter =
+    "Regression: avg_latency_ms > baseline x (1 + PCT/100), and with --require-significance also\n"
+    "Mann-Whitney p < 0.05 on latency_samples_ms. Cannot judge (exit 2): unreadable input, another\n"
+    "schema, no avg_latency_ms, different devices, or an error-level data-quality counter.\n"
+    "The first line printed is the verdict. A baseline given by NAME, or a file inside --dir, gets a\n"
+    "'gated' row in <dir>/history.db.\n"
+    "Example:\n"
+    "  tracegate gate run.json --baseline resnet50_fp16 --junit gate.xml --md gate.md";
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -42,6 +51,8 @@ int main(int argc, char** argv) {
   auto* a = app.add_subcommand("analyze", "Explain a trace: iterations and phases, findings with Amdahl estimates, gaps, kernels, copies");
   a->add_option("trace", analyze.trace, "Trace file (Kineto JSON[.gz], nsys .sqlite, tracegate .db)")->required();
   a->add_option("-o,--output", analyze.json_out, "Write the JSON report here (atomically)");
+  a->add_option("--md", analyze.md_out, "Write a Markdown summary here (pull-request comment, CI step summary)");
+  a->add_option("--html", analyze.html_out, "Write a self-contained HTML report here (timeline, charts, findings)");
   a->add_option("--top", analyze.top_k, "Kernels in the top-K table")->capture_default_str()->check(CLI::Range(1, 100000));
   a->add_option("--gaps", analyze.largest_gaps, "Largest idle gaps listed per device")->capture_default_str()->check(CLI::Range(0, 100000));
   a->add_option("--small-copy-bytes", analyze.small_copy_bytes, "Copies under this size count as small")
@@ -50,6 +61,8 @@ int main(int argc, char** argv) {
   AddIterationOptions(a, analyze.iterations);
   a->add_option("--model", analyze.model, "Model name recorded in the report");
   a->add_option("--precision", analyze.precision, "Precision tag recorded in the report (fp32, fp16, bf16, int8)");
+  a->add_option("--commit", analyze.commit,
+                "Source revision recorded in the report (default: git rev-parse HEAD of the current directory)");
   a->add_option("--rules", analyze.rules_path, "rules.json overriding rule thresholds (see docs/RULES.md)");
   a->add_option("--costs", analyze.costs_path, "costs.json: [{\"kernel\": REGEX, \"bytes\": N, \"flops\": N}] per launch");
   a->add_option("--peak-gbs", analyze.peak_gbs, "Peak memory bandwidth for the roofline, GB/s")->check(CLI::PositiveNumber);
@@ -78,6 +91,48 @@ int main(int argc, char** argv) {
   c->add_option("trace", conv.trace, "Trace file")->required();
   c->add_option("-o,--output", conv.out, "Output .db (nsys-compatible tables)")->required();
 
+  tg::cli::BaselineArgs baseline;
+  auto* b = app.add_subcommand("baseline", "Stored reports to gate against (save, list, show, history)");
+  b->require_subcommand(1);
+  auto baseline_dir = [&](CLI::App* cmd) {
+    cmd->add_option("--dir", baseline.dir, "Baseline directory")->capture_default_str();
+  };
+  auto* bsave = b->add_subcommand("save", "Save a report (or a trace, analyzed with defaults) as baseline NAME");
+  bsave->add_option("report", baseline.input, "Report JSON (tracegate analyze -o) or a trace")->required();
+  bsave->add_option("--name", baseline.name, "Baseline name: 1-100 of A-Z a-z 0-9 . _ -")->required();
+  baseline_dir(bsave);
+  auto* blist = b->add_subcommand("list", "List the baselines: name, model, precision, avg latency, commit, date");
+  baseline_dir(blist);
+  auto* bshow = b->add_subcommand("show", "Headline metrics and top findings of a baseline");
+  bshow->add_option("name", baseline.name, "Baseline name (or a report file)")->required();
+  baseline_dir(bshow);
+  auto* bhist = b->add_subcommand("history", "Trend of a baseline's saves and gates (history.db)");
+  bhist->add_option("name", baseline.name, "Baseline name")->required();
+  baseline_dir(bhist);
+
+  tg::cli::CompareArgs cmp;
+  auto* cm = app.add_subcommand("compare", "Compare two runs: metric deltas, kernel and phase diff, statistics");
+  cm->add_option("base", cmp.base, "Base report JSON or trace")->required();
+  cm->add_option("new", cmp.next, "New report JSON or trace")->required();
+  cm->add_option("--threshold", cmp.threshold_pct, "Allowed avg_latency_ms increase, percent")
+      ->capture_default_str()->check(CLI::Range(0.0, 1000.0));
+  cm->add_option("--md", cmp.md_out, "Write the Markdown summary here");
+  cm->add_option("--json", cmp.json_out, "Write the comparison JSON here");
+
+  tg::cli::GateArgs gate;
+  auto* g = app.add_subcommand("gate", "CI gate: exit 0 pass, 1 regression, 2 cannot judge");
+  g->footer(kGateFooter);
+  g->add_option("new", gate.next, "New report JSON or trace")->required();
+  g->add_option("--baseline", gate.baseline, "Baseline NAME (in --dir) or a report file")->required();
+  g->add_option("--dir", gate.dir, "Baseline directory (history.db records the gate)")->capture_default_str();
+  g->add_option("--threshold", gate.threshold_pct, "Allowed avg_latency_ms increase, percent")
+      ->capture_default_str()->check(CLI::Range(0.0, 1000.0));
+  g->add_flag("--require-significance", gate.require_significance,
+              "Fail only when the latency samples also differ (Mann-Whitney p < 0.05)");
+  g->add_flag("--allow-device-mismatch", gate.allow_device_mismatch, "Compare runs from different GPUs anyway");
+  g->add_option("--junit", gate.junit_out, "Write JUnit XML here");
+  g->add_option("--md", gate.md_out, "Write the Markdown summary here");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -96,5 +151,11 @@ int main(int argc, char** argv) {
   if (p->parsed()) return tg::cli::RunPredict(predict);
   if (e->parsed()) return tg::cli::RunExport(exp);
   if (c->parsed()) return tg::cli::RunConvert(conv);
+  if (bsave->parsed()) return tg::cli::RunBaselineSave(baseline);
+  if (blist->parsed()) return tg::cli::RunBaselineList(baseline);
+  if (bshow->parsed()) return tg::cli::RunBaselineShow(baseline);
+  if (bhist->parsed()) return tg::cli::RunBaselineHistory(baseline);
+  if (cm->parsed()) return tg::cli::RunCompare(cmp);
+  if (g->parsed()) return tg::cli::RunGate(gate);
   return tg::cli::kExitBadInput;
 }

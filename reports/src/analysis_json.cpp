@@ -5,6 +5,9 @@
 #include <string>
 
 #include "tracegate/analysis_report.h"
+#include "kernel_table_json.h"
+#include "timeline_json.h"
+#include "tracegate/report_provenance.h"
 
 namespace tg {
 
@@ -317,6 +320,7 @@ json AnalysisToJson(const Trace& trace, const Analysis& analysis, const Analysis
   doc["precision"] = TagOrNull(config.precision);
   if (config.precision.empty()) doc["precision_reason"] = "not given (--precision)";
   doc["batch"] = config.iterations.batch;
+  AddProvenanceJson(doc, trace, analysis, config);
   HeadlineJson(doc, analysis.iterations);
   doc["iteration_source"] = IterationSourceJson(analysis.iterations, config.iterations);
   doc["phases"] = PhasesJson(analysis.iterations);
@@ -337,10 +341,12 @@ json AnalysisToJson(const Trace& trace, const Analysis& analysis, const Analysis
                     {"distinct_names", summary.distinct_kernels},
                     {"percentile_method", "nearest_rank"}};
   doc["top_kernels"] = TopKernelsJson(summary);
+  doc["kernel_table"] = KernelTableJson(trace, analysis);
   doc["copies"] = CopiesJson(summary);
   doc["streams"] = StreamsJson(summary);
   doc["data_quality"] = QualityJson(summary);
   doc["iteration_table"] = IterationTableJson(analysis.iterations);
+  doc["timeline"] = TimelineJson(trace, analysis);
   doc["peak"] = PeakJson(analysis.peak);
   doc["roofline"] = RooflineJson(analysis.roofline);
   doc["rules"] = RulesJson(config.rules);

@@ -2,11 +2,11 @@
 // and one screen: at most 3 gaps per device and 8 streams are listed (the JSON has them all).
 #include <algorithm>
 #include <cmath>
-#include <cstdarg>
 #include <cstdio>
 #include <string>
 
 #include "tracegate/analysis_report.h"
+#include "tracegate/strings.h"
 
 namespace tg {
 
@@ -17,28 +17,18 @@ constexpr size_t kGapsShown = 3;
 constexpr size_t kStreamsShown = 8;
 constexpr size_t kInvolvedShown = 3;
 
-std::string Format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string Format(const char* fmt, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = std::vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  return std::string(buf, n < 0 ? 0 : std::min(static_cast<size_t>(n), sizeof buf - 1));
-}
-
-std::string Ms(TimeNs ns) { return Format("%.3f ms", static_cast<double>(ns) / 1e6); }
+std::string Ms(TimeNs ns) { return StrFormat("%.3f ms", static_cast<double>(ns) / 1e6); }
 
 // A duration in the unit that keeps it short: ns, us, ms or s.
 std::string Span(TimeNs ns) {
   double v = static_cast<double>(ns);
-  if (ns < 1'000) return Format("%lld ns", static_cast<long long>(ns));
-  if (ns < 1'000'000) return Format("%.3f us", v / 1e3);
-  if (ns < 1'000'000'000) return Format("%.3f ms", v / 1e6);
-  return Format("%.3f s", v / 1e9);
+  if (ns < 1'000) return StrFormat("%lld ns", static_cast<long long>(ns));
+  if (ns < 1'000'000) return StrFormat("%.3f us", v / 1e3);
+  if (ns < 1'000'000'000) return StrFormat("%.3f ms", v / 1e6);
+  return StrFormat("%.3f s", v / 1e9);
 }
 
-std::string Pct(double ratio) { return Format("%.1f%%", ratio * 100.0); }
+std::string Pct(double ratio) { return StrFormat("%.1f%%", ratio * 100.0); }
 
 // Cuts a long name to `max` characters with "..." (never inside a UTF-8 sequence).
 std::string Truncate(const std::string& s, size_t max) {
@@ -56,7 +46,7 @@ std::string Bytes(int64_t b) {
     v /= 1024.0;
     ++u;
   }
-  return u == 0 ? Format("%lld B", static_cast<long long>(b)) : Format("%.1f %s", v, units[u]);
+  return u == 0 ? StrFormat("%lld B", static_cast<long long>(b)) : StrFormat("%.1f %s", v, units[u]);
 }
 
 std::string Meta(const Trace& t, std::string_view key) {
@@ -65,7 +55,7 @@ std::string Meta(const Trace& t, std::string_view key) {
 }
 
 std::string DeviceLabel(int32_t device) {
-  return device < 0 ? std::string("GPU ?") : Format("GPU %d", device);
+  return device < 0 ? std::string("GPU ?") : StrFormat("GPU %d", device);
 }
 
 void PrintSource(std::ostream& out, const Trace& t, const Summary& s) {
@@ -79,7 +69,7 @@ void PrintSource(std::ostream& out, const Trace& t, const Summary& s) {
   out << "\n";
   const SummaryCounts& c = s.counts;
   out << "window: " << Ms(s.duration_ns) << " (" << s.start_ns << " .. " << s.end_ns << " ns)\n";
-  out << Format(
+  out << StrFormat(
       "events: %llu kernels, %llu memcpys, %llu memsets, %llu syncs, %llu runtime + %llu "
       "driver calls, %llu ranges, %llu samples\n",
       static_cast<unsigned long long>(c.kernels), static_cast<unsigned long long>(c.memcpys),
@@ -106,7 +96,7 @@ void PrintDevices(std::ostream& out, const Summary& s) {
     out << "\n";
     for (size_t i = 0; i < std::min(kGapsShown, d.largest_gaps.size()); ++i) {
       const IdleGap& g = d.largest_gaps[i];
-      out << "    gap " << Format("%12s", Span(g.duration_ns).c_str()) << " at +"
+      out << "    gap " << StrFormat("%12s", Span(g.duration_ns).c_str()) << " at +"
           << Span(g.start_ns - s.start_ns) << ": after " << Truncate(g.before, 36) << ", before "
           << Truncate(g.after, 36) << "\n";
     }
@@ -117,11 +107,11 @@ void PrintKernels(std::ostream& out, const Summary& s) {
   if (s.counts.kernels == 0) return;
   out << "\ntop kernels (" << s.counts.kernels << " launches, " << s.distinct_kernels << " names, "
       << Ms(s.total_kernel_ns) << " total; p95 nearest-rank):\n";
-  out << Format("  %3s  %-60s %8s %10s %10s %10s %6s\n", "#", "name", "count", "total ms", "mean us",
+  out << StrFormat("  %3s  %-60s %8s %10s %10s %10s %6s\n", "#", "name", "count", "total ms", "mean us",
                 "p95 us", "share");
   size_t rank = 1;
   for (const KernelStat& k : s.top_kernels) {
-    out << Format("  %3zu  %-60s %8llu %10.3f %10.3f %10.3f %6.1f%%\n", rank++,
+    out << StrFormat("  %3zu  %-60s %8llu %10.3f %10.3f %10.3f %6.1f%%\n", rank++,
                   Truncate(k.display_name, kMaxNameChars).c_str(), static_cast<unsigned long long>(k.count),
                   static_cast<double>(k.total_ns) / 1e6, k.mean_ns / 1e3, static_cast<double>(k.p95_ns) / 1e3,
                   k.share * 100.0);
@@ -131,18 +121,18 @@ void PrintKernels(std::ostream& out, const Summary& s) {
 void PrintCopies(std::ostream& out, const Summary& s) {
   if (s.counts.memcpys == 0 && s.memsets.count == 0) return;
   out << "\ncopies:\n";
-  out << Format("  %-6s %8s %12s %10s %9s %9s %7s\n", "dir", "count", "bytes", "time ms", "GB/s", "pageable",
+  out << StrFormat("  %-6s %8s %12s %10s %9s %9s %7s\n", "dir", "count", "bytes", "time ms", "GB/s", "pageable",
                 "small");
   for (const CopyStat& c : s.copies) {
     if (c.count == 0) continue;
-    out << Format("  %-6s %8llu %12s %10.3f %9s %9s %7llu\n",
+    out << StrFormat("  %-6s %8llu %12s %10.3f %9s %9s %7llu\n",
                   kCopyDirectionNames[static_cast<size_t>(c.direction)],
                   static_cast<unsigned long long>(c.count), Bytes(c.bytes).c_str(),
-                  static_cast<double>(c.time_ns) / 1e6, c.has_gbs ? Format("%.2f", c.gbs).c_str() : "n/a",
+                  static_cast<double>(c.time_ns) / 1e6, c.has_gbs ? StrFormat("%.2f", c.gbs).c_str() : "n/a",
                   Pct(c.pageable_share).c_str(), static_cast<unsigned long long>(c.small));
   }
   if (s.memsets.count > 0)
-    out << Format("  %-6s %8llu %12s %10.3f\n", "memset", static_cast<unsigned long long>(s.memsets.count),
+    out << StrFormat("  %-6s %8llu %12s %10.3f\n", "memset", static_cast<unsigned long long>(s.memsets.count),
                   Bytes(s.memsets.bytes).c_str(), static_cast<double>(s.memsets.time_ns) / 1e6);
 }
 
@@ -157,7 +147,7 @@ void PrintStreams(std::ostream& out, const Summary& s) {
   for (size_t i = 0; i < std::min(kStreamsShown, order.size()); ++i) {
     const StreamSummary& st = *order[i];
     std::string stream = st.stream == kUnknownId ? std::string("?") : std::to_string(st.stream);
-    out << Format("  %-6s stream %-6s %8llu kernels %6llu copies %6llu memsets  busy %s (%s of device)\n",
+    out << StrFormat("  %-6s stream %-6s %8llu kernels %6llu copies %6llu memsets  busy %s (%s of device)\n",
                   DeviceLabel(st.device).c_str(), stream.c_str(), static_cast<unsigned long long>(st.kernels),
                   static_cast<unsigned long long>(st.memcpys), static_cast<unsigned long long>(st.memsets),
                   Ms(st.busy_ns).c_str(), Pct(st.device_busy_share).c_str());
@@ -183,9 +173,9 @@ void PrintIterations(std::ostream& out, const IterationAnalysis& it) {
   out << " - " << it.source << "\n";
   if (it.iterations.empty() || it.total_ns <= 0) return;
   const SampleStats& l = it.latency_ms;
-  out << Format("  latency ms: mean %.3f  p50 %.3f  p95 %.3f  p99 %.3f  std %.3f  CV %s", l.mean, l.p50, l.p95,
-                l.p99, l.std, l.has_cv ? Format("%.3f", l.cv).c_str() : "n/a");
-  if (it.has_throughput) out << Format("  throughput %.4g/s (batch %lld)", it.throughput_fps,
+  out << StrFormat("  latency ms: mean %.3f  p50 %.3f  p95 %.3f  p99 %.3f  std %.3f  CV %s", l.mean, l.p50, l.p95,
+                l.p99, l.std, l.has_cv ? StrFormat("%.3f", l.cv).c_str() : "n/a");
+  if (it.has_throughput) out << StrFormat("  throughput %.4g/s (batch %lld)", it.throughput_fps,
                                        static_cast<long long>(it.batch));
   out << "\n  phases (share of iteration time):";
   for (size_t p = 0; p < kPhaseCount; ++p)
@@ -193,7 +183,7 @@ void PrintIterations(std::ostream& out, const IterationAnalysis& it) {
   out << "\n";
 }
 
-std::string Speedup(double v) { return std::isfinite(v) ? Format("%.3fx", v) : std::string("unbounded"); }
+std::string Speedup(double v) { return std::isfinite(v) ? StrFormat("%.3fx", v) : std::string("unbounded"); }
 
 void PrintFindings(std::ostream& out, const std::vector<Finding>& findings) {
   if (findings.empty()) {
@@ -203,11 +193,11 @@ void PrintFindings(std::ostream& out, const std::vector<Finding>& findings) {
   out << "\nfindings (" << findings.size() << ", most important first):\n";
   size_t n = 1;
   for (const Finding& f : findings) {
-    out << Format("  %zu. [%s] %s (%s)%s\n", n++, PriorityName(f.priority), f.title.c_str(), f.id.c_str(),
+    out << StrFormat("  %zu. [%s] %s (%s)%s\n", n++, PriorityName(f.priority), f.title.c_str(), f.id.c_str(),
                   f.heuristic ? " [heuristic]" : "");
     out << "     " << f.summary << "\n";
     for (const Evidence& e : f.evidence)
-      out << Format("     evidence: %s = %.4g (threshold %s %.4g)\n", e.metric.c_str(), e.value, e.comparison.c_str(),
+      out << StrFormat("     evidence: %s = %.4g (threshold %s %.4g)\n", e.metric.c_str(), e.value, e.comparison.c_str(),
                     e.threshold);
     for (size_t i = 0; i < std::min(kInvolvedShown, f.involved.size()); ++i) {
       const Involved& v = f.involved[i];
@@ -218,7 +208,7 @@ void PrintFindings(std::ostream& out, const std::vector<Finding>& findings) {
       out << "\n";
     }
     const AmdahlEstimate& a = f.amdahl;
-    out << Format("     Amdahl: P = %.3f, S = %s (%s: %s) -> whole run %s (%+.1f%%), at most %s\n", a.share,
+    out << StrFormat("     Amdahl: P = %.3f, S = %s (%s: %s) -> whole run %s (%+.1f%%), at most %s\n", a.share,
                   Speedup(a.speedup).c_str(), a.basis.c_str(), a.assumption.c_str(), Speedup(a.overall).c_str(),
                   a.gain_pct, Speedup(a.upper_bound).c_str());
     if (!f.strategies.empty()) out << "     try: " << f.strategies.front() << "\n";

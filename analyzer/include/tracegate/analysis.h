@@ -24,6 +24,8 @@ struct AnalysisConfig {
   std::vector<KernelCost> costs;
   PeakOverride peak;                      // CLI overrides; rules.json "gpu" fills it when unset
   std::string model, precision;           // tags carried into the report
+  std::string commit;                     // the run's source revision ("" = unknown)
+  std::string commit_reason;              // why commit is "" (report key commit_reason)
   std::optional<ReferenceRun> reference;  // int8_no_gain
 };
 

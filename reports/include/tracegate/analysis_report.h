@@ -19,6 +19,8 @@
 //   kernels{count, total_ns, total_ms, distinct_names, percentile_method: "nearest_rank"}
 //   top_kernels[]{rank, name (demangled), count, total_ns, total_ms, mean_ns, min_ns, max_ns,
 //                 p50_ns, p95_ns, share_ratio}   sorted by total desc; share of total kernel time
+//   kernel_table[]{name (demangled), count, total_ms, per_iteration_ms, mean_us}   every distinct kernel
+//                 of the kept iterations (total / kept iterations); by total_ms desc, then name
 //   copies{htod, dtoh, dtod, ptop, other: {count, bytes, time_ns, time_ms, achieved_gbs
 //          (bytes/time, 1 GB = 1e9 B), pageable_count, pageable_ratio, small_count},
 //          memset{count, bytes, time_ns, time_ms}}
@@ -26,6 +28,9 @@
 //             busy_ms, device_busy_ratio}
 //   data_quality{has_errors, counters[]{key, severity, count, description}}   every counter
 //   model, precision, batch                       tags from the command line (null + _reason when not given)
+//   commit, memory_peak_mb, temperature_c_range ("54-58"), profiling_date (ISO-8601 UTC)   provenance
+//     (report_provenance.h): --commit or the git HEAD; max/min-max of the NVML samples; the trace
+//     start when its clock is Unix-epoch ns. Each is null + _reason when unknown.
 //   iterations, avg_latency_ms, std_latency_ms, p50/p95/p99_latency_ms, latency_cv, throughput_fps,
 //   pre/h2d/infer/d2h/post_ms_ratio, idle_ratio, latency_samples_ms     headline (seed 001 5.10);
 //     ratios are sums over kept iterations / summed latency (iterations.h defines the phases)
@@ -33,6 +38,16 @@
 //   phases{pre, h2d, infer, d2h, post, idle: {mean_ms, ratio}}
 //   iteration_table[]{index, name, start_ns, end_ns, latency_ms, phases_ms{...}, gpu_busy_ms, kernels,
 //                     memcpys, memsets, syncs, sync_ms, pre_range_ms, infer_range_ms, post_range_ms}
+//   timeline{iteration (index as in iteration_table; null + _reason without iterations), selection,
+//            name, start_ns, end_ns, duration_ns, latency_ms, marker_start/end_offset_ns (null without
+//            markers), phases_ms{...}, item_cap, items_total, items_dropped,
+//            columns ["start_offset_ns", "duration_ns", "kind", "name"],
+//            lanes[]{device, stream, busy_ns, idle_ns, items_total, items_dropped, items[][columns]}}
+//     The GPU work of the kept iteration with the median latency (nearest rank: its latency is
+//     p50_latency_ms), one lane per (device, stream) in that order. Rows follow `columns`: offset
+//     from the iteration's start (negative for work that began before it), kind kernel/memcpy/
+//     memset, short name (ShortKernelName, "Memcpy HtoD", "Memset"); by start. At most item_cap
+//     rows over all lanes, the longest kept; busy/idle_ns count every item, listed or not.
 //   peak{device_name, bandwidth_gbs, tflops, source}                      roofline peaks (null = unknown)
 //   roofline[]{label, source, launches, time_ms, bytes, flops, achieved_gbs, achieved_tflops,
 //              intensity_flop_per_byte, bandwidth_ratio, flops_ratio, memory_bound}

@@ -1,0 +1,39 @@
+#!/usr/bin/env python3
+"""Validates tracegate reports against reports/schema/tracegate.report.v1.schema.json.
+
+Usage: validate_report.py REPORT.json...   (exit 0: all valid; 1: a report is not; 2: setup)
+Other CLI tests may call it on the reports they write. Needs python3-jsonschema (ci/deps.sh).
+"""
+import json
+import os
+import sys
+
+SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "reports", "schema",
+                      "tracegate.report.v1.schema.json")
+
+
+def main(paths):
+    try:
+        import jsonschema
+    except ImportError:
+        print("validate_report.py: python3 has no jsonschema module; install python3-jsonschema "
+              "(ci/deps.sh does)", file=sys.stderr)
+        return 2
+    with open(SCHEMA, encoding="utf-8") as f:
+        schema = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    bad = 0
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            report = json.load(f)
+        errors = sorted(validator.iter_errors(report), key=lambda e: list(e.absolute_path))
+        for e in errors[:5]:
+            where = "/".join(str(p) for p in e.absolute_path) or "(top level)"
+            print(f"{path}: {where}: {e.message[:200]}", file=sys.stderr)
+        bad += bool(errors)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
