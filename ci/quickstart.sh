@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job on a fresh machine: build tracegate, then analyze shipped GPU recordings, write
 # the JSON / Markdown / HTML reports and gate one against its stored baseline in baselines/.
-# (Recording with `tracegate record` on a GPU joins this when the collector lands.)
+# On a machine with an NVIDIA GPU (nvidia-smi works) and the CUDA toolkit it first records
+# tests/gpu/known_workload with `tracegate record` and analyzes that recording.
 # Usage: ci/quickstart.sh [build-dir]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +15,14 @@ cmake --build "$build" -j "${TRACEGATE_JOBS:-2}" --target tracegate
 
 out=${TRACEGATE_OUT:-$build/quickstart}
 mkdir -p "$out"
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+  cmake --build "$build" -j "${TRACEGATE_JOBS:-2}" --target tracegate_inject known_workload
+  echo "== tracegate record (GPU): tests/gpu/known_workload"
+  "$build/tracegate" record -o "$out/known.db" -- "$build/tests/gpu/known_workload"
+  "$build/tracegate" analyze "$out/known.db" --top 5 -o "$out/known.json" --md "$out/known.md"
+else
+  echo "== no GPU here (nvidia-smi -L failed): analyzing the shipped GPU recordings instead"
+fi
 trace=tests/fixtures/real/kineto_alexnet_train_step.json.gz
 echo "== tracegate analyze $trace"
 "$build/tracegate" analyze "$trace" --top 5 -o "$out/report.json"

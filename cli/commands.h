@@ -91,4 +91,16 @@ struct GateArgs {
 };
 int RunGate(const GateArgs& args);
 
+// tracegate record (record_command.cpp). The exit code is the command's (128 + signal when a
+// signal killed it); 2 when tracegate cannot record (no injection library, unwritable output);
+// 127 / 126 when the command cannot be found / executed.
+struct RecordArgs {
+  std::vector<std::string> command;  // CMD ARGS...
+  std::string output;                // -o; empty: tracegate<N>.db in the current directory
+  int64_t sample_ms = 100;
+  bool no_driver_api = false;
+  bool analyze = false;
+};
+int RunRecord(const RecordArgs& args);
+
 }  // namespace tg::cli

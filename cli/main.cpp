@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
+#include <string_view>
 
 #include "commands.h"
 
@@ -39,6 +40,24 @@ constexpr const char* kGateFooter =
     "'gated' row in <dir>/history.db.\n"
     "Example:\n"
     "  tracegate gate run.json --baseline resnet50_fp16 --junit gate.xml --md gate.md";
+
+constexpr const char* kRecordFooter =
+    "Output: -o OUT is replaced atomically (a complete file or the old one). Without -o the trace\n"
+    "goes to tracegate1.db in the current directory, or the next free tracegate<N>.db: an existing\n"
+    "file is never overwritten.\n"
+    "Every CUDA process the command starts (fork/exec, multiprocessing, several GPUs) is recorded into\n"
+    "the one trace. record waits for every process the command started, even after the command\n"
+    "itself exits; SIGINT/SIGTERM sent to tracegate are forwarded to the command (a Ctrl-C in the\n"
+    "terminal reaches it directly), and one arriving after the command exited stops the waiting.\n"
+    "A process that is killed keeps its events up to its last flush (about one second) and the trace\n"
+    "is marked incomplete (trace_incomplete, an error: the gate will not pass it).\n"
+    "Exit code: the command's (128 + N when signal N killed it); 2 when tracegate cannot record;\n"
+    "127 / 126 when the command cannot be found / executed.\n"
+    "Environment: TRACEGATE_FLUSH_MS (1000), TRACEGATE_BUFFER_MB (8), TRACEGATE_BUFFER_CAP_MB (512),\n"
+    "TRACEGATE_INJECT_LIB (the injection library; default: libtracegate_inject.so beside tracegate).\n"
+    "Examples:\n"
+    "  tracegate record -- python infer.py --batch 32\n"
+    "  tracegate record -o run.db --analyze -- ./server --requests 1000";
 
 }  // namespace
 
@@ -133,8 +152,48 @@ int main(int argc, char** argv) {
   g->add_option("--junit", gate.junit_out, "Write JUnit XML here");
   g->add_option("--md", gate.md_out, "Write the Markdown summary here");
 
+  tg::cli::RecordArgs record;
+  auto* r = app.add_subcommand(
+      "record", "Run a CUDA program under the collector and write a tracegate trace: record [OPTIONS] -- CMD ARGS...");
+  r->footer(kRecordFooter);
+  r->add_option("-o,--output", record.output, "Output trace (.db); default tracegate<N>.db, never overwritten");
+  r->add_option("--sample-ms", record.sample_ms, "GPU telemetry (NVML) sampling period, ms")
+      ->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{3600000}));
+  r->add_flag("--no-driver-api", record.no_driver_api, "Do not record CUDA driver API calls (runtime calls still are)");
+  r->add_flag("--analyze", record.analyze, "Print the analysis of the trace after recording");
+  r->prefix_command();  // the first argument that is not an option starts the command
+  // `record [OPTIONS] -- CMD ARGS...`: everything after the first "--" is the command, verbatim;
+  // CLI11 is only shown what comes before it (it would reorder or reject the rest).
+  std::vector<std::string> record_tail;
+  bool record_dashes = false;
+  int parse_argc = argc;
+  if (argc > 1 && std::string_view(argv[1]) == "record")
+    for (int i = 2; i < argc; ++i)
+      if (std::string_view(argv[i]) == "--") {
+        record_tail.assign(argv + i + 1, argv + argc);
+        record_dashes = true;
+        parse_argc = i;
+        break;
+      }
+
+  // An unknown command word gets its own message (CLI11 would show the main help for
+  // `tracegate nope --help`, or say only that a subcommand is required).
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string known;
+    bool found = false;
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      found = found || sub->get_name() == argv[1];
+      known += (known.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!found) {
+      std::fprintf(stderr, "tracegate: error: unknown command '%s' (commands: %s)\nRun 'tracegate --help' for usage.\n",
+                   argv[1], known.c_str());
+      return tg::cli::kExitBadInput;
+    }
+  }
+
   try {
-    app.parse(argc, argv);
+    app.parse(parse_argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
@@ -157,5 +216,13 @@ int main(int argc, char** argv) {
   if (bhist->parsed()) return tg::cli::RunBaselineHistory(baseline);
   if (cm->parsed()) return tg::cli::RunCompare(cmp);
   if (g->parsed()) return tg::cli::RunGate(gate);
+  if (r->parsed()) {
+    // Without "--" the command is what CLI11 left; a "--" after the command's first word was
+    // one of its arguments.
+    record.command = r->remaining();
+    if (record_dashes && !record.command.empty()) record.command.push_back("--");
+    record.command.insert(record.command.end(), record_tail.begin(), record_tail.end());
+    return tg::cli::RunRecord(record);
+  }
   return tg::cli::kExitBadInput;
 }

@@ -1,5 +1,6 @@
 // The store writer: multi-row INSERTs into a temp SQLite file, one transaction per Append,
-// indexes built once at the end, then an atomic rename. Layout and encodings: store_schema.h.
+// indexes built once at the end, then an atomic rename; or, in place, into the file itself with a
+// rollback journal so that every commit survives a kill. Layout and encodings: store_schema.h.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -7,6 +8,8 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <span>
+#include <string_view>
 #include <tuple>
 
 #include "sqlite_db.h"
@@ -25,6 +28,17 @@ namespace {
 constexpr const char* kBuildPragmas =
     "PRAGMA page_size = 65536; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
     "PRAGMA locking_mode = EXCLUSIVE; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -65536;";
+
+// In place (a part file that a killed process leaves behind): a rollback journal makes every
+// COMMIT atomic; a transaction cut short leaves "<path>-journal", rolled back by the next
+// read-write open (RecoverStore). The journal only holds pages that existed before the
+// transaction, so appending costs little (WAL would write every row twice). synchronous = OFF:
+// the writes of a killed process are in the page cache and reach the file anyway; only a power
+// loss could lose them. Normal locking, so a reader can look at the file while it grows (the
+// writer waits out a reader's short lock).
+constexpr const char* kInPlacePragmas =
+    "PRAGMA page_size = 4096; PRAGMA journal_mode = DELETE; PRAGMA synchronous = OFF;"
+    "PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16384; PRAGMA busy_timeout = 10000;";
 
 // Rows per INSERT statement: one statement for many rows costs SQLite far less per row than one
 // statement per row (measured: ~1.4x more rows/s for kernel rows at 32).
@@ -116,12 +130,13 @@ struct StoreWriter::Impl {
     sql::Stmt meta, device, process, quality;
   };
   std::unique_ptr<Statements> st = std::make_unique<Statements>();
+  bool in_place = false;  // tmp == path: nothing to rename, nothing to remove
   bool failed = false, committed = false;
 
   ~Impl() {
     st.reset();  // statements before the connection
     db.Close();
-    if (!committed && !tmp.empty()) ::unlink(tmp.c_str());
+    if (!committed && !in_place && !tmp.empty()) ::unlink(tmp.c_str());
   }
 
   Status Fail(Status s) {
@@ -130,21 +145,31 @@ struct StoreWriter::Impl {
   }
   Status Unusable() const { return InvalidInput(path + ": store writer used after it finished or failed"); }
   Status Prepare();
+  Status Transaction(std::span<const Trace> batches, const Trace* state, bool final);
   Status CheckIds(const Trace& b, const StringMap& names) const;
   Status AppendRows(const Trace& b);
   Status AppendRanges(const RangeTable& r, StringMap& names);
   Status WriteStrings();
-  Status WriteFinalState(const Trace& t);
+  Status WriteState(const Trace& t);
 };
 
 StoreWriter::StoreWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 StoreWriter::~StoreWriter() = default;
 
 Status StoreWriter::Create(const std::string& path, std::unique_ptr<StoreWriter>* out) {
+  return Create(path, StoreWriterOptions{}, out);
+}
+
+Status StoreWriter::Create(const std::string& path, const StoreWriterOptions& options,
+                           std::unique_ptr<StoreWriter>* out) {
   auto impl = std::make_unique<Impl>();
   impl->path = path;
-  impl->tmp = TempPathFor(path);
-  ::unlink(impl->tmp.c_str());  // a leftover of a crashed process with the same pid
+  impl->in_place = options.in_place;
+  impl->tmp = options.in_place ? path : TempPathFor(path);
+  // A leftover of a crashed process with the same pid (in place: and its journal, which would
+  // otherwise be "rolled back" into the new file).
+  ::unlink(impl->tmp.c_str());
+  if (options.in_place) ::unlink((path + "-journal").c_str());
   // NOMUTEX: one connection used by one thread at a time; SQLite's own locking only costs here.
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
   if (Status s = impl->db.Open(impl->tmp, path, flags); !s.ok()) {
@@ -157,7 +182,10 @@ Status StoreWriter::Create(const std::string& path, std::unique_ptr<StoreWriter>
 }
 
 Status StoreWriter::Impl::Prepare() {
-  if (Status s = db.Exec(kBuildPragmas, "cannot configure store"); !s.ok()) return s;
+  if (Status s = db.Exec(in_place ? kInPlacePragmas : kBuildPragmas, "cannot configure store"); !s.ok())
+    return s;
+  // One transaction: a reader of an in-place file sees no tables or all of them, with the version.
+  if (Status s = db.Exec("BEGIN", "cannot write store"); !s.ok()) return s;
   if (Status s = db.Exec(store::kCreateTables, "cannot create store tables"); !s.ok()) return s;
   sql::Stmt version;
   Status s = version.Prepare(db, "INSERT INTO tracegate_schema (version, producer) VALUES (?, ?)");
@@ -165,6 +193,7 @@ Status StoreWriter::Impl::Prepare() {
   version.Int(1, kStoreSchemaVersion);
   version.Text(2, "tracegate " TRACEGATE_VERSION);
   if (s = version.Run("cannot write schema version"); !s.ok()) return s;
+  if (s = db.Exec("COMMIT", "cannot write store"); !s.ok()) return s;
 
   const std::tuple<BatchInsert*, const char*, const char*> tables[] = {
       {&st->string, "StringIds", "id, value"},
@@ -202,12 +231,27 @@ Status StoreWriter::Impl::Prepare() {
 }
 
 Status StoreWriter::Append(const Trace& batch) {
-  Impl& w = *impl_;
-  if (w.failed || w.committed) return w.Unusable();
-  if (Status s = w.db.Exec("BEGIN", "cannot write store"); !s.ok()) return w.Fail(s);
-  if (Status s = w.AppendRows(batch); !s.ok()) return w.Fail(s);
-  if (Status s = w.WriteStrings(); !s.ok()) return w.Fail(s);
-  if (Status s = w.db.Exec("COMMIT", "cannot write store"); !s.ok()) return w.Fail(s);
+  return impl_->Transaction(std::span<const Trace>(&batch, 1), nullptr, false);
+}
+
+Status StoreWriter::AppendWithState(std::span<const Trace> batches, const Trace& state) {
+  return impl_->Transaction(batches, &state, false);
+}
+
+// One transaction: the rows of `batches`, their new strings, then (with `state`) the state
+// tables, and (final) the indexes. A failed statement leaves the transaction open; the writer is
+// then unusable and an in-place file keeps its last commit (the connection rolls back on close).
+Status StoreWriter::Impl::Transaction(std::span<const Trace> batches, const Trace* state, bool final) {
+  if (failed || committed) return Unusable();
+  if (Status s = db.Exec("BEGIN", "cannot write store"); !s.ok()) return Fail(s);
+  for (const Trace& b : batches)
+    if (Status s = AppendRows(b); !s.ok()) return Fail(s);
+  if (Status s = WriteStrings(); !s.ok()) return Fail(s);
+  if (state)
+    if (Status s = WriteState(*state); !s.ok()) return Fail(s);
+  if (final)
+    if (Status s = db.Exec(store::kCreateIndexes, "cannot index store"); !s.ok()) return Fail(s);
+  if (Status s = db.Exec("COMMIT", "cannot write store"); !s.ok()) return Fail(s);
   return Status::Ok();
 }
 
@@ -334,7 +378,13 @@ Status StoreWriter::Impl::WriteStrings() {
   return s;
 }
 
-Status StoreWriter::Impl::WriteFinalState(const Trace& t) {
+// Replaces the state tables (in place they are rewritten at every flush of a recording).
+Status StoreWriter::Impl::WriteState(const Trace& t) {
+  if (Status s = db.Exec("DELETE FROM tracegate_metadata; DELETE FROM TARGET_INFO_GPU; DELETE FROM PROCESSES;"
+                         " DELETE FROM tracegate_quality;",
+                         "cannot write store state");
+      !s.ok())
+    return s;
   for (const auto& [key, value] : t.metadata) {
     st->meta.Text(1, key); st->meta.Text(2, value);
     if (Status s = st->meta.Run("cannot write metadata"); !s.ok()) return s;
@@ -358,15 +408,12 @@ Status StoreWriter::Impl::WriteFinalState(const Trace& t) {
     st->quality.Text(1, info.key); st->quality.Int(2, static_cast<int64_t>(t.quality.Get(info.id)));
     if (Status s = st->quality.Run("cannot write quality counters"); !s.ok()) return s;
   }
-  return db.Exec(store::kCreateIndexes, "cannot index store");
+  return Status::Ok();
 }
 
 Status StoreWriter::Finish(const Trace& final_state) {
   Impl& w = *impl_;
-  if (w.failed || w.committed) return w.Unusable();
-  if (Status s = w.db.Exec("BEGIN", "cannot write store"); !s.ok()) return w.Fail(s);
-  if (Status s = w.WriteFinalState(final_state); !s.ok()) return w.Fail(s);
-  if (Status s = w.db.Exec("COMMIT", "cannot write store"); !s.ok()) return w.Fail(s);
+  if (Status s = w.Transaction({}, &final_state, true); !s.ok()) return s;
   w.st.reset();
   w.db.Close();
   // synchronous = OFF never fsyncs, so the file is made durable once, here, before the rename.
@@ -375,7 +422,18 @@ Status StoreWriter::Finish(const Trace& final_state) {
   if (fd >= 0) ::close(fd);
   if (!synced) return w.Fail(IoError(w.path + ": cannot flush the store to disk"));
   w.committed = true;  // from here the temp file is CommitTempFile's: it removes it on failure
-  return CommitTempFile(w.tmp, w.path);
+  return w.in_place ? Status::Ok() : CommitTempFile(w.tmp, w.path);
+}
+
+Status RecoverStore(const std::string& path) {
+  sql::Db db;
+  if (Status s = db.Open(path, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX); !s.ok()) return s;
+  // The first read takes a shared lock, which is when SQLite rolls a hot journal back. A file that
+  // is not a database fails here; the reader will say so in its own words.
+  if (Status s = db.Exec("PRAGMA busy_timeout = 10000; SELECT count(*) FROM sqlite_master;", "cannot read store");
+      !s.ok() && std::string_view(s.message()).find("not a database") == std::string_view::npos)
+    return s;
+  return Status::Ok();
 }
 
 Status WriteStore(const Trace& trace, const std::string& path) {

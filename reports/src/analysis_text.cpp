@@ -78,9 +78,17 @@ void PrintSource(std::ostream& out, const Trace& t, const Summary& s) {
       static_cast<unsigned long long>(c.ranges), static_cast<unsigned long long>(c.samples));
 }
 
-void PrintDevices(std::ostream& out, const Summary& s) {
+// Set by `tracegate record` when the recording holds no GPU activity, with the reason
+// (record_meta::kNoActivity in collector/include/tracegate/record.h; reports does not link the
+// collector).
+constexpr std::string_view kRecordNoActivityKey = "record.no_cuda_activity";
+
+void PrintDevices(std::ostream& out, const Trace& t, const Summary& s) {
   if (s.devices.empty()) {
-    out << "\ndevices: no GPU work in this trace\n";
+    if (std::string why = Meta(t, kRecordNoActivityKey); !why.empty())
+      out << "\ndevices: no CUDA activity recorded: " << why << "\n";
+    else
+      out << "\ndevices: no GPU work in this trace\n";
     return;
   }
   out << "\ndevices:\n";
@@ -222,7 +230,7 @@ void PrintAnalysis(std::ostream& out, const Trace& trace, const Analysis& analys
   PrintSource(out, trace, summary);
   PrintIterations(out, analysis.iterations);
   PrintFindings(out, analysis.findings);
-  PrintDevices(out, summary);
+  PrintDevices(out, trace, summary);
   PrintKernels(out, summary);
   PrintCopies(out, summary);
   PrintStreams(out, summary);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <vector>
 
@@ -80,9 +81,23 @@ void AddProvenanceJson(json& doc, const Trace& trace, const Analysis& analysis, 
     doc["commit_reason"] = config.commit_reason.empty() ? "not given (--commit)" : config.commit_reason;
   }
 
+  // A recording's collector counts what the program allocated through CUDA (metadata written by
+  // collector/cupti); NVML's memory_used also counts the driver's reservations and other
+  // processes, so the collector's figure comes first.
   std::vector<double> memory = Sampled(trace.samples.memory_used_mb);
-  if (!memory.empty()) {
+  double allocated = -1;
+  if (auto it = trace.metadata.find("memory_peak_mb"); it != trace.metadata.end()) {
+    char* end = nullptr;
+    allocated = std::strtod(it->second.c_str(), &end);
+    if (end == it->second.c_str() || *end != '\0' || !std::isfinite(allocated)) allocated = -1;
+  }
+  if (allocated >= 0) {
+    doc["memory_peak_mb"] = allocated;
+    auto source = trace.metadata.find("memory_peak_mb_source");
+    doc["memory_peak_mb_source"] = source != trace.metadata.end() ? source->second : "trace metadata";
+  } else if (!memory.empty()) {
     doc["memory_peak_mb"] = *std::max_element(memory.begin(), memory.end());
+    doc["memory_peak_mb_source"] = "nvml samples";
   } else {
     doc["memory_peak_mb"] = nullptr;
     doc["memory_peak_mb_reason"] = NoSamplesReason(trace, "the NVML samples have no memory_used_mb");

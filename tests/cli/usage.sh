@@ -15,6 +15,9 @@ expect 0 analyze --help
 expect 2
 expect 2 analyze
 expect 2 frobnicate
+expect 2 frobnicate --help
+"$tg" frobnicate 2>&1 | grep -q "^tracegate: error: unknown command 'frobnicate' (commands: analyze, .*record)" \
+  && passes=$((passes+1)) || { fails=$((fails+1)); echo "FAIL: unknown command message"; }
 expect 2 analyze x.json --top 0
 expect 2 export x.json
 expect 2 analyze x.json --batch 0

@@ -1,0 +1,360 @@
+// The collector's CUPTI session; see collector.h.
+//
+// Locks: g_control serialises start, stop and fork; g_convert guards the session as CUPTI's
+// buffer-completed callback sees it (converter, counters). Order: g_control before g_convert.
+// No lock of ours is held across a CUPTI call that can run our callbacks (cuptiActivityFlushAll,
+// cuptiActivityDisable, cuptiActivityEnable), and no CUPTI function is called under g_convert:
+// CUPTI may call the completed callback, which takes g_convert, while holding its own locks.
+#include "collector.h"
+
+#include <cupti.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "buffer_pool.h"
+#include "convert.h"
+#include "tracegate/part_writer.h"
+#include "tracegate/parts.h"
+
+namespace tg::cupti {
+
+namespace {
+
+struct Session {
+  RecordingOptions options;
+  int64_t pid = 0;
+  std::unique_ptr<PartWriter> writer;
+  std::unique_ptr<ActivityConverter> converter;  // under g_convert
+  std::vector<CUpti_ActivityKind> enabled;
+  CUpti_SubscriberHandle subscriber = nullptr;
+  std::vector<std::string> missed;
+  uint64_t dropped = 0;         // records CUPTI reported dropped, under g_convert
+  uint64_t published_peak = 0;  // under g_convert
+  uint64_t refusals_before = 0; // the pool's refusals when this session started
+  std::thread flusher;
+  std::mutex flush_mu;
+  std::condition_variable flush_cv;
+  bool flush_stop = false;      // under flush_mu
+};
+
+std::mutex g_control;
+std::mutex g_convert;
+Session* g_session = nullptr;  // read and written under g_convert; Start and Stop also keep
+                               // each other out through g_stopping
+bool g_stopping = false;       // under g_control
+std::atomic<BufferPool*> g_pool{nullptr};  // never freed: CUPTI may hold its buffers until exit
+
+std::string CuptiError(CUptiResult r) {
+  const char* text = nullptr;
+  if (cuptiGetResultString(r, &text) != CUPTI_SUCCESS || !text) return StrFormat("CUPTI error %d", static_cast<int>(r));
+  return text;
+}
+
+std::string ApiNameFromCupti(ApiKind kind, uint32_t cbid) {
+  const char* name = nullptr;
+  CUpti_CallbackDomain domain = kind == ApiKind::kDriver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
+  if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name) return {};
+  return name;
+}
+
+// The command line, arguments joined by spaces (what `record`'s summary shows per process).
+std::string ProcessName() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  while (!all.empty() && all.back() == '\0') all.pop_back();
+  for (char& c : all)
+    if (c == '\0') c = ' ';
+  constexpr size_t kMax = 256;
+  if (all.size() > kMax) all = all.substr(0, kMax) + "...";
+  return all;
+}
+
+// cuDriverGetVersion from the driver the process already loaded (we do not link libcuda).
+std::string DriverCudaVersion() {
+  using Fn = int (*)(int*);
+  auto fn = reinterpret_cast<Fn>(::dlsym(RTLD_DEFAULT, "cuDriverGetVersion"));
+  int v = 0;
+  if (!fn || fn(&v) != 0 || v <= 0) return {};
+  return StrFormat("%d.%d", v / 1000, (v % 1000) / 10);
+}
+
+void WriteStartMetadata(Session& s) {
+  PartWriter& w = *s.writer;
+  uint32_t version = 0;
+  if (cuptiGetVersion(&version) == CUPTI_SUCCESS) w.SetMetadata(std::string(meta::kCuptiVersion), std::to_string(version));
+  if (std::string cuda = DriverCudaVersion(); !cuda.empty()) w.SetMetadata(std::string(meta::kCudaVersion), cuda);
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) == 0) w.SetMetadata(std::string(meta::kHost), host);
+  w.SetMetadata("cupti_buffer_mb", std::to_string(s.options.buffer_mb));
+  w.SetMetadata("cupti_buffer_cap_mb", std::to_string(s.options.buffer_cap_mb));
+  w.SetMetadata("cupti_flush_ms", std::to_string(s.options.flush_ms));
+  w.AddProcess(Process{s.pid, ProcessName()});
+}
+
+// The device names and overhead details CUPTI allocates for the client (cupti_activity.h: "Client
+// is responsible for freeing this memory").
+void FreeClientOwned(const CUpti_Activity& r) {
+  if (r.kind == CUPTI_ACTIVITY_KIND_DEVICE)
+    std::free(const_cast<char*>(reinterpret_cast<const CUpti_ActivityDevice5&>(r).name));
+  else if (r.kind == CUPTI_ACTIVITY_KIND_OVERHEAD)
+    std::free(reinterpret_cast<const CUpti_ActivityOverhead3&>(r).overheadData);
+}
+
+// Hands one converted batch to the writer: events, devices, quality counters. Under g_convert.
+void Publish(Session& s, Trace&& batch) {
+  for (const Device& d : batch.devices) s.writer->AddDevice(d);
+  for (const QualityInfo& q : kQualityInfo)
+    if (uint64_t n = batch.quality.Get(q.id)) s.writer->AddQuality(q.id, n);
+  if (batch.GpuEventCount() + batch.api_calls.size() + batch.syncs.size() + batch.ranges.size() > 0)
+    s.writer->Submit(std::move(batch));
+}
+
+// Buffers this session's CUPTI asked for and the cap refused.
+uint64_t Refusals(const Session& s) {
+  BufferPool* pool = g_pool.load();
+  return pool ? pool->refusals() - s.refusals_before : 0;
+}
+
+// Counters that change slowly: written every flush and at stop. Under g_convert; `dropped` was
+// read from CUPTI before taking it.
+void PublishCounters(Session& s, uint64_t dropped) {
+  if (dropped > 0) {
+    s.dropped += dropped;
+    s.writer->AddQuality(Quality::kSourceDroppedRecords, dropped);
+  }
+  uint64_t peak = s.converter->allocations().PeakBytes();
+  if (peak != s.published_peak) {
+    s.published_peak = peak;
+    s.writer->SetMetadata(std::string(kMemoryPeakKey), StrFormat("%.1f", static_cast<double>(peak) / (1024.0 * 1024.0)));
+    s.writer->SetMetadata(kMemoryPeakSourceKey, kMemoryPeakSource);
+  }
+  for (const auto& [kind, ns] : s.converter->overhead_ns())
+    s.writer->SetMetadata(kOverheadPrefix + kind, std::to_string(ns));
+  if (uint64_t refused = Refusals(s))
+    s.writer->SetMetadata(kBufferRefusalsKey, std::to_string(refused));
+}
+
+uint64_t DroppedSinceLastCall() {
+  size_t dropped = 0;
+  if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) != CUPTI_SUCCESS) return 0;
+  return dropped;
+}
+
+void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  BufferPool* pool = g_pool.load();
+  *buffer = pool ? pool->Acquire() : nullptr;
+  *size = *buffer ? pool->buffer_bytes() : 0;
+  *max_records = 0;
+}
+
+void CUPTIAPI BufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid_bytes) {
+  // Walk the buffer without our lock (cuptiActivityGetNextRecord is CUPTI's), convert under it.
+  std::vector<const CUpti_Activity*> records;
+  CUpti_Activity* record = nullptr;
+  while (cuptiActivityGetNextRecord(buffer, valid_bytes, &record) == CUPTI_SUCCESS) records.push_back(record);
+  {
+    std::lock_guard<std::mutex> lock(g_convert);
+    if (Session* s = g_session) {
+      Trace batch;
+      for (const CUpti_Activity* r : records) s->converter->Convert(*r, batch);
+      Publish(*s, std::move(batch));
+    }
+  }
+  for (const CUpti_Activity* r : records) FreeClientOwned(*r);
+  if (BufferPool* pool = g_pool.load()) pool->Release(buffer);
+}
+
+void CUPTIAPI IgnoreCallback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
+
+void Warn(const std::string& line) { std::fprintf(stderr, "tracegate: %s\n", line.c_str()); }
+
+// Every flush interval: CUPTI's completed buffers to the converter, then the part to disk, so a
+// killed process loses about one interval. Holds no lock across cuptiActivityFlushAll: CUPTI calls
+// BufferCompleted from inside it, which takes g_convert.
+void FlushLoop(Session* s) {
+  bool reported = false;
+  std::unique_lock<std::mutex> lk(s->flush_mu);
+  while (!s->flush_stop) {
+    s->flush_cv.wait_for(lk, std::chrono::milliseconds(s->options.flush_ms));
+    if (s->flush_stop) break;
+    lk.unlock();
+    cuptiActivityFlushAll(0);
+    uint64_t dropped = DroppedSinceLastCall();
+    {
+      std::lock_guard<std::mutex> lock(g_convert);
+      PublishCounters(*s, dropped);
+    }
+    Status st = s->writer->Flush();
+    if (!st.ok() && !reported) {
+      Warn("cannot append to the recording: " + st.message());
+      reported = true;
+    }
+    lk.lock();
+  }
+}
+
+// Subscribes and enables every kind; what fails goes to s.missed. False: CUPTI is unusable here.
+bool EnableCupti(Session& s) {
+  CUpti_SubscriberParams params{};
+  params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+  params.subscriberName = "tracegate";
+  char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = {};
+  params.oldSubscriberName = holder;
+  params.oldSubscriberSize = CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN;
+  CUptiResult r = cuptiSubscribe_v2(&s.subscriber, IgnoreCallback, nullptr, &params);
+  if (r != CUPTI_SUCCESS) {
+    s.subscriber = nullptr;
+    std::string who = holder[0] ? std::string(" (") + holder + ")" : "";
+    s.missed.push_back(r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
+                           ? "all CUDA activity: CUPTI is already in use by another tool" + who
+                           : "all CUDA activity: CUPTI cannot be used: " + CuptiError(r));
+    return false;
+  }
+  // Thread ids as the OS numbers them (gettid), like the other tools' traces.
+  cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+  r = cuptiActivityRegisterCallbacks(BufferRequested, BufferCompleted);
+  if (r != CUPTI_SUCCESS) {
+    s.missed.push_back("all CUDA activity: CUPTI refused the buffer callbacks: " + CuptiError(r));
+    return false;
+  }
+  for (const RecordedKind& k : kRecordedKinds) {
+    if (k.kind == CUPTI_ACTIVITY_KIND_DRIVER && !s.options.driver_api) {
+      s.missed.push_back(std::string(k.name) + " (disabled: " + record_env::kDriverApi + "=0)");
+      continue;
+    }
+    r = cuptiActivityEnable(k.kind);
+    if (r == CUPTI_SUCCESS) s.enabled.push_back(k.kind);
+    else s.missed.push_back(std::string(k.name) + ": " + CuptiError(r));
+  }
+  return true;
+}
+
+void AfterForkChild() {
+  // The child of a fork without exec: the parent's threads do not exist here and its part is not
+  // ours; the session is dropped without running any of its destructors.
+  g_session = nullptr;
+  g_stopping = false;
+  g_convert.unlock();
+  g_control.unlock();
+}
+
+void InstallForkHandlers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    ::pthread_atfork([] { g_control.lock(); g_convert.lock(); },
+                     [] { g_convert.unlock(); g_control.unlock(); },
+                     AfterForkChild);
+  });
+}
+
+}  // namespace
+
+Status StartCollector(const RecordingOptions& options, const std::string& part_path) {
+  if (options.flush_ms <= 0 || options.buffer_mb <= 0 || options.buffer_cap_mb <= 0)
+    return InvalidInput(StrFormat("recording options must be positive (flush_ms %lld, buffer_mb %lld, buffer_cap_mb %lld)",
+                                  static_cast<long long>(options.flush_ms), static_cast<long long>(options.buffer_mb),
+                                  static_cast<long long>(options.buffer_cap_mb)));
+  InstallForkHandlers();
+  std::lock_guard<std::mutex> control(g_control);
+  bool busy;
+  {
+    std::lock_guard<std::mutex> lock(g_convert);
+    busy = g_session != nullptr;
+  }
+  if (busy || g_stopping) return {StatusCode::kInternal, "a recording is already running in this process; stop it first"};
+
+  auto s = std::make_unique<Session>();
+  s->options = options;
+  s->pid = ::getpid();
+  PartWriterOptions wo;
+  wo.path = part_path;
+  wo.flush_interval_ms = options.flush_ms;
+  if (Status st = PartWriter::Open(wo, &s->writer); !st.ok()) return st;
+  s->converter = std::make_unique<ActivityConverter>(s->pid, ApiNameFromCupti);
+  WriteStartMetadata(*s);
+
+  const size_t buffer_bytes = static_cast<size_t>(options.buffer_mb) << 20;
+  const size_t cap_bytes = static_cast<size_t>(options.buffer_cap_mb) << 20;
+  BufferPool* pool = g_pool.load();
+  if (!pool || pool->buffer_bytes() != buffer_bytes || pool->max_buffers() != std::max<size_t>(1, cap_bytes / buffer_bytes))
+    g_pool.store(pool = new BufferPool(buffer_bytes, cap_bytes));  // an older pool leaks: CUPTI may hold its buffers
+  s->refusals_before = pool->refusals();
+
+  {
+    std::lock_guard<std::mutex> lock(g_convert);
+    g_session = s.get();  // before enabling: the first buffers may complete at once
+  }
+  bool usable = EnableCupti(*s);
+  if (!s->missed.empty()) {
+    std::string all;
+    for (const std::string& m : s->missed) all += (all.empty() ? "" : "; ") + m;
+    s->writer->SetMetadata(kMissedKey, StrFormat("pid %lld: %s", static_cast<long long>(s->pid), all.c_str()));
+    // The driver switch is the user's choice, not a problem worth a warning.
+    if (!usable || s->missed.size() > (options.driver_api ? 0u : 1u))
+      Warn(StrFormat("process %lld is not fully recorded: %s%s", static_cast<long long>(s->pid), all.c_str(),
+                     usable ? "" : "; the program runs on unrecorded"));
+  }
+  if (usable) s->flusher = std::thread(FlushLoop, s.get());
+  (void)s.release();  // owned through g_session until StopCollector
+  return Status::Ok();
+}
+
+Status StopCollector() {
+  Session* s;
+  {
+    std::lock_guard<std::mutex> control(g_control);
+    std::lock_guard<std::mutex> lock(g_convert);
+    if (!g_session || g_stopping) return Status::Ok();
+    s = g_session;
+    g_stopping = true;
+  }
+  if (s->flusher.joinable()) {
+    {
+      std::lock_guard<std::mutex> lk(s->flush_mu);
+      s->flush_stop = true;
+    }
+    s->flush_cv.notify_all();
+    s->flusher.join();
+  }
+  // Stop new records, then have CUPTI hand over every buffer, complete or not.
+  for (CUpti_ActivityKind k : s->enabled) cuptiActivityDisable(k);
+  if (s->subscriber) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  uint64_t dropped = s->subscriber ? DroppedSinceLastCall() : 0;
+  {
+    std::lock_guard<std::mutex> lock(g_convert);
+    Trace last;
+    s->converter->Close(last);
+    Publish(*s, std::move(last));
+    PublishCounters(*s, dropped);
+    // A refused buffer loses at least one record even if CUPTI's count says none.
+    if (s->dropped == 0) s->writer->AddQuality(Quality::kSourceDroppedRecords, Refusals(*s));
+    g_session = nullptr;
+  }
+  if (s->subscriber) cuptiUnsubscribe(s->subscriber);
+  Status st = s->writer->Finish();
+  delete s;
+  std::lock_guard<std::mutex> control(g_control);
+  g_stopping = false;
+  return st;
+}
+
+bool CollectorRecording() {
+  std::lock_guard<std::mutex> control(g_control);
+  std::lock_guard<std::mutex> lock(g_convert);
+  return g_session != nullptr && !g_stopping;
+}
+
+}  // namespace tg::cupti

@@ -1,0 +1,37 @@
+// The one door to CUPTI: subscribes, enables the activity kinds (convert.h kRecordedKinds), hands
+// CUPTI buffers from a capped pool, converts completed buffers and submits them to a PartWriter,
+// flushes CUPTI every flush interval from its own thread, counts lost records, and finishes the
+// part on stop. CUPTI is process-global, so there is one collector per process, driven by the
+// injection library and by the in-process recorder; its state is a singleton only because CUPTI's
+// buffer callbacks are plain C functions.
+#pragma once
+
+#include <string>
+
+#include "tracegate/recorder.h"
+#include "tracegate/status.h"
+
+namespace tg::cupti {
+
+// Starts recording into the part file `part_path` (its directory must exist).
+// Errors: already recording, or the part file cannot be created. CUPTI being in use by another
+// tool, or an activity kind that cannot be enabled, is no error: one warning on stderr, the part's
+// metadata (key kMissedKey) says what was not recorded, and the program runs on.
+[[nodiscard]] Status StartCollector(const RecordingOptions& options, const std::string& part_path);
+
+// Disables CUPTI activity, flushes every buffer (forced), writes the final counters and metadata
+// and marks the part complete. Work still running on the device is not waited for: synchronise
+// first to have it. Ok when not recording.
+[[nodiscard]] Status StopCollector();
+
+bool CollectorRecording();
+
+// Part metadata written by the collector.
+inline constexpr const char* kMissedKey = "cupti_missed";           // what could not be recorded
+// (tg::kMemoryPeakKey, parts.h: the largest live total of CUDA device allocations on one device)
+inline constexpr const char* kMemoryPeakSourceKey = "memory_peak_mb_source";
+inline constexpr const char* kMemoryPeakSource = "cupti allocations";
+inline constexpr const char* kBufferRefusalsKey = "cupti_buffer_refusals";  // buffer cap reached
+inline constexpr const char* kOverheadPrefix = "cupti_overhead_ns.";  // + overhead kind
+
+}  // namespace tg::cupti

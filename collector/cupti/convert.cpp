@@ -1,0 +1,334 @@
+// CUPTI activity records -> trace-model rows; see convert.h.
+#include "convert.h"
+
+#include <limits>
+
+#include "tracegate/demangle.h"
+
+namespace tg::cupti {
+
+namespace {
+
+constexpr uint64_t kMaxNs = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+
+// CUpti_ActivityMemoryKind counts from 1 (0 = unknown); our MemKind, like nsys, from 0.
+MemKind ToMemKind(uint32_t cupti_kind) {
+  if (cupti_kind >= CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE && cupti_kind <= CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC)
+    return static_cast<MemKind>(cupti_kind - 1);
+  return MemKind::kUnknown;
+}
+
+// CUpti_ActivityMemcpyKind and our CopyKind share their numbers (1 = HtoD ... 10 = PtoP).
+CopyKind ToCopyKind(uint8_t cupti_kind, QualityCounters& quality) {
+  if (cupti_kind >= CUPTI_ACTIVITY_MEMCPY_KIND_HTOD && cupti_kind <= CUPTI_ACTIVITY_MEMCPY_KIND_PTOP)
+    return static_cast<CopyKind>(cupti_kind);
+  quality.Add(Quality::kUnknownCopyKind);
+  return CopyKind::kUnknown;
+}
+
+// CUpti_ActivitySynchronizationType and our SyncKind share their numbers (0-4).
+SyncKind ToSyncKind(CUpti_ActivitySynchronizationType t) {
+  if (t >= CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE &&
+      t <= CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE)
+    return static_cast<SyncKind>(t);
+  return SyncKind::kUnknown;
+}
+
+// Stream and event ids of sync records: CUPTI_SYNCHRONIZATION_INVALID_VALUE when not applicable.
+int64_t SyncId(uint32_t v) { return v == CUPTI_SYNCHRONIZATION_INVALID_VALUE ? kUnknownId : v; }
+
+// Graph ids are 0 for work not launched through a graph.
+int64_t GraphId(uint64_t v) { return v == 0 ? kUnknownId : static_cast<int64_t>(v); }
+
+std::string OverheadName(CUpti_ActivityOverheadKind k) {
+  switch (k) {
+    case CUPTI_ACTIVITY_OVERHEAD_DRIVER_COMPILER: return "driver_compiler";
+    case CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH: return "cupti_buffer_flush";
+    case CUPTI_ACTIVITY_OVERHEAD_CUPTI_INSTRUMENTATION: return "cupti_instrumentation";
+    case CUPTI_ACTIVITY_OVERHEAD_CUPTI_RESOURCE: return "cupti_resource";
+    case CUPTI_ACTIVITY_OVERHEAD_RUNTIME_TRIGGERED_MODULE_LOADING: return "runtime_module_loading";
+    case CUPTI_ACTIVITY_OVERHEAD_LAZY_FUNCTION_LOADING: return "lazy_function_loading";
+    case CUPTI_ACTIVITY_OVERHEAD_COMMAND_BUFFER_FULL: return "command_buffer_full";
+    case CUPTI_ACTIVITY_OVERHEAD_ACTIVITY_BUFFER_REQUEST: return "activity_buffer_request";
+    case CUPTI_ACTIVITY_OVERHEAD_UVM_ACTIVITY_INIT: return "uvm_activity_init";
+    default: return "unknown";
+  }
+}
+
+template <typename T>
+const T& As(const CUpti_Activity& record) {
+  return reinterpret_cast<const T&>(record);
+}
+
+}  // namespace
+
+const RecordedKind* FindRecordedKind(CUpti_ActivityKind kind) {
+  for (const RecordedKind& k : kRecordedKinds)
+    if (k.kind == kind) return &k;
+  return nullptr;
+}
+
+bool ToTimes(uint64_t start, uint64_t end, QualityCounters& quality, TimeNs* out_start, TimeNs* out_end) {
+  if (start == 0 && end == 0) {
+    quality.Add(Quality::kMissingTimestamp);
+    return false;
+  }
+  if (start > kMaxNs || end > kMaxNs) {
+    quality.Add(Quality::kTimestampOverflow);
+    return false;
+  }
+  if (end < start) {
+    quality.Add(Quality::kNegativeDuration);
+    return false;
+  }
+  *out_start = static_cast<TimeNs>(start);
+  *out_end = static_cast<TimeNs>(end);
+  return true;
+}
+
+void AllocationTracker::Allocate(int32_t device, uint64_t address, uint64_t bytes) {
+  auto [it, inserted] = live_.try_emplace({device, address}, bytes);
+  uint64_t& total = live_total_[device];
+  if (!inserted) {  // a release we never saw: the address was reused
+    total -= it->second;
+    it->second = bytes;
+  }
+  total += bytes;
+  if (total > peak_) peak_ = total;
+}
+
+void AllocationTracker::Release(int32_t device, uint64_t address) {
+  auto it = live_.find({device, address});
+  if (it == live_.end()) return;
+  live_total_[device] -= it->second;
+  live_.erase(it);
+}
+
+uint64_t AllocationTracker::LiveBytes(int32_t device) const {
+  auto it = live_total_.find(device);
+  return it == live_total_.end() ? 0 : it->second;
+}
+
+ActivityConverter::ActivityConverter(int64_t pid, ApiNameLookup api_name)
+    : pid_(pid), api_name_(std::move(api_name)) {}
+
+void ActivityConverter::Convert(const CUpti_Activity& record, Trace& batch) {
+  switch (record.kind) {
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+    case CUPTI_ACTIVITY_KIND_KERNEL: return Kernel(As<CUpti_ActivityKernel10>(record), batch);
+    case CUPTI_ACTIVITY_KIND_MEMCPY: return Copy(As<CUpti_ActivityMemcpy6>(record), batch);
+    case CUPTI_ACTIVITY_KIND_MEMCPY2: return Copy(As<CUpti_ActivityMemcpyPtoP4>(record), batch);
+    case CUPTI_ACTIVITY_KIND_MEMSET: return Memset(As<CUpti_ActivityMemset4>(record), batch);
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return Sync(As<CUpti_ActivitySynchronization2>(record), batch);
+    case CUPTI_ACTIVITY_KIND_RUNTIME: return Api(As<CUpti_ActivityAPI>(record), ApiKind::kRuntime, batch);
+    case CUPTI_ACTIVITY_KIND_DRIVER: return Api(As<CUpti_ActivityAPI>(record), ApiKind::kDriver, batch);
+    case CUPTI_ACTIVITY_KIND_MARKER: return Marker(As<CUpti_ActivityMarker2>(record), batch);
+    case CUPTI_ACTIVITY_KIND_MEMORY2: return Memory(As<CUpti_ActivityMemory4>(record));
+    case CUPTI_ACTIVITY_KIND_OVERHEAD: return Overhead(As<CUpti_ActivityOverhead3>(record));
+    case CUPTI_ACTIVITY_KIND_DEVICE: return Device(As<CUpti_ActivityDevice5>(record), batch);
+    case CUPTI_ACTIVITY_KIND_CONTEXT: {
+      const auto& c = As<CUpti_ActivityContext3>(record);
+      context_device_[c.contextId] = static_cast<int32_t>(c.deviceId);
+      return;
+    }
+    default:
+      skipped_++;
+      batch.quality.Add(Quality::kUnknownCategorySkipped);
+      return;
+  }
+}
+
+void ActivityConverter::Close(Trace& batch) {
+  batch.quality.Add(Quality::kUnmatchedRangeEnd, open_ranges_.size());
+  open_ranges_.clear();
+}
+
+void ActivityConverter::Kernel(const CUpti_ActivityKernel10& r, Trace& batch) {
+  tg::Kernel k;
+  if (!ToTimes(r.start, r.end, batch.quality, &k.start, &k.end)) return;
+  k.name = r.name ? batch.strings.Intern(KernelName(r.name)) : StringTable::kEmpty;
+  k.device = static_cast<int32_t>(r.deviceId);
+  k.stream = r.streamId;
+  k.correlation = r.correlationId;
+  k.grid_x = r.gridX;
+  k.grid_y = r.gridY;
+  k.grid_z = r.gridZ;
+  k.block_x = r.blockX;
+  k.block_y = r.blockY;
+  k.block_z = r.blockZ;
+  k.registers = r.registersPerThread;
+  k.shared_static = r.staticSharedMemory;
+  k.shared_dynamic = r.dynamicSharedMemory;
+  k.pid = pid_;
+  k.graph_id = GraphId(r.graphId);
+  k.graph_node_id = GraphId(r.graphNodeId);
+  batch.kernels.Add(k);
+}
+
+template <typename CopyRecord>
+void ActivityConverter::Copy(const CopyRecord& r, Trace& batch) {
+  tg::Memcpy m;
+  if (!ToTimes(r.start, r.end, batch.quality, &m.start, &m.end)) return;
+  m.device = static_cast<int32_t>(r.deviceId);
+  m.stream = r.streamId;
+  m.correlation = r.correlationId;
+  m.bytes = static_cast<int64_t>(r.bytes);
+  m.kind = ToCopyKind(r.copyKind, batch.quality);
+  m.src_kind = ToMemKind(r.srcKind);
+  m.dst_kind = ToMemKind(r.dstKind);
+  m.pid = pid_;
+  batch.memcpys.Add(m);
+}
+
+void ActivityConverter::Memset(const CUpti_ActivityMemset4& r, Trace& batch) {
+  tg::Memset m;
+  if (!ToTimes(r.start, r.end, batch.quality, &m.start, &m.end)) return;
+  m.device = static_cast<int32_t>(r.deviceId);
+  m.stream = r.streamId;
+  m.correlation = r.correlationId;
+  m.bytes = static_cast<int64_t>(r.bytes);
+  m.value = static_cast<int32_t>(r.value);
+  m.mem_kind = ToMemKind(r.memoryKind);
+  m.pid = pid_;
+  batch.memsets.Add(m);
+}
+
+void ActivityConverter::Sync(const CUpti_ActivitySynchronization2& r, Trace& batch) {
+  tg::Sync y;
+  if (!ToTimes(r.start, r.end, batch.quality, &y.start, &y.end)) return;
+  y.device = DeviceOfContext(r.contextId);
+  y.stream = SyncId(r.streamId);
+  y.correlation = r.correlationId;
+  y.kind = ToSyncKind(r.type);
+  y.event_id = SyncId(r.cudaEventId);
+  y.pid = pid_;
+  batch.syncs.Add(y);
+}
+
+void ActivityConverter::Api(const CUpti_ActivityAPI& r, ApiKind kind, Trace& batch) {
+  ApiCall a;
+  if (!ToTimes(r.start, r.end, batch.quality, &a.start, &a.end)) return;
+  a.name = batch.strings.Intern(ApiName(kind, r.cbid));
+  a.kind = kind;
+  a.pid = r.processId;
+  a.tid = r.threadId;
+  a.correlation = r.correlationId;
+  a.return_value = static_cast<int32_t>(r.returnValue);
+  batch.api_calls.Add(a);
+}
+
+// NVTX through CUPTI: a push/pop or start/end range arrives as a START and an END marker with the
+// same id, possibly in different buffers; a mark as one INSTANTANEOUS marker. END has no name.
+void ActivityConverter::Marker(const CUpti_ActivityMarker2& r, Trace& batch) {
+  OpenRange open;
+  open.start = static_cast<TimeNs>(r.timestamp);
+  if (r.name) open.name = r.name;
+  if (r.domain) open.domain = r.domain;
+  open.pid = pid_;
+  if (r.objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS || r.objectKind == CUPTI_ACTIVITY_OBJECT_THREAD)
+    open.pid = r.objectId.pt.processId;
+  if (r.objectKind == CUPTI_ACTIVITY_OBJECT_THREAD) open.tid = r.objectId.pt.threadId;
+
+  const bool instant = r.flags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS;
+  const bool start = r.flags & CUPTI_ACTIVITY_FLAG_MARKER_START;
+  const bool end = r.flags & CUPTI_ACTIVITY_FLAG_MARKER_END;
+  if (!instant && !start && !end) {  // NVTX sync-object markers: not modelled
+    batch.quality.Add(Quality::kUnknownCategorySkipped);
+    return;
+  }
+  if (r.timestamp == 0) {
+    batch.quality.Add(Quality::kMissingTimestamp);
+    if (end) open_ranges_.erase(r.id);
+    return;
+  }
+  if (r.timestamp > kMaxNs) {
+    batch.quality.Add(Quality::kTimestampOverflow);
+    if (end) open_ranges_.erase(r.id);
+    return;
+  }
+  if (start) {
+    open_ranges_[r.id] = std::move(open);
+    return;
+  }
+  Range range;
+  range.end = static_cast<TimeNs>(r.timestamp);
+  if (end) {
+    auto it = open_ranges_.find(r.id);
+    if (it == open_ranges_.end()) {
+      batch.quality.Add(Quality::kUnmatchedRangeEnd);
+      return;
+    }
+    open = std::move(it->second);
+    open_ranges_.erase(it);
+    if (range.end < open.start) {
+      batch.quality.Add(Quality::kNegativeDuration);
+      return;
+    }
+  }
+  range.start = open.start;
+  range.name = batch.strings.Intern(open.name);
+  range.domain = batch.strings.Intern(open.domain);
+  range.pid = open.pid;
+  range.tid = open.tid;
+  batch.ranges.Add(range);
+}
+
+void ActivityConverter::Memory(const CUpti_ActivityMemory4& r) {
+  // Device memory only: what NVML's memory_used also counts (pinned host memory is not on the GPU).
+  if (r.memoryKind != CUPTI_ACTIVITY_MEMORY_KIND_DEVICE && r.memoryKind != CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC)
+    return;
+  const auto device = static_cast<int32_t>(r.deviceId);
+  if (r.memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION)
+    allocations_.Allocate(device, r.address, r.bytes);
+  else if (r.memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE)
+    allocations_.Release(device, r.address);
+}
+
+void ActivityConverter::Overhead(const CUpti_ActivityOverhead3& r) {
+  QualityCounters ignored;  // an untimed overhead record is not a lost event
+  TimeNs start, end;
+  if (ToTimes(r.start, r.end, ignored, &start, &end)) overhead_ns_[OverheadName(r.overheadKind)] += end - start;
+}
+
+void ActivityConverter::Device(const CUpti_ActivityDevice5& r, Trace& batch) {
+  tg::Device d;
+  d.id = static_cast<int32_t>(r.id);
+  if (r.name) d.name = r.name;
+  d.sm_count = static_cast<int32_t>(r.numMultiprocessors);
+  d.memory_bytes = static_cast<int64_t>(r.globalMemorySize);
+  d.peak_bandwidth_gbs = static_cast<double>(r.globalMemoryBandwidth) / 1e6;  // kB/s -> GB/s
+  d.compute_major = static_cast<int32_t>(r.computeCapabilityMajor);
+  d.compute_minor = static_cast<int32_t>(r.computeCapabilityMinor);
+  for (tg::Device& known : batch.devices)
+    if (known.id == d.id) {
+      known = d;
+      return;
+    }
+  batch.devices.push_back(std::move(d));
+}
+
+int32_t ActivityConverter::DeviceOfContext(uint32_t context) const {
+  auto it = context_device_.find(context);
+  return it == context_device_.end() ? -1 : it->second;
+}
+
+// The store keeps demangled names, as nsys' demangledName and Kineto do; one demangling per
+// distinct kernel.
+const std::string& ActivityConverter::KernelName(const char* mangled) {
+  std::string_view key(mangled);
+  auto it = demangled_.find(key);
+  if (it == demangled_.end()) it = demangled_.emplace(std::string(key), Demangle(key)).first;
+  return it->second;
+}
+
+const std::string& ActivityConverter::ApiName(ApiKind kind, uint32_t cbid) {
+  auto [it, inserted] = api_names_.try_emplace({kind, cbid});
+  if (inserted) {
+    it->second = api_name_ ? api_name_(kind, cbid) : std::string();
+    if (it->second.empty())
+      it->second = StrFormat("%s API %u", kind == ApiKind::kDriver ? "driver" : "runtime", cbid);
+  }
+  return it->second;
+}
+
+}  // namespace tg::cupti

@@ -1,0 +1,131 @@
+// The boundary between CUPTI and tracegate: real CUPTI activity records (the structs of
+// cupti_activity.h, CUDA 13 versions) become rows of the trace model. It never calls a CUPTI
+// function, so its tests fill the structs by hand and need no driver; the names of driver and
+// runtime API functions come from an injected lookup (cuptiGetCallbackName in the collector).
+//
+// One converter serves one process for the whole recording: it keeps what spans buffers (context
+// -> device, NVTX range starts waiting for their end, live allocations for the memory peak,
+// overhead totals). Not thread-safe: the collector serialises the buffer-completed callbacks.
+#pragma once
+
+#include <cupti_activity.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+#include "tracegate/model.h"
+
+namespace tg::cupti {
+
+// The name of a runtime or driver API function by CUPTI callback id ("" when unknown).
+using ApiNameLookup = std::function<std::string(ApiKind kind, uint32_t cbid)>;
+
+// The activity kinds the collector enables, in one table: what each becomes in our vocabulary.
+// Kinds without an event kind feed state: devices, context -> device, allocations, overheads.
+struct RecordedKind {
+  CUpti_ActivityKind kind;
+  std::string_view name;   // for warnings and metadata ("kernels", "driver API", ...)
+  bool has_event;          // true: rows of `event`
+  EventKind event;
+};
+inline constexpr RecordedKind kRecordedKinds[] = {
+    {CUPTI_ACTIVITY_KIND_DEVICE, "devices", false, EventKind::kKernel},
+    {CUPTI_ACTIVITY_KIND_CONTEXT, "contexts", false, EventKind::kKernel},
+    {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "kernels", true, EventKind::kKernel},
+    {CUPTI_ACTIVITY_KIND_MEMCPY, "memory copies", true, EventKind::kMemcpy},
+    {CUPTI_ACTIVITY_KIND_MEMCPY2, "peer-to-peer copies", true, EventKind::kMemcpy},
+    {CUPTI_ACTIVITY_KIND_MEMSET, "memsets", true, EventKind::kMemset},
+    {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "synchronization", true, EventKind::kSync},
+    {CUPTI_ACTIVITY_KIND_RUNTIME, "runtime API", true, EventKind::kRuntime},
+    {CUPTI_ACTIVITY_KIND_DRIVER, "driver API", true, EventKind::kDriver},
+    {CUPTI_ACTIVITY_KIND_MARKER, "NVTX markers and ranges", true, EventKind::kRange},
+    {CUPTI_ACTIVITY_KIND_OVERHEAD, "CUPTI overhead", false, EventKind::kKernel},
+    {CUPTI_ACTIVITY_KIND_MEMORY2, "memory allocations", false, EventKind::kKernel},
+};
+// The table's entry for a kind; nullptr for kinds the collector never enables.
+const RecordedKind* FindRecordedKind(CUpti_ActivityKind kind);
+
+// Device memory allocated through CUDA (cudaMalloc, cudaMallocAsync, module statics) per device,
+// from MEMORY2 allocation/release records. The peak is the largest live total any one device
+// reached, the same sense as the largest NVML memory_used sample.
+class AllocationTracker {
+ public:
+  void Allocate(int32_t device, uint64_t address, uint64_t bytes);
+  // A release of an allocation made before recording started is ignored.
+  void Release(int32_t device, uint64_t address);
+  uint64_t PeakBytes() const { return peak_; }
+  uint64_t LiveBytes(int32_t device) const;
+
+ private:
+  std::map<std::pair<int32_t, uint64_t>, uint64_t> live_;  // (device, address) -> bytes
+  std::map<int32_t, uint64_t> live_total_;
+  uint64_t peak_ = 0;
+};
+
+class ActivityConverter {
+ public:
+  // pid: the recorded process (kernel, copy, memset and sync records carry none).
+  ActivityConverter(int64_t pid, ApiNameLookup api_name);
+
+  // Appends the row(s) the record stands for to batch's event tables (names interned in
+  // batch.strings), DEVICE records to batch.devices, and counts what it had to drop in
+  // batch.quality. Memory that CUPTI hands to the client (device names, overhead data) is not
+  // freed here.
+  void Convert(const CUpti_Activity& record, Trace& batch);
+
+  // End of recording: NVTX ranges still open are counted as unmatched_range_end into batch.
+  void Close(Trace& batch);
+
+  const AllocationTracker& allocations() const { return allocations_; }
+  // CUPTI and driver overhead in ns by kind name ("cupti_buffer_flush", "driver_compiler", ...).
+  const std::map<std::string, int64_t>& overhead_ns() const { return overhead_ns_; }
+  // Records of kinds outside kRecordedKinds (also counted as unknown_category_skipped).
+  uint64_t skipped_records() const { return skipped_; }
+
+ private:
+  struct OpenRange {
+    TimeNs start = 0;
+    std::string name, domain;
+    int64_t pid = kUnknownId, tid = kUnknownId;
+  };
+  struct Heterogeneous {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+
+  void Kernel(const CUpti_ActivityKernel10& r, Trace& batch);
+  // MEMCPY (CUpti_ActivityMemcpy6) and MEMCPY2 (peer, CUpti_ActivityMemcpyPtoP4) records.
+  template <typename CopyRecord>
+  void Copy(const CopyRecord& r, Trace& batch);
+  void Memset(const CUpti_ActivityMemset4& r, Trace& batch);
+  void Sync(const CUpti_ActivitySynchronization2& r, Trace& batch);
+  void Api(const CUpti_ActivityAPI& r, ApiKind kind, Trace& batch);
+  void Marker(const CUpti_ActivityMarker2& r, Trace& batch);
+  void Memory(const CUpti_ActivityMemory4& r);
+  void Overhead(const CUpti_ActivityOverhead3& r);
+  void Device(const CUpti_ActivityDevice5& r, Trace& batch);
+  int32_t DeviceOfContext(uint32_t context) const;
+  const std::string& KernelName(const char* mangled);
+  const std::string& ApiName(ApiKind kind, uint32_t cbid);
+
+  int64_t pid_;
+  ApiNameLookup api_name_;
+  std::unordered_map<uint32_t, int32_t> context_device_;
+  std::unordered_map<uint32_t, OpenRange> open_ranges_;  // NVTX start markers by marker id
+  std::unordered_map<std::string, std::string, Heterogeneous, std::equal_to<>> demangled_;
+  std::map<std::pair<ApiKind, uint32_t>, std::string> api_names_;
+  AllocationTracker allocations_;
+  std::map<std::string, int64_t> overhead_ns_;
+  uint64_t skipped_ = 0;
+};
+
+// Checks a CUPTI start/end pair (unsigned ns); false when the event must be dropped, with the
+// reason counted in `quality`: both 0 (CUPTI could not time it), beyond int64, or end < start.
+bool ToTimes(uint64_t start, uint64_t end, QualityCounters& quality, TimeNs* out_start, TimeNs* out_end);
+
+}  // namespace tg::cupti

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# tracegate record end to end without a GPU: the fake recorder (tests/tools/fake_recorder.cpp)
+# stands in for a CUDA process and writes its part through the real PartWriter. Exit codes
+# (the command's, 128 + signal, 2 without the injection library, 127), the default output name,
+# an empty recording that analyze explains, SIGKILL mid-run (every flushed event kept, marked
+# incomplete, the gate refuses it), SIGINT forwarded, several processes in one trace, orphans
+# waited for. Usage: record.sh TRACEGATE FIXTURES_DIR
+source "$(dirname "$0")/testlib.bash"
+bin=$(dirname "$tg")
+fake=$bin/fake_recorder
+[ -x "$fake" ] || { fail "no $fake (built by tests/tools)"; finish record; exit; }
+# A build without CUPTI has no injection library; the launcher only names it to the CUDA driver,
+# and no CUDA process runs here, so any readable file stands in.
+if [ ! -f "$bin/libtracegate_inject.so" ]; then
+  : >"$dir/inject-stand-in.so"
+  export TRACEGATE_INJECT_LIB=$dir/inject-stand-in.so
+fi
+cd "$dir" || exit 1
+
+expect_rc() {  # expect_rc WANT GOT WHAT
+  if [ "$2" = "$1" ]; then ok; else fail "$3: exit $2, want $1; stderr: $(tail -5 err 2>/dev/null)"; fi
+}
+expect_grep() {  # expect_grep PATTERN FILE WHAT
+  if grep -qE -- "$1" "$2"; then ok; else fail "$3: no /$1/ in $2: $(head -c 2000 "$2")"; fi
+}
+kernels_in() { "$tg" analyze "$1" 2>/dev/null | sed -n 's/^events: \([0-9]*\) kernels.*/\1/p'; }
+wait_for() {  # wait_for PATTERN FILE: up to 20 s
+  for _ in $(seq 200); do grep -qE -- "$1" "$2" 2>/dev/null && return 0; sleep 0.1; done
+  return 1
+}
+
+# Without the injection library: one clear error, exit 2, nothing written.
+TRACEGATE_INJECT_LIB=$dir/missing.so "$tg" record -o none.db -- /bin/true 2>err; rc=$?
+expect_rc 2 $rc "record without the injection library"
+expect_grep "missing.so" err "error names the library"
+[ "$(wc -l <err)" = 1 ] && ok || fail "more than one error line: $(cat err)"
+[ ! -e none.db ] && ok || fail "none.db written without the injection library"
+
+# The command's exit code; a signal as 128 + N; a command that cannot run as 127.
+"$tg" record -o exit3.db -- sh -c 'exit 3' 2>err; expect_rc 3 $? "record -- sh -c 'exit 3'"
+[ -s exit3.db ] && ok || fail "exit3.db not written"
+"$tg" record -o killed-sh.db -- sh -c 'kill -9 $$' 2>err; expect_rc 137 $? "record -- sh killed by SIGKILL"
+expect_grep "signal 9" err "summary names the signal"
+"$tg" record -o nope.db -- ./no-such-program 2>err; expect_rc 127 $? "record -- missing program"
+expect_grep "cannot run './no-such-program'" err "error for a missing program"
+
+# /bin/true: tracegate1.db, then tracegate2.db (never overwritten); a valid empty trace that
+# analyze explains.
+"$tg" record -- /bin/true 2>err; expect_rc 0 $? "record -- /bin/true"
+"$tg" record -- /bin/true 2>err2; expect_rc 0 $? "record -- /bin/true again"
+[ -s tracegate1.db ] && [ -s tracegate2.db ] && ok || fail "default outputs: $(ls)"
+expect_grep "wrote ./tracegate2.db" err2 "second run names tracegate2.db"
+expect_grep "no CUDA activity recorded" err "record summary explains the empty trace"
+"$tg" analyze tracegate1.db >out 2>&1; expect_rc 0 $? "analyze the empty recording"
+expect_grep "no CUDA activity recorded: no process of the command initialized CUDA" out "analyze explains"
+expect_grep "data quality: clean" out "empty recording is complete"
+ls -a | grep -q tracegate-parts && fail "parts dir left behind: $(ls -a)" || ok
+
+# One fake CUDA process: every event, one process, complete.
+"$tg" record -o one.db -- "$fake" --kernels 50 2>err; expect_rc 0 $? "record fake_recorder"
+[ "$(kernels_in one.db)" = 50 ] && ok || fail "one.db: $(kernels_in one.db) kernels, want 50"
+expect_grep "processes: 1 \(pid [0-9]+ fake_recorder\)" err "summary lists the process"
+expect_grep "events: +50 kernels" err "summary counts the kernels"
+"$tg" analyze one.db >out 2>&1
+expect_grep "data quality: clean" out "complete recording"
+"$tg" record -o one-analyzed.db --analyze -- "$fake" --kernels 5 >out 2>err
+expect_grep "top kernels" out "--analyze prints the analysis"
+
+# SIGKILL mid-run: the process flushed 120 kernels, queued 30 more (never flushed: an hour's
+# flush interval) and hangs; killed, its trace keeps exactly the 120, marked incomplete.
+TRACEGATE_FLUSH_MS=3600000 "$tg" record -o crash.db -- "$fake" --kernels 120 --hang-after-flush 30 \
+  --marker "$dir/m1" 2>err &
+rec=$!
+if wait_for "^hanging" m1; then
+  kill -9 "$(sed -n 's/.* pid \([0-9]*\)$/\1/p' m1)"
+  wait $rec; expect_rc 137 $? "record of a process killed with SIGKILL"
+  [ "$(kernels_in crash.db)" = 120 ] && ok || fail "crash.db: $(kernels_in crash.db) kernels, want 120"
+  expect_grep "INCOMPLETE: 1 process" err "summary says incomplete"
+  "$tg" analyze crash.db >out 2>&1
+  expect_grep "error trace_incomplete: 1" out "analyze shows trace_incomplete"
+  "$tg" analyze one.db -q -o base.json
+  "$tg" gate crash.db --baseline base.json >out 2>&1; expect_rc 2 $? "gate refuses an incomplete trace"
+  expect_grep "trace_incomplete" out "gate names trace_incomplete"
+else
+  fail "fake recorder never reached the hang: $(cat m1 err 2>&1)"; kill $rec
+fi
+
+# SIGINT to tracegate reaches the command, which finishes its part and exits 130; the trace is
+# written and complete.
+"$tg" record -o int.db -- "$fake" --kernels 5 --until-signal --marker "$dir/m2" 2>err &
+rec=$!
+if wait_for "^flushed" m2; then
+  kill -INT $rec
+  wait $rec; expect_rc 130 $? "record after SIGINT"
+  n=$(kernels_in int.db)
+  [ "${n:-0}" -ge 5 ] && ok || fail "int.db: ${n:-no} kernels, want >= 5"
+  "$tg" analyze int.db >out 2>&1
+  expect_grep "data quality: clean" out "SIGINT-ed recording is complete"
+  expect_grep "signal 2|exit 130" err "summary shows how the command ended"
+else
+  fail "fake recorder never flushed: $(cat m2 err 2>&1)"; kill $rec
+fi
+
+# Several processes: the command forks/execs 3 more recorded processes; one trace, every pid.
+"$tg" record -o multi.db -- "$fake" --spawn 3 --kernels 10 2>err; expect_rc 0 $? "record of 4 processes"
+[ "$(kernels_in multi.db)" = 40 ] && ok || fail "multi.db: $(kernels_in multi.db) kernels, want 40"
+expect_grep "processes: 4 " err "summary lists 4 processes"
+
+# A recorded process the command leaves behind is waited for.
+"$tg" record -o orphan.db -- sh -c "(sleep 0.5; exec '$fake' --kernels 3) & exit 0" 2>err
+expect_rc 0 $? "record of a command that leaves a process behind"
+[ "$(kernels_in orphan.db)" = 3 ] && ok || fail "orphan.db: $(kernels_in orphan.db) kernels, want 3"
+
+"$tg" record --help >out; expect_grep "tracegate<N>.db" out "--help documents the default output"
+finish record
