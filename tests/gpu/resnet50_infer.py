@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""A user's inference script, recorded by `tracegate record` with no change to it (issue 5's GPU
+points): torchvision ResNet-50 with random weights, eager or torch.compile, timed with
+torch.cuda.synchronize() the way the seed's PyTorch case does it. Optionally under torch.profiler
+(CUDA activities only) for the overhead comparison.
+
+  python3 tests/gpu/resnet50_infer.py --batch 1 [--compile] [--iters 50] [--torch-profiler OUT.json]
+  python3 tests/gpu/resnet50_infer.py --tiny 20000 [--torch-profiler OUT.json]   # launch-bound loop
+"""
+import argparse
+import time
+
+import torch
+import torchvision
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--batch", type=int, default=1)
+    ap.add_argument("--iters", type=int, default=50)
+    ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--compile", action="store_true")
+    ap.add_argument("--torch-profiler", metavar="OUT_JSON")
+    ap.add_argument("--tiny", type=int, metavar="N",
+                    help="instead of ResNet-50: N launch-bound iterations of one tiny in-place add")
+    args = ap.parse_args()
+
+    if args.tiny:
+        y = torch.zeros(32, device="cuda")
+        model = lambda _: y.add_(1.0)  # noqa: E731 - one tiny kernel per call
+        args.iters, args.warmup = args.tiny, 100
+    else:
+        model = torchvision.models.resnet50(weights=None).cuda().eval()
+        if args.compile:
+            model = torch.compile(model)
+    x = torch.randn(args.batch, 3, 224, 224, device="cuda")
+
+    def run(n):
+        with torch.inference_mode():
+            for i in range(n):
+                with torch.autograd.profiler.record_function(f"iteration {i}"):
+                    torch.cuda.nvtx.range_push(f"iteration {i}")
+                    model(x)
+                    torch.cuda.synchronize()
+                    torch.cuda.nvtx.range_pop()
+
+    run(args.warmup)
+    start = time.perf_counter()
+    if args.torch_profiler:
+        from torch.profiler import ProfilerActivity, profile
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            run(args.iters)
+        elapsed = time.perf_counter() - start
+        prof.export_chrome_trace(args.torch_profiler)
+    else:
+        run(args.iters)
+        elapsed = time.perf_counter() - start
+    mode = "tiny" if args.tiny else "compile" if args.compile else "eager"
+    print(f"resnet50 {mode} batch {args.batch}: {args.iters} iterations in {elapsed:.3f} s, "
+          f"{elapsed / args.iters * 1e3:.3f} ms/iter")
+
+
+if __name__ == "__main__":
+    main()
