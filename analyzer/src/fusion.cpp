@@ -8,6 +8,8 @@
 #include <map>
 #include <tuple>
 
+#include "sort_runs.h"
+
 namespace tg {
 
 namespace {
@@ -25,6 +27,37 @@ struct Slot {
   bool SameStream(const Slot& o) const { return device == o.device && pid == o.pid && stream == o.stream; }
   auto Key() const { return std::tie(device, pid, stream, start, row); }
 };
+
+// Kernel rows sorted by Slot::Key, a total order (it ends with the row). A counting sort groups
+// the rows by stream in key order, keeping each stream's rows in trace order, which is usually
+// time order already; each group is then sorted (merged) by (start, row).
+std::vector<Slot> SortedSlots(const KernelTable& k) {
+  using StreamKey = std::tuple<int32_t, int64_t, int64_t>;
+  std::map<StreamKey, uint32_t> rank;
+  std::vector<uint32_t> group(k.size());
+  for (int pass = 0; pass < 2; ++pass) {
+    auto last = rank.end();
+    for (size_t i = 0; i < k.size(); ++i) {
+      StreamKey key{k.device[i], k.pid[i], k.stream[i]};
+      if (last == rank.end() || last->first != key) last = rank.try_emplace(key, 0).first;
+      if (pass == 1) group[i] = last->second;
+    }
+    uint32_t r = 0;
+    if (pass == 0)
+      for (auto& entry : rank) entry.second = r++;
+  }
+  std::vector<size_t> start(rank.size() + 1, 0);
+  for (uint32_t g : group) start[g + 1]++;
+  for (size_t g = 0; g < rank.size(); ++g) start[g + 1] += start[g];
+  std::vector<Slot> slots(k.size());
+  std::vector<size_t> next(start.begin(), start.end() - 1);
+  for (size_t i = 0; i < k.size(); ++i)
+    slots[next[group[i]]++] = Slot{k.device[i], k.pid[i], k.stream[i], k.start[i], static_cast<uint32_t>(i)};
+  for (size_t g = 0; g < rank.size(); ++g)
+    internal::SortMostlySorted(slots.data() + start[g], slots.data() + start[g + 1],
+                               [](const Slot& a, const Slot& b) { return a.Key() < b.Key(); });
+  return slots;
+}
 
 class ChainCollector {
  public:
@@ -93,11 +126,7 @@ std::vector<FusionCandidate> FindFusionCandidates(const Trace& trace, const Iter
   auto iteration_of = [&](size_t row) {
     return row < iterations.kernel_iteration.size() ? iterations.kernel_iteration[row] : -1;
   };
-  std::vector<Slot> slots;
-  slots.reserve(k.size());
-  for (size_t i = 0; i < k.size(); ++i)
-    slots.push_back({k.device[i], k.pid[i], k.stream[i], k.start[i], static_cast<uint32_t>(i)});
-  std::sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) { return a.Key() < b.Key(); });
+  std::vector<Slot> slots = SortedSlots(k);
 
   ChainCollector collector(trace, classes);
   std::vector<size_t> chain;  // rows of the chain being grown

@@ -51,7 +51,8 @@ Status DetectFormat(const std::string& path, TraceFormat& format) {
   }
   size_t i = 0;
   if (head.compare(0, 3, "\xEF\xBB\xBF") == 0) i = 3;  // UTF-8 byte order mark
-  while (i < head.size() && std::strchr(" \t\r\n", head[i]) != nullptr) ++i;
+  // JSON white space only (strchr would also match the terminating NUL of its set).
+  while (i < head.size() && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r' || head[i] == '\n')) ++i;
   if (i == head.size()) {
     return InvalidInput(path + (gzipped ? ": gzip content is empty" : ": file holds only white space"));
   }

@@ -54,7 +54,8 @@ std::string At(uint64_t offset) { return " at byte " + std::to_string(offset); }
 
 class Scanner {
  public:
-  Scanner(GzReader& in, const ScanOptions& options) : in_(in), options_(options) {}
+  // `base` is the offset in the text of the reader's position.
+  Scanner(GzReader& in, const ScanOptions& options, uint64_t base = 0) : in_(in), options_(options), base_(base) {}
 
   Status Init() {
     if (Status s = Grow(options_.chunk_bytes < 4096 ? 4096 : options_.chunk_bytes); !s.ok()) return s;
@@ -64,7 +65,7 @@ class Scanner {
     while (len_ < 3 && !eof_) {
       if (Status s = Fill(eof); !s.ok()) return s;
     }
-    if (len_ >= 3 && std::memcmp(buf_.get(), "\xEF\xBB\xBF", 3) == 0) pos_ = 3;
+    if (base_ == 0 && len_ >= 3 && std::memcmp(buf_.get(), "\xEF\xBB\xBF", 3) == 0) pos_ = 3;
     return Status::Ok();
   }
 
@@ -83,8 +84,26 @@ class Scanner {
     }
   }
   void Advance() { ++pos_; }
+  // Offers the element at the current byte to the sink's fast path; true when it took it.
+  bool TryInPlace(int depth, JsonSink& sink) {
+    size_t n = sink.OnEventInPlace(buf_.get() + pos_, buf_.get() + len_, depth, base_ + pos_);
+    pos_ += n;
+    return n != 0;
+  }
   uint64_t Offset() const { return base_ + pos_; }
   uint64_t BytesRead() const { return base_ + len_; }
+  // Continues at byte `offset` (not before the current one), seeking when it is not read yet.
+  Status SkipTo(uint64_t offset) {
+    if (offset <= base_ + len_) {
+      pos_ = static_cast<size_t>(offset - base_);
+      return Status::Ok();
+    }
+    len_ = pos_ = 0;
+    base_ = offset;
+    eof_ = false;
+    std::memset(buf_.get(), ' ', kJsonPadding);
+    return in_.Seek(offset);
+  }
 
   // Scans the complete value that starts at the current byte (not white space). `depth` is how
   // many containers enclose it. The view is valid until the next Peek or ScanValue.
@@ -143,9 +162,9 @@ class Scanner {
 
   GzReader& in_;
   ScanOptions options_;
+  uint64_t base_ = 0;  // offset of buf_[0] in the text
   std::unique_ptr<char[]> buf_;
   size_t cap_ = 0, len_ = 0, pos_ = 0;
-  uint64_t base_ = 0;  // offset of buf_[0] in the text
   bool eof_ = false;
   std::vector<char> stack_;  // open brackets of the value being scanned
 };
@@ -238,6 +257,40 @@ Status ExpectEnd(Scanner& sc) {
   return Status::Ok();
 }
 
+// Streams array elements from the current byte (the start of one) through the closing ']'.
+template <typename Truncated>
+Status StreamElements(Scanner& sc, int depth, const ScanOptions& options, JsonSink& sink, StreamStats& stats,
+                      Truncated truncated) {
+  char c = 0;
+  bool eof = false;
+  for (;;) {
+    if (sc.Offset() == options.split_at) {
+      uint64_t resume = 0, elements = 0;
+      if (sink.OnSplit(resume, elements)) {
+        stats.elements += elements;
+        return sc.SkipTo(resume);
+      }
+    }
+    ++stats.elements;
+    if (!sc.TryInPlace(depth, sink)) {
+      std::string_view value;
+      uint64_t offset = 0;
+      if (Status s = sc.ScanValue(depth, value, offset); !s.ok()) return s;
+      if (Status s = sink.OnEvent(value, offset); !s.ok()) return s;
+    }
+    if (Status s = sc.Peek(c, eof); !s.ok()) return s;
+    if (eof) return truncated();
+    if (c == ']') {
+      sc.Advance();
+      return Status::Ok();
+    }
+    if (c != ',') return InvalidInput("invalid JSON: expected ',' or ']' after an event" + At(sc.Offset()));
+    sc.Advance();
+    if (Status s = sc.Peek(c, eof); !s.ok()) return s;
+    if (eof) return truncated();
+  }
+}
+
 // Streams the elements of the array at the current byte ('['); `depth` counts the array itself.
 Status StreamArray(Scanner& sc, int depth, const ScanOptions& options, JsonSink& sink, StreamStats& stats) {
   if (depth > options.max_depth) {
@@ -257,23 +310,7 @@ Status StreamArray(Scanner& sc, int depth, const ScanOptions& options, JsonSink&
     sc.Advance();
     return Status::Ok();
   }
-  for (;;) {
-    std::string_view value;
-    uint64_t offset = 0;
-    if (Status s = sc.ScanValue(depth, value, offset); !s.ok()) return s;
-    ++stats.elements;
-    if (Status s = sink.OnEvent(value, offset); !s.ok()) return s;
-    if (Status s = sc.Peek(c, eof); !s.ok()) return s;
-    if (eof) return truncated();
-    if (c == ']') {
-      sc.Advance();
-      return Status::Ok();
-    }
-    if (c != ',') return InvalidInput("invalid JSON: expected ',' or ']' after an event" + At(sc.Offset()));
-    sc.Advance();
-    if (Status s = sc.Peek(c, eof); !s.ok()) return s;
-    if (eof) return truncated();
-  }
+  return StreamElements(sc, depth, options, sink, stats, truncated);
 }
 
 Status StreamObject(Scanner& sc, const ScanOptions& options, JsonSink& sink, StreamStats& stats) {
@@ -326,6 +363,24 @@ Status StreamObject(Scanner& sc, const ScanOptions& options, JsonSink& sink, Str
 }
 
 }  // namespace
+
+Status StreamArrayTail(GzReader& in, uint64_t offset, int depth, const ScanOptions& options, JsonSink& sink,
+                       StreamStats& stats, uint64_t& end) {
+  stats = StreamStats{};
+  ScanOptions tail = options;
+  tail.split_at = UINT64_MAX;
+  Scanner sc(in, tail, offset);
+  if (Status s = sc.Init(); !s.ok()) return s;
+  char c = 0;
+  bool eof = false;
+  if (Status s = sc.Peek(c, eof); !s.ok()) return s;
+  if (eof || sc.Offset() != offset) return InvalidInput("no array element" + At(offset));
+  Status s = StreamElements(sc, depth, tail, sink, stats,
+                            [&] { return InvalidInput("truncated JSON" + At(sc.BytesRead())); });
+  end = sc.Offset();
+  stats.bytes = sc.BytesRead();
+  return s;
+}
 
 Status StreamTraceJson(GzReader& in, const ScanOptions& options, JsonSink& sink, StreamStats& stats) {
   stats = StreamStats{};

@@ -30,6 +30,21 @@ class JsonSink {
   // One element of the event array. `offset` is its first byte in the (uncompressed) text.
   // The view stays valid only during the call.
   virtual Status OnEvent(std::string_view json, uint64_t offset) = 0;
+  // Optional fast path, offered every element before it is scanned: `p` is its first byte,
+  // [p, end) the data in the read buffer (kJsonPadding readable bytes follow), `depth` the
+  // array's depth. Returns the element's length when it has consumed it (and counts as its
+  // OnEvent), or 0 to have it scanned and passed to OnEvent.
+  virtual size_t OnEventInPlace(const char* p, const char* end, int depth, uint64_t offset) {
+    (void)p, (void)end, (void)depth, (void)offset;
+    return 0;
+  }
+  // Parallel import: called when an element of an event array starts at ScanOptions::split_at.
+  // Returning true says the rest of that array was read elsewhere: `elements` of them, the ']'
+  // closing it ending before byte `resume`, where the scan continues.
+  virtual bool OnSplit(uint64_t& resume, uint64_t& elements) {
+    (void)resume, (void)elements;
+    return false;
+  }
   // A top-level member other than "traceEvents"; `key` is the raw text between the quotes.
   virtual Status OnMember(std::string_view key, std::string_view json, uint64_t offset) = 0;
 };
@@ -44,6 +59,7 @@ struct StreamStats {
 struct ScanOptions {
   int max_depth = 512;               // containers nested deeper than this are an error
   size_t chunk_bytes = 1 << 20;      // read size; also the initial buffer size
+  uint64_t split_at = UINT64_MAX;    // see JsonSink::OnSplit
 };
 
 // Reads all of `in`. Errors: truncated data, mismatched brackets, missing commas/colons at the
@@ -51,5 +67,12 @@ struct ScanOptions {
 // array, nesting deeper than max_depth, anything after the top-level value.
 [[nodiscard]] Status StreamTraceJson(GzReader& in, const ScanOptions& options, JsonSink& sink,
                                      StreamStats& stats);
+
+// The second half of a parallel import: `in` is positioned at byte `offset`, where an element of
+// an event array at `depth` is taken to start; streams the elements from there through the ']'
+// that closes the array, `end` being the byte after it. An error means only that the guess or
+// the data is bad: the caller then reads this part sequentially, which gives the real message.
+[[nodiscard]] Status StreamArrayTail(GzReader& in, uint64_t offset, int depth, const ScanOptions& options,
+                                     JsonSink& sink, StreamStats& stats, uint64_t& end);
 
 }  // namespace tg::internal

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <tuple>
+#include <utility>
 
 #include "kineto_numbers.h"
 #include "kineto_vocab.h"
@@ -31,10 +32,10 @@ bool ReadId(const Field& f, Id& id) {
     case FieldType::kNull:
       return true;
     case FieldType::kNumber:
-      id.numeric = DecimalToInt64(f.text, 0, true, id.value) == NumberStatus::kOk;
+      id.numeric = NumberToInt64(f.text, 0, true, id.value) == NumberStatus::kOk;
       return id.numeric;
     case FieldType::kString:
-      if (IsJsonNumber(f.text) && DecimalToInt64(f.text, 0, true, id.value) == NumberStatus::kOk) {
+      if (IsJsonNumber(f.text) && NumberToInt64(f.text, 0, true, id.value) == NumberStatus::kOk) {
         id.numeric = true;
       } else {
         id.value = HashId(f.text);
@@ -52,7 +53,7 @@ bool ArgInt(const Field& f, int64_t def, int64_t& out) {
     out = def;
     return true;
   }
-  return f.type == FieldType::kNumber && DecimalToInt64(f.text, 0, true, out) == NumberStatus::kOk;
+  return f.type == FieldType::kNumber && NumberToInt64(f.text, 0, true, out) == NumberStatus::kOk;
 }
 bool ArgInt32(const Field& f, int32_t def, int32_t& out) {
   int64_t v = 0;
@@ -65,7 +66,7 @@ enum class TimeRead { kOk, kMissing, kMalformed, kOverflow };
 TimeRead ReadMicros(const Field& f, int64_t& ns) {
   if (f.type == FieldType::kAbsent || f.type == FieldType::kNull) return TimeRead::kMissing;
   if (f.type != FieldType::kNumber) return TimeRead::kMalformed;
-  switch (DecimalToInt64(f.text, 3, false, ns)) {
+  switch (NumberToInt64(f.text, 3, false, ns)) {
     case NumberStatus::kOk: return TimeRead::kOk;
     case NumberStatus::kOverflow: return TimeRead::kOverflow;
     default: return TimeRead::kMalformed;
@@ -89,7 +90,7 @@ bool GpuStream(const RawEvent& ev, const Id& tid, int64_t& stream) {
       size_t n = 0;
       while (n < t.size() && t[n] >= '0' && t[n] <= '9') ++n;
       int64_t v = 0;
-      if (n > 0 && DecimalToInt64(t.substr(0, n), 0, true, v) == NumberStatus::kOk) stream = v;
+      if (n > 0 && NumberToInt64(t.substr(0, n), 0, true, v) == NumberStatus::kOk) stream = v;
     }
   }
   return true;
@@ -282,11 +283,12 @@ void KinetoBuilder::AddFlow(const RawEvent& ev, char phase) {
   Id pid, tid;
   if (!ReadId(ev.pid, pid) || !ReadId(ev.tid, tid) || ReadMicros(ev.ts, p.ts) != TimeRead::kOk) return;
   if ((ev.id.type != FieldType::kNumber && ev.id.type != FieldType::kString) || !IsJsonNumber(ev.id.text) ||
-      DecimalToInt64(ev.id.text, 0, true, p.id) != NumberStatus::kOk) {
+      NumberToInt64(ev.id.text, 0, true, p.id) != NumberStatus::kOk) {
     return;
   }
   p.pid = pid.value;
   p.tid = tid.value;
+  ++flows_seen_;
   if (pending_.empty() && flows_.size() == kFlowRing) {
     flows_[ring_next_] = p;
     ring_next_ = (ring_next_ + 1) % kFlowRing;
@@ -306,6 +308,119 @@ void KinetoBuilder::AddMetadata(const RawEvent& ev) {
   } else {
     trace_.processes[it->second].name = std::string(ev.arg_name.text);
   }
+}
+
+namespace {
+
+// Every column of a table the builder fills, for reserving and appending column by column.
+auto Columns(KernelTable& t) {
+  return std::tie(t.start, t.end, t.name, t.device, t.stream, t.correlation, t.grid_x, t.grid_y, t.grid_z,
+                  t.block_x, t.block_y, t.block_z, t.registers, t.shared_static, t.shared_dynamic, t.pid,
+                  t.graph_id, t.graph_node_id);
+}
+auto Columns(MemcpyTable& t) {
+  return std::tie(t.start, t.end, t.device, t.stream, t.correlation, t.bytes, t.kind, t.src_kind, t.dst_kind, t.pid);
+}
+auto Columns(MemsetTable& t) {
+  return std::tie(t.start, t.end, t.device, t.stream, t.correlation, t.bytes, t.value, t.mem_kind, t.pid);
+}
+auto Columns(SyncTable& t) {
+  return std::tie(t.start, t.end, t.device, t.stream, t.correlation, t.kind, t.event_id, t.pid);
+}
+auto Columns(ApiTable& t) {
+  return std::tie(t.start, t.end, t.name, t.kind, t.pid, t.tid, t.correlation, t.return_value);
+}
+auto Columns(RangeTable& t) {
+  return std::tie(t.start, t.end, t.name, t.domain, t.pid, t.tid, t.depth, t.on_gpu, t.stream);
+}
+
+template <class Table>
+void ReserveColumns(Table& t, size_t n) {
+  std::apply([n](auto&... column) { (column.reserve(n), ...); }, Columns(t));
+}
+
+// Calls f(a_i, b_i) for the elements of two tuples of the same size, in order.
+template <class A, class B, class F>
+void Zip(A&& a, B&& b, F f) {
+  [&]<size_t... I>(std::index_sequence<I...>) {
+    (f(std::get<I>(a), std::get<I>(b)), ...);
+  }(std::make_index_sequence<std::tuple_size_v<std::remove_reference_t<A>>>{});
+}
+
+// Appends `from` to `to` column by column, freeing each column of `from` once it is copied, so
+// the two tables never exist whole twice.
+template <class Table>
+void MoveColumns(Table& to, Table& from) {
+  Zip(Columns(to), Columns(from), [](auto& d, auto& s) {
+    d.insert(d.end(), s.begin(), s.end());
+    std::remove_reference_t<decltype(s)>().swap(s);  // `s = {}` would keep the capacity
+  });
+}
+
+auto Tables(Trace& t) { return std::tie(t.kernels, t.memcpys, t.memsets, t.syncs, t.api_calls, t.ranges); }
+
+// Ids of `from` mapped onto the strings of `to`.
+void MapNames(std::vector<StringId>& names, size_t first, const std::vector<StringId>& map) {
+  for (size_t i = first; i < names.size(); ++i) names[i] = map[names[i]];
+}
+
+}  // namespace
+
+void KinetoBuilder::ReserveFor(double scale) {
+  auto grow = [scale](auto& table) {
+    auto want = static_cast<size_t>(static_cast<double>(table.size()) * scale) + 256;
+    if (want > table.size()) ReserveColumns(table, want);
+  };
+  std::apply([&](auto&... table) { (grow(table), ...); }, Tables(trace_));
+}
+
+bool KinetoBuilder::Append(KinetoBuilder& next) {
+  if (!pending_.empty() || !next.pending_.empty()) return false;
+  Trace& part = next.trace_;
+  std::vector<StringId> map(part.strings.size());
+  for (size_t id = 0; id < map.size(); ++id) map[id] = trace_.strings.Intern(part.strings.View(static_cast<StringId>(id)));
+  const size_t kernels = trace_.kernels.size(), api = trace_.api_calls.size(), ranges = trace_.ranges.size();
+  Zip(Tables(trace_), Tables(part), [](auto& to, auto& from) { MoveColumns(to, from); });
+  MapNames(trace_.kernels.name, kernels, map);
+  MapNames(trace_.api_calls.name, api, map);
+  MapNames(trace_.ranges.name, ranges, map);
+  MapNames(trace_.ranges.domain, ranges, map);
+  for (size_t q = 0; q < static_cast<size_t>(Quality::kCount); ++q) {
+    quality_.Add(static_cast<Quality>(q), next.quality_.Get(static_cast<Quality>(q)));
+  }
+  for (const Process& p : part.processes) {
+    auto [it, inserted] = process_index_.emplace(p.pid, trace_.processes.size());
+    if (inserted) {
+      trace_.processes.push_back(p);
+    } else {
+      trace_.processes[it->second].name = p.name;
+    }
+  }
+  kept_ += next.kept_;
+  // The flow ring as one builder would have left it: flow k of all (in order) in slot k % size.
+  auto in_order = [](const KinetoBuilder& b) {
+    std::vector<FlowPoint> v;
+    v.reserve(b.flows_.size());
+    size_t first = b.flows_.size() == kFlowRing ? b.ring_next_ : 0;
+    for (size_t i = 0; i < b.flows_.size(); ++i) v.push_back(b.flows_[(first + i) % b.flows_.size()]);
+    return v;
+  };
+  std::vector<FlowPoint> all = in_order(*this);
+  std::vector<FlowPoint> later = in_order(next);
+  all.insert(all.end(), later.begin(), later.end());
+  const uint64_t total = flows_seen_ + next.flows_seen_;
+  if (total <= kFlowRing) {
+    flows_ = std::move(all);
+    ring_next_ = 0;
+  } else {
+    flows_.assign(kFlowRing, FlowPoint{});
+    // all holds flows total - all.size() .. total - 1; the ring keeps the last kFlowRing.
+    for (uint64_t k = total - kFlowRing; k < total; ++k) flows_[k % kFlowRing] = all[all.size() - (total - k)];
+    ring_next_ = total % kFlowRing;
+  }
+  flows_seen_ = total;
+  std::vector<FlowPoint>().swap(next.flows_);
+  return true;
 }
 
 void KinetoBuilder::BindFlows() {

@@ -30,6 +30,16 @@ class KinetoBuilder {
   // Rows added to any table (kernels, copies, memsets, syncs, API calls, ranges).
   uint64_t kept() const { return kept_; }
 
+  // Reserves room in every table for `scale` times the rows it has now (plus a little), once
+  // the importer has seen a sample of the file: the tables then grow without copies or slack.
+  void ReserveFor(double scale);
+
+  // Parallel import: appends what `next` built from the events that follow this builder's, so
+  // that the result is what one builder fed both parts would hold. False (and nothing changed)
+  // when either part has an event without a correlation id: then flows must be bound across the
+  // parts and the caller reads the second part again sequentially. Before Finish only.
+  bool Append(KinetoBuilder& next);
+
  private:
   enum class Table : uint8_t { kKernel, kMemcpy, kMemset, kSync, kApi };
   struct FlowPoint {
@@ -58,6 +68,7 @@ class KinetoBuilder {
   static constexpr size_t kFlowRing = 16384;
   std::vector<FlowPoint> flows_;
   size_t ring_next_ = 0;
+  uint64_t flows_seen_ = 0;  // launch flows added, ring or not
   std::vector<Pending> pending_;
   std::unordered_map<int64_t, size_t> process_index_;
 };

@@ -7,6 +7,7 @@
 
 #include "json_stream.h"
 #include "kineto_numbers.h"
+#include "tracegate/strings.h"
 
 namespace tg::internal {
 
@@ -166,33 +167,10 @@ error_code ReadArgs(od::value v, RawEvent& ev) {
     if (error_code e = KeyOf(fld, key)) return e;
     od::value& x = fld.value();
     Field* f = nullptr;
-    switch (key.size()) {
-      case 3: if (key == "pid") f = &ev.arg_pid; break;
-      case 4:
-        if (key == "grid") {
-          if (error_code e = ReadDim3(x, ev.grid)) return e;
-          continue;
-        }
-        if (key == "name") f = &ev.arg_name;
-        break;
-      case 5:
-        if (key == "block") {
-          if (error_code e = ReadDim3(x, ev.block)) return e;
-          continue;
-        }
-        if (key == "bytes") f = &ev.bytes;
-        break;
-      case 6:
-        if (key == "device") f = &ev.device;
-        else if (key == "stream") f = &ev.stream;
-        break;
-      case 8: if (key == "inDevice") f = &ev.in_device; break;
-      case 11: if (key == "correlation") f = &ev.correlation; break;
-      case 13: if (key == "shared memory") f = &ev.shared_memory; break;
-      case 14: if (key == "cuda_sync_kind") f = &ev.sync_kind; break;
-      case 20: if (key == "registers per thread") f = &ev.registers; break;
-      case 21: if (key == "wait_on_cuda_event_id") f = &ev.wait_event_id; break;
-      default: break;
+    Dim3* dim = nullptr;
+    if (ArgsMember(ev, key, f, dim) == ArgsSlot::kDim3) {
+      if (error_code e = ReadDim3(x, *dim)) return e;
+      continue;
     }
     error_code e = f ? ReadField(x, *f) : Validate(x);
     if (e) return e;
@@ -244,27 +222,9 @@ error_code ReadEvent(od::document& doc, RawEvent& ev) {
     if (error_code e = KeyOf(fld, key)) return e;
     od::value& x = fld.value();
     Field* f = nullptr;
-    switch (key.size()) {
-      case 2:
-        if (key == "ph") f = &ev.ph;
-        else if (key == "ts") f = &ev.ts;
-        else if (key == "id") f = &ev.id;
-        break;
-      case 3:
-        if (key == "cat") f = &ev.cat;
-        else if (key == "pid") f = &ev.pid;
-        else if (key == "tid") f = &ev.tid;
-        else if (key == "dur") f = &ev.dur;
-        break;
-      case 4:
-        if (key == "name") {
-          f = &ev.name;
-        } else if (key == "args") {
-          if (error_code e = ReadArgs(x, ev)) return e;
-          continue;
-        }
-        break;
-      default: break;
+    if (EventMember(ev, key, f) == EventSlot::kArgs) {
+      if (error_code e = ReadArgs(x, ev)) return e;
+      continue;
     }
     error_code e = f ? ReadField(x, *f) : Validate(x);
     if (e) return e;
@@ -273,6 +233,57 @@ error_code ReadEvent(od::document& doc, RawEvent& ev) {
 }
 
 }  // namespace
+
+EventSlot EventMember(RawEvent& ev, std::string_view key, Field*& f) {
+  f = nullptr;
+  switch (key.size()) {
+    case 2:
+      if (key == "ph") f = &ev.ph;
+      else if (key == "ts") f = &ev.ts;
+      else if (key == "id") f = &ev.id;
+      break;
+    case 3:
+      if (key == "cat") f = &ev.cat;
+      else if (key == "pid") f = &ev.pid;
+      else if (key == "tid") f = &ev.tid;
+      else if (key == "dur") f = &ev.dur;
+      break;
+    case 4:
+      if (key == "name") f = &ev.name;
+      else if (key == "args") return EventSlot::kArgs;
+      break;
+    default: break;
+  }
+  return f ? EventSlot::kField : EventSlot::kNone;
+}
+
+ArgsSlot ArgsMember(RawEvent& ev, std::string_view key, Field*& f, Dim3*& dim) {
+  f = nullptr;
+  dim = nullptr;
+  switch (key.size()) {
+    case 3: if (key == "pid") f = &ev.arg_pid; break;
+    case 4:
+      if (key == "grid") dim = &ev.grid;
+      else if (key == "name") f = &ev.arg_name;
+      break;
+    case 5:
+      if (key == "block") dim = &ev.block;
+      else if (key == "bytes") f = &ev.bytes;
+      break;
+    case 6:
+      if (key == "device") f = &ev.device;
+      else if (key == "stream") f = &ev.stream;
+      break;
+    case 8: if (key == "inDevice") f = &ev.in_device; break;
+    case 11: if (key == "correlation") f = &ev.correlation; break;
+    case 13: if (key == "shared memory") f = &ev.shared_memory; break;
+    case 14: if (key == "cuda_sync_kind") f = &ev.sync_kind; break;
+    case 20: if (key == "registers per thread") f = &ev.registers; break;
+    case 21: if (key == "wait_on_cuda_event_id") f = &ev.wait_event_id; break;
+    default: break;
+  }
+  return dim ? ArgsSlot::kDim3 : f ? ArgsSlot::kField : ArgsSlot::kNone;
+}
 
 struct EventParser::Impl {
   od::parser parser;
@@ -306,9 +317,10 @@ Status EventParser::Parse(std::string_view json, uint64_t offset, RawEvent& even
                         std::to_string(offset) + "): " + simdjson::error_message(e));
   }
   if (e == simdjson::UTF8_ERROR) {
-    // Names with invalid UTF-8 happen (truncated multi-byte names); keep the event, mark nothing.
+    // Names with invalid UTF-8 happen (truncated multi-byte names): keep the event, repaired; the
+    // importer counts it (invalid_utf8).
     ++repaired_utf8_;
-    RepairUtf8(json, impl_->repaired);
+    impl_->repaired = tg::RepairUtf8(json);
     impl_->repaired.reserve(impl_->repaired.size() + simdjson::SIMDJSON_PADDING);
     simdjson::padded_string_view fixed(impl_->repaired.data(), impl_->repaired.size(),
                                        impl_->repaired.capacity());

@@ -39,6 +39,14 @@ struct RawEvent {
   Dim3 grid, block;
 };
 
+// Where a member of the event object goes: a scalar field, the args object, or nowhere (validated
+// and dropped). Shared by EventParser and the in-place fast path (kineto_fast.h).
+enum class EventSlot : uint8_t { kNone, kField, kArgs };
+EventSlot EventMember(RawEvent& ev, std::string_view key, Field*& field);
+// Members of args: a scalar field, grid / block, or nowhere.
+enum class ArgsSlot : uint8_t { kNone, kField, kDim3 };
+ArgsSlot ArgsMember(RawEvent& ev, std::string_view key, Field*& field, Dim3*& dim);
+
 class EventParser {
  public:
   explicit EventParser(int max_depth);

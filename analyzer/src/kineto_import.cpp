@@ -4,14 +4,23 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <atomic>
+#include <cstdio>
+#include <functional>
+#include <memory>
 #include <string>
+#include <system_error>
+#include <thread>
 
 #include "gz_reader.h"
 #include "json_stream.h"
 #include "kineto_builder.h"
 #include "kineto_event.h"
+#include "kineto_fast.h"
 #include "kineto_numbers.h"
 #include "tracegate/import.h"
+#include "tracegate/strings.h"
 
 namespace tg {
 
@@ -24,15 +33,41 @@ constexpr int kMaxSupportedDepth = 10000;
 
 class KinetoSink : public internal::JsonSink {
  public:
-  KinetoSink(Trace& trace, int max_depth) : trace_(trace), parser_(max_depth), builder_(trace) {}
+  KinetoSink(Trace& trace, int max_depth)
+      : trace_(trace), max_depth_(max_depth), parser_(max_depth), builder_(trace) {}
 
   Status OnEvent(std::string_view json, uint64_t offset) override {
+    if (cancel_ && cancel_->load(std::memory_order_relaxed)) return Cancelled();
+    if (offset >= reserve_at_) Reserve(offset);
+    const uint64_t repaired = parser_.repaired_utf8();
     if (Status s = parser_.Parse(json, offset, event_); !s.ok()) return s;
+    if (parser_.repaired_utf8() != repaired) trace_.quality.Add(Quality::kInvalidUtf8);
     builder_.Add(event_);
     return Status::Ok();
   }
 
+  size_t OnEventInPlace(const char* p, const char* end, int depth, uint64_t offset) override {
+    if (cancel_ && cancel_->load(std::memory_order_relaxed)) return 0;  // OnEvent stops it
+    if (offset >= reserve_at_) Reserve(offset);
+    size_t n = internal::FastParseEvent(p, end, max_depth_ - depth, event_);
+    if (n) builder_.Add(event_);
+    return n;
+  }
+
   Status OnMember(std::string_view key, std::string_view json, uint64_t offset) override;
+
+  bool OnSplit(uint64_t& resume, uint64_t& elements) override { return on_split_ && on_split_(resume, elements); }
+  void set_on_split(std::function<bool(uint64_t&, uint64_t&)> f) { on_split_ = std::move(f); }
+  // The second half of a parallel import stops with an error once `cancel` is set.
+  void set_cancel(const std::atomic<bool>* cancel) { cancel_ = cancel; }
+  // This sink's events span bytes [begin, begin + bytes) of a plain file (more rows may be
+  // appended later, which `bytes` includes): after a sample, the tables are sized for all of it.
+  void PlanReserve(uint64_t begin, uint64_t bytes) {
+    if (bytes < 2 * kReserveSample) return;
+    reserve_begin_ = begin;
+    reserve_bytes_ = bytes;
+    reserve_at_ = begin + kReserveSample;
+  }
 
   internal::KinetoBuilder& builder() { return builder_; }
   int64_t base_ns() const { return base_ns_; }
@@ -43,13 +78,25 @@ class KinetoSink : public internal::JsonSink {
                         ": " + what);
   }
   void ReadDevices(const nlohmann::json& list);
+  static Status Cancelled() { return InvalidInput("cancelled"); }
+  void Reserve(uint64_t offset) {
+    reserve_at_ = UINT64_MAX;
+    // 10% over the estimate: reserved pages that are never written cost no memory, while a
+    // table that outgrows its reserve would double.
+    builder_.ReserveFor(1.1 * static_cast<double>(reserve_bytes_) / static_cast<double>(offset - reserve_begin_));
+  }
+  static constexpr uint64_t kReserveSample = uint64_t{4} << 20;
 
   Trace& trace_;
+  int max_depth_;
   internal::EventParser parser_;
   internal::KinetoBuilder builder_;
   internal::RawEvent event_;
   std::string text_;
   int64_t base_ns_ = 0;
+  std::function<bool(uint64_t&, uint64_t&)> on_split_;
+  const std::atomic<bool>* cancel_ = nullptr;
+  uint64_t reserve_begin_ = 0, reserve_bytes_ = 0, reserve_at_ = UINT64_MAX;
 };
 
 std::string ScalarText(const nlohmann::json& v) {
@@ -58,7 +105,7 @@ std::string ScalarText(const nlohmann::json& v) {
 
 Status KinetoSink::OnMember(std::string_view key, std::string_view json, uint64_t offset) {
   // Members other than traceEvents are small; each is still checked to be valid JSON.
-  internal::RepairUtf8(json, text_);
+  text_ = RepairUtf8(json);
   if (key == "baseTimeNanoseconds") {
     // Read from its text: a nanosecond epoch needs all 19 digits.
     int64_t base = 0;
@@ -134,6 +181,83 @@ void KinetoSink::ReadDevices(const nlohmann::json& list) {
 
 Status WithPath(const std::string& path, const Status& s) { return Status(s.code(), path + ": " + s.message()); }
 
+// Plain files at least this large are read by two threads.
+constexpr uint64_t kParallelMinBytes = uint64_t{16} << 20;
+
+// Where the second thread starts: a byte near the middle of a plain file that looks like the
+// start of an event ('{' after '}' and ',' with optional white space between), and the depth of
+// the event array (2 in {"traceEvents": [...]}, 1 in a bare array). Only a guess: the first
+// thread accepts the second's work only if it meets an element starting exactly there.
+bool PlanSplit(const std::string& path, uint64_t size, uint64_t& at, int& depth) {
+  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!f) return false;
+  // Under malloc's mmap threshold: freeing a larger block would raise the threshold, and the
+  // tables' columns would then come from the heap, which does not give memory back as promptly.
+  std::string buf(size_t{64} << 10, '\0');
+  size_t n = std::fread(buf.data(), 1, 4096, f.get());
+  size_t i = n >= 3 && buf.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
+  while (i < n && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t')) ++i;
+  if (i == n || (buf[i] != '{' && buf[i] != '[')) return false;
+  depth = buf[i] == '{' ? 2 : 1;
+  const uint64_t middle = size / 2;
+  if (std::fseek(f.get(), static_cast<long>(middle), SEEK_SET) != 0) return false;
+  n = std::fread(buf.data(), 1, buf.size(), f.get());
+  auto space = [&](size_t k) { return k < n && (buf[k] == ' ' || buf[k] == '\n' || buf[k] == '\r' || buf[k] == '\t'); };
+  for (size_t k = 0; k < n; ++k) {
+    if (buf[k] != '}') continue;
+    size_t j = k + 1;
+    while (space(j)) ++j;
+    if (j >= n || buf[j] != ',') continue;
+    ++j;
+    while (space(j)) ++j;
+    if (j < n && buf[j] == '{') {
+      at = middle + j;
+      return true;
+    }
+  }
+  return false;
+}
+
+// The second half of a two-thread import: events from `at` to the end of their array, parsed
+// into a trace of its own while the first thread reads the first half.
+class TailPart {
+ public:
+  TailPart(const std::string& path, uint64_t size, uint64_t at, int depth, const internal::ScanOptions& scan,
+           int max_depth)
+      : sink_(trace_, max_depth) {
+    sink_.set_cancel(&cancel_);
+    sink_.PlanReserve(at, size - at);
+    thread_ = std::thread([this, path, at, depth, scan] {
+      internal::GzReader in;
+      status_ = in.Open(path);
+      if (status_.ok()) status_ = in.Seek(at);
+      if (status_.ok()) status_ = internal::StreamArrayTail(in, at, depth, scan, sink_, stats_, end_);
+    });
+  }
+  ~TailPart() { Stop(); }
+  void Stop() {
+    cancel_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+  // Called by the first thread when it reaches `at`: hands over the events when they are good.
+  bool MergeInto(internal::KinetoBuilder& builder, uint64_t& resume, uint64_t& elements) {
+    if (thread_.joinable()) thread_.join();
+    if (!status_.ok() || !builder.Append(sink_.builder())) return false;
+    resume = end_;
+    elements = stats_.elements;
+    return true;
+  }
+
+ private:
+  Trace trace_;
+  KinetoSink sink_;
+  std::atomic<bool> cancel_{false};
+  Status status_;
+  internal::StreamStats stats_;
+  uint64_t end_ = 0;
+  std::thread thread_;
+};
+
 }  // namespace
 
 Status ImportKineto(const std::string& path, Trace& trace, const ImportOptions& options) {
@@ -148,8 +272,31 @@ Status ImportKineto(const std::string& path, Trace& trace, const ImportOptions& 
   KinetoSink sink(result, options.max_json_depth);
   internal::ScanOptions scan;
   scan.max_depth = options.max_json_depth;
+
+  std::unique_ptr<TailPart> tail;
+  std::error_code size_error;
+  const uint64_t size = in.gzipped() ? 0 : std::filesystem::file_size(path, size_error);
+  const int threads = options.threads > 0 ? options.threads : std::thread::hardware_concurrency() >= 2 ? 2 : 1;
+  uint64_t split_at = 0;
+  int depth = 0;
+  if (threads >= 2 && !in.gzipped() && !size_error &&
+      (size >= kParallelMinBytes || options.threads >= 2) && PlanSplit(path, size, split_at, depth)) {
+    try {
+      tail = std::make_unique<TailPart>(path, size, split_at, depth, scan, options.max_json_depth);
+      scan.split_at = split_at;
+      sink.set_on_split([&](uint64_t& resume, uint64_t& elements) {
+        return tail->MergeInto(sink.builder(), resume, elements);
+      });
+    } catch (const std::system_error&) {
+      tail.reset();  // no thread to be had: read it all on this one
+    }
+  }
+  if (!in.gzipped() && !size_error) sink.PlanReserve(0, size);
+  if (in.gzipped() && threads >= 2) in.ReadAhead();  // inflate on the second core
   internal::StreamStats stats;
-  if (Status s = internal::StreamTraceJson(in, scan, sink, stats); !s.ok()) return WithPath(path, s);
+  Status streamed = internal::StreamTraceJson(in, scan, sink, stats);
+  tail.reset();  // stops the second thread when the first never reached its start
+  if (!streamed.ok()) return WithPath(path, streamed);
 
   if (stats.elements == 0) {
     if (!stats.top_level_array && !stats.saw_trace_events) {

@@ -147,43 +147,4 @@ NumberStatus DecimalToInt64(std::string_view token, int scale, bool require_inte
   return NumberStatus::kOk;
 }
 
-void RepairUtf8(std::string_view in, std::string& out) {
-  out.clear();
-  out.reserve(in.size() + 16);
-  const auto* s = reinterpret_cast<const unsigned char*>(in.data());
-  const size_t n = in.size();
-  auto cont = [&](size_t k, unsigned char lo = 0x80, unsigned char hi = 0xBF) {
-    return k < n && s[k] >= lo && s[k] <= hi;
-  };
-  size_t i = 0;
-  while (i < n) {
-    unsigned char c = s[i];
-    size_t len = 0;
-    if (c < 0x80) {
-      len = 1;
-    } else if (c >= 0xC2 && c <= 0xDF) {
-      len = cont(i + 1) ? 2 : 0;
-    } else if (c == 0xE0) {
-      len = cont(i + 1, 0xA0) && cont(i + 2) ? 3 : 0;
-    } else if (c == 0xED) {
-      len = cont(i + 1, 0x80, 0x9F) && cont(i + 2) ? 3 : 0;  // no UTF-16 surrogates
-    } else if (c >= 0xE1 && c <= 0xEF) {
-      len = cont(i + 1) && cont(i + 2) ? 3 : 0;
-    } else if (c == 0xF0) {
-      len = cont(i + 1, 0x90) && cont(i + 2) && cont(i + 3) ? 4 : 0;
-    } else if (c >= 0xF1 && c <= 0xF3) {
-      len = cont(i + 1) && cont(i + 2) && cont(i + 3) ? 4 : 0;
-    } else if (c == 0xF4) {
-      len = cont(i + 1, 0x80, 0x8F) && cont(i + 2) && cont(i + 3) ? 4 : 0;
-    }
-    if (len == 0) {
-      out += "\xEF\xBF\xBD";
-      ++i;
-    } else {
-      out.append(in.data() + i, len);
-      i += len;
-    }
-  }
-}
-
 }  // namespace tg::internal

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <climits>
 #include <string>
 #include <string_view>
 
@@ -21,11 +22,41 @@ enum class NumberStatus : uint8_t {
 // Exponent forms are exact too. Example: ("1695835572943613.123", 3) -> 1695835572943613123.
 NumberStatus DecimalToInt64(std::string_view token, int scale, bool require_integral, int64_t& out);
 
+// DecimalToInt64 with the shapes nearly every trace number has inlined: -?(0|[1-9][0-9]*)
+// with an optional fraction of at most `scale` digits, 18 characters at most. Anything else, and
+// any overflow, goes to DecimalToInt64, so the results are the same for every token.
+inline NumberStatus NumberToInt64(std::string_view token, int scale, bool require_integral, int64_t& out) {
+  const char* p = token.data();
+  const char* e = p + token.size();
+  const bool negative = p < e && *p == '-';
+  p += negative;
+  const bool shape = p < e && e - p <= 18 && scale >= 0 && scale <= 3 && *p >= '0' && *p <= '9' &&
+                     (*p != '0' || p + 1 == e || p[1] == '.');
+  if (shape) {
+    uint64_t acc = 0;
+    int frac = -1;  // fraction digits seen; -1 before the point
+    for (; p < e; ++p) {
+      const char c = *p;
+      if (c >= '0' && c <= '9') {
+        acc = acc * 10 + static_cast<uint64_t>(c - '0');  // at most 18 digits: no overflow
+        frac += frac >= 0;
+      } else if (c == '.' && frac < 0 && p + 1 < e) {
+        frac = 0;
+      } else {
+        return DecimalToInt64(token, scale, require_integral, out);  // exponent, white space, ...
+      }
+    }
+    bool ok = frac <= scale;
+    for (int k = frac < 0 ? 0 : frac; ok && k < scale; ++k) ok = !__builtin_mul_overflow(acc, 10u, &acc);
+    if (ok && acc <= static_cast<uint64_t>(INT64_MAX)) {
+      out = negative ? -static_cast<int64_t>(acc) : static_cast<int64_t>(acc);
+      return NumberStatus::kOk;
+    }
+  }
+  return DecimalToInt64(token, scale, require_integral, out);
+}
+
 // True when `token` (trailing white space allowed) follows the JSON number grammar.
 bool IsJsonNumber(std::string_view token);
-
-// Copies `in` to `out`, replacing every byte that does not start a valid UTF-8 sequence (overlong
-// forms, surrogates and code points above U+10FFFF included) with U+FFFD.
-void RepairUtf8(std::string_view in, std::string& out);
 
 }  // namespace tg::internal

@@ -173,7 +173,9 @@ const Device* Trace::FindDevice(int32_t id) const {
 
 namespace {
 // Depth of each range among ranges on the same (pid, tid), from interval containment.
-void ComputeRangeDepth(RangeTable& r) {
+// Sets each range's nesting depth on its thread; returns how many ranges overlap an enclosing
+// one without nesting in it.
+uint64_t ComputeRangeDepth(RangeTable& r) {
   std::vector<size_t> order(r.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -184,6 +186,7 @@ void ComputeRangeDepth(RangeTable& r) {
     return r.end[a] > r.end[b];  // outer range first when both start together
   });
   std::vector<size_t> open;  // stack of enclosing ranges
+  uint64_t overlapping = 0;
   for (size_t k = 0; k < order.size(); ++k) {
     size_t i = order[k];
     if (k > 0) {
@@ -192,9 +195,11 @@ void ComputeRangeDepth(RangeTable& r) {
     }
     while (!open.empty() && r.end[open.back()] <= r.start[i]) open.pop_back();
     // Partially overlapping (not nested) ranges are placed one deeper than what they overlap.
+    if (!open.empty() && r.end[i] > r.end[open.back()]) ++overlapping;
     r.depth[i] = static_cast<int32_t>(open.size());
     open.push_back(i);
   }
+  return overlapping;
 }
 }  // namespace
 
@@ -238,7 +243,15 @@ void FinalizeTrace(Trace& trace) {
     count(trace.memsets.correlation);
     trace.quality.Set(Quality::kUnmatchedCorrelation, unmatched);
   }
-  ComputeRangeDepth(trace.ranges);
+  trace.quality.Add(Quality::kOverlappingRanges, ComputeRangeDepth(trace.ranges));
+  uint64_t invalid_utf8 = 0;
+  for (StringId id = 0; id < trace.strings.size(); ++id) {
+    std::string_view text = trace.strings.View(id);
+    if (IsValidUtf8(text)) continue;
+    ++invalid_utf8;
+    trace.strings.Replace(id, RepairUtf8(text));
+  }
+  trace.quality.Add(Quality::kInvalidUtf8, invalid_utf8);
 }
 
 }  // namespace tg

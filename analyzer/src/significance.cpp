@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <system_error>
+#include <thread>
 
 #include "tracegate/stats.h"
 
@@ -84,8 +86,10 @@ double NormalUpperTail(double z) { return 0.5 * std::erfc(z / std::sqrt(2.0)); }
 class SplitMix64 {
  public:
   explicit SplitMix64(uint64_t seed) : state_(seed) {}
+  // The generator as it is after `draws` calls of Next (the state only counts).
+  static SplitMix64 After(uint64_t seed, uint64_t draws) { return SplitMix64(seed + draws * kGamma); }
   uint64_t Next() {
-    uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
+    uint64_t z = (state_ += kGamma);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
     return z ^ (z >> 31);
@@ -97,6 +101,7 @@ class SplitMix64 {
   }
 
  private:
+  static constexpr uint64_t kGamma = 0x9E3779B97F4A7C15ULL;
   uint64_t state_;
 };
 
@@ -139,6 +144,11 @@ MannWhitneyResult MannWhitneyU(const std::vector<double>& a, const std::vector<d
 
 BootstrapResult BootstrapRatioOfMeans(const std::vector<double>& base, const std::vector<double>& next,
                                       int resamples, double confidence, uint64_t seed) {
+  return BootstrapRatioOfMeans(base, next, resamples, confidence, seed, 0);
+}
+
+BootstrapResult BootstrapRatioOfMeans(const std::vector<double>& base, const std::vector<double>& next,
+                                      int resamples, double confidence, uint64_t seed, int threads) {
   BootstrapResult r;
   r.confidence = confidence;
   r.resamples = resamples;
@@ -149,12 +159,29 @@ BootstrapResult BootstrapRatioOfMeans(const std::vector<double>& base, const std
   if (r.reason.empty() && !(confidence > 0 && confidence < 1)) r.reason = "confidence must be in (0, 1)";
   if (!r.reason.empty()) return r;
   r.ratio = Mean(next) / Mean(base);
-  SplitMix64 rng(seed);
   std::vector<double> ratios(static_cast<size_t>(resamples));
-  for (double& ratio : ratios) {
-    const double b = ResampledMean(base, rng);
-    ratio = ResampledMean(next, rng) / b;
+  // Resample k draws base.size() then next.size() numbers, starting after k * per draws.
+  const uint64_t per = base.size() + next.size();
+  auto run = [&](size_t first, size_t last) {
+    SplitMix64 rng = SplitMix64::After(seed, first * per);
+    for (size_t k = first; k < last; ++k) {
+      const double b = ResampledMean(base, rng);
+      ratios[k] = ResampledMean(next, rng) / b;
+    }
+  };
+  if (threads == 0) threads = std::thread::hardware_concurrency() >= 2 && per * ratios.size() >= (1u << 20) ? 2 : 1;
+  size_t done = ratios.size();
+  std::thread second;
+  if (threads >= 2 && ratios.size() >= 2) {
+    try {
+      second = std::thread(run, ratios.size() / 2, ratios.size());
+      done = ratios.size() / 2;
+    } catch (const std::system_error&) {
+      // no thread to be had: all on this one
+    }
   }
+  run(0, done);
+  if (second.joinable()) second.join();
   std::sort(ratios.begin(), ratios.end());
   r.lo = NearestRank(ratios, 100 * (1 - confidence) / 2);
   r.hi = NearestRank(ratios, 100 * (1 + confidence) / 2);

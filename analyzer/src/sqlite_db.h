@@ -74,6 +74,16 @@ class Stmt {
     v = sqlite3_value_int64(x);
     return true;
   }
+  // One column access: 1 with an INTEGER value in v, 0 for NULL, -1 for any other type (text,
+  // real, blob: SQLite would convert those to a number silently).
+  int GetInteger(int c, int64_t& v) const {
+    sqlite3_value* x = sqlite3_column_value(stmt_, c);
+    switch (sqlite3_value_type(x)) {
+      case SQLITE_NULL: return 0;
+      case SQLITE_INTEGER: v = sqlite3_value_int64(x); return 1;
+      default: return -1;
+    }
+  }
   int64_t IntOr(int c, int64_t fallback) const {
     Get(c, fallback);
     return fallback;

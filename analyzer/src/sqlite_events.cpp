@@ -36,9 +36,15 @@ void ReadPidTid(const sql::Stmt& q, int global_col, int tg_col, int64_t& pid, in
   }
 }
 
-// Checks start/end (columns 0 and 1); false when the row must be dropped (and counts why).
+// Checks start/end (columns 0 and 1): both INTEGER, end >= start; false when the row must be
+// dropped (and counts why).
 bool ReadTimes(const sql::Stmt& q, Source& src, TimeNs& start, TimeNs& end) {
-  if (!q.Get(0, start) || !q.Get(1, end)) {
+  const int s = q.GetInteger(0, start), e = q.GetInteger(1, end);
+  if (s < 0 || e < 0) {  // a time stored as text or a real number
+    src.found.Add(Quality::kMalformedEvent);
+    return false;
+  }
+  if (s == 0 || e == 0) {
     src.found.Add(Quality::kMissingTimestamp);
     return false;
   }

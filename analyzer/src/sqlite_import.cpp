@@ -22,14 +22,19 @@ Status NameResolver::Init(const sql::Db& db, bool has_table, StringTable& string
 }
 
 StringId NameResolver::operator()(int64_t id) {
-  auto [it, inserted] = cache_.try_emplace(id, StringTable::kEmpty);
-  if (!inserted || !has_table_) return it->second;
-  lookup_.Int(1, id);
-  Status s;
-  if (lookup_.Next(s)) it->second = strings_->Intern(lookup_.Text(0));
-  if (!s.ok() && status_.ok()) status_ = s;
-  lookup_.Reset();
-  return it->second;
+  auto [it, inserted] = cache_.try_emplace(id, Entry{StringTable::kEmpty, true});
+  if (inserted) {
+    Status s;
+    if (has_table_) {
+      lookup_.Int(1, id);
+      if (lookup_.Next(s)) it->second = {strings_->Intern(lookup_.Text(0)), false};
+      if (!s.ok() && status_.ok()) status_ = s;
+      lookup_.Reset();
+    }
+    if (it->second.missing) it->second.name = strings_->Intern("<StringIds id " + std::to_string(id) + " missing>");
+  }
+  missing_ += it->second.missing;
+  return it->second.name;
 }
 
 Status SelectColumns(const Source& src, const std::string& table, std::initializer_list<const char*> columns,
@@ -239,6 +244,7 @@ Status ImportSqlite(const std::string& path, Trace& trace) {
     if (Status s = read(src); !s.ok()) return s;
   if (src.is_store)
     if (Status s = ReadStoredQuality(src); !s.ok()) return s;
+  src.found.Add(Quality::kUnresolvedName, src.names.missing());
   for (const QualityInfo& q : kQualityInfo) trace.quality.Add(q.id, src.found.Get(q.id));
   return Status::Ok();
 }

@@ -17,15 +17,22 @@ namespace tg::sqlite_import {
 class NameResolver {
  public:
   [[nodiscard]] Status Init(const sql::Db& db, bool has_table, StringTable& strings);
-  // An id StringIds does not have resolves to the empty string.
+  // An id StringIds does not have (or no StringIds table) resolves to "<StringIds id N missing>"
+  // and counts in missing().
   StringId operator()(int64_t id);
   Status status() const { return status_; }
+  uint64_t missing() const { return missing_; }
 
  private:
   StringTable* strings_ = nullptr;
   bool has_table_ = false;
   sql::Stmt lookup_;
-  std::unordered_map<int64_t, StringId> cache_;
+  struct Entry {
+    StringId name;
+    bool missing;
+  };
+  std::unordered_map<int64_t, Entry> cache_;
+  uint64_t missing_ = 0;
   Status status_;
 };
 

@@ -35,6 +35,60 @@ StringTable::StringTable() {
   index_.emplace(std::string_view(), kEmpty);
 }
 
+namespace {
+// Length of the well-formed UTF-8 sequence at s[i], or 0 when it is not one (RFC 3629).
+size_t Utf8SequenceLength(std::string_view s, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = byte(i);
+  if (c < 0x80) return 1;
+  size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  unsigned char lo = 0x80, hi = 0xBF;  // the second byte's range depends on the first
+  if (c == 0xE0) lo = 0xA0;
+  if (c == 0xED) hi = 0x9F;            // no UTF-16 surrogates
+  if (c == 0xF0) lo = 0x90;
+  if (c == 0xF4) hi = 0x8F;            // nothing above U+10FFFF
+  if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
+  for (size_t k = 2; k < n; ++k)
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+  return n;
+}
+}  // namespace
+
+bool IsValidUtf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t n = Utf8SequenceLength(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::string RepairUtf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 8);
+  for (size_t i = 0; i < s.size();) {
+    size_t n = Utf8SequenceLength(s, i);
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";  // U+FFFD for the one bad byte; the next byte starts afresh
+      ++i;
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
+void StringTable::Replace(StringId id, std::string_view s) {
+  large_.emplace_back(s);
+  views_[id] = large_.back();
+}
+
 StringId StringTable::Intern(std::string_view s) {
   if (auto it = index_.find(s); it != index_.end()) return it->second;
   std::string_view stored;

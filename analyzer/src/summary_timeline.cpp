@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "sort_runs.h"
 #include "summary_internal.h"
 #include "tracegate/demangle.h"
 
@@ -32,6 +33,14 @@ struct Lanes {
   std::vector<LaneKey> keys;
   std::unordered_map<LaneKey, uint32_t, LaneKeyHash> index;
   uint32_t Of(int32_t device, int64_t stream) {
+    // Consecutive rows are mostly on the same stream: skip the hash lookup then.
+    if (last_ != UINT32_MAX && keys[last_].device == device && keys[last_].stream == stream) return last_;
+    return last_ = Lookup(device, stream);
+  }
+
+ private:
+  uint32_t last_ = UINT32_MAX;
+  uint32_t Lookup(int32_t device, int64_t stream) {
     auto [it, inserted] = index.emplace(LaneKey{device, stream}, static_cast<uint32_t>(keys.size()));
     if (inserted) keys.push_back(it->first);
     return it->second;
@@ -118,9 +127,10 @@ bool LargerGap(const GapRef& a, const GapRef& b) {
   return a.start < b.start;
 }
 
+// `lane_bounds`: the device's items are its lanes' time-sorted blocks, at these offsets.
 void SummarizeDevice(const Trace& t, const AnalyzeOptions& options, GpuItem* first, GpuItem* last,
-                     DeviceSummary& d) {
-  std::sort(first, last, ByTime);
+                     const std::vector<size_t>& lane_bounds, DeviceSummary& d) {
+  internal::MergeSortedBlocks(first, lane_bounds, ByTime);
   d.first_start_ns = first->start;
   d.last_end_ns = first->end;
   for (const GpuItem* it = first; it != last; ++it) d.last_end_ns = std::max(d.last_end_ns, it->end);
@@ -161,10 +171,20 @@ void SummarizeDevice(const Trace& t, const AnalyzeOptions& options, GpuItem* fir
 void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, Summary& s) {
   std::vector<LaneKey> lane_keys;
   std::vector<GpuItem> items = CollectItems(t, lane_keys);
-  // Pass 1: per stream (lane), each lane's items time-sorted and contiguous.
-  std::sort(items.begin(), items.end(), [](const GpuItem& a, const GpuItem& b) {
-    return a.lane != b.lane ? a.lane < b.lane : ByTime(a, b);
-  });
+  // Pass 1: per stream (lane), each lane's items time-sorted and contiguous: a stable counting
+  // sort by lane keeps the trace's order within a lane.
+  std::vector<size_t> lane_start(lane_keys.size() + 1, 0);
+  for (const GpuItem& it : items) lane_start[it.lane + 1]++;
+  for (size_t l = 0; l < lane_keys.size(); ++l) lane_start[l + 1] += lane_start[l];
+  {
+    std::vector<GpuItem> by_lane(items.size());
+    std::vector<size_t> next(lane_start.begin(), lane_start.end() - 1);
+    for (const GpuItem& it : items) by_lane[next[it.lane]++] = it;
+    items.swap(by_lane);
+  }
+  // A lane holds its kernels, then its copies, then its memsets, each usually in time order.
+  for (size_t l = 0; l < lane_keys.size(); ++l)
+    internal::SortMostlySorted(items.data() + lane_start[l], items.data() + lane_start[l + 1], ByTime);
   s.streams.resize(lane_keys.size());
   size_t begin = 0;
   for (uint32_t lane = 0; lane < lane_keys.size(); ++lane) {
@@ -198,13 +218,15 @@ void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, Summary& 
       d.name = dev->name;
     }
     size_t first_lane = lane;
+    std::vector<size_t> bounds{0};
     for (; lane < lane_keys.size() && lane_keys[lane].device == d.device; ++lane) {
       d.kernels += s.streams[lane].kernels;
       d.memcpys += s.streams[lane].memcpys;
       d.memsets += s.streams[lane].memsets;
+      bounds.push_back(lane_start[lane + 1] - begin);
     }
     size_t end = begin + d.kernels + d.memcpys + d.memsets;
-    SummarizeDevice(t, options, items.data() + begin, items.data() + end, d);
+    SummarizeDevice(t, options, items.data() + begin, items.data() + end, bounds, d);
     for (size_t l = first_lane; l < lane; ++l)
       s.streams[l].device_busy_share =
           d.busy_ns > 0 ? static_cast<double>(s.streams[l].busy_ns) / static_cast<double>(d.busy_ns) : 0.0;

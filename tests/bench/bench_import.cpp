@@ -1,46 +1,18 @@
-// Import and analysis benchmarks on generated Kineto traces (docs/PERFORMANCE.md).
-//   build/tracegate-bench --benchmark_filter=Kineto
-// Files are generated once into $TRACEGATE_BENCH_DIR (default /tmp/tracegate-bench) and reused.
+// Kineto JSON import and the whole `analyze` on it, full analysis and compare on imported traces.
+//   build/tracegate-bench --benchmark_filter='Kineto|Analysis|Compare'
 #include <benchmark/benchmark.h>
-#include <sys/resource.h>
 
-#include <cstdlib>
-#include <filesystem>
 #include <string>
 
-#include "gen_kineto.h"
+#include "bench_files.h"
+#include "tracegate/analysis.h"
 #include "tracegate/analysis_report.h"
+#include "tracegate/compare.h"
 #include "tracegate/import.h"
-#include "tracegate/summary.h"
 
 namespace {
 
-namespace fs = std::filesystem;
-
-std::string KinetoFile(long long events) {
-  const char* env = std::getenv("TRACEGATE_BENCH_DIR");
-  fs::path dir = env ? env : "/tmp/tracegate-bench";
-  fs::create_directories(dir);
-  fs::path file = dir / ("kineto_" + std::to_string(events) + ".json");
-  if (!fs::exists(file) && tg::bench::WriteKinetoTrace(file.c_str(), events, 4, 1) < 0) return "";
-  return file.string();
-}
-
-double PeakRssMb() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  return static_cast<double>(ru.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
-}
-
-void Report(benchmark::State& state, const std::string& file, const tg::Trace& trace) {
-  auto bytes = static_cast<int64_t>(fs::file_size(file));
-  state.SetBytesProcessed(state.iterations() * bytes);
-  size_t events = trace.GpuEventCount() + trace.api_calls.size() + trace.ranges.size();
-  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(events));
-  state.counters["file_mb"] = static_cast<double>(bytes) / 1e6;
-  state.counters["kept_events"] = static_cast<double>(events);
-  state.counters["peak_rss_mb"] = PeakRssMb();
-}
+using namespace tg::bench;
 
 // Imports the generated file once per iteration, then runs `work` on the trace.
 template <typename Work>
@@ -60,17 +32,57 @@ void RunOnKineto(benchmark::State& state, Work work) {
 void BM_KinetoImport(benchmark::State& state) {
   RunOnKineto(state, [](const tg::Trace& trace) { benchmark::DoNotOptimize(trace.kernels.size()); });
 }
-BENCHMARK(BM_KinetoImport)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_KinetoImport)->Apply(Sizes);
+
+// The report document `tracegate analyze -o report.json` writes, for an imported trace.
+bool AnalyzeToJson(const tg::Trace& trace, nlohmann::json& report) {
+  tg::AnalysisConfig config;
+  tg::Analysis analysis;
+  if (!tg::RunAnalysis(trace, config, &analysis).ok()) return false;
+  report = tg::AnalysisToJson(trace, analysis, config);
+  return true;
+}
 
 // What `tracegate analyze FILE -o report.json` does: import, every analysis and rule, the report.
 void BM_KinetoAnalyze(benchmark::State& state) {
   RunOnKineto(state, [&state](const tg::Trace& trace) {
-    tg::AnalysisConfig config;
-    tg::Analysis analysis;
-    if (!tg::RunAnalysis(trace, config, &analysis).ok()) state.SkipWithError("analysis failed");
-    benchmark::DoNotOptimize(tg::AnalysisToJson(trace, analysis, config).size());
+    nlohmann::json report;
+    if (!AnalyzeToJson(trace, report)) state.SkipWithError("analysis failed");
+    benchmark::DoNotOptimize(report.size());
   });
 }
-BENCHMARK(BM_KinetoAnalyze)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_KinetoAnalyze)->Apply(Sizes);
+
+// Every analysis and rule plus the report document, on a trace already in memory.
+void BM_FullAnalysis(benchmark::State& state) {
+  std::string file = KinetoFile(state.range(0));
+  tg::Trace trace;
+  if (file.empty() || !tg::ImportTrace(file, trace).ok()) return state.SkipWithError("import failed");
+  for (auto _ : state) {
+    nlohmann::json report;
+    if (!AnalyzeToJson(trace, report)) return state.SkipWithError("analysis failed");
+    benchmark::DoNotOptimize(report.size());
+  }
+  Report(state, "", trace);
+}
+BENCHMARK(BM_FullAnalysis)->Apply(Sizes);
+
+// `tracegate compare` of two reports (seed 1 against seed 2 of the same shape), from parsed JSON.
+void BM_CompareReports(benchmark::State& state) {
+  nlohmann::json base, next;
+  for (unsigned long long seed : {1ull, 2ull}) {
+    std::string file = KinetoFile(state.range(0), seed);
+    tg::Trace trace;
+    if (file.empty() || !tg::ImportTrace(file, trace).ok()) return state.SkipWithError("import failed");
+    if (!AnalyzeToJson(trace, seed == 1 ? base : next)) return state.SkipWithError("analysis failed");
+  }
+  for (auto _ : state) {
+    tg::Comparison c = tg::CompareReports(base, next, tg::CompareOptions{});
+    benchmark::DoNotOptimize(tg::ComparisonToJson(c).size());
+  }
+  state.counters["report_kb"] = static_cast<double>(base.dump().size()) / 1e3;
+  state.counters["peak_rss_mb"] = PeakRssMb();
+}
+BENCHMARK(BM_CompareReports)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

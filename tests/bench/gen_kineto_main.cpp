@@ -1,16 +1,21 @@
-// tracegate-gen-kineto --events N [--streams S] [--seed X] -o FILE
+// tracegate-gen-kineto --events N [--streams S] [--seed X] -o FILE [--store DB] [--nsys DB]
+// Writes the Kineto JSON FILE; --store also writes it as a tracegate store, --nsys as an
+// Nsight-Systems-shaped SQLite export (same rows; see gen_store.h).
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
 #include "gen_kineto.h"
+#include "gen_store.h"
 
 int main(int argc, char** argv) {
   long long events = 100000;
   int streams = 4;
   unsigned long long seed = 1;
   const char* path = nullptr;
-  const char* usage = "usage: tracegate-gen-kineto --events N [--streams S] [--seed X] -o FILE\n";
+  std::string store, nsys;
+  const char* usage =
+      "usage: tracegate-gen-kineto --events N [--streams S] [--seed X] -o FILE [--store DB] [--nsys DB]\n";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (i + 1 >= argc) { std::fputs(usage, stderr); return 2; }
@@ -19,11 +24,19 @@ int main(int argc, char** argv) {
     else if (a == "--streams") streams = std::atoi(v);
     else if (a == "--seed") seed = std::strtoull(v, nullptr, 10);
     else if (a == "-o") path = v;
+    else if (a == "--store") store = v;
+    else if (a == "--nsys") nsys = v;
     else { std::fputs(usage, stderr); return 2; }
   }
   if (!path || events <= 0 || streams <= 0 || streams > 64) { std::fputs(usage, stderr); return 2; }
   long long n = tg::bench::WriteKinetoTrace(path, events, streams, seed);
   if (n < 0) { std::perror(path); return 2; }
   std::fprintf(stderr, "wrote %lld events to %s\n", n, path);
+  if (!store.empty() || !nsys.empty()) {
+    std::string e = tg::bench::WriteStoreAndNsys(path, store, nsys);
+    if (!e.empty()) { std::fprintf(stderr, "%s\n", e.c_str()); return 2; }
+    if (!store.empty()) std::fprintf(stderr, "wrote the store %s\n", store.c_str());
+    if (!nsys.empty()) std::fprintf(stderr, "wrote the nsys-shaped export %s\n", nsys.c_str());
+  }
   return 0;
 }

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "tracegate/import.h"
+#include "tracegate/strings.h"
 
 namespace tg {
 namespace {
@@ -456,7 +457,8 @@ TEST(KinetoBadInput, InvalidUtf8InANameImports) {
   ASSERT_TRUE(s.ok()) << s.message();
   ASSERT_EQ(t.kernels.size(), 1u);
   EXPECT_EQ(t.Name(t.kernels.Row(0).name), "bad\xEF\xBF\xBD(name\xEF\xBF\xBD");  // U+FFFD for each bad byte
-  EXPECT_EQ(t.quality.Total(), 0u);
+  EXPECT_EQ(t.quality.Get(Quality::kInvalidUtf8), 1u);  // one event repaired
+  EXPECT_EQ(t.quality.Total(), 1u);
 }
 
 TEST(KinetoBadInput, DepthLimitFollowsTheOption) {
@@ -470,6 +472,18 @@ TEST(KinetoBadInput, DepthLimitFollowsTheOption) {
   EXPECT_NE(s.message().find("nested deeper than 5 levels"), std::string::npos) << s.message();
   tight.max_json_depth = 7;
   EXPECT_TRUE(ImportTrace(path, t, tight).ok());
+}
+
+// The UTF-8 rules of strings.h, which FinalizeTrace applies to names from every format.
+TEST(Utf8, ValidatesAndRepairsByteByByte) {
+  EXPECT_TRUE(IsValidUtf8("plain ascii"));
+  EXPECT_TRUE(IsValidUtf8("\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80"));   // e-acute, euro sign, an emoji
+  EXPECT_FALSE(IsValidUtf8("\xC0\xAF"));                              // overlong '/'
+  EXPECT_FALSE(IsValidUtf8("\xED\xA0\x80"));                          // UTF-16 surrogate D800
+  EXPECT_FALSE(IsValidUtf8("\xF4\x90\x80\x80"));                      // above U+10FFFF
+  EXPECT_FALSE(IsValidUtf8("\xE2\x82"));                              // truncated sequence
+  EXPECT_EQ(RepairUtf8("a\xE2\x82" "b"), "a\xEF\xBF\xBD\xEF\xBF\xBD" "b");  // each bad byte -> U+FFFD
+  EXPECT_EQ(RepairUtf8("\xC3\xA9"), "\xC3\xA9");                      // valid text is unchanged
 }
 
 }  // namespace

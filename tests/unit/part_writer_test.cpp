@@ -107,10 +107,12 @@ TEST(PartWriterTest, BackgroundThreadFlushesEveryInterval) {
   auto w = OpenPart(path, 20);
   w->Submit(Kernels("k", 7));
   Trace t;
-  for (int i = 0; i < 200 && t.kernels.size() < 7; ++i) {  // up to 2 s for a 20 ms interval
+  // Up to 2 s for a 20 ms interval. A read that meets the writer mid-commit may fail (the
+  // launcher only reads parts after their process ended): try again.
+  for (int i = 0; i < 200 && t.kernels.size() < 7; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
     t = Trace();
-    ASSERT_TRUE(ReadPart(path, &t).ok());
+    if (!ReadPart(path, &t).ok()) t = Trace();
   }
   EXPECT_EQ(t.kernels.size(), 7u);
   EXPECT_FALSE(Complete(t));

@@ -1,5 +1,6 @@
 // Finding the API call that launched a GPU activity: (correlation, row) of every API call with a
-// correlation id, sorted once for binary search (no hash map per event).
+// correlation id, sorted once for binary search (no hash map per event), or a direct table when
+// the ids are unique and dense.
 #pragma once
 
 #include <algorithm>
@@ -17,12 +18,20 @@ class ApiIndex {
     by_corr_.reserve(a.size());
     for (size_t i = 0; i < a.size(); ++i)
       if (a.correlation[i] != kUnknownId) by_corr_.emplace_back(a.correlation[i], i);
-    std::sort(by_corr_.begin(), by_corr_.end());
+    // Calls are usually in correlation order already; the pairs are unique, so skipping the sort
+    // then changes nothing.
+    if (!std::is_sorted(by_corr_.begin(), by_corr_.end())) std::sort(by_corr_.begin(), by_corr_.end());
+    MakeDense();
   }
   // Row of the call with this correlation (the one of `pid` when several processes reuse the
   // id and pid is known), or -1.
   int64_t Find(int64_t correlation, int64_t pid) const {
     if (correlation == kUnknownId) return -1;
+    if (dense_) {
+      // Unique ids: the one call with it, whatever its pid (as the search below returns).
+      uint64_t k = static_cast<uint64_t>(correlation) - static_cast<uint64_t>(dense_min_);
+      return k < dense_row_.size() && dense_row_[k] != kNone ? static_cast<int64_t>(dense_row_[k]) : -1;
+    }
     auto it = std::lower_bound(by_corr_.begin(), by_corr_.end(), std::pair<int64_t, size_t>{correlation, 0});
     int64_t found = -1;
     for (; it != by_corr_.end() && it->first == correlation; ++it) {
@@ -33,8 +42,28 @@ class ApiIndex {
   }
 
  private:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  // When every id is unique and they are dense (as CUPTI numbers them), a direct table replaces
+  // the binary search (and the sorted index is freed).
+  void MakeDense() {
+    if (by_corr_.empty() || api_.size() >= kNone) return;
+    for (size_t i = 1; i < by_corr_.size(); ++i)
+      if (by_corr_[i].first == by_corr_[i - 1].first) return;
+    const int64_t lo = by_corr_.front().first, hi = by_corr_.back().first;
+    int64_t span = 0;
+    if (__builtin_sub_overflow(hi, lo, &span) || static_cast<uint64_t>(span) >= 4 * by_corr_.size() + 1024) return;
+    dense_min_ = lo;
+    dense_row_.assign(static_cast<size_t>(span) + 1, kNone);
+    for (const auto& [corr, row] : by_corr_) dense_row_[static_cast<size_t>(corr - lo)] = static_cast<uint32_t>(row);
+    dense_ = true;
+    std::vector<std::pair<int64_t, size_t>>().swap(by_corr_);
+  }
+
   const ApiTable& api_;
   std::vector<std::pair<int64_t, size_t>> by_corr_;
+  bool dense_ = false;
+  int64_t dense_min_ = 0;
+  std::vector<uint32_t> dense_row_;
 };
 
 }  // namespace tg

@@ -14,6 +14,9 @@ enum class TraceFormat { kUnknown, kKinetoJson, kSqlite };
 struct ImportOptions {
   // Kineto/Chrome JSON: maximum nesting depth accepted before the file is rejected.
   int max_json_depth = 512;
+  // Kineto/Chrome JSON: parser threads. 0 = automatic (2 for a plain file of 16 MiB or more on a
+  // machine with 2+ cores, else 1); 1 = sequential. Results do not depend on it.
+  int threads = 0;
 };
 
 // Looks at the first bytes of the file (after gunzip when it is gzip) to decide the format.

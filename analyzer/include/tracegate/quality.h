@@ -36,6 +36,9 @@ enum class Quality : uint16_t {
   kDuplicateEvent,          // exact duplicate GPU record (same stream, start, end, name)
   kTimestampOverflow,       // timestamp that does not fit int64 nanoseconds; dropped
   kNegativeTimestamp,       // start (or sample time) before 0 ns; dropped
+  kOverlappingRanges,       // ranges on one thread that overlap without nesting; kept
+  kInvalidUtf8,             // names with bytes that are not UTF-8; repaired with U+FFFD, kept
+  kUnresolvedName,          // SQLite name ids missing from StringIds; kept with a placeholder name
   kCount
 };
 
@@ -74,6 +77,15 @@ inline constexpr std::array<QualityInfo, static_cast<size_t>(Quality::kCount)> k
     {Quality::kNegativeTimestamp, "negative_timestamp", Severity::kWarning,
      "events that start before 0 ns (no profiler's clock does; any span between two kept events "
      "then fits 64-bit nanoseconds); dropped"},
+    {Quality::kOverlappingRanges, "overlapping_ranges", Severity::kWarning,
+     "ranges on one thread that overlap without nesting (a push/pop or annotation error); kept, one "
+     "level deeper than the range they overlap"},
+    {Quality::kInvalidUtf8, "invalid_utf8", Severity::kWarning,
+     "names holding bytes that are not UTF-8 (JSON: per event, SQLite: per distinct name); each "
+     "bad byte is replaced by U+FFFD and the event is kept"},
+    {Quality::kUnresolvedName, "unresolved_name", Severity::kWarning,
+     "events whose name id is missing from the SQLite StringIds table; kept, named "
+     "\"<StringIds id N missing>\""},
 }};
 
 constexpr const QualityInfo& InfoOf(Quality q) { return kQualityInfo[static_cast<size_t>(q)]; }

@@ -51,5 +51,10 @@ inline constexpr uint64_t kBootstrapSeed = 0x7472616365676174ULL;  // "tracegat"
 BootstrapResult BootstrapRatioOfMeans(const std::vector<double>& base, const std::vector<double>& next,
                                       int resamples = 10000, double confidence = 0.95,
                                       uint64_t seed = kBootstrapSeed);
+// The same, with the resamples shared by `threads` threads (0: 2 on a machine with two or more
+// cores when there is enough work). Every resample draws the same random numbers whatever the
+// split, so the result does not depend on `threads`.
+BootstrapResult BootstrapRatioOfMeans(const std::vector<double>& base, const std::vector<double>& next,
+                                      int resamples, double confidence, uint64_t seed, int threads);
 
 }  // namespace tg

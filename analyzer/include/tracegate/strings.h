@@ -14,6 +14,11 @@ namespace tg {
 // printf into a std::string, never truncated (the one formatter of the project).
 std::string StrFormat(const char* format, ...) __attribute__((format(printf, 1, 2)));
 
+// True when `s` is well-formed UTF-8 (no overlong forms, surrogates or code points > U+10FFFF).
+bool IsValidUtf8(std::string_view s);
+// `s` with every byte that is not part of a well-formed UTF-8 sequence replaced by U+FFFD.
+std::string RepairUtf8(std::string_view s);
+
 using StringId = uint32_t;
 
 class StringTable {
@@ -25,6 +30,9 @@ class StringTable {
   StringTable& operator=(StringTable&&) = default;
 
   StringId Intern(std::string_view s);
+  // Changes the text behind `id` (FinalizeTrace repairs invalid UTF-8 this way). Find() keeps
+  // answering the old text with this id; call it only after the table is complete.
+  void Replace(StringId id, std::string_view s);
   // Returns the id if the string was interned before, else nullopt-like UINT32_MAX.
   StringId Find(std::string_view s) const;
   std::string_view View(StringId id) const { return views_[id]; }

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The whole-command comparisons of docs/PERFORMANCE.md, measured in one run:
+#   tests/bench/compare_tools.sh [build-dir] [events] [runs]
+# - `tracegate analyze` of the generated Kineto JSON (report written) against
+#   python3 json.load of the same file;
+# - `tracegate analyze` of the same trace as an nsys-shaped SQLite export and as a tracegate store
+#   against the sqlite3 shell reading every row of the same event tables.
+# Each command runs `runs` times (default 3); the best wall time and its peak RSS are printed as
+# Markdown table rows, with the load average before and after (numbers from a loaded machine are
+# not comparable). Inputs are generated into $TRACEGATE_BENCH_DIR (default /tmp/tracegate-bench).
+set -euo pipefail
+build=${1:-build}
+events=${2:-1000000}
+runs=${3:-3}
+dir=${TRACEGATE_BENCH_DIR:-/tmp/tracegate-bench}
+mkdir -p "$dir"
+json=$dir/kineto_$events.json store=$dir/store_$events.db nsys=$dir/nsys_$events.sqlite
+if [[ ! -f $json || ! -f $store || ! -f $nsys ]]; then
+  "$build/tracegate-gen-kineto" --events "$events" -o "$json" --store "$store" --nsys "$nsys"
+fi
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+# best "seconds KiB" of `runs` runs of a command (its output discarded)
+best() {
+  local best_s="" best_kb=""
+  for ((r = 0; r < runs; r++)); do
+    /usr/bin/time -o "$out/time" -f "%e %M" "$@" > /dev/null 2>&1
+    read -r s kb < "$out/time"
+    if [[ -z $best_s ]] || awk "BEGIN{exit !($s < $best_s)}"; then best_s=$s best_kb=$kb; fi
+  done
+  echo "$best_s $best_kb"
+}
+mb() { awk "BEGIN{printf \"%.1f\", $(stat -c %s "$1") / 1e6}"; }
+row() {  # name input-file seconds KiB
+  local size_mb; size_mb=$(mb "$2")
+  awk -v n="$1" -v f="$(basename "$2")" -v mb="$size_mb" -v s="$3" -v kb="$4" 'BEGIN{
+    printf "| %s | %s (%s MB) | %.2f s | %.0f MB/s | %.1f MiB | %.2fx |\n", n, f, mb, s, mb / s, kb / 1024, kb * 1024 / (mb * 1e6)}'
+}
+
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "| command | input | wall (best of $runs) | input MB/s | peak RSS | RSS / input |"
+echo "| --- | --- | --- | --- | --- | --- |"
+read -r ta ka < <(best "$build/tracegate" analyze "$json" -o "$out/report.json" -q)
+row "tracegate analyze -o report.json" "$json" "$ta" "$ka"
+read -r tp kp < <(best python3 -c "import json, sys; json.load(open(sys.argv[1]))" "$json")
+row "python3 json.load" "$json" "$tp" "$kp"
+read -r tn kn < <(best "$build/tracegate" analyze "$nsys" -o "$out/report.json" -q)
+row "tracegate analyze (nsys export)" "$nsys" "$tn" "$kn"
+read -r ts ks < <(best "$build/tracegate" analyze "$store" -o "$out/report.json" -q)
+row "tracegate analyze (store)" "$store" "$ts" "$ks"
+tables="CUPTI_ACTIVITY_KIND_KERNEL CUPTI_ACTIVITY_KIND_MEMCPY CUPTI_ACTIVITY_KIND_MEMSET CUPTI_ACTIVITY_KIND_RUNTIME NVTX_EVENTS"
+sql=""
+for t in $tables; do sql+="SELECT * FROM $t; "; done
+read -r tq kq < <(best sqlite3 "$nsys" "$sql")
+row "sqlite3 SELECT * of the event tables" "$nsys" "$tq" "$kq"
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+awk -v a="$ta" -v p="$tp" -v n="$tn" -v q="$tq" 'BEGIN{
+  printf "analyze (parse + every rule) vs json.load (parse only): %.1fx faster\n", p / a
+  printf "analyze of the nsys export vs sqlite3 reading its rows: %.2fx the time\n", n / q}'

@@ -1,0 +1,115 @@
+// Issue 7: the faster paths behind the analysis give exactly what the plain ones gave: run merging
+// against std::sort, ApiIndex's direct table against its binary search, the bootstrap on two
+// threads against one.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <utility>
+#include <vector>
+
+#include "../../analyzer/src/sort_runs.h"
+#include "tracegate/correlation.h"
+#include "tracegate/significance.h"
+
+namespace tg {
+namespace {
+
+using Item = std::pair<int64_t, int>;  // (key, unique tag): a strict total order
+
+// `runs` sorted runs of random keys (many equal keys, told apart by the tag) concatenated.
+std::vector<Item> Runs(size_t runs, size_t per_run, std::mt19937& rng) {
+  std::vector<Item> v;
+  int tag = 0;
+  for (size_t r = 0; r < runs; ++r) {
+    std::vector<Item> run;
+    for (size_t i = 0; i < per_run; ++i) run.emplace_back(static_cast<int64_t>(rng() % 50), tag++);
+    std::sort(run.begin(), run.end());
+    v.insert(v.end(), run.begin(), run.end());
+  }
+  return v;
+}
+
+TEST(SortRuns, GivesWhatStdSortGivesForAnyNumberOfRuns) {
+  std::mt19937 rng(7);
+  for (size_t runs : {0, 1, 2, 3, 5, 8, 9, 40}) {
+    for (size_t per_run : {0, 1, 2, 17, 300}) {
+      std::vector<Item> v = Runs(runs, per_run, rng);
+      std::shuffle(v.begin(), v.begin() + static_cast<ptrdiff_t>(v.size() / 3), rng);  // some disorder too
+      for (bool shuffled : {false, true}) {
+        std::vector<Item> input = shuffled ? v : Runs(runs, per_run, rng);
+        std::vector<Item> expected = input;
+        std::sort(expected.begin(), expected.end());
+        internal::SortMostlySorted(input.data(), input.data() + input.size(), std::less<Item>());
+        EXPECT_EQ(input, expected) << runs << " runs of " << per_run;
+      }
+    }
+  }
+}
+
+TEST(SortRuns, MergesGivenBlocks) {
+  std::vector<Item> v{{1, 0}, {5, 1}, {9, 2}, {2, 3}, {3, 4}, {0, 5}, {7, 6}, {8, 7}};
+  std::vector<Item> expected = v;
+  std::sort(expected.begin(), expected.end());
+  internal::MergeSortedBlocks(v.data(), {0, 3, 5, 6, 8}, std::less<Item>());  // blocks of 3, 2, 1, 2
+  EXPECT_EQ(v, expected);
+}
+
+// Find through the index against a plain scan with ApiIndex's rule: among calls with the id, the
+// one of `pid` when pid is known and one matches, else the first.
+int64_t Scan(const ApiTable& a, int64_t corr, int64_t pid) {
+  if (corr == kUnknownId) return -1;
+  int64_t first = -1;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a.correlation[i] != corr) continue;
+    if (first < 0) first = static_cast<int64_t>(i);
+    if (pid != kUnknownId && a.pid[i] == pid) return static_cast<int64_t>(i);
+  }
+  return first;
+}
+
+TEST(ApiIndexLookup, DenseUniqueIdsAndDuplicatesFindTheSameCall) {
+  std::mt19937 rng(3);
+  // Dense unique ids (direct table), sparse ids, and ids two processes reuse (binary search).
+  for (int shape = 0; shape < 3; ++shape) {
+    ApiTable a;
+    for (int64_t i = 0; i < 500; ++i) {
+      ApiCall c;
+      c.correlation = shape == 0 ? 1000 + i : shape == 1 ? i * 1000003 : i / 2;
+      if (i % 7 == 0) c.correlation = kUnknownId;
+      c.pid = shape == 2 ? i % 2 : 9;
+      a.Add(c);
+    }
+    std::vector<size_t> perm(a.size());
+    for (size_t i = 0; i < perm.size(); ++i) perm[i] = i;
+    std::shuffle(perm.begin(), perm.end(), rng);  // calls out of correlation order
+    ApiTable shuffled;
+    for (size_t i : perm) shuffled.Add(a.Row(i));
+    ApiIndex index(shuffled);
+    for (int64_t corr = -2; corr < 600000; corr += corr < 2000 ? 1 : 997) {
+      for (int64_t pid : {kUnknownId, int64_t{0}, int64_t{1}, int64_t{9}}) {
+        ASSERT_EQ(index.Find(corr, pid), Scan(shuffled, corr, pid)) << shape << " " << corr << " " << pid;
+      }
+    }
+  }
+}
+
+TEST(BootstrapThreads, SplittingTheResamplesChangesNothing) {
+  std::mt19937 rng(5);
+  std::vector<double> base, next;
+  for (int i = 0; i < 301; ++i) base.push_back(10 + rng() % 1000 / 100.0);
+  for (int i = 0; i < 257; ++i) next.push_back(11 + rng() % 1000 / 100.0);
+  for (int resamples : {1, 2, 999, 10000}) {
+    BootstrapResult one = BootstrapRatioOfMeans(base, next, resamples, 0.95, kBootstrapSeed, 1);
+    BootstrapResult two = BootstrapRatioOfMeans(base, next, resamples, 0.95, kBootstrapSeed, 2);
+    BootstrapResult plain = BootstrapRatioOfMeans(base, next, resamples);
+    ASSERT_TRUE(one.ok);
+    EXPECT_EQ(one.lo, two.lo) << resamples;  // exactly: the same draws in the same order
+    EXPECT_EQ(one.hi, two.hi) << resamples;
+    EXPECT_EQ(one.lo, plain.lo) << resamples;
+    EXPECT_EQ(one.hi, plain.hi) << resamples;
+  }
+}
+
+}  // namespace
+}  // namespace tg
