@@ -118,6 +118,7 @@ void KinetoBuilder::Add(const RawEvent& ev) {
     quality_.Add(Quality::kMalformedEvent);
     return;
   }
+  if (ev.duplicate_key) quality_.Add(Quality::kDuplicateKey);
   char ph = ev.ph.text.size() == 1 ? ev.ph.text[0] : '\0';
   switch (ph) {
     case 'X': AddComplete(ev); return;

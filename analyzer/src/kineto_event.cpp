@@ -250,11 +250,16 @@ EventSlot EventMember(RawEvent& ev, std::string_view key, Field*& f) {
       break;
     case 4:
       if (key == "name") f = &ev.name;
-      else if (key == "args") return EventSlot::kArgs;
+      else if (key == "args") {
+        ev.duplicate_key |= ev.args != FieldType::kAbsent;
+        return EventSlot::kArgs;
+      }
       break;
     default: break;
   }
-  return f ? EventSlot::kField : EventSlot::kNone;
+  if (!f) return EventSlot::kNone;
+  ev.duplicate_key |= f->type != FieldType::kAbsent;
+  return EventSlot::kField;
 }
 
 ArgsSlot ArgsMember(RawEvent& ev, std::string_view key, Field*& f, Dim3*& dim) {
@@ -282,7 +287,13 @@ ArgsSlot ArgsMember(RawEvent& ev, std::string_view key, Field*& f, Dim3*& dim) {
     case 21: if (key == "wait_on_cuda_event_id") f = &ev.wait_event_id; break;
     default: break;
   }
-  return dim ? ArgsSlot::kDim3 : f ? ArgsSlot::kField : ArgsSlot::kNone;
+  if (dim) {
+    ev.duplicate_key |= dim->type != FieldType::kAbsent;
+    return ArgsSlot::kDim3;
+  }
+  if (!f) return ArgsSlot::kNone;
+  ev.duplicate_key |= f->type != FieldType::kAbsent;
+  return ArgsSlot::kField;
 }
 
 struct EventParser::Impl {

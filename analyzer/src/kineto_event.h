@@ -37,6 +37,8 @@ struct RawEvent {
   Field device, stream, correlation, bytes, registers, shared_memory, sync_kind, wait_event_id,
       in_device, arg_name, arg_pid;
   Dim3 grid, block;
+  // A member we read appeared twice in the event or its args (the last occurrence wins).
+  bool duplicate_key = false;
 };
 
 // Where a member of the event object goes: a scalar field, the args object, or nowhere (validated

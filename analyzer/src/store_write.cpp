@@ -338,9 +338,11 @@ Status StoreWriter::Impl::AppendRanges(const RangeTable& r, StringMap& names) {
     auto key = std::make_tuple(r.on_gpu[i] != 0, names(r.domain[i]), r.pid[i]);
     if (!domains_written.count(key)) new_domains.try_emplace(key, i);
   }
-  for (const auto& [key, i] : new_domains) {
-    auto [gpu, domain, pid] = key;
-    auto bind = [&, domain = domain](sql::Stmt& q, int p, size_t) {
+  for (const auto& entry : new_domains) {
+    const auto& key = entry.first;
+    const size_t i = entry.second;
+    const auto [gpu, domain, pid] = key;
+    auto bind = [&, domain = domain, i](sql::Stmt& q, int p, size_t) {
       q.Int(p + 1, r.start[i]); q.Null(p + 2); q.Int(p + 3, store::kNvtxDomainCreate);
       q.Text(p + 4, strings.View(domain)); BindTid(q, p + 5, p + 8, r.pid[i], r.tid[i]);
       q.Null(p + 6); q.Int(p + 7, domain); q.Null(p + 10); q.Null(p + 11);

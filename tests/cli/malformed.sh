@@ -50,6 +50,8 @@ CASES = [  # name, file suffix, content (str or bytes), ("exit2", stderr text) |
   ("device_out_of_range", ".json", trace(kernel(args={"stream": 7, "device": 3000000000})), ("counted", {"malformed_event": 1})),
   ("negative_bytes", ".json", trace({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pinned -> Device)", "pid": 0, "tid": 7, "ts": 20, "dur": 1, "args": {"stream": 7, "device": 0, "bytes": -5}}), ("counted", {"malformed_event": 1})),
   ("invalid_utf8_name", ".json", trace().replace('"good"', '"bad\xff\xfe"').encode("latin-1"), ("counted", {"invalid_utf8": 1})),
+  ("duplicate_keys", ".json", trace('{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 5, "ts": 9, "dur": 1, "args": {"stream": 7, "device": 0}}'), ("counted", {"duplicate_key": 1})),
+  ("duplicate_keys_in_args", ".json", trace('{"ph": "X", "cat": "kernel", "name": "k\\u00e9", "pid": 0, "tid": 7, "ts": 5, "dur": 1, "args": {"stream": 7, "stream": 8, "device": 0}}'), ("counted", {"duplicate_key": 1})),
   ("events_out_of_order", ".json", '{"traceEvents": [' + json.dumps(kernel(name="late", ts=100)) + ", " + GOOD + "]}", ("counted", {})),
   ("overlapping_ranges", ".json", trace({"ph": "X", "cat": "user_annotation", "name": "r1", "pid": 1, "tid": 1, "ts": 1, "dur": 10}, {"ph": "X", "cat": "user_annotation", "name": "r2", "pid": 1, "tid": 1, "ts": 5, "dur": 10}), ("counted", {"overlapping_ranges": 1})),
   ("store_future_schema", ".db", None, ("exit2", "newer")),

@@ -39,6 +39,7 @@ enum class Quality : uint16_t {
   kOverlappingRanges,       // ranges on one thread that overlap without nesting; kept
   kInvalidUtf8,             // names with bytes that are not UTF-8; repaired with U+FFFD, kept
   kUnresolvedName,          // SQLite name ids missing from StringIds; kept with a placeholder name
+  kDuplicateKey,            // JSON event with a member it uses given twice; the last one wins, kept
   kCount
 };
 
@@ -86,6 +87,9 @@ inline constexpr std::array<QualityInfo, static_cast<size_t>(Quality::kCount)> k
     {Quality::kUnresolvedName, "unresolved_name", Severity::kWarning,
      "events whose name id is missing from the SQLite StringIds table; kept, named "
      "\"<StringIds id N missing>\""},
+    {Quality::kDuplicateKey, "duplicate_key", Severity::kWarning,
+     "JSON events with a member tracegate reads (ts, dur, name, args.stream, ...) given twice; the "
+     "last occurrence wins, as JavaScript's JSON.parse and Python's json read it; kept"},
 }};
 
 constexpr const QualityInfo& InfoOf(Quality q) { return kQualityInfo[static_cast<size_t>(q)]; }
