@@ -3,12 +3,13 @@
 # and ci/quickstart.sh; safe to run again (it only installs what is absent).
 #   tracegate_install_deps        what building and running tracegate needs
 #   tracegate_install_deps test   that, plus what the tests need (JSON Schema validator,
-#                                 headless Chromium for the HTML report test)
+#                                 headless Chromium for the HTML report test, clang for the
+#                                 libFuzzer and sanitizer builds)
 tracegate_install_deps() {
   local pkgs=(cmake g++ make pkg-config nlohmann-json3-dev libcli11-dev libsqlite3-dev
               libbenchmark-dev libgtest-dev libgmock-dev libsimdjson-dev zlib1g-dev sqlite3 python3)
   if [ "${1:-}" = test ]; then
-    pkgs+=(python3-jsonschema chromium fonts-liberation)
+    pkgs+=(python3-jsonschema chromium fonts-liberation clang)
   fi
   local missing=()
   for p in "${pkgs[@]}"; do

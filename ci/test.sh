@@ -11,3 +11,5 @@ jobs=${TRACEGATE_JOBS:-2}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRACEGATE_WERROR=ON
 cmake --build "$build" -j "$jobs"
 ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 300 -LE gpu
+# The parsers under libFuzzer with ASan + UBSan, 30 s each (ci/fuzz.sh; long runs: docs/ROBUSTNESS.md).
+TRACEGATE_JOBS=$jobs bash ci/fuzz.sh "${TRACEGATE_FUZZ_SECONDS:-30}"

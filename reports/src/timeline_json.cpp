@@ -147,7 +147,9 @@ json TimelineJson(const Trace& trace, const Analysis& analysis, size_t item_cap)
   Namer namer(trace);
   json lanes_json = json::array();
   size_t total = 0, dropped = 0;
-  for (auto& [key, items] : lanes) {
+  for (auto& lane : lanes) {
+    const auto& key = lane.first;
+    auto& items = lane.second;  // a plain reference: clang 14 cannot capture structured bindings
     std::vector<bool>& kept = keep[key];
     std::vector<Interval> spans;
     std::vector<size_t> order;
