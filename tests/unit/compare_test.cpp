@@ -12,6 +12,7 @@
 #include "trace_builder.h"
 #include "tracegate/analysis.h"
 #include "tracegate/analysis_report.h"
+#include "temp_file.h"
 
 namespace tg {
 namespace {
@@ -336,8 +337,7 @@ TEST(CompareOutput, JunitMarksCannotJudgeAsAnErrorAndEscapes) {
 }
 
 TEST(ClassifyInput, ReportsAndTraces) {
-  const std::string dir = ::testing::TempDir();
-  const std::string report = dir + "/classify_report.json", other = dir + "/classify_other.json";
+  const std::string report = ::tg::testing::TempPath("report.json"), other = ::tg::testing::TempPath("other.json");
   std::ofstream(report) << Report(LatencyTrace(kBase)).dump();
   std::ofstream(other) << R"({"schemaVersion": 1, "traceEvents": [], "schema": "late"})";
   InputKind kind = InputKind::kTrace;
@@ -349,7 +349,7 @@ TEST(ClassifyInput, ReportsAndTraces) {
   EXPECT_EQ(kind, InputKind::kTrace);
   ASSERT_TRUE(ClassifyInput(std::string(TRACEGATE_FIXTURES_DIR) + "/kineto/new_generation.json", &kind).ok());
   EXPECT_EQ(kind, InputKind::kTrace);
-  EXPECT_FALSE(ClassifyInput(dir + "/classify_missing.json", &kind).ok());
+  EXPECT_FALSE(ClassifyInput(::tg::testing::TempPath("missing.json"), &kind).ok());
   std::remove(report.c_str());
   std::remove(other.c_str());
 }

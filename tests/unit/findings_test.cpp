@@ -11,6 +11,7 @@
 
 #include "tracegate/analysis.h"
 #include "trace_builder.h"
+#include "temp_file.h"
 
 namespace tg {
 namespace {
@@ -354,9 +355,7 @@ TEST(Rules, FindingsAreOrderedByPriorityThenGain) {
 }
 
 std::string WriteTemp(const std::string& name, const std::string& text) {
-  std::string path = ::testing::TempDir() + name;
-  std::ofstream(path) << text;
-  return path;
+  return ::tg::testing::WriteTempFile(name, text);
 }
 
 TEST(RulesFile, OverridesThresholdsAndDisablesRules) {

@@ -15,6 +15,7 @@
 #include "../../analyzer/src/kineto_numbers.h"
 #include "tracegate/chrome_export.h"
 #include "tracegate/import.h"
+#include "temp_file.h"
 
 namespace tg {
 namespace {
@@ -171,11 +172,7 @@ TEST(KinetoFastPath, InlineNumbersMatchDecimalToInt64) {
 // ---- one thread against two ----
 
 std::string WriteTemp(const std::string& name, const std::string& content) {
-  fs::path dir = fs::path(testing::TempDir()) / "kineto_parallel";
-  fs::create_directories(dir);
-  std::string path = (dir / name).string();
-  std::ofstream(path, std::ios::binary) << content;
-  return path;
+  return ::tg::testing::WriteTempFile(name, content);
 }
 
 // With the importer's own reader, which reads gzip and plain files alike.

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "trace_builder.h"
+#include "temp_file.h"
 
 namespace tg {
 namespace {
@@ -14,9 +15,7 @@ using testing::AddKernel;
 using testing::AddRange;
 
 std::string WriteTemp(const std::string& name, const std::string& content) {
-  std::string path = ::testing::TempDir() + "/roofline_test_" + name;
-  std::ofstream(path) << content;
-  return path;
+  return ::tg::testing::WriteTempFile(name, content);
 }
 
 std::vector<KernelCost> Costs(const std::string& json) {
@@ -60,7 +59,7 @@ TEST(Roofline, LoadsCostsWithOptionalFlops) {
 
 TEST(Roofline, CostsFileErrorsNameThePathAndTheEntry) {
   std::vector<KernelCost> c;
-  std::string missing = ::testing::TempDir() + "/roofline_test_no_such.json";
+  std::string missing = ::tg::testing::TempPath("no_such.json");
   Status s = LoadKernelCosts(missing, &c);
   EXPECT_EQ(s.code(), StatusCode::kNotFound);
   EXPECT_EQ(s.message(), missing + ": cannot open the costs file");
