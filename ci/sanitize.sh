@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The sanitizer builds CI runs after ci/test.sh:
+#  1. clang with AddressSanitizer + UndefinedBehaviorSanitizer (and libFuzzer coverage, so it
+#     shares its build directory with ci/fuzz.sh): the whole non-GPU test suite.
+#  2. clang with ThreadSanitizer: the collector's writer, part merge, buffer pool and recorder
+#     tests, where threads share data.
+# Any sanitizer report fails the run. Usage: ci/sanitize.sh (builds in build-asan, build-tsan)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source ci/deps.sh
+tracegate_install_deps test
+jobs=${TRACEGATE_JOBS:-2}
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+
+echo "== ASan + UBSan: every non-GPU test"
+CC=clang CXX=clang++ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRACEGATE_FUZZ=ON -DTRACEGATE_BUILD_TESTS=ON \
+  -DTRACEGATE_SANITIZE=address,undefined -DTRACEGATE_WERROR=ON >/dev/null
+cmake --build build-asan -j "$jobs"
+ctest --test-dir build-asan --output-on-failure -j "$jobs" --timeout 600 -LE gpu --no-tests=error
+
+echo "== TSan: collector writer, merge, buffers, recorder"
+CC=clang CXX=clang++ cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRACEGATE_BUILD_TESTS=ON \
+  -DTRACEGATE_SANITIZE=thread -DTRACEGATE_WERROR=ON >/dev/null
+targets=(tracegate tracegate_tests fake_recorder)
+help=$(cmake --build build-tsan --target help)
+if grep -q tracegate_cupti_tests <<<"$help"; then  # built with CUPTI
+  targets+=(tracegate_cupti_tests)
+fi
+cmake --build build-tsan -j "$jobs" --target "${targets[@]}"
+build-tsan/tracegate_tests --gtest_filter='PartWriter*:Parts*:NvmlSampler*:RecordOutput*:Store*:KinetoParallel*'
+if [ -x build-tsan/tracegate_cupti_tests ]; then
+  build-tsan/tracegate_cupti_tests --gtest_filter='CuptiBufferPool*:CuptiRecorder*:CuptiInjection*'
+fi
+echo "sanitize: ASan/UBSan suite and TSan collector tests passed"
