@@ -11,17 +11,15 @@
 #include <thread>
 #include <vector>
 
+#include "tracegate/nvml_abi.h"
 #include "tracegate/parts.h"
 
 namespace tg {
 
 namespace {
 
-// From nvml.h (stable ABI since NVML 4): nvmlReturn_t is an int, NVML_SUCCESS 0.
-using NvmlDevice = struct NvmlDeviceOpaque*;
-struct NvmlMemory {
-  unsigned long long total, free, used;  // B
-};
+using NvmlDevice = nvmlDevice_t;
+using NvmlMemory = nvmlMemory_t;
 constexpr int kNvmlSuccess = 0;
 constexpr int kNvmlTemperatureGpu = 0;
 constexpr int kNvmlClockSm = 1;

@@ -5,12 +5,9 @@
 #include <cstdint>
 #include <cstring>
 
-extern "C" {
+#include "tracegate/nvml_abi.h"
 
-struct nvmlMemory_t {
-  unsigned long long total, free, used;
-};
-using nvmlDevice_t = void*;
+extern "C" {
 
 static int g_devices[2];
 static int g_initialized = 0;
@@ -21,10 +18,10 @@ const char* nvmlErrorString(int rc) { return rc == 3 ? "Not Supported" : "Unknow
 int nvmlDeviceGetCount_v2(unsigned* count) { *count = 2; return g_initialized ? 0 : 1; }
 int nvmlDeviceGetHandleByIndex_v2(unsigned i, nvmlDevice_t* d) {
   if (i >= 2) return 2;
-  *d = &g_devices[i];
+  *d = reinterpret_cast<nvmlDevice_t>(&g_devices[i]);
   return 0;
 }
-static unsigned Index(nvmlDevice_t d) { return d == &g_devices[0] ? 0 : 1; }
+static unsigned Index(nvmlDevice_t d) { return d == reinterpret_cast<nvmlDevice_t>(&g_devices[0]) ? 0 : 1; }
 int nvmlDeviceGetName(nvmlDevice_t d, char* name, unsigned length) {
   const char* n = Index(d) == 0 ? "Fake H200" : "Fake H100";
   std::strncpy(name, n, length);
