@@ -16,6 +16,10 @@ cmake --build "$build" -j "${TRACEGATE_JOBS:-2}" --target fuzz_trace fuzz_sqlite
 seeds=$build/fuzz/seeds
 rm -rf "$seeds"; mkdir -p "$seeds"/{trace,sqlite,report} "$build/fuzz/artifacts"
 cp tests/fixtures/kineto/*.json tests/fixtures/real/*.json.gz "$seeds/trace/"
+# Inputs that once failed (tests/fixtures/fuzz/<target>/): every run replays them first.
+for t in trace sqlite report; do
+  if [ -d "tests/fixtures/fuzz/$t" ]; then cp tests/fixtures/fuzz/$t/* "$seeds/$t/"; fi
+done
 cp tests/fixtures/nsys/*.sql "$seeds/sqlite/"
 cp tests/fixtures/summary/expected_report.json baselines/*.json "$seeds/report/"
 # A store file as a trace seed, and its SQL as a SQLite seed, written by the fixture itself.

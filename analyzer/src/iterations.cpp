@@ -183,7 +183,7 @@ TimeNs UnionLength(const Piece* first, const Piece* last, Keep keep) {
     if (open) total += hi - lo;
     lo = p->start, hi = p->end, open = true;
   }
-  return open ? total + hi - lo : total;
+  return open ? total + (hi - lo) : total;  // hi - lo first: total + hi can overflow
 }
 
 void AddPiece(std::vector<Piece>& pieces, const std::vector<Iteration>& its, int32_t k, TimeNs s, TimeNs e,
