@@ -130,10 +130,11 @@ int RunAnalyze(const AnalyzeArgs& args) {
 int RunPredict(const PredictArgs& args) {
   std::vector<AmdahlPart> parts;
   const bool measure = !args.trace.empty();
-  if (measure && args.kernels_regex.empty() == args.range_regex.empty())
-    return Fail(InvalidInput("predict TRACE needs exactly one of --kernels REGEX or --range REGEX"));
-  if (!measure && (!args.kernels_regex.empty() || !args.range_regex.empty()))
-    return Fail(InvalidInput("--kernels and --range measure P from a trace: give the trace file first"));
+  const int measures = !args.kernels_regex.empty() + !args.range_regex.empty() + !args.launched_regex.empty();
+  if (measure && measures != 1)
+    return Fail(InvalidInput("predict TRACE needs exactly one of --kernels REGEX, --range REGEX or --launched-in REGEX"));
+  if (!measure && measures > 0)
+    return Fail(InvalidInput("--kernels, --range and --launched-in measure P from a trace: give the trace file first"));
   if (measure && args.fraction >= 0)
     return Fail(InvalidInput("--fraction and a trace both give P; use one"));
   if ((args.fraction >= 0 || measure) && args.speedup < 0)
@@ -148,14 +149,15 @@ int RunPredict(const PredictArgs& args) {
     IterationAnalysis it;
     if (Status s = AnalyzeIterations(trace, io, &it); !s.ok()) return Fail(s);
     MeasuredShare m;
-    Status s = args.kernels_regex.empty() ? MeasureRangeShare(trace, it, args.range_regex, &m)
-                                          : MeasureKernelShare(trace, it, args.kernels_regex, &m);
+    Status s = !args.range_regex.empty()      ? MeasureRangeShare(trace, it, args.range_regex, &m)
+               : !args.kernels_regex.empty() ? MeasureKernelShare(trace, it, args.kernels_regex, &m)
+                                             : MeasureLaunchedShare(trace, it, args.launched_regex, &m);
     if (!s.ok()) return Fail(InvalidInput(args.trace + ": " + s.message()));
     std::printf("measured: %llu %s take %.3f ms of %.3f ms in %zu iteration(s) -> P = %.4f\n",
-                static_cast<unsigned long long>(m.matched), args.kernels_regex.empty() ? "ranges" : "kernels",
+                static_cast<unsigned long long>(m.matched), args.range_regex.empty() ? "kernels" : "ranges",
                 static_cast<double>(m.part_ns) / 1e6, static_cast<double>(m.total_ns) / 1e6, it.iterations.size(),
                 m.share);
-    if (!args.kernels_regex.empty())
+    if (args.range_regex.empty())
       std::printf("  (assumes the matched kernels are on the critical path: nothing else runs meanwhile)\n");
     parts.push_back({m.share, args.speedup});
   } else if (args.fraction >= 0) {
@@ -177,7 +179,7 @@ int RunPredict(const PredictArgs& args) {
     parts.push_back(part);
   }
   if (parts.empty())
-    return Fail(InvalidInput("nothing to predict: give --fraction P --speedup S, --part P:S, or TRACE --kernels/--range"));
+    return Fail(InvalidInput("nothing to predict: give --fraction P --speedup S, --part P:S, or TRACE --kernels/--range/--launched-in"));
   if (Status s = ValidateAmdahl(parts); !s.ok()) return Fail(s);
   for (size_t i = 0; i < parts.size(); ++i)
     std::printf("part %zu: P = %.4f, S = %s\n", i + 1, parts[i].fraction, SpeedupText(parts[i].speedup).c_str());

@@ -41,7 +41,7 @@ struct PredictArgs {
   double speedup = -1;               // --speedup
   std::vector<std::string> parts;    // --part P:S
   std::string trace;                 // measure P from a trace
-  std::string kernels_regex, range_regex;
+  std::string kernels_regex, range_regex, launched_regex;
   IterationArgs iterations;
 };
 int RunPredict(const PredictArgs& args);

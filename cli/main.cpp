@@ -98,6 +98,8 @@ int main(int argc, char** argv) {
   p->add_option("--part", predict.parts, "P:S for one of several parts (repeatable; S may be inf)");
   p->add_option("--kernels", predict.kernels_regex, "Regex of kernel names whose time is P (needs TRACE)");
   p->add_option("--range", predict.range_regex, "Regex of range names whose time is P (needs TRACE)");
+  p->add_option("--launched-in", predict.launched_regex,
+                "Regex of range names: the GPU time of the kernels launched inside them is P (needs TRACE)");
   AddIterationOptions(p, predict.iterations);
 
   tg::cli::ExportArgs exp;

@@ -4,6 +4,7 @@
 #include <regex>
 #include <vector>
 
+#include "tracegate/correlation.h"
 #include "tracegate/demangle.h"
 #include "tracegate/intervals.h"
 
@@ -84,6 +85,25 @@ Status MeasureRangeShare(const Trace& trace, const IterationAnalysis& iterations
   out->part_ns = UnionLength(pieces);
   out->share = std::min(1.0, static_cast<double>(out->part_ns) / static_cast<double>(out->total_ns));
   return Status::Ok();
+}
+
+Status MeasureLaunchedShare(const Trace& trace, const IterationAnalysis& iterations, const std::string& regex,
+                            MeasuredShare* out) {
+  std::vector<uint8_t> match;
+  if (Status s = Prepare(trace, iterations, "--launched-in", regex, &match, out); !s.ok()) return s;
+  const RangeTable& r = trace.ranges;
+  std::vector<size_t> rows;
+  for (size_t i = 0; i < r.size(); ++i)
+    if (match[r.name[i]] && !r.on_gpu[i]) rows.push_back(i);
+  if (rows.empty()) return InvalidInput("--launched-in: no host range matches '" + regex + "'");
+  std::vector<uint8_t> counted(trace.kernels.size(), 0);
+  for (const auto& [k, row] : KernelsLaunchedIn(trace, rows)) {
+    if (counted[row] || iterations.kernel_iteration[row] < 0) continue;
+    counted[row] = 1;
+    out->matched++;
+    out->part_ns += trace.kernels.end[row] - trace.kernels.start[row];
+  }
+  return Finish("--launched-in: no kernel of the analysed iterations was launched inside a range that", regex, out);
 }
 
 }  // namespace tg

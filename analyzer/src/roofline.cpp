@@ -1,6 +1,5 @@
 // Roofline items from a costs file and from NVTX ranges that carry bytes= / flops= tokens.
-// O(n log n) in kernels + API calls + annotated ranges: one sort of launches and one of ranges,
-// then a sweep per thread with the ranges open at each launch.
+// O(n log n) in kernels + API calls + annotated ranges (KernelsLaunchedIn, correlation.h).
 #include "tracegate/roofline.h"
 
 #include <algorithm>
@@ -138,12 +137,6 @@ std::vector<int32_t> CostOfKernel(const Trace& trace, const std::vector<KernelCo
   return of_row;
 }
 
-struct Launch {
-  int64_t pid, tid;
-  TimeNs t;  // start of the launching API call
-  size_t row;
-};
-
 struct Annotated {
   size_t range;  // row of trace.ranges
   double bytes, flops;
@@ -151,44 +144,6 @@ struct Annotated {
   uint64_t launches = 0;
   bool spoiled = false;  // launched a kernel that is left out or costed
 };
-
-// Every (annotated range, kernel row) pair where the kernel's launch lies inside the range.
-std::vector<std::pair<size_t, size_t>> KernelsInRanges(const Trace& trace, std::vector<Annotated>& ranges) {
-  const ApiTable& api = trace.api_calls;
-  ApiIndex index(api);
-  std::vector<Launch> launches;
-  for (size_t i = 0; i < trace.kernels.size(); ++i) {
-    int64_t call = index.Find(trace.kernels.correlation[i], trace.kernels.pid[i]);
-    if (call < 0) continue;
-    size_t a = static_cast<size_t>(call);
-    launches.push_back({api.pid[a], api.tid[a], api.start[a], i});
-  }
-  auto launch_key = [](const Launch& l) { return std::tie(l.pid, l.tid, l.t, l.row); };
-  std::sort(launches.begin(), launches.end(),
-            [&](const Launch& a, const Launch& b) { return launch_key(a) < launch_key(b); });
-  const RangeTable& r = trace.ranges;
-  auto range_key = [&r](const Annotated& a) {
-    return std::tie(r.pid[a.range], r.tid[a.range], r.start[a.range], a.range);
-  };
-  std::sort(ranges.begin(), ranges.end(),
-            [&](const Annotated& a, const Annotated& b) { return range_key(a) < range_key(b); });
-
-  std::vector<std::pair<size_t, size_t>> pairs;
-  std::vector<size_t> open;  // indices into `ranges` whose start <= t on the current thread
-  size_t next = 0;
-  for (size_t l = 0; l < launches.size(); ++l) {
-    const Launch& x = launches[l];
-    if (l == 0 || x.pid != launches[l - 1].pid || x.tid != launches[l - 1].tid) open.clear();
-    auto thread_of = [&](size_t k) { return std::make_pair(r.pid[ranges[k].range], r.tid[ranges[k].range]); };
-    while (next < ranges.size() && thread_of(next) < std::make_pair(x.pid, x.tid)) ++next;
-    while (next < ranges.size() && thread_of(next) == std::make_pair(x.pid, x.tid) &&
-           r.start[ranges[next].range] <= x.t)
-      open.push_back(next++);
-    std::erase_if(open, [&](size_t k) { return r.end[ranges[k].range] <= x.t; });
-    for (size_t k : open) pairs.emplace_back(k, x.row);
-  }
-  return pairs;
-}
 
 void AddAnnotatedItems(const Trace& trace, const std::vector<int32_t>& cost_of_row,
                        const std::vector<uint8_t>& kernel_included, std::vector<RooflineItem>* items) {
@@ -203,7 +158,10 @@ void AddAnnotatedItems(const Trace& trace, const std::vector<int32_t>& cost_of_r
     if (known) ranges.push_back(std::move(a));
   }
   if (ranges.empty()) return;
-  std::vector<std::pair<size_t, size_t>> pairs = KernelsInRanges(trace, ranges);
+  std::vector<size_t> rows;
+  rows.reserve(ranges.size());
+  for (const Annotated& a : ranges) rows.push_back(a.range);
+  std::vector<std::pair<size_t, size_t>> pairs = KernelsLaunchedIn(trace, rows);
   for (const auto& [k, row] : pairs) {
     ranges[k].launches++;
     if (!Included(kernel_included, row) || cost_of_row[row] >= 0) ranges[k].spoiled = true;

@@ -29,6 +29,8 @@ check "two parts" "overall speedup: 1.039" predict --part 0.1:1.146 --part 0.05:
 check "infinite part" "overall speedup: 2.000" predict --part 0.5:inf
 check "measured kernels" "P = " predict "$fixtures/real/kineto_alexnet_train_step.json.gz" --kernels 'gemm' --speedup 1.5
 check "measured range" "ranges take" predict "$fixtures/real/kineto_alexnet_train_step.json.gz" --range 'forward' --speedup 1.2
+check "measured launched-in" "kernels take" predict "$fixtures/real/kineto_alexnet_train_step.json.gz" --launched-in 'forward' --speedup 1.2
+bad predict "$fixtures/real/kineto_alexnet_train_step.json.gz" --range forward --launched-in forward --speedup 2
 
 bad predict
 bad predict --fraction 0.1

@@ -66,4 +66,10 @@ class ApiIndex {
   std::vector<uint32_t> dense_row_;
 };
 
+// Every (i, kernel row) pair where the API call that launched the kernel (same correlation id)
+// starts inside host range range_rows[i]: [start, end), same pid and tid. Nested ranges each get
+// the kernel; kernels whose call is not in the trace get none. O((kernels + ranges) log) with one
+// sort of launches and one of ranges, then a sweep per thread.
+std::vector<std::pair<size_t, size_t>> KernelsLaunchedIn(const Trace& trace, const std::vector<size_t>& range_rows);
+
 }  // namespace tg

@@ -2,7 +2,12 @@
 // The total is the summed latency of the kept iterations (iterations.h); the part is
 //   --kernels REGEX: the summed duration of matching kernels of those iterations (assumes they
 //                    are on the critical path, i.e. nothing else runs while they run);
-//   --range REGEX:   the union of matching host ranges, clipped to the iterations' spans.
+//   --range REGEX:   the union of matching host ranges, clipped to the iterations' spans (right
+//                    for CPU work, or when the program waits for the GPU inside the range);
+//   --launched-in REGEX: the summed duration of the kernels of those iterations launched inside
+//                    matching host ranges (by correlation, same thread): the GPU time of an NVTX
+//                    range of asynchronous work, e.g. one stage of a model (same critical-path
+//                    assumption as --kernels).
 // Regexes are searched, case-insensitive, in the demangled kernel name / range name.
 #pragma once
 
@@ -25,5 +30,8 @@ Status MeasureKernelShare(const Trace& trace, const IterationAnalysis& iteration
                           MeasuredShare* out);
 Status MeasureRangeShare(const Trace& trace, const IterationAnalysis& iterations, const std::string& regex,
                          MeasuredShare* out);
+// matched counts the kernels; a kernel inside several matching (nested) ranges counts once.
+Status MeasureLaunchedShare(const Trace& trace, const IterationAnalysis& iterations, const std::string& regex,
+                            MeasuredShare* out);
 
 }  // namespace tg
