@@ -1,0 +1,228 @@
+// Element-wise kernels, fused and unfused (semantics and costs: tracegate/kernels/reference.h).
+//
+// One kernel template serves every op: each thread handles 16-byte vectors (4 floats or 8
+// halves) in a grid-stride loop, then the last n % width elements one by one. Values are
+// computed in fp32 and stored in the storage type. Multiplies and adds use __fmul_rn /
+// __fadd_rn so nvcc does not contract them into FMAs: the fused and unfused versions and the
+// CPU reference then do the same fp32 arithmetic and differ only where the unfused chain rounds
+// a stored fp16 intermediate.
+#include "elementwise.h"
+
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "cuda_check.h"
+
+namespace tg::kernels::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+
+template <typename T> struct VecTraits;
+template <> struct VecTraits<float> { static constexpr int kWidth = 4; };
+template <> struct VecTraits<__half> { static constexpr int kWidth = 8; };
+
+__device__ inline float ToFloat(float v) { return v; }
+__device__ inline float ToFloat(__half v) { return __half2float(v); }
+template <typename T> __device__ inline T FromFloat(float v);
+template <> __device__ inline float FromFloat<float>(float v) { return v; }
+template <> __device__ inline __half FromFloat<__half>(float v) { return __float2half_rn(v); }
+
+// 16-byte load of kWidth elements starting at element i (i a multiple of kWidth).
+template <typename T>
+__device__ inline void LoadVec(const T* p, size_t i, float* v) {
+  uint4 raw = __ldg(reinterpret_cast<const uint4*>(p + i));
+  const T* e = reinterpret_cast<const T*>(&raw);
+#pragma unroll
+  for (int j = 0; j < VecTraits<T>::kWidth; ++j) v[j] = ToFloat(e[j]);
+}
+template <typename T>
+__device__ inline void StoreVec(T* p, size_t i, const float* v) {
+  uint4 raw;
+  T* e = reinterpret_cast<T*>(&raw);
+#pragma unroll
+  for (int j = 0; j < VecTraits<T>::kWidth; ++j) e[j] = FromFloat<T>(v[j]);
+  *reinterpret_cast<uint4*>(p + i) = raw;
+}
+
+template <typename T>
+__device__ inline float LoadScalar(const T* p, size_t i) { return ToFloat(p[i]); }
+
+// The ops: out = F(a, b, p0[c], p1[c]) with c = i % channels. Unused operands are 0.
+struct AddReluOp { __device__ float operator()(float a, float b, float, float) const { return fmaxf(__fadd_rn(a, b), 0.f); } };
+struct AddOp { __device__ float operator()(float a, float b, float, float) const { return __fadd_rn(a, b); } };
+struct ReluOp { __device__ float operator()(float a, float, float, float) const { return fmaxf(a, 0.f); } };
+struct MulReluOp { __device__ float operator()(float a, float, float, float) const { return fmaxf(__fmul_rn(a, 2.f), 0.f); } };
+struct Mul2Op { __device__ float operator()(float a, float, float, float) const { return __fmul_rn(a, 2.f); } };
+struct ScaleBiasReluOp {
+  __device__ float operator()(float a, float, float s, float b) const { return fmaxf(__fadd_rn(__fmul_rn(a, s), b), 0.f); }
+};
+struct ScaleOp { __device__ float operator()(float a, float, float s, float) const { return __fmul_rn(a, s); } };
+struct ScaleShiftOp {  // BN folded: x * scale + shift
+  __device__ float operator()(float a, float, float s, float b) const { return __fadd_rn(__fmul_rn(a, s), b); }
+};
+struct BiasOp { __device__ float operator()(float a, float, float, float b) const { return __fadd_rn(a, b); } };
+// gelu(x) = x * 0.5 * (1 + erf(x * (1 / sqrt(2)))), the order of tg::kernels::Gelu.
+__device__ inline float GeluDevice(float x) {
+  return __fmul_rn(__fmul_rn(x, 0.5f), __fadd_rn(1.f, erff(__fmul_rn(x, 0.70710678118654752f))));
+}
+struct GeluOp { __device__ float operator()(float a, float, float, float) const { return GeluDevice(a); } };
+struct BiasGeluOp { __device__ float operator()(float a, float, float, float b) const { return GeluDevice(__fadd_rn(a, b)); } };
+
+// kB: b is read; kP0 / kP1: per-channel p0 / p1 are read.
+template <typename T, bool kB, bool kP0, bool kP1, typename F>
+__global__ void __launch_bounds__(kThreads)
+    MapKernel(const T* __restrict__ a, const T* __restrict__ b, const T* __restrict__ p0, const T* __restrict__ p1,
+              T* out, size_t n, size_t channels, F f) {
+  constexpr int W = VecTraits<T>::kWidth;
+  const size_t vectors = n / W;
+  const size_t stride = size_t{gridDim.x} * blockDim.x;
+  for (size_t v = size_t{blockIdx.x} * blockDim.x + threadIdx.x; v < vectors; v += stride) {
+    const size_t i = v * W;
+    float x[W], y[W];
+    LoadVec(a, i, x);
+    if constexpr (kB) LoadVec(b, i, y);
+    size_t c = (kP0 || kP1) ? i % channels : 0;
+#pragma unroll
+    for (int j = 0; j < W; ++j) {
+      float s = 0.f, t = 0.f;
+      if constexpr (kP0) s = LoadScalar(p0, c);
+      if constexpr (kP1) t = LoadScalar(p1, c);
+      if constexpr (kP0 || kP1) c = (c + 1 == channels) ? 0 : c + 1;
+      x[j] = f(x[j], kB ? y[j] : 0.f, s, t);
+    }
+    StoreVec(out, i, x);
+  }
+  // The tail: fewer than W elements, one per thread of the first block.
+  const size_t i = vectors * W + size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (blockIdx.x == 0 && i < n) {
+    float bv = 0.f, s = 0.f, t = 0.f;
+    if constexpr (kB) bv = LoadScalar(b, i);
+    if constexpr (kP0) s = LoadScalar(p0, i % channels);
+    if constexpr (kP1) t = LoadScalar(p1, i % channels);
+    out[i] = FromFloat<T>(f(LoadScalar(a, i), bv, s, t));
+  }
+}
+
+int SmCount() {
+  int device = 0;
+  TG_CUDA_CHECK(cudaGetDevice(&device));
+  static int cached[64] = {};
+  if (device >= 0 && device < 64 && cached[device] > 0) return cached[device];
+  int sms = 0;
+  TG_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  if (device >= 0 && device < 64) cached[device] = sms;
+  return sms;
+}
+
+// 16-byte vector accesses need 16-byte aligned pointers (cudaMalloc gives 256).
+bool Aligned(const void* p) { return p == nullptr || reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
+template <typename T, bool kB, bool kP0, bool kP1, typename F>
+void Map(const void* a, const void* b, const void* p0, const void* p1, void* out, size_t n, size_t channels,
+         cudaStream_t stream, F f) {
+  if (n == 0) return;
+  if (!Aligned(a) || !Aligned(b) || !Aligned(out))
+    ThrowCudaError("element-wise launch", "tensors must be 16-byte aligned for vector loads");
+  if ((kP0 || kP1) && channels == 0) ThrowCudaError("element-wise launch", "channels must be at least 1");
+  const size_t vectors = std::max<size_t>(n / VecTraits<T>::kWidth, 1);
+  // Enough resident blocks to saturate memory; the grid-stride loop covers the rest.
+  const size_t max_blocks = size_t(SmCount()) * 16;
+  const unsigned blocks = unsigned(std::min((vectors + kThreads - 1) / kThreads, max_blocks));
+  MapKernel<T, kB, kP0, kP1><<<blocks, kThreads, 0, stream>>>(
+      static_cast<const T*>(a), static_cast<const T*>(b), static_cast<const T*>(p0), static_cast<const T*>(p1),
+      static_cast<T*>(out), n, channels, f);
+  TG_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+void LaunchTyped(ElementwiseOp op, bool fused, const ElementwiseArgs& g, cudaStream_t s) {
+  const size_t n = g.n, c = g.channels;
+  switch (op) {
+    case ElementwiseOp::kAddRelu:
+      if (fused) return Map<T, true, false, false>(g.a, g.b, nullptr, nullptr, g.out, n, c, s, AddReluOp{});
+      Map<T, true, false, false>(g.a, g.b, nullptr, nullptr, g.tmp, n, c, s, AddOp{});
+      return Map<T, false, false, false>(g.tmp, nullptr, nullptr, nullptr, g.out, n, c, s, ReluOp{});
+    case ElementwiseOp::kMulRelu:
+      if (fused) return Map<T, false, false, false>(g.a, nullptr, nullptr, nullptr, g.out, n, c, s, MulReluOp{});
+      Map<T, false, false, false>(g.a, nullptr, nullptr, nullptr, g.tmp, n, c, s, Mul2Op{});
+      return Map<T, false, false, false>(g.tmp, nullptr, nullptr, nullptr, g.out, n, c, s, ReluOp{});
+    case ElementwiseOp::kScaleBiasRelu:
+      if (fused) return Map<T, false, true, true>(g.a, nullptr, g.scale, g.bias, g.out, n, c, s, ScaleBiasReluOp{});
+      Map<T, false, true, false>(g.a, nullptr, g.scale, nullptr, g.tmp, n, c, s, ScaleOp{});
+      Map<T, false, false, true>(g.tmp, nullptr, nullptr, g.bias, g.tmp, n, c, s, BiasOp{});
+      return Map<T, false, false, false>(g.tmp, nullptr, nullptr, nullptr, g.out, n, c, s, ReluOp{});
+    case ElementwiseOp::kBiasGelu:
+      if (fused) return Map<T, false, false, true>(g.a, nullptr, nullptr, g.bias, g.out, n, c, s, BiasGeluOp{});
+      Map<T, false, false, true>(g.a, nullptr, nullptr, g.bias, g.tmp, n, c, s, BiasOp{});
+      return Map<T, false, false, false>(g.tmp, nullptr, nullptr, nullptr, g.out, n, c, s, GeluOp{});
+  }
+}
+
+// Dispatch on the storage precision; int8 tensors have no element-wise kernels here.
+template <typename Fn>
+void ByPrecision(Precision p, const char* what, Fn fn) {
+  switch (p) {
+    case Precision::kFp32: return fn(float{});
+    case Precision::kFp16: return fn(__half{});
+    case Precision::kInt8: break;
+  }
+  ThrowCudaError(what, "int8 element-wise kernels are not provided (fp32, fp16)");
+}
+
+__global__ void __launch_bounds__(kThreads) CopyKernel(const float4* __restrict__ in, float4* out, size_t vectors) {
+  const size_t stride = size_t{gridDim.x} * blockDim.x;
+  for (size_t v = size_t{blockIdx.x} * blockDim.x + threadIdx.x; v < vectors; v += stride) out[v] = in[v];
+}
+__global__ void CopyTail(const float* in, float* out, size_t from, size_t n) {
+  const size_t i = from + threadIdx.x;
+  if (i < n) out[i] = in[i];
+}
+
+}  // namespace
+
+void LaunchElementwise(ElementwiseOp op, Precision p, bool fused, const ElementwiseArgs& args, cudaStream_t stream) {
+  if (!fused && args.tmp == nullptr) ThrowCudaError("LaunchElementwise", "the unfused chain needs a tmp tensor");
+  ByPrecision(p, "LaunchElementwise", [&](auto t) { LaunchTyped<decltype(t)>(op, fused, args, stream); });
+}
+
+void LaunchCopyKernel(const void* in, void* out, size_t n_floats, cudaStream_t stream) {
+  if (n_floats == 0) return;
+  if (!Aligned(in) || !Aligned(out)) ThrowCudaError("LaunchCopyKernel", "tensors must be 16-byte aligned");
+  const size_t vectors = n_floats / 4;
+  if (vectors > 0) {
+    const size_t max_blocks = size_t(SmCount()) * 16;
+    const unsigned blocks = unsigned(std::min((vectors + kThreads - 1) / kThreads, max_blocks));
+    CopyKernel<<<blocks, kThreads, 0, stream>>>(static_cast<const float4*>(in), static_cast<float4*>(out), vectors);
+    TG_CUDA_CHECK_LAUNCH();
+  }
+  if (n_floats % 4 != 0) {
+    CopyTail<<<1, 4, 0, stream>>>(static_cast<const float*>(in), static_cast<float*>(out), vectors * 4, n_floats);
+    TG_CUDA_CHECK_LAUNCH();
+  }
+}
+
+void LaunchBatchNorm(Precision p, const void* x, const void* scale, const void* shift, void* y, size_t n,
+                     size_t channels, cudaStream_t stream) {
+  ByPrecision(p, "LaunchBatchNorm", [&](auto t) {
+    Map<decltype(t), false, true, true>(x, nullptr, scale, shift, y, n, channels, stream, ScaleShiftOp{});
+  });
+}
+
+void LaunchAdd(Precision p, const void* a, const void* b, void* y, size_t n, cudaStream_t stream) {
+  ByPrecision(p, "LaunchAdd", [&](auto t) { Map<decltype(t), true, false, false>(a, b, nullptr, nullptr, y, n, 1, stream, AddOp{}); });
+}
+
+void LaunchRelu(Precision p, const void* x, void* y, size_t n, cudaStream_t stream) {
+  ByPrecision(p, "LaunchRelu", [&](auto t) { Map<decltype(t), false, false, false>(x, nullptr, nullptr, nullptr, y, n, 1, stream, ReluOp{}); });
+}
+
+void LaunchBiasAdd(Precision p, const void* x, const void* bias, void* y, size_t n, size_t channels, cudaStream_t stream) {
+  ByPrecision(p, "LaunchBiasAdd", [&](auto t) {
+    Map<decltype(t), false, false, true>(x, nullptr, nullptr, bias, y, n, channels, stream, BiasOp{});
+  });
+}
+
+}  // namespace tg::kernels::cuda

@@ -1,0 +1,46 @@
+// The element-wise pairs on the GPU, fused (one kernel) and unfused (the chain of
+// Info(op).unfused_kernels kernels), fp32 and fp16, with 16-byte vector loads (float4; 8 halves).
+// Semantics and costs: tracegate/kernels/reference.h.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "tracegate/kernels/reference.h"
+
+namespace tg::kernels::cuda {
+
+// Device pointers in the storage precision (float* or __half*). b is used by add_relu only;
+// scale by scale_bias_relu; bias by scale_bias_relu and bias_gelu; tmp (n elements) by the
+// unfused chains for their intermediate, which they write and read back.
+struct ElementwiseArgs {
+  const void* a = nullptr;
+  const void* b = nullptr;
+  const void* scale = nullptr;
+  const void* bias = nullptr;
+  void* tmp = nullptr;
+  void* out = nullptr;
+  size_t n = 0;
+  size_t channels = 1;
+};
+
+// Launches the version on `stream` (asynchronous; launch errors throw CudaError).
+void LaunchElementwise(ElementwiseOp op, Precision p, bool fused, const ElementwiseArgs& args, cudaStream_t stream);
+
+// Device-to-device copy kernel used as the bandwidth yardstick next to cudaMemcpyAsync D2D:
+// out = in, n elements of 4 bytes, 16-byte vector loads.
+void LaunchCopyKernel(const void* in, void* out, size_t n_floats, cudaStream_t stream);
+
+// Separate element-wise kernels the unfused convolution chain and the model use, NHWC with
+// `channels` innermost, storage precision p: y = x * scale[c] + shift[c]; y = a + b; y = relu(x)
+// (in place allowed: y == x).
+void LaunchBatchNorm(Precision p, const void* x, const void* scale, const void* shift, void* y, size_t n,
+                     size_t channels, cudaStream_t stream);
+void LaunchAdd(Precision p, const void* a, const void* b, void* y, size_t n, cudaStream_t stream);
+void LaunchRelu(Precision p, const void* x, void* y, size_t n, cudaStream_t stream);
+// y[c] = x[c] + bias[c % channels] (bias add, unfused GEMM chain: n = rows * channels).
+void LaunchBiasAdd(Precision p, const void* x, const void* bias, void* y, size_t n, size_t channels,
+                   cudaStream_t stream);
+
+}  // namespace tg::kernels::cuda
