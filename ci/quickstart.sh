@@ -2,7 +2,9 @@
 # The main job on a fresh machine: build tracegate, then analyze shipped GPU recordings, write
 # the JSON / Markdown / HTML reports and gate one against its stored baseline in baselines/.
 # On a machine with an NVIDIA GPU (nvidia-smi works) and the CUDA toolkit it first records
-# tests/gpu/known_workload with `tracegate record` and analyzes that recording.
+# tests/gpu/known_workload and the mini model (kernels/, unfused and with res3 fused) with
+# `tracegate record`, analyzes them, predicts the fusion's gain from the unfused recording and
+# gates the fused run against the unfused one.
 # Usage: ci/quickstart.sh [build-dir]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,10 +18,20 @@ cmake --build "$build" -j "${TRACEGATE_JOBS:-2}" --target tracegate
 out=${TRACEGATE_OUT:-$build/quickstart}
 mkdir -p "$out"
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
-  cmake --build "$build" -j "${TRACEGATE_JOBS:-2}" --target tracegate_inject known_workload
+  cmake --build "$build" -j "${TRACEGATE_JOBS:-2}" --target tracegate_inject known_workload tracegate-model
   echo "== tracegate record (GPU): tests/gpu/known_workload"
   "$build/tracegate" record -o "$out/known.db" -- "$build/tests/gpu/known_workload"
   "$build/tracegate" analyze "$out/known.db" --top 5 -o "$out/known.json" --md "$out/known.md"
+  model="$build/tracegate-model --batch 32 --iterations 20 --warmup 3"
+  echo "== tracegate record (GPU): the mini model, unfused and with res3 fused"
+  "$build/tracegate" record -o "$out/model_unfused.db" -- $model
+  "$build/tracegate" record -o "$out/model_res3_fused.db" -- $model --fuse res3
+  "$build/tracegate" analyze "$out/model_unfused.db" --batch 32 -o "$out/model_unfused.json" --html "$out/model_unfused.html"
+  "$build/tracegate" analyze "$out/model_res3_fused.db" --batch 32 -q -o "$out/model_res3_fused.json"
+  echo "== tracegate predict: res3's share P measured on the unfused run, the seed's S = 1.146"
+  "$build/tracegate" predict "$out/model_unfused.db" --launched-in '^res3( |$)' --speedup 1.146
+  echo "== tracegate gate: res3 fused against unfused (must not be slower)"
+  "$build/tracegate" gate "$out/model_res3_fused.json" --baseline "$out/model_unfused.json" --md "$out/model_gate.md"
 else
   echo "== no GPU here (nvidia-smi -L failed): analyzing the shipped GPU recordings instead"
 fi
