@@ -1,5 +1,11 @@
 #include "sqlite_db.h"
 
+#include <sys/resource.h>
+#include <sys/statvfs.h>
+
+#include <cstdint>
+#include <string>
+
 namespace tg::sql {
 
 Status Db::Open(const std::string& file, const std::string& label, int flags) {
@@ -26,8 +32,27 @@ Status Db::Exec(const std::string& sql, std::string_view what) {
   return rc == SQLITE_OK ? Status::Ok() : Error(rc, what);
 }
 
+// Why a write failed, as far as can be told afterwards (SQLite's errno is not kept reliably, and
+// its rollback has already shrunk the file): " (no space left on the device)", " (a file size
+// limit of N bytes is in force: ulimit -f)" or "".
+std::string Db::WriteFailureCause() const {
+  const char* file = db_ ? sqlite3_db_filename(db_, "main") : nullptr;
+  if (!file || !*file) return "";
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+    return " (a file size limit of " + std::to_string(limit.rlim_cur) + " bytes is in force: ulimit -f)";
+  std::string dir(file);
+  dir = dir.substr(0, dir.find_last_of('/') == std::string::npos ? 0 : dir.find_last_of('/'));
+  struct statvfs fs {};
+  if (::statvfs(dir.empty() ? "." : dir.c_str(), &fs) == 0 && static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize < (1u << 20))
+    return " (no space left on the device)";
+  return "";
+}
+
 Status Db::Error(int rc, std::string_view what) const {
   std::string detail = std::string(what) + ": " + (db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc));
+  if (rc == SQLITE_IOERR_WRITE || rc == SQLITE_FULL || rc == SQLITE_IOERR_FSYNC || rc == SQLITE_IOERR_TRUNCATE)
+    detail += WriteFailureCause();
   switch (rc & 0xff) {  // the primary code of an extended one
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:

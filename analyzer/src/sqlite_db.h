@@ -25,6 +25,7 @@ class Db {
   void Close();
   [[nodiscard]] Status Exec(const std::string& sql, std::string_view what);
   // Turns SQLite result `rc` into a Status: "<label>: <what>: <sqlite message>".
+  std::string WriteFailureCause() const;
   Status Error(int rc, std::string_view what) const;
 
   sqlite3* handle() const { return db_; }

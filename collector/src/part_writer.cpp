@@ -45,6 +45,7 @@ struct PartWriter::Impl {
   std::mutex write_mu;  // held for a whole flush; taken before mu
   bool finished = false;  // guarded by write_mu
   Status result;          // first error, or Finish's result; guarded by write_mu
+  bool reported = false;  // the first error has been printed; guarded by write_mu
 
   std::mutex mu;
   std::condition_variable wake;
@@ -52,12 +53,30 @@ struct PartWriter::Impl {
   std::vector<Trace> queue;  // batches not yet in the file
   Trace state;               // metadata, devices, processes, quality (no event rows)
   uint64_t submitted = 0;
+  bool failed = false;   // a write failed: batches are dropped from then on (guarded by mu)
+  uint64_t dropped = 0;  // event rows dropped after the failure
 
   std::thread thread;
 
   void Run();
   Status FlushLocked(bool final);
+  void NoteResult();
 };
+
+// Caller holds write_mu. After the first failed write (full disk, file size limit, I/O error)
+// says so at once, on stderr, and stops queueing: the part keeps every flush before it (each is
+// one transaction) and `record` reports the process's data as incomplete.
+void PartWriter::Impl::NoteResult() {
+  if (result.ok() || reported) return;
+  reported = true;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    failed = true;
+    queue.clear();
+  }
+  std::fprintf(stderr, "tracegate: %s: recording in this process stops; what was written before stays readable\n",
+               result.message().c_str());
+}
 
 PartWriter::PartWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
@@ -80,9 +99,10 @@ PartWriter::~PartWriter() {
     std::lock_guard<std::mutex> w(impl_->write_mu);
     finished = impl_->finished;
   }
-  // A caller of Finish saw its result; otherwise nobody did, so the error is printed here.
+  // A failed write was printed when it happened; an error of the final flush is printed here
+  // unless a caller of Finish saw it.
   Status s = Finish();
-  if (!finished && !s.ok()) std::fprintf(stderr, "tracegate: %s\n", s.message().c_str());
+  if (!finished && !s.ok() && !impl_->reported) std::fprintf(stderr, "tracegate: %s\n", s.message().c_str());
 }
 
 void PartWriter::Impl::Run() {
@@ -93,7 +113,10 @@ void PartWriter::Impl::Run() {
     lock.unlock();
     {
       std::lock_guard<std::mutex> w(write_mu);
-      if (!finished && result.ok()) result = FlushLocked(false);
+      if (!finished && result.ok()) {
+        result = FlushLocked(false);
+        NoteResult();
+      }
     }
     lock.lock();
   }
@@ -125,6 +148,10 @@ void PartWriter::Submit(Trace&& batch) {
   if (rows == 0) return;
   std::lock_guard<std::mutex> lock(impl_->mu);
   impl_->submitted += rows;
+  if (impl_->failed) {
+    impl_->dropped += rows;  // nowhere to write them; memory must not grow without bound
+    return;
+  }
   impl_->queue.push_back(std::move(batch));
 }
 
@@ -152,6 +179,7 @@ Status PartWriter::Flush() {
   std::lock_guard<std::mutex> w(impl_->write_mu);
   if (impl_->finished || !impl_->result.ok()) return impl_->result;
   impl_->result = impl_->FlushLocked(false);
+  impl_->NoteResult();
   return impl_->result;
 }
 
@@ -173,6 +201,11 @@ Status PartWriter::Finish() {
 uint64_t PartWriter::EventsSubmitted() const {
   std::lock_guard<std::mutex> lock(impl_->mu);
   return impl_->submitted;
+}
+
+uint64_t PartWriter::EventsDropped() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->dropped;
 }
 
 }  // namespace tg

@@ -85,6 +85,24 @@ else
   fail "fake recorder never reached the hang: $(cat m1 err 2>&1)"; kill $rec
 fi
 
+# A full disk while recording, simulated with a file-size limit on the recorded process only
+# (ulimit -f, in KiB: 4 MiB, where an empty part is about 2 MiB; SIGXFSZ ignored, so the write
+# fails with EFBIG): its writer says so at once in one line and stops; record still merges what
+# was written before, marks it incomplete, and the gate refuses it. 2000-kernel batches flushed
+# every 10 ms outgrow the limit within a few.
+TRACEGATE_FLUSH_MS=10 "$tg" record -o full.db -- \
+  sh -c "trap '' XFSZ; ulimit -f 4096; exec '$fake' --kernels 2000 --batches 40" 2>err
+rc=$?
+[ "$rc" = 2 ] && ok || fail "record under a file-size limit: exit $rc, want the fake's 2: $(tail -5 err)"
+expect_grep "^tracegate: .*part-[0-9]+\.db: .*\(a file size limit of [0-9]+ bytes is in force: ulimit -f\): recording in this process stops; what was written before stays readable" \
+  err "the writer names the part and what happens"
+[ "$(grep -c 'recording in this process stops' err)" = 1 ] && ok || fail "the failure is printed more than once: $(cat err)"
+expect_grep "INCOMPLETE: 1 process" err "summary says incomplete"
+n=$(kernels_in full.db)
+[ -n "$n" ] && [ "$n" -ge 2000 ] && [ $((n % 2000)) = 0 ] && [ "$n" -lt 82000 ] && ok ||
+  fail "full.db: '$n' kernels, want whole batches of 2000 written before the limit"
+"$tg" gate full.db --baseline base.json >out 2>&1; expect_rc 2 $? "gate refuses a recording cut by a full disk"
+
 # SIGINT to tracegate reaches the command, which finishes its part and exits 130; the trace is
 # written and complete.
 "$tg" record -o int.db -- "$fake" --kernels 5 --until-signal --marker "$dir/m2" 2>err &

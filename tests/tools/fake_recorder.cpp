@@ -2,7 +2,7 @@
 // through the real PartWriter, fed by a fake activity source (kernels with their launching
 // runtime calls), so the record, flush and crash paths run without a GPU.
 //
-//   fake_recorder [--kernels N] [--hang-after-flush M] [--until-signal] [--spawn K]
+//   fake_recorder [--kernels N] [--batches B] [--hang-after-flush M] [--until-signal] [--spawn K]
 //                 [--marker FILE] [--exit CODE]
 //   --kernels N          submit N kernels (+ N cudaLaunchKernel calls), Flush, write
 //                        "flushed N pid PID" to FILE
@@ -11,6 +11,8 @@
 //   --until-signal       then keep submitting and flushing a kernel every 20 ms until SIGINT or
 //                        SIGTERM; finish the part and exit 128 + signal, as a program that
 //                        handles Ctrl-C and exits cleanly
+//   --batches B          then B more batches of N kernels, 30 ms apart, left to the background
+//                        flush (run with a short TRACEGATE_FLUSH_MS), as a real recording writes
 //   --spawn K            first fork/exec K copies of itself (--kernels N each) and wait for them
 //   --exit CODE          exit with CODE after finishing the part (default 0)
 #include <signal.h>
@@ -38,6 +40,7 @@ struct Args {
   long hang_after_flush = -1;
   bool until_signal = false;
   long spawn = 0;
+  long batches = 0;
   std::string marker;
   int exit_code = 0;
 };
@@ -87,6 +90,7 @@ bool Parse(int argc, char** argv, Args& a) {
     else if (k == "--kernels" && has_value) a.kernels = std::atol(argv[++i]);
     else if (k == "--hang-after-flush" && has_value) a.hang_after_flush = std::atol(argv[++i]);
     else if (k == "--spawn" && has_value) a.spawn = std::atol(argv[++i]);
+    else if (k == "--batches" && has_value) a.batches = std::atol(argv[++i]);
     else if (k == "--marker" && has_value) a.marker = argv[++i];
     else if (k == "--exit" && has_value) a.exit_code = std::atoi(argv[++i]);
     else return false;
@@ -154,6 +158,10 @@ int main(int argc, char** argv) {
     writer->Submit(FakeActivity(a.hang_after_flush));
     Mark(a.marker, "hanging " + std::to_string(g_next));
     for (;;) ::pause();  // until SIGKILL; SIGINT/SIGTERM only interrupt pause
+  }
+  for (long b = 0; b < a.batches; ++b) {
+    writer->Submit(FakeActivity(a.kernels));
+    ::usleep(30000);
   }
   while (a.until_signal && g_signal.load() == 0) {
     writer->Submit(FakeActivity(1));

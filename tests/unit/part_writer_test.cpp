@@ -3,10 +3,12 @@
 // flush; Finish marks the part complete.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <thread>
 
@@ -117,6 +119,45 @@ TEST(PartWriterTest, BackgroundThreadFlushesEveryInterval) {
   EXPECT_EQ(t.kernels.size(), 7u);
   EXPECT_FALSE(Complete(t));
   ASSERT_TRUE(w->Finish().ok());
+}
+
+TEST(PartWriterTest, AFailedWriteStopsTheRecordingAndKeepsWhatWasWritten) {
+  ScratchDir dir;
+  std::string path = dir.Path("part-3.db");
+  auto w = OpenPart(path);
+  w->Submit(Kernels("first", 10));
+  ASSERT_TRUE(w->Flush().ok());
+  const auto written = std::filesystem::file_size(path);
+  // A file-size limit a little above the part's size makes the next, much larger flush fail
+  // part-way, as a full disk would (SIGXFSZ ignored: the write returns EFBIG instead).
+  rlimit old_limit{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old_limit), 0);
+  auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = old_limit;
+  small.rlim_cur = written + 64 * 1024;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  w->Submit(Kernels("second", 50000));
+  ::testing::internal::CaptureStderr();
+  Status flushed = w->Flush();
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  w->Submit(Kernels("third", 5));  // after the failure: dropped, not queued
+  Status finished = w->Finish();
+  setrlimit(RLIMIT_FSIZE, &old_limit);
+  std::signal(SIGXFSZ, old_handler);
+
+  EXPECT_FALSE(flushed.ok());
+  EXPECT_FALSE(finished.ok());
+  // One line, at once, naming the part and saying what happens next.
+  EXPECT_NE(err.find("tracegate: "), std::string::npos) << err;
+  EXPECT_NE(err.find(path), std::string::npos) << err;
+  EXPECT_NE(err.find("recording in this process stops; what was written before stays readable"), std::string::npos)
+      << err;
+  EXPECT_EQ(w->EventsDropped(), 5u);
+  Trace t;
+  ASSERT_TRUE(ReadPart(path, &t).ok());
+  EXPECT_EQ(t.kernels.size(), 10u);  // the first flush, whole; nothing of the failed one
+  EXPECT_EQ(t.Name(t.kernels.name[0]), "first");
+  EXPECT_FALSE(Complete(t));  // record then marks the process's data incomplete
 }
 
 TEST(PartWriterTest, OpenFailsWithThePath) {

@@ -50,6 +50,9 @@ class PartWriter {
 
   // Events queued or written so far, by table (for the record summary and tests).
   uint64_t EventsSubmitted() const;
+  // Events submitted after a write failed (full disk, file size limit), which were dropped: the
+  // first failure is printed on stderr at once and ends the recording of this process.
+  uint64_t EventsDropped() const;
 
  private:
   struct Impl;
