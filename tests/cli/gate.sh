@@ -76,6 +76,36 @@ gate 2 '^CANNOT JUDGE: .*corrupt\.json' "$dir/up49.json" --baseline "$dir/corrup
 gate 2 '^CANNOT JUDGE: .*missing\.json' "$dir/missing.json" --baseline "$dir/base.json"
 gate 2 "^CANNOT JUDGE: .*no baseline named 'nope'" "$dir/base.json" --baseline nope --dir "$dir/none"
 "$tg" gate "$dir/base.json" >/dev/null 2>&1; [ $? = 2 ] && ok || fail "gate without --baseline exits 2"
+# Fail closed: every report that is not one, or whose numbers cannot be trusted, exits 2 and says
+# why on the verdict line, whichever side it is on.
+echo '[1, 2]' >"$dir/array.json"
+# (not an object: read as a trace, a bare Chrome-trace array with no events)
+gate 2 '^CANNOT JUDGE: .*array\.json: no trace events' "$dir/array.json" --baseline "$dir/base.json"
+variant no_schema "del r['schema']"
+gate 2 '^CANNOT JUDGE: .*no_schema\.json: not a tracegate report \(no "schema" key\)' "$dir/base.json" \
+  --baseline "$dir/no_schema.json"
+variant zero_avg "r['avg_latency_ms'] = 0"
+gate 2 '^CANNOT JUDGE: .*zero_avg\.json: avg_latency_ms is 0\.000, not positive' "$dir/zero_avg.json" --baseline "$dir/base.json"
+variant negative_avg "r['avg_latency_ms'] = -3.5"
+gate 2 '^CANNOT JUDGE: .*negative_avg\.json: avg_latency_ms is -3\.500, not positive' "$dir/base.json" \
+  --baseline "$dir/negative_avg.json"
+variant string_avg "r['avg_latency_ms'] = 'fast'"
+gate 2 '^CANNOT JUDGE: .*string_avg\.json: "avg_latency_ms" is not a number or null' "$dir/string_avg.json" \
+  --baseline "$dir/base.json"
+variant no_quality "del r['data_quality']"
+gate 2 '^CANNOT JUDGE: .*no_quality\.json: the report has no "data_quality"' \
+  "$dir/no_quality.json" --baseline "$dir/base.json"
+variant flagged "r['data_quality']['has_errors'] = True"
+gate 2 '^CANNOT JUDGE: .*flagged\.json: error-level data-quality counter data_quality\.has_errors = true' \
+  "$dir/flagged.json" --baseline "$dir/base.json"
+variant one_sample "r['latency_samples_ms'] = [r['avg_latency_ms']]"
+variant one_sample_up "r['latency_samples_ms'] = [r['avg_latency_ms'] * 1.2]; r['avg_latency_ms'] *= 1.2"
+gate 2 '^CANNOT JUDGE: over the limit, but --require-significance needs at least 2 latency samples per side' \
+  "$dir/one_sample_up.json" --baseline "$dir/one_sample.json" --require-significance
+: >"$dir/empty.json"
+gate 2 '^CANNOT JUDGE: .*empty\.json' "$dir/empty.json" --baseline "$dir/base.json"
+"$tg" gate "$dir/base.json" --baseline "$dir/base.json" --threshold -1 >/dev/null 2>&1
+[ $? = 2 ] && ok || fail "gate --threshold -1 exits 2"
 
 # --junit and --md, for a regression and for an unreadable baseline.
 gate 1 '^REGRESSION' "$dir/up51.json" --baseline "$dir/base.json" --junit "$dir/r.xml" --md "$dir/r.md"
