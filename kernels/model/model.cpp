@@ -194,8 +194,11 @@ ModelRun RunModel(const ModelOptions& o) {
   HostBuffer staging(o.batch * image_bytes, !o.pageable);
 
   ModelRun run;
-  for (const StageWeights& st : net.stages)
-    run.stage_notes.push_back(st.spec.name + (st.fused ? " fused: " : " unfused: ") + lanes.front()->block.front()->Describe());
+  for (size_t i = 0; i < net.stages.size(); ++i) {
+    const StageWeights& st = net.stages[i];
+    run.stage_notes.push_back(st.spec.name + (st.fused ? " fused, " : " unfused, ") + "cuDNN " +
+                              lanes.front()->block[i]->Describe());
+  }
   const int total = o.warmup + o.iterations;
   for (int it = 0; it < total; ++it) {
     const bool measured = it >= o.warmup;
