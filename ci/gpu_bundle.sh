@@ -7,7 +7,7 @@
 #   - lib/: the shared libraries those programs use that a CUDA image lacks (simdjson, SQLite,
 #     zlib, Google Benchmark);
 #   - env.sh: sets LD_LIBRARY_PATH to lib/ plus CUDA's own libraries on that machine (cudart,
-#     CUPTI and cuBLASLt from /usr/local/cuda, cuDNN from there or from python's nvidia-cudnn).
+#     CUPTI, cuBLASLt and cuDNN from /usr/local/cuda, else from python's nvidia-* wheels).
 # Usage: ci/gpu_bundle.sh [BUILD_DIR=build] [OUT_DIR=.gpu]
 #   then, on the GPU machine:  source .gpu/env.sh && bash tests/gpu/reference_workloads.sh .gpu OUT
 set -euo pipefail
@@ -38,12 +38,13 @@ done | sort -u | while read -r name path; do
   esac
 done
 cat >"$out.tmp/env.sh" <<'EOF'
-# Source this on the GPU machine: the bundle's libraries, then CUDA's own.
+# Source this on the GPU machine: the bundle's libraries, then CUDA's own: the toolkit's, then
+# those of python's nvidia-* wheels (cuDNN, cuBLAS, CUPTI) for what the toolkit lacks.
 _tg_bundle=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-_tg_cudnn=$(python3 -c 'import nvidia.cudnn, os; print(os.path.join(list(nvidia.cudnn.__path__)[0], "lib"))' 2>/dev/null || true)
-export LD_LIBRARY_PATH="$_tg_bundle/lib:/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64${_tg_cudnn:+:$_tg_cudnn}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+_tg_wheels=$(python3 -c 'import glob, nvidia; print(":".join(sorted(d for p in nvidia.__path__ for d in glob.glob(p + "/*/lib"))))' 2>/dev/null || true)
+export LD_LIBRARY_PATH="$_tg_bundle/lib:/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64${_tg_wheels:+:$_tg_wheels}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export TRACEGATE_INJECT_LIB="$_tg_bundle/libtracegate_inject.so"
-unset _tg_cudnn
+unset _tg_wheels
 EOF
 rm -rf "$out"
 mv "$out.tmp" "$out"
