@@ -41,11 +41,19 @@ IterationAnalysis Iterations(const Trace& t) {
   return it;
 }
 
-TEST(MeasureLaunchedShare, SumsTheGpuTimeOfKernelsLaunchedInsideTheRanges) {
+// The share `measure` (MeasureLaunchedShare or MeasureRangeShare) finds in StageTrace().
+template <typename Measure>
+MeasuredShare ShareOfStageTrace(Measure measure, const std::string& regex) {
   Trace t = StageTrace();
   IterationAnalysis it = Iterations(t);
   MeasuredShare m;
-  ASSERT_TRUE(MeasureLaunchedShare(t, it, "^res3( |$)", &m).ok());
+  Status s = measure(t, it, regex, &m);
+  EXPECT_TRUE(s.ok()) << s.message();
+  return m;
+}
+
+TEST(MeasureLaunchedShare, SumsTheGpuTimeOfKernelsLaunchedInsideTheRanges) {
+  MeasuredShare m = ShareOfStageTrace(MeasureLaunchedShare, "^res3( |$)");
   // conv 100 + bn 150 (iteration 1) + conv 100 (iteration 2) = 350 of 2 x 1000 ns.
   EXPECT_EQ(m.part_ns, 350);
   EXPECT_EQ(m.total_ns, 2000);
@@ -54,20 +62,14 @@ TEST(MeasureLaunchedShare, SumsTheGpuTimeOfKernelsLaunchedInsideTheRanges) {
 }
 
 TEST(MeasureLaunchedShare, CountsAKernelInNestedMatchingRangesOnce) {
-  Trace t = StageTrace();
-  IterationAnalysis it = Iterations(t);
-  MeasuredShare m;
-  ASSERT_TRUE(MeasureLaunchedShare(t, it, "res3|inner", &m).ok());
+  MeasuredShare m = ShareOfStageTrace(MeasureLaunchedShare, "res3|inner");
   EXPECT_EQ(m.part_ns, 350);  // conv (launched inside both) once
   EXPECT_EQ(m.matched, 3u);
 }
 
 TEST(MeasureLaunchedShare, HostRangeShareDiffersForAsynchronousWork) {
   // The same stage by --range: the host ranges' union, 200 + 100 ns = 300 of 2000.
-  Trace t = StageTrace();
-  IterationAnalysis it = Iterations(t);
-  MeasuredShare m;
-  ASSERT_TRUE(MeasureRangeShare(t, it, "^res3( |$)", &m).ok());
+  MeasuredShare m = ShareOfStageTrace(MeasureRangeShare, "^res3( |$)");
   EXPECT_EQ(m.part_ns, 300);
 }
 
