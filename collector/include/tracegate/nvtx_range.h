@@ -11,19 +11,11 @@
 
 #include <nvtx3/nvToolsExt.h>
 
-#include <cstdint>
 #include <string>
-#include <string_view>
+
+#include "tracegate/cost_annotation.h"
 
 namespace tg {
-
-// "<label> bytes=<bytes> flops=<flops>" (flops omitted when 0).
-inline std::string CostAnnotation(std::string_view label, uint64_t bytes, uint64_t flops) {
-  std::string s(label);
-  s += " bytes=" + std::to_string(bytes);
-  if (flops > 0) s += " flops=" + std::to_string(flops);
-  return s;
-}
 
 // Push on construction, pop on destruction, on the calling thread.
 class NvtxRange {
