@@ -30,10 +30,12 @@ template <typename T> __device__ inline T FromFloat(float v);
 template <> __device__ inline float FromFloat<float>(float v) { return v; }
 template <> __device__ inline __half FromFloat<__half>(float v) { return __float2half_rn(v); }
 
-// 16-byte load of kWidth elements starting at element i (i a multiple of kWidth).
+// 16-byte load of kWidth elements starting at element i (i a multiple of kWidth). A plain load,
+// not __ldg: the chains run some kernels in place (out == a), which the read-only path must not
+// assume away.
 template <typename T>
 __device__ inline void LoadVec(const T* p, size_t i, float* v) {
-  uint4 raw = __ldg(reinterpret_cast<const uint4*>(p + i));
+  uint4 raw = *reinterpret_cast<const uint4*>(p + i);
   const T* e = reinterpret_cast<const T*>(&raw);
 #pragma unroll
   for (int j = 0; j < VecTraits<T>::kWidth; ++j) v[j] = ToFloat(e[j]);
@@ -49,6 +51,15 @@ __device__ inline void StoreVec(T* p, size_t i, const float* v) {
 
 template <typename T>
 __device__ inline float LoadScalar(const T* p, size_t i) { return ToFloat(p[i]); }
+// Per-channel vectors are never written by the kernels that read them.
+template <typename T>
+__device__ inline float LoadChannel(const T* p, size_t c) { return ToFloat(__ldg(p + c)); }
+
+// i % channels, in 32 bits when both fit (a 64-bit division costs several times more).
+__device__ inline size_t ChannelOf(size_t i, size_t channels) {
+  if ((i | channels) <= 0xffffffffu) return static_cast<uint32_t>(i) % static_cast<uint32_t>(channels);
+  return i % channels;
+}
 
 // The ops: out = F(a, b, p0[c], p1[c]) with c = i % channels. Unused operands are 0.
 struct AddReluOp { __device__ float operator()(float a, float b, float, float) const { return fmaxf(__fadd_rn(a, b), 0.f); } };
@@ -71,11 +82,12 @@ __device__ inline float GeluDevice(float x) {
 struct GeluOp { __device__ float operator()(float a, float, float, float) const { return GeluDevice(a); } };
 struct BiasGeluOp { __device__ float operator()(float a, float, float, float b) const { return GeluDevice(__fadd_rn(a, b)); } };
 
-// kB: b is read; kP0 / kP1: per-channel p0 / p1 are read.
+// kB: b is read; kP0 / kP1: per-channel p0 / p1 are read. out may be a or b (in place): each
+// element is read and written by the same thread, so no __restrict__ on the tensors.
 template <typename T, bool kB, bool kP0, bool kP1, typename F>
 __global__ void __launch_bounds__(kThreads)
-    MapKernel(const T* __restrict__ a, const T* __restrict__ b, const T* __restrict__ p0, const T* __restrict__ p1,
-              T* out, size_t n, size_t channels, F f) {
+    MapKernel(const T* a, const T* b, const T* __restrict__ p0, const T* __restrict__ p1, T* out, size_t n,
+              size_t channels, F f) {
   constexpr int W = VecTraits<T>::kWidth;
   const size_t vectors = n / W;
   const size_t stride = size_t{gridDim.x} * blockDim.x;
@@ -84,12 +96,12 @@ __global__ void __launch_bounds__(kThreads)
     float x[W], y[W];
     LoadVec(a, i, x);
     if constexpr (kB) LoadVec(b, i, y);
-    size_t c = (kP0 || kP1) ? i % channels : 0;
+    size_t c = (kP0 || kP1) ? ChannelOf(i, channels) : 0;
 #pragma unroll
     for (int j = 0; j < W; ++j) {
       float s = 0.f, t = 0.f;
-      if constexpr (kP0) s = LoadScalar(p0, c);
-      if constexpr (kP1) t = LoadScalar(p1, c);
+      if constexpr (kP0) s = LoadChannel(p0, c);
+      if constexpr (kP1) t = LoadChannel(p1, c);
       if constexpr (kP0 || kP1) c = (c + 1 == channels) ? 0 : c + 1;
       x[j] = f(x[j], kB ? y[j] : 0.f, s, t);
     }
@@ -100,8 +112,8 @@ __global__ void __launch_bounds__(kThreads)
   if (blockIdx.x == 0 && i < n) {
     float bv = 0.f, s = 0.f, t = 0.f;
     if constexpr (kB) bv = LoadScalar(b, i);
-    if constexpr (kP0) s = LoadScalar(p0, i % channels);
-    if constexpr (kP1) t = LoadScalar(p1, i % channels);
+    if constexpr (kP0) s = LoadChannel(p0, ChannelOf(i, channels));
+    if constexpr (kP1) t = LoadChannel(p1, ChannelOf(i, channels));
     out[i] = FromFloat<T>(f(LoadScalar(a, i), bv, s, t));
   }
 }

@@ -88,7 +88,8 @@ Network BuildNetwork(const ModelOptions& o, size_t micro) {
     StageWeights st;
     st.spec = spec;
     st.fused = StageFused(o, spec.name);
-    const Costs c = StageCosts(spec, o.batch, p, st.fused);
+    // Each stream's range covers its own micro-batch, so it carries that micro-batch's costs.
+    const Costs c = StageCosts(spec, micro, p, st.fused);
     st.range = CostAnnotation(spec.name, c.bytes, c.flops);
     if (spec.in_channels > 0) {
       ConvShape t;
@@ -140,6 +141,9 @@ std::unique_ptr<Lane> MakeLane(const ModelOptions& o, const Network& net, size_t
   lane->pooled = DeviceBuffer(micro * net.features * sizeof(float));
   lane->logits = DeviceBuffer(micro * o.classes * sizeof(float));
   lane->logits_host = HostBuffer(micro * o.classes * sizeof(float), !o.pageable);
+  // Layers without a residual pass y as cuDNN's z with alpha2 = 0: start from zeros, not from
+  // whatever the allocation held (0 * NaN is NaN).
+  for (DeviceBuffer* b : {&lane->act_a, &lane->act_b, &lane->tmp}) TG_CUDA_CHECK(cudaMemset(b->get(), 0, b->bytes()));
   return lane;
 }
 
