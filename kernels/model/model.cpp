@@ -91,12 +91,7 @@ Network BuildNetwork(const ModelOptions& o, size_t micro) {
     // Each stream's range covers its own micro-batch, so it carries that micro-batch's costs.
     const Costs c = StageCosts(spec, micro, p, st.fused);
     st.range = CostAnnotation(spec.name, c.bytes, c.flops);
-    if (spec.in_channels > 0) {
-      ConvShape t;
-      t.n = micro, t.h = spec.size * 2, t.w = spec.size * 2, t.c = spec.in_channels, t.k = spec.channels;
-      t.r = 1, t.s = 1, t.stride = 2, t.pad = 0;
-      st.transition = MakeLayer(t, p, seed += 10);
-    }
+    if (spec.in_channels > 0) st.transition = MakeLayer(StageTransitionShape(spec, micro), p, seed += 10);
     const ConvShape block = StageBlockShape(spec, micro);
     for (size_t b = 0; b < spec.blocks; ++b) st.blocks.push_back(MakeLayer(block, p, seed += 10));
     net.features = spec.channels;

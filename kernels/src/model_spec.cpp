@@ -97,6 +97,18 @@ bool StageFused(const ModelOptions& o, const std::string& stage) {
   return std::find(o.fuse.begin(), o.fuse.end(), stage) != o.fuse.end();
 }
 
+ConvShape StageTransitionShape(const StageSpec& stage, size_t batch) {
+  ConvShape t;
+  t.n = batch;
+  t.h = t.w = 2 * stage.size;
+  t.c = stage.in_channels;
+  t.k = stage.channels;
+  t.r = t.s = 1;
+  t.stride = 2;
+  t.pad = 0;
+  return t;
+}
+
 // The transition is a 1x1 stride-2 convolution with BN folded and ReLU in one cuDNN call, i.e. the
 // fused ConvBnAddReluCosts without the residual: minus reading z (Y elements) and minus the add
 // (Y FLOPs): bytes (X + W + K + Y) * e, FLOPs ConvOps + 3Y, one kernel. Each block costs
@@ -108,14 +120,7 @@ Costs StageCosts(const StageSpec& stage, size_t batch, Precision p, bool fused) 
   total.flops = block.flops * stage.blocks;
   total.kernels = block.kernels * static_cast<int>(stage.blocks);
   if (stage.in_channels > 0) {
-    ConvShape t;
-    t.n = batch;
-    t.h = t.w = 2 * stage.size;
-    t.c = stage.in_channels;
-    t.k = stage.channels;
-    t.r = t.s = 1;
-    t.stride = 2;
-    t.pad = 0;
+    const ConvShape t = StageTransitionShape(stage, batch);
     const Costs transition = ConvBnAddReluCosts(t, p, true);
     const uint64_t y = t.y_elements();
     total.bytes += transition.bytes - y * ElementBytes(p);

@@ -41,6 +41,20 @@ TEST(KernelsModelSpec, Res3BlockIsTheSeedsShape) {
   EXPECT_EQ(res5.y_elements(), 2u * 7 * 7 * 512);
 }
 
+TEST(KernelsModelSpec, TransitionHalvesTheSizeIntoTheStagesChannels) {
+  // res3's transition: 56x56x64 -> 28x28x128, 1x1 stride 2, no padding.
+  const ConvShape t = StageTransitionShape(ModelStages(224)[1], 4);
+  EXPECT_EQ(t.n, 4u);
+  EXPECT_EQ(t.h, 56u);
+  EXPECT_EQ(t.c, 64u);
+  EXPECT_EQ(t.k, 128u);
+  EXPECT_EQ(t.r, 1u);
+  EXPECT_EQ(t.stride, 2u);
+  EXPECT_EQ(t.pad, 0u);
+  EXPECT_EQ(t.p(), 28u);  // (56 - 1) / 2 + 1
+  EXPECT_EQ(t.y_elements(), 4u * 28 * 28 * 128);
+}
+
 TEST(KernelsModelSpec, Res3CostsByHand) {
   const StageSpec res3 = ModelStages(224)[1];
   // Block (Res3Shape(1), fp16): fused 897280 bytes, 231612416 FLOPs; unfused 2101760 bytes (see

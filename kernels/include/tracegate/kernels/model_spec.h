@@ -32,6 +32,9 @@ struct StageSpec {
 std::vector<StageSpec> ModelStages(size_t image);
 // The block convolution of a stage, for `batch` images.
 ConvShape StageBlockShape(const StageSpec& stage, size_t batch);
+// The stage's transition: a 1x1 stride-2 convolution from in_channels at twice the size (only
+// when in_channels > 0).
+ConvShape StageTransitionShape(const StageSpec& stage, size_t batch);
 
 struct ModelOptions {
   size_t batch = 32;
