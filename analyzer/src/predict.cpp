@@ -80,11 +80,8 @@ Status MeasureRangeShare(const Trace& trace, const IterationAnalysis& iterations
     }
     out->matched += counted;
   }
-  if (out->matched == 0) return InvalidInput("--range: no range inside the analysed iterations matches '" + regex + "'");
-  if (out->total_ns <= 0) return InvalidInput("the analysed iterations have zero length: nothing to take a share of");
   out->part_ns = UnionLength(pieces);
-  out->share = std::min(1.0, static_cast<double>(out->part_ns) / static_cast<double>(out->total_ns));
-  return Status::Ok();
+  return Finish("--range: no range inside the analysed iterations", regex, out);
 }
 
 Status MeasureLaunchedShare(const Trace& trace, const IterationAnalysis& iterations, const std::string& regex,
