@@ -51,6 +51,20 @@ std::map<std::string, int64_t> SqlPairs(const std::string& path, const std::stri
   return out;
 }
 
+// The details of EXPLAIN QUERY PLAN for `query`, one step per line.
+std::string QueryPlan(const std::string& path, const std::string& query) {
+  std::string out;
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  const std::string explain = "EXPLAIN QUERY PLAN " + query;
+  EXPECT_EQ(sqlite3_prepare_v2(db, explain.c_str(), -1, &st, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  while (sqlite3_step(st) == SQLITE_ROW) out += std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, 3))) + "\n";
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return out;
+}
+
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
@@ -340,6 +354,21 @@ TEST_F(StoreTest, NsysKernelSummaryQueryGivesTheModelsAnswer) {
                            "JOIN StringIds s ON s.id = e.textId "
                            "WHERE e.eventType IN (34, 59, 60) GROUP BY 1"),
             (std::map<std::string, int64_t>{{"NCCL:allreduce", 2}, {"app:checkpoint", 1}}));
+}
+
+// Users' two common queries stay indexed: a time window on a table, and the GPU activity ->
+// launching API join (through tg_runtime_corr; the GPU tables have no correlation index).
+TEST_F(StoreTest, TimeWindowsAndCorrelationJoinsUseIndexes) {
+  std::string path = Path("plan.tgdb");
+  ASSERT_TRUE(WriteStore(FullTrace(), path).ok());
+  EXPECT_NE(QueryPlan(path, "SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE start BETWEEN 10 AND 20")
+                .find("USING INDEX tg_kernel_start"),
+            std::string::npos);
+  for (const char* gpu : {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"}) {
+    std::string plan = QueryPlan(path, std::string("SELECT g.start, r.nameId FROM ") + gpu +
+                                           " g JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = g.correlationId");
+    EXPECT_NE(plan.find("USING INDEX tg_runtime_corr"), std::string::npos) << gpu << ":\n" << plan;
+  }
 }
 
 TEST_F(StoreTest, RealNsysExportSurvivesTheStore) {
