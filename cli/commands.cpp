@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <string>
 #include <iostream>
 
 #include "tracegate/amdahl.h"
@@ -42,6 +44,45 @@ Status Load(const std::string& path, Trace& trace) {
   AnnounceImport(path);
   return ImportTrace(path, trace);
 }
+
+// --timings: one stderr line per step with its wall time, the resident memory after it and the
+// peak so far (VmRSS / VmHWM of /proc/self/status; "n/a" where there is no /proc).
+class StepTimer {
+ public:
+  explicit StepTimer(bool on) : on_(on), last_(Clock::now()), first_(last_) {}
+  void Done(const char* step) {
+    if (!on_) return;
+    const auto now = Clock::now();
+    std::fprintf(stderr, "tracegate: timings: %-8s %7.3f s  rss %s  peak %s\n", step, Seconds(now - last_),
+                 Memory("VmRSS:").c_str(), Memory("VmHWM:").c_str());
+    last_ = now;
+  }
+  void Total() {
+    if (on_) std::fprintf(stderr, "tracegate: timings: %-8s %7.3f s\n", "total", Seconds(Clock::now() - first_));
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  static double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+  static std::string Memory(const char* key) {
+    std::FILE* f = std::fopen("/proc/self/status", "r");
+    if (!f) return "n/a";
+    char line[256];
+    std::string out = "n/a";
+    const size_t n = std::strlen(key);
+    while (std::fgets(line, sizeof line, f)) {
+      if (std::strncmp(line, key, n) != 0) continue;
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.1f MiB", std::strtod(line + n, nullptr) / 1024.0);  // kB
+      out = buf;
+      break;
+    }
+    std::fclose(f);
+    return out;
+  }
+  bool on_;
+  Clock::time_point last_, first_;
+};
 
 // An output path must not be the input: writing would destroy the trace being read.
 Status CheckOutputPath(const std::string& in, const std::string& out) {
@@ -105,18 +146,23 @@ int RunAnalyze(const AnalyzeArgs& args) {
       if (Status s = CheckOutputPath(args.trace, *out); !s.ok()) return Fail(s);
   AnalysisConfig config;
   if (Status s = ToAnalysisConfig(args, &config); !s.ok()) return Fail(s);
+  StepTimer timer(args.timings);
   Trace trace;
   if (Status s = Load(args.trace, trace); !s.ok()) return Fail(s);
+  timer.Done("load");
   Analysis analysis;
   if (Status s = RunAnalysis(trace, config, &analysis); !s.ok()) return Fail(s);
+  timer.Done("analysis");
   if (!args.json_out.empty() || !args.md_out.empty() || !args.html_out.empty()) {
-    nlohmann::json doc = AnalysisToJson(trace, analysis, config);
+    // The Markdown and HTML reports do not read the iteration rows.
+    nlohmann::json doc = AnalysisToJson(trace, analysis, config, IterationRows::kLeftOut);
     if (!args.json_out.empty())
-      if (Status s = WriteJsonFile(args.json_out, doc); !s.ok()) return Fail(s);
+      if (Status s = WriteAnalysisJson(args.json_out, doc, analysis.iterations); !s.ok()) return Fail(s);
     if (!args.md_out.empty())
       if (Status s = WriteMarkdownReport(doc, args.md_out); !s.ok()) return Fail(s);
     if (!args.html_out.empty())
       if (Status s = WriteHtmlReport(doc, args.html_out); !s.ok()) return Fail(s);
+    timer.Done("reports");
   }
   if (!args.quiet) {
     PrintAnalysis(std::cout, trace, analysis);
@@ -124,6 +170,7 @@ int RunAnalyze(const AnalyzeArgs& args) {
     if (!args.md_out.empty()) std::cout << "Markdown summary written to " << args.md_out << "\n";
     if (!args.html_out.empty()) std::cout << "HTML report written to " << args.html_out << "\n";
   }
+  timer.Total();
   return kExitOk;
 }
 

@@ -28,6 +28,7 @@ struct AnalyzeArgs {
   size_t largest_gaps = 10;
   int64_t small_copy_bytes = 64 * 1024;
   bool quiet = false;    // no human summary on stdout
+  bool timings = false;  // --timings: wall time and memory per step on stderr
   IterationArgs iterations;
   std::string model, precision;
   std::string commit;    // --commit; empty: the git HEAD of the current directory, if any

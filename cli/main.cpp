@@ -77,6 +77,7 @@ int main(int argc, char** argv) {
   a->add_option("--small-copy-bytes", analyze.small_copy_bytes, "Copies under this size count as small")
       ->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
   a->add_flag("-q,--quiet", analyze.quiet, "Do not print the summary (with -o)");
+  a->add_flag("--timings", analyze.timings, "Print each step's wall time and the process's memory to stderr (load, analysis, reports)");
   AddIterationOptions(a, analyze.iterations);
   a->add_option("--model", analyze.model, "Model name recorded in the report");
   a->add_option("--precision", analyze.precision, "Precision tag recorded in the report (fp32, fp16, bf16, int8)");

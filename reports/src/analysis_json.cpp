@@ -7,6 +7,7 @@
 #include "tracegate/analysis_report.h"
 #include "kernel_table_json.h"
 #include "timeline_json.h"
+#include "tracegate/fileio.h"
 #include "tracegate/report_provenance.h"
 
 namespace tg {
@@ -208,27 +209,29 @@ json PhasesJson(const IterationAnalysis& it) {
   return j;
 }
 
+json IterationRowJson(const Iteration& i) {
+  json phases = json::object();
+  for (size_t p = 0; p < kPhaseCount; ++p) phases[kPhaseNames[p]] = Ms(i.phase_ns[p]);
+  return {{"index", i.index},
+          {"name", i.name},
+          {"start_ns", i.start},
+          {"end_ns", i.end},
+          {"latency_ms", Ms(i.latency_ns())},
+          {"phases_ms", std::move(phases)},
+          {"gpu_busy_ms", Ms(i.gpu_busy_ns)},
+          {"kernels", i.kernels},
+          {"memcpys", i.memcpys},
+          {"memsets", i.memsets},
+          {"syncs", i.syncs},
+          {"sync_ms", Ms(i.sync_ns)},
+          {"pre_range_ms", Ms(i.pre_range_ns)},
+          {"infer_range_ms", Ms(i.infer_range_ns)},
+          {"post_range_ms", Ms(i.post_range_ns)}};
+}
+
 json IterationTableJson(const IterationAnalysis& it) {
   json arr = json::array();
-  for (const Iteration& i : it.iterations) {
-    json phases = json::object();
-    for (size_t p = 0; p < kPhaseCount; ++p) phases[kPhaseNames[p]] = Ms(i.phase_ns[p]);
-    arr.push_back({{"index", i.index},
-                   {"name", i.name},
-                   {"start_ns", i.start},
-                   {"end_ns", i.end},
-                   {"latency_ms", Ms(i.latency_ns())},
-                   {"phases_ms", std::move(phases)},
-                   {"gpu_busy_ms", Ms(i.gpu_busy_ns)},
-                   {"kernels", i.kernels},
-                   {"memcpys", i.memcpys},
-                   {"memsets", i.memsets},
-                   {"syncs", i.syncs},
-                   {"sync_ms", Ms(i.sync_ns)},
-                   {"pre_range_ms", Ms(i.pre_range_ns)},
-                   {"infer_range_ms", Ms(i.infer_range_ns)},
-                   {"post_range_ms", Ms(i.post_range_ns)}});
-  }
+  for (const Iteration& i : it.iterations) arr.push_back(IterationRowJson(i));
   return arr;
 }
 
@@ -309,7 +312,7 @@ json RulesJson(const RulesConfig& rules) {
 
 }  // namespace
 
-json AnalysisToJson(const Trace& trace, const Analysis& analysis, const AnalysisConfig& config) {
+json AnalysisToJson(const Trace& trace, const Analysis& analysis, const AnalysisConfig& config, IterationRows rows) {
   const Summary& summary = analysis.summary;
   const AnalyzeOptions& options = config.summary;
   json doc = json::object();
@@ -345,7 +348,7 @@ json AnalysisToJson(const Trace& trace, const Analysis& analysis, const Analysis
   doc["copies"] = CopiesJson(summary);
   doc["streams"] = StreamsJson(summary);
   doc["data_quality"] = QualityJson(summary);
-  doc["iteration_table"] = IterationTableJson(analysis.iterations);
+  doc["iteration_table"] = rows == IterationRows::kInTree ? IterationTableJson(analysis.iterations) : json::array();
   doc["timeline"] = TimelineJson(trace, analysis);
   doc["peak"] = PeakJson(analysis.peak);
   doc["roofline"] = RooflineJson(analysis.roofline);
@@ -359,6 +362,32 @@ json AnalysisToJson(const Trace& trace, const Analysis& analysis, const Analysis
                     {"infer_regex", config.iterations.infer_regex},
                     {"post_regex", config.iterations.post_regex}};
   return doc;
+}
+
+Status WriteAnalysisJson(const std::string& path, const json& doc, const IterationAnalysis& iterations) {
+  constexpr auto kReplace = json::error_handler_t::replace;
+  std::string text = doc.dump(2, ' ', false, kReplace);
+  // A top-level key at indent 2; inside a string value the quotes would be escaped.
+  static constexpr std::string_view kEmptyTable = "\n  \"iteration_table\": []";
+  const size_t at = text.find(kEmptyTable);
+  if (at == std::string::npos) return InvalidInput(path + ": the report has no empty \"iteration_table\" to fill");
+  if (!iterations.iterations.empty()) {
+    // What dump(2) writes for the array at depth 1: "[", each row indented by 4, "  ]".
+    std::string table = "[";
+    for (size_t r = 0; r < iterations.iterations.size(); ++r) {
+      const std::string row = IterationRowJson(iterations.iterations[r]).dump(2, ' ', false, kReplace);
+      table += r ? ",\n    " : "\n    ";
+      for (char c : row) {  // string values have no raw newlines, so each one starts a line
+        table += c;
+        if (c == '\n') table += "    ";
+      }
+    }
+    table += "\n  ]";
+    const size_t value = at + kEmptyTable.size() - 2;
+    text.replace(value, 2, table);
+  }
+  text.push_back('\n');
+  return WriteFileAtomic(path, text);
 }
 
 }  // namespace tg

@@ -79,6 +79,45 @@ TEST(AnalysisReport, MatchesGoldenFile) {
   EXPECT_TRUE(doc == expected) << "golden -> now: " << json::diff(expected, doc).dump(2);
 }
 
+std::string FileText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// `analyze -o` writes the iteration rows as it goes; the file must be exactly the tree's dump.
+TEST(AnalysisReport, StreamedIterationRowsWriteTheSameFile) {
+  const std::string dir = ::testing::TempDir();
+  Trace one = GoldenTrace();
+  Trace three = GoldenTrace();  // three "step" iterations, the last named with a quote, a tab and an invalid byte
+  const TimeNs base = 1'700'000'000'000'000'000;
+  three.ranges.Add(Range{base + 100'000, base + 150'000, three.strings.Intern("step"), 0, 10, 11, 0, false, kUnknownId});
+  three.ranges.Add(Range{base + 150'000, base + 170'000, three.strings.Intern("step \"3\"\t\xff"), 0, 10, 11, 0, false, kUnknownId});
+  AnalysisConfig config;
+  config.iterations.iteration_regex = "^step";
+  Trace empty;
+  for (const Trace* t : {&one, &three, &empty}) {
+    const Trace& trace = *t;
+    Analysis a = Analyze(trace, config);
+    const std::string tree = dir + "/tree.json", streamed = dir + "/streamed.json";
+    ASSERT_TRUE(WriteJsonFile(tree, AnalysisToJson(trace, a, config)).ok());
+    json doc = AnalysisToJson(trace, a, config, IterationRows::kLeftOut);
+    EXPECT_TRUE(doc["iteration_table"].empty());
+    ASSERT_TRUE(WriteAnalysisJson(streamed, doc, a.iterations).ok());
+    EXPECT_EQ(FileText(streamed), FileText(tree)) << a.iterations.iterations.size() << " iterations";
+    if (t == &three) {
+      EXPECT_EQ(a.iterations.iterations.size(), 3u);
+    }
+  }
+  // A document without the empty table is refused, and nothing is written.
+  Trace t = GoldenTrace();
+  Analysis a = Analyze(t);
+  json doc = AnalysisToJson(t, a, {});
+  EXPECT_FALSE(WriteAnalysisJson(dir + "/refused.json", doc, a.iterations).ok());
+  EXPECT_FALSE(std::ifstream(dir + "/refused.json").good());
+}
+
 TEST(AnalysisReport, CarriesSchemaToolAndVersion) {
   Trace t = GoldenTrace();
   json doc = AnalysisToJson(t, Analyze(t), {});

@@ -61,7 +61,9 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <cstdint>
 #include <ostream>
+#include <string>
 
 #include "tracegate/analysis.h"
 #include "tracegate/model.h"
@@ -72,7 +74,17 @@ inline constexpr const char* kReportSchema = "tracegate.report/v1";
 
 // The analysis as the report JSON document (schema "tracegate.report/v1"; stable snake_case keys,
 // units in key names). See the key list above.
-nlohmann::json AnalysisToJson(const Trace& trace, const Analysis& analysis, const AnalysisConfig& config);
+// With IterationRows::kLeftOut, "iteration_table" is an empty array: WriteAnalysisJson fills it
+// in as it writes (a trace of thousands of iterations would otherwise hold a large JSON tree).
+enum class IterationRows : uint8_t { kInTree, kLeftOut };
+nlohmann::json AnalysisToJson(const Trace& trace, const Analysis& analysis, const AnalysisConfig& config,
+                              IterationRows rows = IterationRows::kInTree);
+
+// Writes the report `doc` (from AnalysisToJson with IterationRows::kLeftOut) to `path`
+// atomically, rendering the rows of `iterations` into its "iteration_table" one at a time. The
+// file is byte for byte what WriteJsonFile would write for the kInTree document.
+[[nodiscard]] Status WriteAnalysisJson(const std::string& path, const nlohmann::json& doc,
+                                       const IterationAnalysis& iterations);
 
 // The human summary printed by `tracegate analyze` (fits one screen for a typical trace).
 void PrintAnalysis(std::ostream& out, const Trace& trace, const Analysis& analysis);
