@@ -166,20 +166,26 @@ double MeasureCopyBandwidth() {
 }
 
 // ---- element-wise pairs --------------------------------------------------------------------
+// int8: q in [-64, 64) with scales 2 / 64 (values in [-2, 2) as for fp32 and fp16), fp32
+// per-channel vectors, output scale 4 / 127.
 void BenchElementwise(benchmark::State& state, ElementwiseOp op, Precision p, bool fused, size_t n) {
   constexpr size_t kChannels = 256;
   const ElementwiseInfo& info = Info(op);
-  const DeviceBuffer a = Upload(RandomTensor(n, 1, -2.f, 2.f, p), p);
-  const DeviceBuffer b = Upload(RandomTensor(info.tensor_inputs > 1 ? n : 0, 2, -2.f, 2.f, p), p);
-  const DeviceBuffer scale = Upload(RandomTensor(kChannels, 3, 0.5f, 1.5f, p), p);
-  const DeviceBuffer bias = Upload(RandomTensor(kChannels, 4, -0.5f, 0.5f, p), p);
+  const Precision cp = ChannelPrecision(p);
+  const float range = p == Precision::kInt8 ? 64.f : 2.f;
+  const DeviceBuffer a = Upload(RandomTensor(n, 1, -range, range, p), p);
+  const DeviceBuffer b = Upload(RandomTensor(info.tensor_inputs > 1 ? n : 0, 2, -range, range, p), p);
+  const DeviceBuffer scale = Upload(RandomTensor(kChannels, 3, 0.5f, 1.5f, cp), cp);
+  const DeviceBuffer bias = Upload(RandomTensor(kChannels, 4, -0.5f, 0.5f, cp), cp);
+  Int8Scales q;
+  q.a = q.b = 2.f / 64.f, q.out = 4.f / 127.f;
   DeviceBuffer tmp(fused ? 0 : n * ElementBytes(p)), out(n * ElementBytes(p));
   Stream stream;
   const ElementwiseArgs args{a.get(), b.get(), scale.get(), bias.get(), tmp.get(), out.get(), n, kChannels};
   const Costs c = ElementwiseCosts(op, p, fused, n, kChannels);
   Row row{std::string(info.name) + " " + std::string(PrecisionName(p)), fused ? "fused" : "unfused",
           Elements(n) + " elements", 0, 0, c.bytes, c.flops, c.kernels, std::string(info.formula)};
-  TimeVersion(state, std::move(row), stream.get(), [&] { LaunchElementwise(op, p, fused, args, stream.get()); });
+  TimeVersion(state, std::move(row), stream.get(), [&] { LaunchElementwise(op, p, fused, args, stream.get(), q); });
 }
 
 // The copy kernel next to cudaMemcpy D2D: the yardstick itself, as a row of the table.
@@ -196,36 +202,51 @@ void BenchCopy(benchmark::State& state, bool kernel, size_t n_floats) {
 }
 
 // ---- GEMM + bias + ReLU ---------------------------------------------------------------------
+// int8: q in [-128, 128), b given transposed (n x k; random, so the same data), float bias,
+// alpha 1 / (16 * k) keeps most outputs inside int8.
 void BenchGemm(benchmark::State& state, GemmShape shape, Precision p, bool fused) {
-  const DeviceBuffer a = Upload(RandomTensor(shape.m * shape.k, 11, -1.f, 1.f, p), p);
-  const DeviceBuffer b = Upload(RandomTensor(shape.k * shape.n, 12, -1.f, 1.f, p), p);
-  const DeviceBuffer bias = Upload(RandomTensor(shape.n, 13, -1.f, 1.f, p), p);
+  const bool int8 = p == Precision::kInt8;
+  const float range = int8 ? 128.f : 1.f;
+  const DeviceBuffer a = Upload(RandomTensor(shape.m * shape.k, 11, -range, range, p), p);
+  const DeviceBuffer b = Upload(RandomTensor(shape.k * shape.n, 12, -range, range, p), p);
+  const DeviceBuffer bias = Upload(RandomTensor(shape.n, 13, -1.f, 1.f, ChannelPrecision(p)), ChannelPrecision(p));
   DeviceBuffer tmp(fused ? 0 : shape.m * shape.n * ElementBytes(p)), out(shape.m * shape.n * ElementBytes(p));
   Stream stream;
   GemmBiasRelu gemm(shape, p);
+  if (int8) gemm.SetInt8Alpha(1.f / (16.f * float(shape.k)));
   const Costs c = GemmBiasReluCosts(shape, p, fused);
   const std::string size = std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" + std::to_string(shape.k);
   Row row{"gemm_bias_relu " + std::string(PrecisionName(p)) + " " + size, fused ? "fused (cuBLASLt epilogue)" : "unfused",
           "m x n x k = " + size, 0, 0, c.bytes, c.flops, c.kernels,
-          fused ? "CUBLASLT_EPILOGUE_RELU_BIAS" : "cuBLASLt GEMM; bias kernel; ReLU kernel"};
+          std::string(fused ? "CUBLASLT_EPILOGUE_RELU_BIAS" : "cuBLASLt GEMM; bias kernel; ReLU kernel") +
+              (int8 ? " (int8 IMMA, TN, int32 accumulation)" : "")};
   TimeVersion(state, std::move(row), stream.get(),
               [&] { gemm.Run(fused, a.get(), b.get(), bias.get(), tmp.get(), out.get(), stream.get()); });
 }
 
 // ---- Conv + BN + Add + ReLU (res3) ----------------------------------------------------------
+// int8: the check's scales (CheckConv in check_kernels.cpp has the reasoning): x, z q in
+// [-128, 128) at 1/128, w q in [-32, 32) at 1/128, folded at 1.5/128, tmp and y at 1/8.
 void BenchConv(benchmark::State& state, size_t batch, Precision p, bool fused) {
   const ConvShape s = Res3Shape(batch);
-  const std::vector<float> w = RandomTensor(s.w_elements(), 21, -0.1f, 0.1f, p);
-  const std::vector<float> scale = RandomTensor(s.k, 22, 0.5f, 1.5f, p);
-  const DeviceBuffer x = Upload(RandomTensor(s.x_elements(), 20, -1.f, 1.f, p), p);
+  const bool int8 = p == Precision::kInt8;
+  const Precision cp = ChannelPrecision(p);
+  const float unit = int8 ? 128.f : 1.f;  // int8: q = value * 128
+  ConvInt8Scales q;
+  q.x = q.w = q.z = 1.f / 128.f, q.w_folded = 1.5f / 128.f, q.tmp = q.y = 1.f / 8.f;
+  const std::vector<float> w = RandomTensor(s.w_elements(), 21, -0.25f * unit, 0.25f * unit, p);
+  const std::vector<float> scale = RandomTensor(s.k, 22, 0.5f, 1.5f, cp);
+  const DeviceBuffer x = Upload(RandomTensor(s.x_elements(), 20, -unit, unit, p), p);
   const DeviceBuffer dw = Upload(w, p);
-  const DeviceBuffer dw_folded = Upload(FoldBnIntoFilter(s, p, w, scale), p);
-  const DeviceBuffer dscale = Upload(scale, p);
-  const DeviceBuffer dshift = Upload(RandomTensor(s.k, 23, -0.5f, 0.5f, p), p);
-  const DeviceBuffer z = Upload(RandomTensor(s.y_elements(), 24, -1.f, 1.f, p), p);
+  const DeviceBuffer dw_folded =
+      Upload(int8 ? FoldBnIntoFilterInt8(s, w, q.w, scale, q.w_folded) : FoldBnIntoFilter(s, p, w, scale), p);
+  const DeviceBuffer dscale = Upload(scale, cp);
+  const DeviceBuffer dshift = Upload(RandomTensor(s.k, 23, -0.5f, 0.5f, cp), cp);
+  const DeviceBuffer z = Upload(RandomTensor(s.y_elements(), 24, -unit, unit, p), p);
   DeviceBuffer tmp(fused ? 0 : s.y_elements() * ElementBytes(p)), y(s.y_elements() * ElementBytes(p));
   Stream stream;
   ConvBnAddRelu conv(s, p);
+  conv.SetInt8Scales(q);
   const ConvBnAddRelu::Tensors t{x.get(), dw.get(), dw_folded.get(), dscale.get(), dshift.get(), z.get(), tmp.get(), y.get()};
   const Costs c = ConvBnAddReluCosts(s, p, fused);
   Row row{"conv_bn_add_relu res3 " + std::string(PrecisionName(p)) + " batch " + std::to_string(batch),
@@ -342,7 +363,7 @@ void Register() {
     Configure(benchmark::RegisterBenchmark(kernel ? "copy/d2d_kernel" : "copy/d2d_memcpy",
                                  [=](benchmark::State& s) { Guarded(s, [&] { BenchCopy(s, kernel, n); }); }));
   for (ElementwiseOp op : kAllElementwiseOps)
-    for (Precision p : {Precision::kFp32, Precision::kFp16})
+    for (Precision p : {Precision::kFp32, Precision::kFp16, Precision::kInt8})
       for (bool fused : {false, true}) {
         const std::string name = "elementwise/" + std::string(Info(op).name) + "/" + std::string(PrecisionName(p)) +
                                  (fused ? "/fused" : "/unfused");
@@ -351,7 +372,7 @@ void Register() {
   const std::vector<GemmShape> gemms = g_options.quick ? std::vector<GemmShape>{{1024, 1024, 1024}}
                                                        : std::vector<GemmShape>{{8192, 4096, 1024}, {4096, 4096, 4096}};
   for (const GemmShape& g : gemms)
-    for (Precision p : {Precision::kFp32, Precision::kFp16})
+    for (Precision p : {Precision::kFp32, Precision::kFp16, Precision::kInt8})
       for (bool fused : {false, true}) {
         const std::string name = "gemm_bias_relu/" + std::to_string(g.m) + "x" + std::to_string(g.n) + "x" +
                                  std::to_string(g.k) + "/" + std::string(PrecisionName(p)) + (fused ? "/fused" : "/unfused");
@@ -359,10 +380,12 @@ void Register() {
       }
   const std::vector<size_t> batches = g_options.quick ? std::vector<size_t>{32} : std::vector<size_t>{32, 256, 1024, 2048};
   for (size_t batch : batches)
-    for (bool fused : {false, true}) {
-      const std::string name = "conv_bn_add_relu/res3/batch" + std::to_string(batch) + "/fp16" + (fused ? "/fused" : "/unfused");
-      Configure(benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) { Guarded(s, [&] { BenchConv(s, batch, Precision::kFp16, fused); }); }));
-    }
+    for (Precision p : {Precision::kFp16, Precision::kInt8})
+      for (bool fused : {false, true}) {
+        const std::string name = "conv_bn_add_relu/res3/batch" + std::to_string(batch) + "/" +
+                                 std::string(PrecisionName(p)) + (fused ? "/fused" : "/unfused");
+        Configure(benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) { Guarded(s, [&] { BenchConv(s, batch, p, fused); }); }));
+      }
   const size_t small = 3 * 224 * 224 * 4;  // one 224x224 RGB fp32 image
   const size_t large = size_t{64} << 20;
   const std::pair<CopyPattern, size_t> patterns[] = {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "conv.h"
@@ -44,99 +45,140 @@ void Record(PairResult& r, const char* what, int input, std::span<const float> g
 }
 
 // Compares fused and unfused GPU outputs with each other and with their CPU references.
+// int8: each version is held to one step of its own reference; the two versions legitimately
+// differ by more (the unfused chain requantises every intermediate, the fused convolution uses
+// the BN-folded filter, itself quantised), so fused vs unfused is held to what their references
+// differ by plus one step for each version: 2 + max |ref fused - ref unfused|.
 template <typename RefFn>
-void CompareVersions(PairResult& r, int input, const std::vector<float>& fused, const std::vector<float>& unfused,
-                     Tolerance tol, RefFn ref) {
+void CompareVersions(PairResult& r, int input, Precision p, const std::vector<float>& fused,
+                     const std::vector<float>& unfused, Tolerance tol, RefFn ref) {
   std::vector<float> ref_fused(fused.size()), ref_unfused(unfused.size());
   ref(true, std::span<float>(ref_fused));
   ref(false, std::span<float>(ref_unfused));
-  Record(r, "fused vs unfused", input, fused, unfused, tol, &PairResult::fused_vs_unfused);
+  Tolerance pair_tol = tol;
+  if (p == Precision::kInt8) {
+    pair_tol.atol = 2 * tol.atol + CompareOutputs(ref_fused, ref_unfused, Tolerance{}).max_abs_error;
+  }
+  Record(r, "fused vs unfused", input, fused, unfused, pair_tol, &PairResult::fused_vs_unfused);
   Record(r, "fused vs CPU reference", input, fused, ref_fused, tol, &PairResult::fused_vs_ref);
   Record(r, "unfused vs CPU reference", input, unfused, ref_unfused, tol, &PairResult::unfused_vs_ref);
 }
 
 // n is not a multiple of the vector width, so the kernels' scalar tails are checked too.
+// int8: q over the whole int8 range with scales 4 / 128 (values in [-4, 4) as for fp32 and fp16),
+// fp32 per-channel vectors in [-2, 2), output scale 10 / 127 (|x * scale + bias| <= 10).
 PairResult CheckElementwise(ElementwiseOp op, Precision p, int inputs, size_t n, size_t channels) {
   PairResult r{std::string(Info(op).name) + " " + std::string(PrecisionName(p)), inputs, 0, 0, 0, {}};
+  const bool int8 = p == Precision::kInt8;
+  const Precision cp = ChannelPrecision(p);
+  const float range = int8 ? 128.f : 4.f;
+  Int8Scales q;
+  q.a = q.b = 4.f / 128.f, q.out = 10.f / 127.f;
   Stream stream;
-  DeviceBuffer a(n * ElementBytes(p)), b(n * ElementBytes(p)), scale(channels * ElementBytes(p)),
-      bias(channels * ElementBytes(p)), tmp(n * ElementBytes(p)), out_f(n * ElementBytes(p)), out_u(n * ElementBytes(p));
+  DeviceBuffer a(n * ElementBytes(p)), b(n * ElementBytes(p)), scale(channels * ElementBytes(cp)),
+      bias(channels * ElementBytes(cp)), tmp(n * ElementBytes(p)), out_f(n * ElementBytes(p)), out_u(n * ElementBytes(p));
   for (int i = 0; i < inputs; ++i) {
     const uint64_t seed = 1000 + 10 * uint64_t(i);
-    const std::vector<float> ha = RandomTensor(n, seed, -4.f, 4.f, p), hb = RandomTensor(n, seed + 1, -4.f, 4.f, p),
-                             hs = RandomTensor(channels, seed + 2, -2.f, 2.f, p),
-                             hbias = RandomTensor(channels, seed + 3, -2.f, 2.f, p);
+    const std::vector<float> ha = RandomTensor(n, seed, -range, range, p),
+                             hb = RandomTensor(n, seed + 1, -range, range, p),
+                             hs = RandomTensor(channels, seed + 2, -2.f, 2.f, cp),
+                             hbias = RandomTensor(channels, seed + 3, -2.f, 2.f, cp);
     UploadInto(ha, p, a.get());
     UploadInto(hb, p, b.get());
-    UploadInto(hs, p, scale.get());
-    UploadInto(hbias, p, bias.get());
+    UploadInto(hs, cp, scale.get());
+    UploadInto(hbias, cp, bias.get());
     ElementwiseArgs args{a.get(), b.get(), scale.get(), bias.get(), tmp.get(), out_f.get(), n, channels};
-    LaunchElementwise(op, p, true, args, stream.get());
+    LaunchElementwise(op, p, true, args, stream.get(), q);
     args.out = out_u.get();
-    LaunchElementwise(op, p, false, args, stream.get());
+    LaunchElementwise(op, p, false, args, stream.get(), q);
     TG_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
     const ElementwiseInputs in{ha, hb, hs, hbias, channels};
-    CompareVersions(r, i, Download(out_f.get(), n, p), Download(out_u.get(), n, p), ElementwiseTolerance(op, p),
-                    [&](bool fused, std::span<float> out) { ElementwiseReference(op, p, fused, in, out); });
-  }
-  return r;
-}
-
-PairResult CheckGemm(Precision p, int inputs, GemmShape s) {
-  PairResult r{"gemm_bias_relu " + std::string(PrecisionName(p)), inputs, 0, 0, 0, {}};
-  Stream stream;
-  GemmBiasRelu gemm(s, p);
-  const size_t es = ElementBytes(p);
-  DeviceBuffer a(s.m * s.k * es), b(s.k * s.n * es), bias(s.n * es), tmp(s.m * s.n * es), out_f(s.m * s.n * es),
-      out_u(s.m * s.n * es);
-  for (int i = 0; i < inputs; ++i) {
-    const uint64_t seed = 5000 + 10 * uint64_t(i);
-    const std::vector<float> ha = RandomTensor(s.m * s.k, seed, -1.f, 1.f, p),
-                             hb = RandomTensor(s.k * s.n, seed + 1, -1.f, 1.f, p),
-                             hbias = RandomTensor(s.n, seed + 2, -1.f, 1.f, p);
-    UploadInto(ha, p, a.get());
-    UploadInto(hb, p, b.get());
-    UploadInto(hbias, p, bias.get());
-    gemm.Run(true, a.get(), b.get(), bias.get(), tmp.get(), out_f.get(), stream.get());
-    gemm.Run(false, a.get(), b.get(), bias.get(), tmp.get(), out_u.get(), stream.get());
-    TG_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-    CompareVersions(r, i, Download(out_f.get(), s.m * s.n, p), Download(out_u.get(), s.m * s.n, p),
-                    ReductionTolerance(p, s.k), [&](bool fused, std::span<float> out) {
-                      GemmBiasReluReference(s, p, fused, ha, hb, hbias, out);
+    CompareVersions(r, i, p, Download(out_f.get(), n, p), Download(out_u.get(), n, p), ElementwiseTolerance(op, p),
+                    [&](bool fused, std::span<float> out) {
+                      if (int8) ElementwiseInt8Reference(op, fused, in, q, out);
+                      else ElementwiseReference(op, p, fused, in, out);
                     });
   }
   return r;
 }
 
+// int8: a and bt (B transposed, n x k) q over the whole range; alpha 1 / 2048 (k = 64: acc has a
+// standard deviation of 8 * 128 * 128 / 3 = 44000, so outputs of about 21 and the unfused
+// GEMM's int8 result saturates only beyond 5.9 of them); the float bias in output units in
+// [-16, 16).
+PairResult CheckGemm(Precision p, int inputs, GemmShape s) {
+  PairResult r{"gemm_bias_relu " + std::string(PrecisionName(p)), inputs, 0, 0, 0, {}};
+  const bool int8 = p == Precision::kInt8;
+  const Precision cp = ChannelPrecision(p);
+  const float range = int8 ? 128.f : 1.f, bias_range = int8 ? 16.f : 1.f, alpha = 1.f / 2048.f;
+  Stream stream;
+  GemmBiasRelu gemm(s, p);
+  if (int8) gemm.SetInt8Alpha(alpha);
+  const size_t es = ElementBytes(p);
+  DeviceBuffer a(s.m * s.k * es), b(s.k * s.n * es), bias(s.n * ElementBytes(cp)), tmp(s.m * s.n * es),
+      out_f(s.m * s.n * es), out_u(s.m * s.n * es);
+  for (int i = 0; i < inputs; ++i) {
+    const uint64_t seed = 5000 + 10 * uint64_t(i);
+    const std::vector<float> ha = RandomTensor(s.m * s.k, seed, -range, range, p),
+                             hb = RandomTensor(s.k * s.n, seed + 1, -range, range, p),  // int8: bt
+                             hbias = RandomTensor(s.n, seed + 2, -bias_range, bias_range, cp);
+    UploadInto(ha, p, a.get());
+    UploadInto(hb, p, b.get());
+    UploadInto(hbias, cp, bias.get());
+    gemm.Run(true, a.get(), b.get(), bias.get(), tmp.get(), out_f.get(), stream.get());
+    gemm.Run(false, a.get(), b.get(), bias.get(), tmp.get(), out_u.get(), stream.get());
+    TG_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+    CompareVersions(r, i, p, Download(out_f.get(), s.m * s.n, p), Download(out_u.get(), s.m * s.n, p),
+                    ReductionTolerance(p, s.k), [&](bool fused, std::span<float> out) {
+                      if (int8) GemmBiasReluInt8Reference(s, fused, alpha, ha, hb, hbias, out);
+                      else GemmBiasReluReference(s, p, fused, ha, hb, hbias, out);
+                    });
+  }
+  return r;
+}
+
+// int8: the fp inputs' ranges as q at 1/128 (x, z in [-1, 1), w in [-0.25, 0.25)); the folded
+// filter at 1.5 / 128 (BN scale < 1.5 keeps it in range); the convolution of L = R*S*C terms has
+// a standard deviation of about sqrt(L) * 0.083 (res3: 2.8), so tmp and y at 1/8 hold +-15.9
+// (over 5 of them: saturation, which the fused version does not do in between, stays rare);
+// shift (y units) is the fp shift [-0.5, 0.5) * 8.
 PairResult CheckConv(Precision p, int inputs, ConvShape s, const std::string& label) {
   PairResult r{"conv_bn_add_relu " + label + " " + std::string(PrecisionName(p)), inputs, 0, 0, 0, {}};
+  const bool int8 = p == Precision::kInt8;
+  const Precision cp = ChannelPrecision(p);
+  const float unit = int8 ? 128.f : 1.f, shift_unit = int8 ? 8.f : 1.f;
+  ConvInt8Scales q;
+  q.x = q.w = q.z = 1.f / 128.f, q.w_folded = 1.5f / 128.f, q.tmp = q.y = 1.f / 8.f;
   Stream stream;
   ConvBnAddRelu conv(s, p);
-  const size_t es = ElementBytes(p);
-  DeviceBuffer x(s.x_elements() * es), w(s.w_elements() * es), wf(s.w_elements() * es), scale(s.k * es),
-      shift(s.k * es), z(s.y_elements() * es), tmp(s.y_elements() * es), y_f(s.y_elements() * es),
+  conv.SetInt8Scales(q);
+  const size_t es = ElementBytes(p), cs = ElementBytes(cp);
+  DeviceBuffer x(s.x_elements() * es), w(s.w_elements() * es), wf(s.w_elements() * es), scale(s.k * cs),
+      shift(s.k * cs), z(s.y_elements() * es), tmp(s.y_elements() * es), y_f(s.y_elements() * es),
       y_u(s.y_elements() * es);
   for (int i = 0; i < inputs; ++i) {
     const uint64_t seed = 9000 + 10 * uint64_t(i);
-    const std::vector<float> hx = RandomTensor(s.x_elements(), seed, -1.f, 1.f, p),
-                             hw = RandomTensor(s.w_elements(), seed + 1, -0.25f, 0.25f, p),
-                             hscale = RandomTensor(s.k, seed + 2, 0.5f, 1.5f, p),
-                             hshift = RandomTensor(s.k, seed + 3, -0.5f, 0.5f, p),
-                             hz = RandomTensor(s.y_elements(), seed + 4, -1.f, 1.f, p);
+    const std::vector<float> hx = RandomTensor(s.x_elements(), seed, -unit, unit, p),
+                             hw = RandomTensor(s.w_elements(), seed + 1, -0.25f * unit, 0.25f * unit, p),
+                             hscale = RandomTensor(s.k, seed + 2, 0.5f, 1.5f, cp),
+                             hshift = RandomTensor(s.k, seed + 3, -0.5f * shift_unit, 0.5f * shift_unit, cp),
+                             hz = RandomTensor(s.y_elements(), seed + 4, -unit, unit, p);
     UploadInto(hx, p, x.get());
     UploadInto(hw, p, w.get());
-    UploadInto(FoldBnIntoFilter(s, p, hw, hscale), p, wf.get());
-    UploadInto(hscale, p, scale.get());
-    UploadInto(hshift, p, shift.get());
+    UploadInto(int8 ? FoldBnIntoFilterInt8(s, hw, q.w, hscale, q.w_folded) : FoldBnIntoFilter(s, p, hw, hscale), p,
+               wf.get());
+    UploadInto(hscale, cp, scale.get());
+    UploadInto(hshift, cp, shift.get());
     UploadInto(hz, p, z.get());
     ConvBnAddRelu::Tensors t{x.get(), w.get(), wf.get(), scale.get(), shift.get(), z.get(), tmp.get(), y_f.get()};
     conv.Run(true, t, stream.get());
     t.y = y_u.get();
     conv.Run(false, t, stream.get());
     TG_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-    CompareVersions(r, i, Download(y_f.get(), s.y_elements(), p), Download(y_u.get(), s.y_elements(), p),
+    CompareVersions(r, i, p, Download(y_f.get(), s.y_elements(), p), Download(y_u.get(), s.y_elements(), p),
                     ReductionTolerance(p, s.r * s.s * s.c), [&](bool fused, std::span<float> out) {
-                      ConvBnAddReluReference(s, p, fused, hx, hw, hscale, hshift, hz, out);
+                      if (int8) ConvBnAddReluInt8Reference(s, fused, q, hx, hw, hscale, hshift, hz, out);
+                      else ConvBnAddReluReference(s, p, fused, hx, hw, hscale, hshift, hz, out);
                     });
   }
   return r;
@@ -154,33 +196,40 @@ int main(int argc, char** argv) {
   std::string only;
   app.add_option("--inputs", inputs, "random inputs per pair (seed 001: 100)")->check(CLI::Range(1, 100000));
   app.add_option("--device", device, "CUDA device")->check(CLI::NonNegativeNumber);
-  app.add_option("--only", only, "check only the pairs whose name contains this text (e.g. add_relu, gemm, conv)");
+  app.add_option("--only", only, "check only the pairs whose \"<name> <precision>\" contains this text (e.g. add_relu, gemm, conv, int8)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return e.get_exit_code() == 0 ? app.exit(e) : (app.exit(e), 2);
   }
   std::vector<PairResult> results;
-  auto wanted = [&](const std::string& name) { return only.empty() || name.find(only) != std::string::npos; };
-  bool any = wanted("gemm_bias_relu") || wanted("conv_bn_add_relu");
-  for (ElementwiseOp op : kAllElementwiseOps) any = any || wanted(std::string(Info(op).name));
+  // --only matches "<pair> <precision>", so "add_relu", "int8" and "gemm_bias_relu fp16" all work.
+  constexpr Precision kAll[] = {Precision::kFp32, Precision::kFp16, Precision::kInt8};
+  auto wanted = [&](std::string_view pair, Precision p) {
+    return only.empty() || (std::string(pair) + " " + std::string(PrecisionName(p))).find(only) != std::string::npos;
+  };
+  bool any = false;
+  for (Precision p : kAll) {
+    any = any || wanted("gemm_bias_relu", p) || wanted("conv_bn_add_relu", p);
+    for (ElementwiseOp op : kAllElementwiseOps) any = any || wanted(Info(op).name, p);
+  }
   if (!any) {
     std::fprintf(stderr, "tracegate-kernel-check: --only '%s' matches no pair (add_relu, mul_relu, scale_bias_relu, "
-                 "bias_gelu, gemm_bias_relu, conv_bn_add_relu)\n", only.c_str());
+                 "bias_gelu, gemm_bias_relu, conv_bn_add_relu; fp32, fp16, int8)\n", only.c_str());
     return 2;
   }
   try {
     SelectDevice(device);
     for (ElementwiseOp op : kAllElementwiseOps)
-      for (Precision p : {Precision::kFp32, Precision::kFp16})
-        if (wanted(std::string(Info(op).name)))
-          results.push_back(CheckElementwise(op, p, inputs, 4099 * 8 + 5, 48));
-    for (Precision p : {Precision::kFp32, Precision::kFp16})
-      if (wanted("gemm_bias_relu")) results.push_back(CheckGemm(p, inputs, GemmShape{96, 80, 64}));
+      for (Precision p : kAll)
+        if (wanted(Info(op).name, p))
+          results.push_back(CheckElementwise(op, p, inputs, 4099 * 16 + 5, 48));
+    for (Precision p : kAll)  // n = 80 and k = 64 are multiples of 4, as int8 needs
+      if (wanted("gemm_bias_relu", p)) results.push_back(CheckGemm(p, inputs, GemmShape{96, 80, 64}));
     ConvShape small;  // a small NHWC block: 2 x 8 x 8 x 32 -> 32, 3x3, pad 1
     small.n = 2, small.h = 8, small.w = 8, small.c = 32, small.k = 32;
-    for (Precision p : {Precision::kFp32, Precision::kFp16})
-      if (wanted("conv_bn_add_relu")) {
+    for (Precision p : kAll)
+      if (wanted("conv_bn_add_relu", p)) {
         results.push_back(CheckConv(p, inputs, small, "2x8x8x32"));
         results.push_back(CheckConv(p, 1, Res3Shape(1), "res3 batch 1"));
       }

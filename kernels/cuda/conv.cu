@@ -19,6 +19,19 @@
 // bias and activation, so when cuDNN answers a Run with a not-supported status (returned before
 // anything is launched) the version moves to its next candidate and tries again; that happens in
 // the first (warm-up) run and is then remembered.
+//
+// int8 (semantics ConvBnAddReluInt8Reference; rules from the cuDNN 9 API reference's "supported
+// configurations" tables of cudnnConvolutionForward and cudnnConvolutionBiasActivationForward):
+// - INT8_CONFIG: x and w CUDNN_DATA_INT8, convolution compute type CUDNN_DATA_INT32, y (and z)
+//   CUDNN_DATA_INT8, bias CUDNN_DATA_FLOAT; NHWC only, with the input and output channel counts
+//   multiples of 4 (checked, CudaError); DP4A / IMMA GPUs (sm_61 and later, the H200 is sm_90).
+// - both calls use INT8_CONFIG: the fused call writes int8 y, the unfused convolution an int8
+//   tmp (its own scale), then the int8 element-wise BN (fp32 scale and shift), add and ReLU.
+// - the fused call's int8 configurations are implemented by IMPLICIT_PRECOMP_GEMM only, so that
+//   is its only candidate; the unfused call takes the heuristic's list.
+// - alpha1 / alpha2 (floats, as for every non-double configuration) carry the scales: fused
+//   alpha1 = x * w_folded / y, alpha2 = z / y; unfused alpha = x * w / tmp. The bias is added
+//   after alpha1, so the float shift is in units of y's scale.
 #include "conv.h"
 
 #include <cudnn.h>
@@ -80,12 +93,19 @@ int Dim(size_t value, const char* what, size_t min = 1) {
   return static_cast<int>(value);
 }
 
-// The tensors' type. int8 is not offered: cuDNN's INT8 configurations need a float bias, an int32
-// convolution and vectorised layouts, and the reference defines no int8 rounding to compare with.
+// The tensors' type.
 cudnnDataType_t DataType(Precision p) {
-  if (p == Precision::kInt8) throw CudaError("ConvBnAddRelu: int8 is not supported; use --precision fp32 or fp16");
-  return p == Precision::kFp16 ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT;
+  switch (p) {
+    case Precision::kFp32: return CUDNN_DATA_FLOAT;
+    case Precision::kFp16: return CUDNN_DATA_HALF;
+    case Precision::kInt8: return CUDNN_DATA_INT8;
+  }
+  return CUDNN_DATA_FLOAT;
 }
+
+// The convolution's compute type: INT32 for int8 (INT8_CONFIG), FLOAT otherwise (FLOAT_CONFIG,
+// PSEUDO_HALF_CONFIG).
+cudnnDataType_t ComputeType(Precision p) { return p == Precision::kInt8 ? CUDNN_DATA_INT32 : CUDNN_DATA_FLOAT; }
 
 bool NotSupported(cudnnStatus_t status) { return CUDNN_STATUS_CATEGORY(status) == CUDNN_STATUS_NOT_SUPPORTED; }
 
@@ -101,6 +121,7 @@ struct ConvBnAddRelu::Impl {
   cudnnActivationDescriptor_t act_desc = nullptr;
   Version fused, unfused;
   DeviceBuffer workspace;
+  ConvInt8Scales int8;  // SetInt8Scales; unused for fp32 and fp16
 
   ~Impl() {
     for (Version* v : {&fused, &unfused})
@@ -117,7 +138,7 @@ struct ConvBnAddRelu::Impl {
     TG_CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&v.conv));
     const int pad = Dim(shape.pad, "pad", 0), stride = Dim(shape.stride, "stride");
     TG_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(v.conv, pad, pad, stride, stride, /*dilation*/ 1, 1,
-                                                   CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+                                                   CUDNN_CROSS_CORRELATION, ComputeType(precision)));
     TG_CUDNN_CHECK(cudnnSetConvolutionMathType(
         v.conv, precision == Precision::kFp32 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH));
   }
@@ -137,7 +158,9 @@ struct ConvBnAddRelu::Impl {
     for (int i = 0; i < returned; ++i) {
       const cudnnConvolutionFwdAlgoPerf_t& r = perf[static_cast<size_t>(i)];
       if (r.status != CUDNN_STATUS_SUCCESS || !MathAllowed(r.mathType)) continue;
-      if (fused_version && !relu && r.algo != CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM) continue;
+      if (fused_version && (!relu || precision == Precision::kInt8) &&
+          r.algo != CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM)
+        continue;
       Candidate c{r.algo, precision == Precision::kFp32 ? CUDNN_FMA_MATH : r.mathType, 0};
       // The workspace depends on the math type, so ask with the candidate's set.
       TG_CUDNN_CHECK(cudnnSetConvolutionMathType(v.conv, c.math));
@@ -197,6 +220,10 @@ ConvBnAddRelu::ConvBnAddRelu(const ConvShape& shape, Precision p, bool add, bool
   s.add = add;
   s.relu = relu;
   const cudnnDataType_t type = DataType(p);
+  if (p == Precision::kInt8 && (shape.c % 4 != 0 || shape.k % 4 != 0)) {
+    throw CudaError("ConvBnAddRelu: int8 (cuDNN INT8_CONFIG) needs C and K to be multiples of 4, got C " +
+                    std::to_string(shape.c) + ", K " + std::to_string(shape.k) + "; pad the channels or use fp16");
+  }
   if (shape.h + 2 * shape.pad < shape.r || shape.w + 2 * shape.pad < shape.s) {
     throw CudaError("ConvBnAddRelu: the filter is larger than the padded input");
   }
@@ -212,7 +239,9 @@ ConvBnAddRelu::ConvBnAddRelu(const ConvShape& shape, Precision p, bool add, bool
   TG_CUDNN_CHECK(cudnnCreateTensorDescriptor(&s.y_desc));
   TG_CUDNN_CHECK(cudnnSetTensor4dDescriptor(s.y_desc, CUDNN_TENSOR_NHWC, type, n, k, p_out, q_out));
   TG_CUDNN_CHECK(cudnnCreateTensorDescriptor(&s.bias_desc));
-  TG_CUDNN_CHECK(cudnnSetTensor4dDescriptor(s.bias_desc, CUDNN_TENSOR_NHWC, type, 1, k, 1, 1));
+  // The bias is FLOAT in INT8_CONFIG, the tensors' type otherwise.
+  TG_CUDNN_CHECK(cudnnSetTensor4dDescriptor(s.bias_desc, CUDNN_TENSOR_NHWC,
+                                            p == Precision::kInt8 ? CUDNN_DATA_FLOAT : type, 1, k, 1, 1));
   TG_CUDNN_CHECK(cudnnCreateFilterDescriptor(&s.w_desc));
   TG_CUDNN_CHECK(cudnnSetFilter4dDescriptor(s.w_desc, type, CUDNN_TENSOR_NHWC, k, c, Dim(shape.r, "R"),
                                             Dim(shape.s, "S")));
@@ -237,31 +266,45 @@ ConvBnAddRelu::ConvBnAddRelu(const ConvShape& shape, Precision p, bool add, bool
 
 ConvBnAddRelu::~ConvBnAddRelu() = default;
 
+void ConvBnAddRelu::SetInt8Scales(const ConvInt8Scales& scales) { impl_->int8 = scales; }
+
 void ConvBnAddRelu::Run(bool fused, const Tensors& t, cudaStream_t stream) {
   Impl& s = *impl_;
   TG_CUDNN_CHECK(cudnnSetStream(s.handle, stream));
-  const float one = 1.0f, zero = 0.0f;  // float scaling factors for float and half data
+  // float scaling factors for float, half and int8 data; 1 except for int8, where they carry
+  // the scales (see the file comment).
+  const bool int8 = s.precision == Precision::kInt8;
+  const ConvInt8Scales& q = s.int8;
+  const float zero = 0.0f;
   if (fused) {
-    // y = act(1 * conv(x, w') + alpha2 * z + shift). Without the residual, z is y with
+    // y = act(alpha1 * conv(x, w') + alpha2 * z + shift). Without the residual, z is y with
     // alpha2 = 0 (the call takes no null z), so y's old contents are not added.
-    const float alpha2 = s.add ? 1.0f : 0.0f;
+    const float alpha1 = int8 ? q.x * q.w_folded / q.y : 1.0f;
+    const float alpha2 = s.add ? (int8 ? q.z / q.y : 1.0f) : 0.0f;
     const void* z = s.add ? t.z : t.y;
     s.RunVersion(s.fused, "cudnnConvolutionBiasActivationForward", [&](const Candidate& c) {
-      return cudnnConvolutionBiasActivationForward(s.handle, &one, s.x_desc, t.x, s.w_desc, t.w_folded, s.fused.conv,
+      return cudnnConvolutionBiasActivationForward(s.handle, &alpha1, s.x_desc, t.x, s.w_desc, t.w_folded, s.fused.conv,
                                                    c.algo, s.workspace.get(), s.workspace.bytes(), &alpha2,
                                                    s.y_desc, z, s.bias_desc, t.shift, s.act_desc, s.y_desc, t.y);
     });
     return;
   }
+  const float alpha = int8 ? q.x * q.w / q.tmp : 1.0f;
   s.RunVersion(s.unfused, "cudnnConvolutionForward", [&](const Candidate& c) {
-    return cudnnConvolutionForward(s.handle, &one, s.x_desc, t.x, s.w_desc, t.w, s.unfused.conv, c.algo,
+    return cudnnConvolutionForward(s.handle, &alpha, s.x_desc, t.x, s.w_desc, t.w, s.unfused.conv, c.algo,
                                    s.workspace.get(), s.workspace.bytes(), &zero, s.y_desc, t.tmp);
   });
   // Each step stores (and so rounds) its result; the last step writes y, the others tmp in place.
+  // int8: BN reads tmp (scale tmp) and writes y's scale; shift is in y's units; add and ReLU
+  // then work at y's scale (ConvBnAddReluInt8Reference).
   const size_t n = s.shape.y_elements(), channels = s.shape.k;
-  LaunchBatchNorm(s.precision, t.tmp, t.scale, t.shift, s.add || s.relu ? t.tmp : t.y, n, channels, stream);
-  if (s.add) LaunchAdd(s.precision, t.tmp, t.z, s.relu ? t.tmp : t.y, n, stream);
-  if (s.relu) LaunchRelu(s.precision, t.tmp, t.y, n, stream);
+  Int8Scales bn, add, relu;
+  bn.a = q.tmp, bn.out = q.y, bn.bias_unit = q.y;
+  add.a = q.y, add.b = q.z, add.out = q.y;
+  relu.a = q.y, relu.out = q.y;
+  LaunchBatchNorm(s.precision, t.tmp, t.scale, t.shift, s.add || s.relu ? t.tmp : t.y, n, channels, stream, bn);
+  if (s.add) LaunchAdd(s.precision, t.tmp, t.z, s.relu ? t.tmp : t.y, n, stream, add);
+  if (s.relu) LaunchRelu(s.precision, t.tmp, t.y, n, stream, relu);
 }
 
 std::string ConvBnAddRelu::Describe() const {

@@ -1,8 +1,10 @@
 // Convolution + BN + Add + ReLU on the GPU with cuDNN, NHWC: fused = one
 // cudnnConvolutionBiasActivationForward call (y = relu(conv(x, w') + z + shift), the BN scale
 // folded into w'); unfused = cudnnConvolutionForward then separate BN, add and ReLU kernels.
-// Semantics as ConvBnAddReluReference; fp32 and fp16 (fp32 accumulation). cuDNN types stay in
-// conv.cu.
+// Semantics as ConvBnAddReluReference; fp32 and fp16 (fp32 accumulation). int8 (cuDNN
+// INT8_CONFIG, int32 accumulation) as ConvBnAddReluInt8Reference: x, w, w_folded, z, tmp and y
+// int8 with per-tensor scales (SetInt8Scales), C and K multiples of 4, scale and shift fp32
+// (shift in units of y's scale). cuDNN types stay in conv.cu.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -26,7 +28,8 @@ class ConvBnAddRelu {
   ConvBnAddRelu(const ConvBnAddRelu&) = delete;
   ConvBnAddRelu& operator=(const ConvBnAddRelu&) = delete;
 
-  // Device pointers in the storage precision: x (N,H,W,C), w (K,R,S,C) the original filter,
+  // Device pointers in the storage precision (int8: scale and shift are float*): x (N,H,W,C), w
+  // (K,R,S,C) the original filter,
   // w_folded (K,R,S,C) = FoldBnIntoFilter(w, scale), scale and shift (K), z (N,P,Q,K; ignored
   // when add = false), tmp (N,P,Q,K) for the unfused chain's intermediate, y (N,P,Q,K).
   // The fused version reads w_folded and shift; the unfused one w, scale and shift.
@@ -41,6 +44,9 @@ class ConvBnAddRelu {
     void* y = nullptr;
   };
   void Run(bool fused, const Tensors& t, cudaStream_t stream);
+
+  // int8 only: the tensors' scales (ConvInt8Scales, reference.h); default all 1.
+  void SetInt8Scales(const ConvInt8Scales& scales);
 
   // The algorithms chosen, e.g. "fused: IMPLICIT_PRECOMP_GEMM, unfused: IMPLICIT_GEMM", for the
   // benchmark's notes.

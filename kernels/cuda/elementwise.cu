@@ -1,19 +1,27 @@
 // Element-wise kernels, fused and unfused (semantics and costs: tracegate/kernels/reference.h).
 //
-// One kernel template serves every op: each thread handles 16-byte vectors (4 floats or 8
-// halves) in a grid-stride loop, then the last n % width elements one by one. Values are
+// One kernel template serves every op: each thread handles 16-byte vectors (4 floats, 8 halves
+// or 16 int8) in a grid-stride loop, then the last n % width elements one by one. Values are
 // computed in fp32 and stored in the storage type. Multiplies and adds use __fmul_rn /
 // __fadd_rn so nvcc does not contract them into FMAs: the fused and unfused versions and the
 // CPU reference then do the same fp32 arithmetic and differ only where the unfused chain rounds
 // a stored fp16 intermediate.
+//
+// int8 (reference.h, "int8 (quantised) tensors"): each operand is dequantised with one float
+// multiply (q * its tensor's scale; per-channel vectors are fp32, times their unit), the op runs
+// as in fp32, and the result is stored as QuantizeInt8(v * (1 / out)): round to nearest even,
+// saturate, NaN -> 0. ElementwiseInt8Reference is that arithmetic in the same order, so the
+// kernels match it exactly (erff aside: it may differ by an ulp from the host's erf).
 #include "elementwise.h"
 
 #include <cuda_fp16.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda_check.h"
+#include "quantize.cuh"
 
 namespace tg::kernels::cuda {
 namespace {
@@ -23,12 +31,31 @@ constexpr int kThreads = 256;
 template <typename T> struct VecTraits;
 template <> struct VecTraits<float> { static constexpr int kWidth = 4; };
 template <> struct VecTraits<__half> { static constexpr int kWidth = 8; };
+template <> struct VecTraits<int8_t> { static constexpr int kWidth = 16; };
+
+template <typename T> inline constexpr bool kInt8 = std::is_same_v<T, int8_t>;
+// Per-channel vectors: the storage type, except fp32 for int8 tensors.
+template <typename T> using ChannelT = std::conditional_t<kInt8<T>, float, T>;
+
+// int8 multipliers: a, b (tensor operands) and p0, p1 (per-channel operands) dequantise; inv_out
+// requantises. Unused (all 1) for fp32 and fp16.
+struct Quant {
+  float a = 1, b = 1, p0 = 1, p1 = 1, inv_out = 1;
+};
 
 __device__ inline float ToFloat(float v) { return v; }
 __device__ inline float ToFloat(__half v) { return __half2float(v); }
+__device__ inline float ToFloat(int8_t v) { return float(v); }
 template <typename T> __device__ inline T FromFloat(float v);
 template <> __device__ inline float FromFloat<float>(float v) { return v; }
 template <> __device__ inline __half FromFloat<__half>(float v) { return __float2half_rn(v); }
+template <> __device__ inline int8_t FromFloat<int8_t>(float v) { return QuantizeInt8Device(v); }
+
+// Dequantise (int8: one multiply) and requantise (int8: times 1 / out, then FromFloat).
+template <typename T> __device__ inline float Scaled(float v, float m) {
+  if constexpr (kInt8<T>) return __fmul_rn(v, m);
+  else return v;
+}
 
 // 16-byte load of kWidth elements starting at element i (i a multiple of kWidth). A plain load,
 // not __ldg: the chains run some kernels in place (out == a), which the read-only path must not
@@ -41,11 +68,11 @@ __device__ inline void LoadVec(const T* p, size_t i, float* v) {
   for (int j = 0; j < VecTraits<T>::kWidth; ++j) v[j] = ToFloat(e[j]);
 }
 template <typename T>
-__device__ inline void StoreVec(T* p, size_t i, const float* v) {
+__device__ inline void StoreVec(T* p, size_t i, const float* v, float inv_out) {
   uint4 raw;
   T* e = reinterpret_cast<T*>(&raw);
 #pragma unroll
-  for (int j = 0; j < VecTraits<T>::kWidth; ++j) e[j] = FromFloat<T>(v[j]);
+  for (int j = 0; j < VecTraits<T>::kWidth; ++j) e[j] = FromFloat<T>(Scaled<T>(v[j], inv_out));
   *reinterpret_cast<uint4*>(p + i) = raw;
 }
 
@@ -86,8 +113,8 @@ struct BiasGeluOp { __device__ float operator()(float a, float, float, float b) 
 // element is read and written by the same thread, so no __restrict__ on the tensors.
 template <typename T, bool kB, bool kP0, bool kP1, typename F>
 __global__ void __launch_bounds__(kThreads)
-    MapKernel(const T* a, const T* b, const T* __restrict__ p0, const T* __restrict__ p1, T* out, size_t n,
-              size_t channels, F f) {
+    MapKernel(const T* a, const T* b, const ChannelT<T>* __restrict__ p0, const ChannelT<T>* __restrict__ p1, T* out,
+              size_t n, size_t channels, F f, Quant q) {
   constexpr int W = VecTraits<T>::kWidth;
   const size_t vectors = n / W;
   const size_t stride = size_t{gridDim.x} * blockDim.x;
@@ -100,21 +127,21 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
     for (int j = 0; j < W; ++j) {
       float s = 0.f, t = 0.f;
-      if constexpr (kP0) s = LoadChannel(p0, c);
-      if constexpr (kP1) t = LoadChannel(p1, c);
+      if constexpr (kP0) s = Scaled<T>(LoadChannel(p0, c), q.p0);
+      if constexpr (kP1) t = Scaled<T>(LoadChannel(p1, c), q.p1);
       if constexpr (kP0 || kP1) c = (c + 1 == channels) ? 0 : c + 1;
-      x[j] = f(x[j], kB ? y[j] : 0.f, s, t);
+      x[j] = f(Scaled<T>(x[j], q.a), kB ? Scaled<T>(y[j], q.b) : 0.f, s, t);
     }
-    StoreVec(out, i, x);
+    StoreVec(out, i, x, q.inv_out);
   }
   // The tail: fewer than W elements, one per thread of the first block.
   const size_t i = vectors * W + size_t{blockIdx.x} * blockDim.x + threadIdx.x;
   if (blockIdx.x == 0 && i < n) {
     float bv = 0.f, s = 0.f, t = 0.f;
-    if constexpr (kB) bv = LoadScalar(b, i);
-    if constexpr (kP0) s = LoadChannel(p0, ChannelOf(i, channels));
-    if constexpr (kP1) t = LoadChannel(p1, ChannelOf(i, channels));
-    out[i] = FromFloat<T>(f(LoadScalar(a, i), bv, s, t));
+    if constexpr (kB) bv = Scaled<T>(LoadScalar(b, i), q.b);
+    if constexpr (kP0) s = Scaled<T>(LoadChannel(p0, ChannelOf(i, channels)), q.p0);
+    if constexpr (kP1) t = Scaled<T>(LoadChannel(p1, ChannelOf(i, channels)), q.p1);
+    out[i] = FromFloat<T>(Scaled<T>(f(Scaled<T>(LoadScalar(a, i), q.a), bv, s, t), q.inv_out));
   }
 }
 
@@ -134,7 +161,7 @@ bool Aligned(const void* p) { return p == nullptr || reinterpret_cast<uintptr_t>
 
 template <typename T, bool kB, bool kP0, bool kP1, typename F>
 void Map(const void* a, const void* b, const void* p0, const void* p1, void* out, size_t n, size_t channels,
-         cudaStream_t stream, F f) {
+         cudaStream_t stream, F f, const Quant& q = {}) {
   if (n == 0) return;
   if (!Aligned(a) || !Aligned(b) || !Aligned(out))
     ThrowCudaError("element-wise launch", "tensors must be 16-byte aligned for vector loads");
@@ -144,44 +171,53 @@ void Map(const void* a, const void* b, const void* p0, const void* p1, void* out
   const size_t max_blocks = size_t(SmCount()) * 16;
   const unsigned blocks = unsigned(std::min((vectors + kThreads - 1) / kThreads, max_blocks));
   MapKernel<T, kB, kP0, kP1><<<blocks, kThreads, 0, stream>>>(
-      static_cast<const T*>(a), static_cast<const T*>(b), static_cast<const T*>(p0), static_cast<const T*>(p1),
-      static_cast<T*>(out), n, channels, f);
+      static_cast<const T*>(a), static_cast<const T*>(b), static_cast<const ChannelT<T>*>(p0),
+      static_cast<const ChannelT<T>*>(p1), static_cast<T*>(out), n, channels, f, q);
   TG_CUDA_CHECK_LAUNCH();
 }
 
+// The multipliers of a chain's first kernel (it reads the op's inputs) and of the later ones (they
+// read the intermediate, stored with the output's scale).
+Quant FirstQuant(const Int8Scales& q) { return {q.a, q.b, q.scale_unit, q.bias_unit, 1.0f / q.out}; }
+Quant ChainedQuant(const Int8Scales& q) {
+  Quant c = FirstQuant(q);
+  c.a = q.out;
+  return c;
+}
+
 template <typename T>
-void LaunchTyped(ElementwiseOp op, bool fused, const ElementwiseArgs& g, cudaStream_t s) {
+void LaunchTyped(ElementwiseOp op, bool fused, const ElementwiseArgs& g, cudaStream_t s, const Int8Scales& q8) {
   const size_t n = g.n, c = g.channels;
+  const Quant q = FirstQuant(q8), qc = ChainedQuant(q8);
   switch (op) {
     case ElementwiseOp::kAddRelu:
-      if (fused) return Map<T, true, false, false>(g.a, g.b, nullptr, nullptr, g.out, n, c, s, AddReluOp{});
-      Map<T, true, false, false>(g.a, g.b, nullptr, nullptr, g.tmp, n, c, s, AddOp{});
-      return Map<T, false, false, false>(g.tmp, nullptr, nullptr, nullptr, g.out, n, c, s, ReluOp{});
+      if (fused) return Map<T, true, false, false>(g.a, g.b, nullptr, nullptr, g.out, n, c, s, AddReluOp{}, q);
+      Map<T, true, false, false>(g.a, g.b, nullptr, nullptr, g.tmp, n, c, s, AddOp{}, q);
+      return Map<T, false, false, false>(g.tmp, nullptr, nullptr, nullptr, g.out, n, c, s, ReluOp{}, qc);
     case ElementwiseOp::kMulRelu:
-      if (fused) return Map<T, false, false, false>(g.a, nullptr, nullptr, nullptr, g.out, n, c, s, MulReluOp{});
-      Map<T, false, false, false>(g.a, nullptr, nullptr, nullptr, g.tmp, n, c, s, Mul2Op{});
-      return Map<T, false, false, false>(g.tmp, nullptr, nullptr, nullptr, g.out, n, c, s, ReluOp{});
+      if (fused) return Map<T, false, false, false>(g.a, nullptr, nullptr, nullptr, g.out, n, c, s, MulReluOp{}, q);
+      Map<T, false, false, false>(g.a, nullptr, nullptr, nullptr, g.tmp, n, c, s, Mul2Op{}, q);
+      return Map<T, false, false, false>(g.tmp, nullptr, nullptr, nullptr, g.out, n, c, s, ReluOp{}, qc);
     case ElementwiseOp::kScaleBiasRelu:
-      if (fused) return Map<T, false, true, true>(g.a, nullptr, g.scale, g.bias, g.out, n, c, s, ScaleBiasReluOp{});
-      Map<T, false, true, false>(g.a, nullptr, g.scale, nullptr, g.tmp, n, c, s, ScaleOp{});
-      Map<T, false, false, true>(g.tmp, nullptr, nullptr, g.bias, g.tmp, n, c, s, BiasOp{});
-      return Map<T, false, false, false>(g.tmp, nullptr, nullptr, nullptr, g.out, n, c, s, ReluOp{});
+      if (fused) return Map<T, false, true, true>(g.a, nullptr, g.scale, g.bias, g.out, n, c, s, ScaleBiasReluOp{}, q);
+      Map<T, false, true, false>(g.a, nullptr, g.scale, nullptr, g.tmp, n, c, s, ScaleOp{}, q);
+      Map<T, false, false, true>(g.tmp, nullptr, nullptr, g.bias, g.tmp, n, c, s, BiasOp{}, qc);
+      return Map<T, false, false, false>(g.tmp, nullptr, nullptr, nullptr, g.out, n, c, s, ReluOp{}, qc);
     case ElementwiseOp::kBiasGelu:
-      if (fused) return Map<T, false, false, true>(g.a, nullptr, nullptr, g.bias, g.out, n, c, s, BiasGeluOp{});
-      Map<T, false, false, true>(g.a, nullptr, nullptr, g.bias, g.tmp, n, c, s, BiasOp{});
-      return Map<T, false, false, false>(g.tmp, nullptr, nullptr, nullptr, g.out, n, c, s, GeluOp{});
+      if (fused) return Map<T, false, false, true>(g.a, nullptr, nullptr, g.bias, g.out, n, c, s, BiasGeluOp{}, q);
+      Map<T, false, false, true>(g.a, nullptr, nullptr, g.bias, g.tmp, n, c, s, BiasOp{}, q);
+      return Map<T, false, false, false>(g.tmp, nullptr, nullptr, nullptr, g.out, n, c, s, GeluOp{}, qc);
   }
 }
 
-// Dispatch on the storage precision; int8 tensors have no element-wise kernels here.
+// Dispatch on the storage precision.
 template <typename Fn>
-void ByPrecision(Precision p, const char* what, Fn fn) {
+void ByPrecision(Precision p, Fn fn) {
   switch (p) {
     case Precision::kFp32: return fn(float{});
     case Precision::kFp16: return fn(__half{});
-    case Precision::kInt8: break;
+    case Precision::kInt8: return fn(int8_t{});
   }
-  ThrowCudaError(what, "int8 element-wise kernels are not provided (fp32, fp16)");
 }
 
 __global__ void __launch_bounds__(kThreads) CopyKernel(const float4* __restrict__ in, float4* out, size_t vectors) {
@@ -195,9 +231,10 @@ __global__ void CopyTail(const float* in, float* out, size_t from, size_t n) {
 
 }  // namespace
 
-void LaunchElementwise(ElementwiseOp op, Precision p, bool fused, const ElementwiseArgs& args, cudaStream_t stream) {
+void LaunchElementwise(ElementwiseOp op, Precision p, bool fused, const ElementwiseArgs& args, cudaStream_t stream,
+                       const Int8Scales& int8) {
   if (!fused && args.tmp == nullptr) ThrowCudaError("LaunchElementwise", "the unfused chain needs a tmp tensor");
-  ByPrecision(p, "LaunchElementwise", [&](auto t) { LaunchTyped<decltype(t)>(op, fused, args, stream); });
+  ByPrecision(p, [&](auto t) { LaunchTyped<decltype(t)>(op, fused, args, stream, int8); });
 }
 
 void LaunchCopyKernel(const void* in, void* out, size_t n_floats, cudaStream_t stream) {
@@ -217,23 +254,31 @@ void LaunchCopyKernel(const void* in, void* out, size_t n_floats, cudaStream_t s
 }
 
 void LaunchBatchNorm(Precision p, const void* x, const void* scale, const void* shift, void* y, size_t n,
-                     size_t channels, cudaStream_t stream) {
-  ByPrecision(p, "LaunchBatchNorm", [&](auto t) {
-    Map<decltype(t), false, true, true>(x, nullptr, scale, shift, y, n, channels, stream, ScaleShiftOp{});
+                     size_t channels, cudaStream_t stream, const Int8Scales& int8) {
+  ByPrecision(p, [&](auto t) {
+    Map<decltype(t), false, true, true>(x, nullptr, scale, shift, y, n, channels, stream, ScaleShiftOp{},
+                                        FirstQuant(int8));
   });
 }
 
-void LaunchAdd(Precision p, const void* a, const void* b, void* y, size_t n, cudaStream_t stream) {
-  ByPrecision(p, "LaunchAdd", [&](auto t) { Map<decltype(t), true, false, false>(a, b, nullptr, nullptr, y, n, 1, stream, AddOp{}); });
+void LaunchAdd(Precision p, const void* a, const void* b, void* y, size_t n, cudaStream_t stream,
+               const Int8Scales& int8) {
+  ByPrecision(p, [&](auto t) {
+    Map<decltype(t), true, false, false>(a, b, nullptr, nullptr, y, n, 1, stream, AddOp{}, FirstQuant(int8));
+  });
 }
 
-void LaunchRelu(Precision p, const void* x, void* y, size_t n, cudaStream_t stream) {
-  ByPrecision(p, "LaunchRelu", [&](auto t) { Map<decltype(t), false, false, false>(x, nullptr, nullptr, nullptr, y, n, 1, stream, ReluOp{}); });
+void LaunchRelu(Precision p, const void* x, void* y, size_t n, cudaStream_t stream, const Int8Scales& int8) {
+  ByPrecision(p, [&](auto t) {
+    Map<decltype(t), false, false, false>(x, nullptr, nullptr, nullptr, y, n, 1, stream, ReluOp{}, FirstQuant(int8));
+  });
 }
 
-void LaunchBiasAdd(Precision p, const void* x, const void* bias, void* y, size_t n, size_t channels, cudaStream_t stream) {
-  ByPrecision(p, "LaunchBiasAdd", [&](auto t) {
-    Map<decltype(t), false, false, true>(x, nullptr, nullptr, bias, y, n, channels, stream, BiasOp{});
+void LaunchBiasAdd(Precision p, const void* x, const void* bias, void* y, size_t n, size_t channels,
+                   cudaStream_t stream, const Int8Scales& int8) {
+  ByPrecision(p, [&](auto t) {
+    Map<decltype(t), false, false, true>(x, nullptr, nullptr, bias, y, n, channels, stream, BiasOp{},
+                                         FirstQuant(int8));
   });
 }
 

@@ -14,6 +14,26 @@
 // storage type (CUDA_R_32F or CUDA_R_16F). CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE is left at its
 // default (-1): "Bias vector elements are the same type as the elements of output matrix (Dtype)"
 // for non-IMMA, non-fp8 kernels, i.e. the bias is in the storage precision, as gemm.h says.
+//
+// int8 (cuBLASLt's IMMA path; semantics GemmBiasReluInt8Reference):
+// - types: A/B CUDA_R_8I, compute CUBLAS_COMPUTE_32I, scale type CUDA_R_32F, C/D CUDA_R_8I (the
+//   "CUBLAS_COMPUTE_32I | CUDA_R_32F | CUDA_R_8I | CUDA_R_8I" row of cublasLtMatmul's type table);
+//   alpha = scale_a * scale_b / scale_out as a float, beta = 0.
+// - layout: IMMA with regular (column-major) ordering supports only "TN": A transposed, B not
+//   (cublasLtMatmul docs, IMMA requirements). Our B is given transposed (bt, n x k row-major =
+//   column-major k x n, ld k) and passed as cuBLASLt's A with CUBLAS_OP_T; our A (m x k row-major
+//   = column-major k x m, ld k) is cuBLASLt's B, CUBLAS_OP_N; D as above (n x m, ld n).
+// - shape: "Dimensions m and k must be multiples of 4" and "leading dimensions of matrices A, B, C
+//   must be multiples of 4" (same docs); cuBLASLt's m is our n and the leading dimensions are k, k
+//   and n, so n and k must be multiples of 4 (checked, CudaError). Pointers must be 4-byte aligned
+//   (16 for speed): ours are 256-byte aligned.
+// - bias: "IMMA kernels with computeType=CUDA_R_32I and Ctype=CUDA_R_8I [have] bias vector
+//   elements [of] the same type as alpha, beta (CUBLASLT_MATMUL_DESC_SCALE_TYPE=CUDA_R_32F)"
+//   (cublasLt.h, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE): n floats, added after alpha, so in units
+//   of the output's scale. Set explicitly to CUDA_R_32F.
+// - unfused: the default epilogue stores QuantizeInt8(alpha * acc) in tmp (same scale as out),
+//   then the int8 bias kernel (float bias, all scales 1: it works in the output's units) and the
+//   int8 ReLU kernel.
 #include "gemm.h"
 
 #include <cublasLt.h>
@@ -44,11 +64,14 @@ struct Plan {
   cublasLtMatmulAlgo_t algo{};
 };
 
-// The storage type. int8 is not offered: CUBLAS_COMPUTE_32I needs int8 or int32 outputs with
-// their own bias and scale rules and a TN-only layout, and the reference defines no int8 rounding.
+// The storage type.
 cudaDataType_t DataType(Precision p) {
-  if (p == Precision::kInt8) throw CudaError("GemmBiasRelu: int8 is not supported; use --precision fp32 or fp16");
-  return p == Precision::kFp16 ? CUDA_R_16F : CUDA_R_32F;
+  switch (p) {
+    case Precision::kFp32: return CUDA_R_32F;
+    case Precision::kFp16: return CUDA_R_16F;
+    case Precision::kInt8: return CUDA_R_8I;
+  }
+  return CUDA_R_32F;
 }
 
 bool Aligned(const void* p) { return reinterpret_cast<uintptr_t>(p) % kRequiredAlignment == 0; }
@@ -64,6 +87,7 @@ struct GemmBiasRelu::Impl {
   cublasLtMatmulPreference_t preference = nullptr;
   Plan fused, unfused;
   DeviceBuffer workspace;
+  float alpha = 1.0f;  // int8: scale_a * scale_b / scale_out (SetInt8Alpha)
 
   ~Impl() {
     // Skip what was never created (the constructor threw part-way).
@@ -77,9 +101,17 @@ struct GemmBiasRelu::Impl {
   }
 
   void MakePlan(Plan& plan, cublasLtEpilogue_t epilogue_value) {
-    TG_CUBLASLT_CHECK(cublasLtMatmulDescCreate(&plan.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    const bool int8 = precision == Precision::kInt8;
+    TG_CUBLASLT_CHECK(
+        cublasLtMatmulDescCreate(&plan.desc, int8 ? CUBLAS_COMPUTE_32I : CUBLAS_COMPUTE_32F, CUDA_R_32F));
     const uint32_t epilogue = epilogue_value;  // attribute type: uint32_t
-    // TRANSA/TRANSB stay CUBLAS_OP_N (their default): the transposes are in the layouts.
+    // fp32 / fp16: TRANSA/TRANSB stay CUBLAS_OP_N (their default), the transposes are in the
+    // layouts. int8: IMMA needs "TN" (see the file comment): TRANSA = CUBLAS_OP_T.
+    if (int8) {
+      const int32_t transa = CUBLAS_OP_T;  // attribute type: int32_t (cublasOperation_t)
+      TG_CUBLASLT_CHECK(
+          cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_TRANSA, &transa, sizeof(transa)));
+    }
     TG_CUBLASLT_CHECK(
         cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof(epilogue)));
     // The heuristic reads the bias pointer's value only for its alignment ("Routines that don't
@@ -87,6 +119,11 @@ struct GemmBiasRelu::Impl {
     // determine expected pointer alignment"): give it a 256-byte aligned device address (the
     // workspace); Run sets the real bias, which it requires to be as aligned.
     if (epilogue_value == CUBLASLT_EPILOGUE_RELU_BIAS) {
+      if (int8) {  // IMMA with int8 C: the bias has the scale type, float (cublasLt.h)
+        const int32_t bias_type = CUDA_R_32F;  // attribute type: int32_t (cudaDataType)
+        TG_CUBLASLT_CHECK(cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type,
+                                                         sizeof(bias_type)));
+      }
       const void* placeholder_bias = workspace.get();
       TG_CUBLASLT_CHECK(cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
                                                        &placeholder_bias, sizeof(placeholder_bias)));
@@ -106,7 +143,7 @@ struct GemmBiasRelu::Impl {
   }
 
   void Matmul(const Plan& plan, const void* a, const void* b, void* d, cudaStream_t stream) const {
-    const float alpha = 1.0f, beta = 0.0f;  // CUDA_R_32F scale type
+    const float beta = 0.0f;  // CUDA_R_32F scale type; alpha 1 except for int8
     // Row-major out = A B is column-major out^T = B^T A^T: cuBLASLt's A is our b, its B our a.
     TG_CUBLASLT_CHECK(cublasLtMatmul(handle, plan.desc, &alpha, b, a_layout, a, b_layout, &beta, d, d_layout, d,
                                      d_layout, &plan.algo, workspace.get(), workspace.bytes(), stream));
@@ -121,8 +158,17 @@ GemmBiasRelu::GemmBiasRelu(const GemmShape& shape, Precision p) : impl_(std::mak
   const cudaDataType_t type = DataType(p);
   const auto m = static_cast<uint64_t>(shape.m), n = static_cast<uint64_t>(shape.n),
              k = static_cast<uint64_t>(shape.k);
+  if (p == Precision::kInt8 && (shape.n % 4 != 0 || shape.k % 4 != 0)) {
+    throw CudaError("GemmBiasRelu: int8 (cuBLASLt IMMA) needs n and k to be multiples of 4, got " +
+                    std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" + std::to_string(shape.k) +
+                    " (m x n x k); pad the matrices or use fp16");
+  }
   TG_CUBLASLT_CHECK(cublasLtCreate(&s.handle));
-  TG_CUBLASLT_CHECK(cublasLtMatrixLayoutCreate(&s.a_layout, type, n, k, static_cast<int64_t>(n)));
+  if (p == Precision::kInt8) {  // cuBLASLt's A is bt (k x n column-major, ld k), used transposed
+    TG_CUBLASLT_CHECK(cublasLtMatrixLayoutCreate(&s.a_layout, type, k, n, static_cast<int64_t>(k)));
+  } else {
+    TG_CUBLASLT_CHECK(cublasLtMatrixLayoutCreate(&s.a_layout, type, n, k, static_cast<int64_t>(n)));
+  }
   TG_CUBLASLT_CHECK(cublasLtMatrixLayoutCreate(&s.b_layout, type, k, m, static_cast<int64_t>(k)));
   TG_CUBLASLT_CHECK(cublasLtMatrixLayoutCreate(&s.d_layout, type, n, m, static_cast<int64_t>(n)));
   TG_CUBLASLT_CHECK(cublasLtMatmulPreferenceCreate(&s.preference));
@@ -135,6 +181,8 @@ GemmBiasRelu::GemmBiasRelu(const GemmShape& shape, Precision p) : impl_(std::mak
 }
 
 GemmBiasRelu::~GemmBiasRelu() = default;
+
+void GemmBiasRelu::SetInt8Alpha(float alpha) { impl_->alpha = alpha; }
 
 void GemmBiasRelu::Run(bool fused, const void* a, const void* b, const void* bias, void* tmp, void* out,
                        cudaStream_t stream) {
@@ -152,6 +200,7 @@ void GemmBiasRelu::Run(bool fused, const void* a, const void* b, const void* bia
   // Unfused: GEMM into tmp (rounded to storage), bias in place (rounded), ReLU into out.
   const size_t elements = s.shape.m * s.shape.n;
   s.Matmul(s.unfused, a, b, tmp, stream);
+  // int8: default Int8Scales (all 1): tmp, the float bias and out are all in the output's units.
   LaunchBiasAdd(s.precision, tmp, bias, tmp, elements, s.shape.n, stream);
   LaunchRelu(s.precision, tmp, out, elements, stream);
 }

@@ -13,47 +13,49 @@
 #include "tracegate/kernels/half.h"
 
 namespace tg::kernels::cuda {
-namespace {
-
-void RequireFloatStorage(Precision storage) {
-  if (storage == Precision::kInt8) throw CudaError("tensor_io: int8 tensors are not supported; use fp32 or fp16");
-}
-
-}  // namespace
 
 DeviceBuffer Upload(std::span<const float> values, Precision storage) {
-  RequireFloatStorage(storage);
   DeviceBuffer buffer(values.size() * ElementBytes(storage));
   UploadInto(values, storage, buffer.get());
   return buffer;
 }
 
 void UploadInto(std::span<const float> values, Precision storage, void* device) {
-  RequireFloatStorage(storage);
   if (values.empty()) return;
   if (storage == Precision::kFp32) {
     TG_CUDA_CHECK(cudaMemcpy(device, values.data(), values.size_bytes(), cudaMemcpyHostToDevice));
-  } else {
+  } else if (storage == Precision::kFp16) {
     std::vector<uint16_t> bits(values.size());
     for (size_t i = 0; i < values.size(); ++i) bits[i] = FloatToHalfBits(values[i]);
     TG_CUDA_CHECK(cudaMemcpy(device, bits.data(), bits.size() * sizeof(uint16_t), cudaMemcpyHostToDevice));
+  } else {
+    std::vector<int8_t> q(values.size());
+    for (size_t i = 0; i < values.size(); ++i) q[i] = static_cast<int8_t>(QuantizeInt8(values[i]));
+    TG_CUDA_CHECK(cudaMemcpy(device, q.data(), q.size(), cudaMemcpyHostToDevice));
   }
   TG_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 std::vector<float> Download(const void* device, size_t count, Precision storage) {
-  RequireFloatStorage(storage);
   std::vector<float> values(count);
   if (count == 0) return values;
   TG_CUDA_CHECK(cudaDeviceSynchronize());
   if (storage == Precision::kFp32) {
     TG_CUDA_CHECK(cudaMemcpy(values.data(), device, count * sizeof(float), cudaMemcpyDeviceToHost));
-  } else {
+  } else if (storage == Precision::kFp16) {
     std::vector<uint16_t> bits(count);
     TG_CUDA_CHECK(cudaMemcpy(bits.data(), device, count * sizeof(uint16_t), cudaMemcpyDeviceToHost));
     for (size_t i = 0; i < count; ++i) values[i] = HalfBitsToFloat(bits[i]);
+  } else {
+    std::vector<int8_t> q(count);
+    TG_CUDA_CHECK(cudaMemcpy(q.data(), device, count, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < count; ++i) values[i] = static_cast<float>(q[i]);
   }
   return values;
+}
+
+DeviceBuffer UploadQuantized(std::span<const float> values, float scale) {
+  return Upload(QuantizeTensor(values, scale), Precision::kInt8);
 }
 
 }  // namespace tg::kernels::cuda

@@ -8,6 +8,13 @@
 // stages in ranges "resN bytes=B flops=F". With --streams N the batch is split into N
 // micro-batches, each with its own stream, buffers and cuDNN handles, issued one after another so
 // that one micro-batch's copies overlap another's compute.
+//
+// int8 (--precision int8): every convolution runs cuDNN's INT8_CONFIG (conv.h) with per-tensor
+// scales fixed in advance, not calibrated: the normalised input at 2.7 / 127 (its values lie in
+// [-2.12, 2.64]), every activation at 4 / 127, each layer's filter at its weights' bound / 127 and
+// the BN-folded filter at bound * 0.8 / 127 (BN scale < 0.8); BN scale and shift fp32. The pool
+// dequantises into fp32 and the classifier stays fp32. Activations above 4 saturate: a timing
+// workload, not an accuracy one.
 #include "model.h"
 
 #include <algorithm>
@@ -30,6 +37,9 @@ namespace {
 
 constexpr size_t kInputChannels = 8;  // RGB padded to 8 for tensor cores
 constexpr size_t kStemChannels = 64;
+constexpr float kInt8InputScale = 2.7f / 127.f;
+constexpr float kInt8ActivationScale = 4.f / 127.f;
+constexpr float kBnScaleMax = 0.8f;
 
 using Clock = std::chrono::steady_clock;
 
@@ -45,17 +55,32 @@ void BusyWait(double us) {
 struct Layer {
   ConvShape shape;  // for one micro-batch
   DeviceBuffer w, w_folded, scale, shift;
+  ConvInt8Scales int8;  // int8 only
 };
 
 // Uniform weights of about 1 / sqrt(fan-in) and a BN scale under 1 keep the activations of the
-// residual stack bounded (fp16 must not overflow through 16 blocks).
-Layer MakeLayer(const ConvShape& s, Precision p, uint64_t seed) {
+// residual stack bounded (fp16 must not overflow through 16 blocks). int8: the same real weights,
+// quantised (see the file comment); `input_scale` is the int8 scale of the layer's input.
+Layer MakeLayer(const ConvShape& s, Precision p, uint64_t seed, float input_scale = kInt8ActivationScale) {
   const float bound = 1.0f / std::sqrt(float(s.r * s.s * s.c));
-  const std::vector<float> w = RandomTensor(s.w_elements(), seed, -bound, bound, p);
-  const std::vector<float> scale = RandomTensor(s.k, seed + 1, 0.4f, 0.8f, p);
-  Layer l{s, Upload(w, p), Upload(FoldBnIntoFilter(s, p, w, scale), p), Upload(scale, p),
-          Upload(RandomTensor(s.k, seed + 2, -0.1f, 0.1f, p), p)};
-  return l;
+  if (p != Precision::kInt8) {
+    const std::vector<float> w = RandomTensor(s.w_elements(), seed, -bound, bound, p);
+    const std::vector<float> scale = RandomTensor(s.k, seed + 1, 0.4f, kBnScaleMax, p);
+    return Layer{s, Upload(w, p), Upload(FoldBnIntoFilter(s, p, w, scale), p), Upload(scale, p),
+                 Upload(RandomTensor(s.k, seed + 2, -0.1f, 0.1f, p), p), {}};
+  }
+  constexpr Precision f = Precision::kFp32;  // the fp32 per-channel vectors
+  ConvInt8Scales q;
+  q.x = input_scale;
+  q.w = Int8ScaleFor(bound);
+  q.w_folded = Int8ScaleFor(bound * kBnScaleMax);
+  q.z = q.y = q.tmp = kInt8ActivationScale;
+  const std::vector<float> w = QuantizeTensor(RandomTensor(s.w_elements(), seed, -bound, bound, f), q.w);
+  const std::vector<float> scale = RandomTensor(s.k, seed + 1, 0.4f, kBnScaleMax, f);
+  std::vector<float> shift = RandomTensor(s.k, seed + 2, -0.1f, 0.1f, f);
+  for (float& v : shift) v /= q.y;  // in units of y's scale
+  return Layer{s, Upload(w, p), Upload(FoldBnIntoFilterInt8(s, w, q.w, scale, q.w_folded), p), Upload(scale, f),
+               Upload(shift, f), q};
 }
 
 ConvBnAddRelu::Tensors TensorsOf(const Layer& l, const void* x, const void* z, void* tmp, void* y) {
@@ -83,7 +108,7 @@ Network BuildNetwork(const ModelOptions& o, size_t micro) {
   ConvShape stem;
   stem.n = micro, stem.h = o.image, stem.w = o.image, stem.c = kInputChannels, stem.k = kStemChannels;
   stem.r = 4, stem.s = 4, stem.stride = 4, stem.pad = 0;
-  Network net{MakeLayer(stem, p, seed += 10), {}, {}, {}, 0};
+  Network net{MakeLayer(stem, p, seed += 10, kInt8InputScale), {}, {}, {}, 0};
   for (const StageSpec& spec : ModelStages(o.image)) {
     StageWeights st;
     st.spec = spec;
@@ -120,11 +145,15 @@ std::unique_ptr<Lane> MakeLane(const ModelOptions& o, const Network& net, size_t
   lane->first = first;
   const Precision p = o.precision;
   lane->stem = std::make_unique<ConvBnAddRelu>(net.stem.shape, p, /*add=*/false, /*relu=*/true);
+  lane->stem->SetInt8Scales(net.stem.int8);
   size_t max_act = net.stem.shape.y_elements();
   for (const StageWeights& st : net.stages) {
     lane->transition.push_back(st.transition ? std::make_unique<ConvBnAddRelu>(st.transition->shape, p, false, true)
                                              : nullptr);
+    if (st.transition) lane->transition.back()->SetInt8Scales(st.transition->int8);
+    // A stage's blocks share one shape, so one set of scales (same bound, same BN range).
     lane->block.push_back(std::make_unique<ConvBnAddRelu>(st.blocks.front().shape, p, true, true));
+    lane->block.back()->SetInt8Scales(st.blocks.front().int8);
     max_act = std::max(max_act, st.blocks.front().shape.y_elements());
   }
   const size_t es = ElementBytes(p);
@@ -147,7 +176,7 @@ void EnqueueInfer(const ModelOptions& o, const Network& net, Lane& lane) {
   const Precision p = o.precision;
   const cudaStream_t s = lane.stream.get();
   const size_t pixels = lane.batch * o.image * o.image;
-  LaunchNormalize(p, lane.images.as<uint8_t>(), lane.input.get(), pixels, kInputChannels, s);
+  LaunchNormalize(p, lane.images.as<uint8_t>(), lane.input.get(), pixels, kInputChannels, s, kInt8InputScale);
   void* x = lane.act_a.get();
   void* y = lane.act_b.get();
   lane.stem->Run(true, TensorsOf(net.stem, lane.input.get(), nullptr, lane.tmp.get(), x), s);
@@ -168,7 +197,8 @@ void EnqueueInfer(const ModelOptions& o, const Network& net, Lane& lane) {
     if (o.sync_stages) TG_CUDA_CHECK(cudaStreamSynchronize(s));
   }
   const ConvShape& last = net.stages.back().blocks.front().shape;
-  LaunchGlobalAvgPool(p, x, lane.pooled.as<float>(), lane.batch, last.p() * last.q(), net.features, s);
+  LaunchGlobalAvgPool(p, x, lane.pooled.as<float>(), lane.batch, last.p() * last.q(), net.features, s,
+                      kInt8ActivationScale);
   LaunchFullyConnected(lane.pooled.as<float>(), net.fc_w.as<float>(), net.fc_b.as<float>(), lane.logits.as<float>(),
                        lane.batch, net.features, o.classes, s);
 }

@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
   std::string precision = "fp16", fuse = "none";
   CLI::App app{"tracegate-model: pre -> h2d -> ResNet-like res2..res5 -> d2h -> post, with NVTX ranges per phase and stage"};
   app.add_option("--batch", o.batch, "images per iteration")->capture_default_str();
-  app.add_option("--precision", precision, "fp32 or fp16")->capture_default_str();
+  app.add_option("--precision", precision, "fp32, fp16 or int8 (cuDNN INT8_CONFIG convolutions)")->capture_default_str();
   app.add_option("--fuse", fuse, "stages whose blocks run fused: res2,res3,res4,res5, all or none")->capture_default_str();
   app.add_option("--iterations", o.iterations, "measured iterations")->capture_default_str();
   app.add_option("--warmup", o.warmup, "warm-up iterations before them (NVTX range \"warmup\")")->capture_default_str();
@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
   }
   const auto p = ParsePrecision(precision);
   if (!p) {
-    std::fprintf(stderr, "tracegate-model: --precision: unknown '%s' (fp32, fp16)\n", precision.c_str());
+    std::fprintf(stderr, "tracegate-model: --precision: unknown '%s' (fp32, fp16, int8)\n", precision.c_str());
     return 2;
   }
   o.precision = *p;

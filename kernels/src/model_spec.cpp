@@ -62,7 +62,6 @@ ConvShape StageBlockShape(const StageSpec& stage, size_t batch) {
 
 std::string ValidateModelOptions(ModelOptions& o) {
   if (o.batch < 1) return "--batch must be at least 1";
-  if (o.precision == Precision::kInt8) return "--precision int8 is not supported by tracegate-model yet (fp32, fp16)";
   if (o.image < 32 || o.image % 32 != 0) return "--image must be a positive multiple of 32 (e.g. 224)";
   if (o.classes < 1) return "--classes must be at least 1";
   if (o.top_k < 1 || o.top_k > o.classes) return "--top-k must be between 1 and --classes";

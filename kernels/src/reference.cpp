@@ -23,7 +23,7 @@ float Store(Precision storage, float v) {
     case Precision::kFp16:
       return RoundToHalf(v);
     case Precision::kInt8:
-      return std::isnan(v) ? v : std::clamp(std::nearbyint(v), -128.0f, 127.0f);
+      return std::isnan(v) ? v : QuantizeInt8(v);
   }
   return v;
 }
@@ -32,6 +32,9 @@ float Store(Precision storage, float v) {
 float Relu(float v) { return std::fmax(v, 0.0f); }
 
 uint64_t U(size_t v) { return static_cast<uint64_t>(v); }
+
+// Bytes per element of a per-channel vector (scale, shift, bias): int8 workloads keep them fp32.
+uint64_t ChannelBytes(Precision p) { return ElementBytes(ChannelPrecision(p)); }
 
 // The largest value of `storage` below `v` (RandomTensor keeps its values under `hi`).
 float StoredBelow(Precision storage, float v) {
@@ -78,6 +81,16 @@ double ConvAt(const ConvShape& sh, std::span<const float> x, std::span<const flo
     }
   }
   return acc;
+}
+
+// Calls fn(n, p, q, k, i) for every output element, i its NHWC index (N x P x Q x K).
+template <typename Fn>
+void ForEachOutput(const ConvShape& s, Fn fn) {
+  const size_t p_size = s.p(), q_size = s.q();
+  for (size_t n = 0; n < s.n; ++n)
+    for (size_t p = 0; p < p_size; ++p)
+      for (size_t q = 0; q < q_size; ++q)
+        for (size_t k = 0; k < s.k; ++k) fn(n, p, q, k, ((n * p_size + p) * q_size + q) * s.k + k);
 }
 
 }  // namespace
@@ -142,13 +155,15 @@ std::optional<ElementwiseOp> ParseElementwiseOp(std::string_view name) {
 // FLOPs per element, the same for both versions (fusion removes traffic, not arithmetic):
 //   add_relu 2 (add, max), mul_relu 2 (mul, max), scale_bias_relu 3 (mul, add, max),
 //   bias_gelu 6 (add; gelu: x / sqrt(2), erf, 1 +, * 0.5, * x).
+// int8: the n-element tensors are 1 byte per element, the per-channel vectors fp32 (4 bytes).
 Costs ElementwiseCosts(ElementwiseOp op, Precision p, bool fused, size_t n, size_t channels) {
   static constexpr uint64_t kFlopsPerElement[] = {2, 2, 3, 6};
   const ElementwiseInfo& info = Info(op);
-  uint64_t elements = U(info.tensor_inputs + 1) * U(n) + U(info.channel_inputs) * U(channels);
   int kernels = fused ? 1 : info.unfused_kernels;
-  elements += 2 * U(n) * U(kernels - 1);
-  return {elements * ElementBytes(p), kFlopsPerElement[static_cast<size_t>(op)] * U(n), kernels};
+  const uint64_t tensor_elements = U(info.tensor_inputs + 1) * U(n) + 2 * U(n) * U(kernels - 1);
+  const uint64_t channel_elements = U(info.channel_inputs) * U(channels);
+  return {tensor_elements * ElementBytes(p) + channel_elements * ChannelBytes(p),
+          kFlopsPerElement[static_cast<size_t>(op)] * U(n), kernels};
 }
 
 float Gelu(float x) { return x * 0.5f * (1.0f + std::erf(x * kInvSqrt2)); }
@@ -186,10 +201,11 @@ void ElementwiseReference(ElementwiseOp op, Precision storage, bool fused, const
 // Bytes, in elements: fused reads A (mk), B (kn) and bias (n) and writes out (mn). Unfused: the
 // GEMM reads A and B and writes its result (mn); the bias kernel reads it and bias and writes
 // (2mn + n); ReLU reads and writes (2mn): mk + kn + 5mn + n. FLOPs: 2mnk + 2mn (bias add, max).
+// int8: the matrices 1 byte per element, the bias fp32 (4 bytes per element).
 Costs GemmBiasReluCosts(const GemmShape& s, Precision p, bool fused) {
   const uint64_t m = s.m, n = s.n, k = s.k;
-  uint64_t elements = m * k + k * n + n + (fused ? m * n : 5 * m * n);
-  return {elements * ElementBytes(p), 2 * m * n * k + 2 * m * n, fused ? 1 : 3};
+  uint64_t elements = m * k + k * n + (fused ? m * n : 5 * m * n);
+  return {elements * ElementBytes(p) + n * ChannelBytes(p), 2 * m * n * k + 2 * m * n, fused ? 1 : 3};
 }
 
 void GemmBiasReluReference(const GemmShape& s, Precision storage, bool fused, std::span<const float> a,
@@ -221,10 +237,12 @@ uint64_t ConvOps(const ConvShape& s) {
 // filter, shift and z and writes y: X + W + K + 2Y. Unfused: convolution X + W + Y; BN reads
 // its input, scale and shift and writes (2Y + 2K); add reads two and writes (3Y); ReLU (2Y):
 // X + W + 8Y + 2K. FLOPs: ConvOps + 4Y (BN multiply and add, residual add, max) for both.
+// int8: the tensors 1 byte per element, the K-element vectors fp32 (4 bytes per element).
 Costs ConvBnAddReluCosts(const ConvShape& s, Precision p, bool fused) {
   const uint64_t x = s.x_elements(), w = s.w_elements(), y = s.y_elements(), k = s.k;
-  uint64_t elements = fused ? x + w + k + 2 * y : x + w + 8 * y + 2 * k;
-  return {elements * ElementBytes(p), ConvOps(s) + 4 * y, fused ? 1 : 4};
+  const uint64_t elements = fused ? x + w + 2 * y : x + w + 8 * y;
+  const uint64_t channel_elements = fused ? k : 2 * k;
+  return {elements * ElementBytes(p) + channel_elements * ChannelBytes(p), ConvOps(s) + 4 * y, fused ? 1 : 4};
 }
 
 std::vector<float> FoldBnIntoFilter(const ConvShape& s, Precision storage, std::span<const float> w,
@@ -240,25 +258,117 @@ void ConvBnAddReluReference(const ConvShape& s, Precision storage, bool fused, s
                             std::span<const float> z, std::span<float> y) {
   std::vector<float> folded;
   if (fused) folded = FoldBnIntoFilter(s, storage, w, scale);
-  const size_t p_size = s.p(), q_size = s.q();
-  for (size_t n = 0; n < s.n; ++n) {
-    for (size_t p = 0; p < p_size; ++p) {
-      for (size_t q = 0; q < q_size; ++q) {
-        for (size_t k = 0; k < s.k; ++k) {
-          const size_t i = ((n * p_size + p) * q_size + q) * s.k + k;
-          float v;
-          if (fused) {
-            v = static_cast<float>(ConvAt(s, x, folded, n, p, q, k) + static_cast<double>(shift[k]) +
-                                   static_cast<double>(z[i]));
-          } else {
-            float conv = Store(storage, static_cast<float>(ConvAt(s, x, w, n, p, q, k)));
-            v = Store(storage, Store(storage, conv * scale[k] + shift[k]) + z[i]);
-          }
-          y[i] = Store(storage, Relu(v));
-        }
-      }
+  ForEachOutput(s, [&](size_t n, size_t p, size_t q, size_t k, size_t i) {
+    float v;
+    if (fused) {
+      v = static_cast<float>(ConvAt(s, x, folded, n, p, q, k) + static_cast<double>(shift[k]) +
+                             static_cast<double>(z[i]));
+    } else {
+      float conv = Store(storage, static_cast<float>(ConvAt(s, x, w, n, p, q, k)));
+      v = Store(storage, Store(storage, conv * scale[k] + shift[k]) + z[i]);
+    }
+    y[i] = Store(storage, Relu(v));
+  });
+}
+
+// ---- int8 (quantised) tensors -----------------------------------------------------------------
+
+// nearbyint rounds in the current mode, round to nearest even (never changed here); the clamp
+// after it is exact. NaN -> 0 as cvt.rni.sat.s8.f32 does on the device.
+float QuantizeInt8(float v) {
+  if (std::isnan(v)) return 0.0f;
+  return std::clamp(std::nearbyint(v), -128.0f, 127.0f);
+}
+
+Precision ChannelPrecision(Precision p) { return p == Precision::kInt8 ? Precision::kFp32 : p; }
+
+std::vector<float> QuantizeTensor(std::span<const float> values, float scale) {
+  const float inv = 1.0f / scale;
+  std::vector<float> q(values.size());
+  for (size_t i = 0; i < values.size(); ++i) q[i] = QuantizeInt8(values[i] * inv);
+  return q;
+}
+
+float Int8ScaleFor(float max_abs) { return max_abs > 0 ? max_abs / 127.0f : 1.0f; }
+
+// The device's order (elementwise.cu): dequantise, the fp32 op, requantise with v * (1 / out);
+// an unfused chain stores each intermediate with the output's scale and dequantises it again.
+void ElementwiseInt8Reference(ElementwiseOp op, bool fused, const ElementwiseInputs& in, const Int8Scales& scales,
+                              std::span<float> out) {
+  const size_t channels = std::max<size_t>(in.channels, 1);
+  const float inv_out = 1.0f / scales.out;
+  auto requantize = [&](float v) { return QuantizeInt8(v * inv_out); };
+  auto stored = [&](float v) { return fused ? v : requantize(v) * scales.out; };  // an unfused intermediate
+  for (size_t i = 0; i < out.size(); ++i) {
+    const size_t c = i % channels;
+    const float a = in.a[i] * scales.a;
+    float v = 0;
+    switch (op) {
+      case ElementwiseOp::kAddRelu:
+        v = Relu(stored(a + in.b[i] * scales.b));
+        break;
+      case ElementwiseOp::kMulRelu:
+        v = Relu(stored(a * 2.0f));
+        break;
+      case ElementwiseOp::kScaleBiasRelu:
+        v = Relu(stored(stored(a * (in.scale[c] * scales.scale_unit)) + in.bias[c] * scales.bias_unit));
+        break;
+      case ElementwiseOp::kBiasGelu:
+        v = Gelu(stored(a + in.bias[c] * scales.bias_unit));
+        break;
+    }
+    out[i] = requantize(v);
+  }
+}
+
+int64_t Int8Dot(std::span<const float> a, std::span<const float> bt, size_t k, size_t i, size_t j) {
+  int64_t acc = 0;
+  for (size_t l = 0; l < k; ++l) acc += static_cast<int64_t>(a[i * k + l]) * static_cast<int64_t>(bt[j * k + l]);
+  return acc;
+}
+
+// alpha * acc in float (acc converted to float first, exact below 2^24), then the bias.
+void GemmBiasReluInt8Reference(const GemmShape& s, bool fused, float alpha, std::span<const float> a,
+                               std::span<const float> bt, std::span<const float> bias, std::span<float> out) {
+  for (size_t i = 0; i < s.m; ++i) {
+    for (size_t j = 0; j < s.n; ++j) {
+      const float scaled = alpha * static_cast<float>(Int8Dot(a, bt, s.k, i, j));
+      out[i * s.n + j] = fused ? QuantizeInt8(Relu(scaled + bias[j]))
+                               : Relu(QuantizeInt8(QuantizeInt8(scaled) + bias[j]));
     }
   }
+}
+
+std::vector<float> FoldBnIntoFilterInt8(const ConvShape& s, std::span<const float> w, float scale_w,
+                                        std::span<const float> bn_scale, float scale_w_folded) {
+  std::vector<float> folded(s.w_elements());
+  const size_t per_filter = s.r * s.s * s.c;
+  const float inv = 1.0f / scale_w_folded;
+  for (size_t i = 0; i < folded.size(); ++i) folded[i] = QuantizeInt8(w[i] * scale_w * bn_scale[i / per_filter] * inv);
+  return folded;
+}
+
+// ConvAt sums integer products in double: exact (|acc| < 2^53). The float conversion of acc
+// rounds to nearest even above 2^24, as an int32-to-float conversion on the device does.
+void ConvBnAddReluInt8Reference(const ConvShape& s, bool fused, const ConvInt8Scales& q, std::span<const float> x,
+                                std::span<const float> w, std::span<const float> bn_scale,
+                                std::span<const float> shift, std::span<const float> z, std::span<float> y) {
+  std::vector<float> folded;
+  if (fused) folded = FoldBnIntoFilterInt8(s, w, q.w, bn_scale, q.w_folded);
+  const float alpha1 = fused ? q.x * q.w_folded / q.y : q.x * q.w / q.tmp;
+  const float alpha2 = q.z / q.y, inv_y = 1.0f / q.y;
+  ForEachOutput(s, [&](size_t n, size_t p, size_t qq, size_t k, size_t i) {
+    const float acc = static_cast<float>(ConvAt(s, x, fused ? std::span<const float>(folded) : w, n, p, qq, k));
+    if (fused) {
+      y[i] = QuantizeInt8(Relu(alpha1 * acc + alpha2 * z[i] + shift[k]));
+      return;
+    }
+    // The element-wise kernels' order: dequantise, compute, QuantizeInt8(v * (1 / out)).
+    const float t = QuantizeInt8(alpha1 * acc);
+    const float bn = QuantizeInt8((t * q.tmp * bn_scale[k] + shift[k] * q.y) * inv_y);
+    const float sum = QuantizeInt8((bn * q.y + z[i] * q.z) * inv_y);
+    y[i] = QuantizeInt8(Relu(sum * q.y) * inv_y);
+  });
 }
 
 // ---- tolerances -----------------------------------------------------------------------------

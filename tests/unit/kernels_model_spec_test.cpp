@@ -96,8 +96,7 @@ std::string Check(void (*change)(ModelOptions&)) {
 
 TEST(KernelsModelSpec, ValidationNamesTheFlag) {
   EXPECT_EQ(Check([](ModelOptions& o) { o.batch = 0; }), "--batch must be at least 1");
-  EXPECT_EQ(Check([](ModelOptions& o) { o.precision = Precision::kInt8; }),
-            "--precision int8 is not supported by tracegate-model yet (fp32, fp16)");
+  EXPECT_EQ(Check([](ModelOptions& o) { o.precision = Precision::kInt8; }), "");  // cuDNN INT8_CONFIG
   EXPECT_EQ(Check([](ModelOptions& o) { o.image = 200; }), "--image must be a positive multiple of 32 (e.g. 224)");
   EXPECT_EQ(Check([](ModelOptions& o) { o.image = 0; }), "--image must be a positive multiple of 32 (e.g. 224)");
   EXPECT_EQ(Check([](ModelOptions& o) { o.classes = 0; }), "--classes must be at least 1");

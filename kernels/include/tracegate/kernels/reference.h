@@ -106,6 +106,71 @@ void ConvBnAddReluReference(const ConvShape& s, Precision storage, bool fused, s
                             std::span<const float> w, std::span<const float> scale, std::span<const float> shift,
                             std::span<const float> z, std::span<float> y);
 
+// ---- int8 (quantised) tensors -----------------------------------------------------------------
+// An int8 tensor holds q[i] in [-128, 127] and ONE float scale for the whole tensor: its value is
+// scale * q[i]. Host spans of int8 tensors hold q (integers stored as float; RandomTensor and
+// QuantizeTo(kInt8) give such values) and their scales travel beside them (Int8Scales). Per-channel
+// vectors (BN scale and shift, biases) of int8 workloads are fp32 (4 bytes per element), as
+// cuBLASLt's and cuDNN's int8 epilogues take them; the costs count them so.
+// Requantising: QuantizeInt8(v) rounds to nearest, ties to even, then saturates to [-128, 127];
+// NaN gives 0 (what the device's cvt.rni.sat.s8.f32 does). Every int8 kernel here stores with it.
+float QuantizeInt8(float v);
+// The precision of per-channel vectors: fp32 for int8 workloads, the tensors' precision otherwise.
+Precision ChannelPrecision(Precision p);
+// q = QuantizeInt8(v * (1 / scale)) for each value: a float tensor into int8 with `scale`.
+std::vector<float> QuantizeTensor(std::span<const float> values, float scale);
+// The scale that maps [-max_abs, max_abs] onto [-127, 127] (max_abs / 127; 1 when max_abs <= 0).
+float Int8ScaleFor(float max_abs);
+
+// Element-wise int8: a and b are int8 tensors with scales a and b; scale and bias (per channel)
+// are fp32 vectors whose real values are vector * scale_unit and vector * bias_unit (1: the vector
+// holds real values); out is int8 with scale out, and so is every intermediate an unfused chain
+// stores. The arithmetic, in this order on the host and the device alike: dequantise each operand
+// (q * its scale, one float multiply), the op exactly as in fp32 on those real values, then
+// QuantizeInt8(v * (1 / out)) with 1 / out computed in float.
+struct Int8Scales {
+  float a = 1, b = 1, out = 1;
+  float scale_unit = 1, bias_unit = 1;
+};
+// ElementwiseReference with int8 storage: out gets q of the output (fused: one requantisation;
+// unfused: one per stored intermediate). Tolerance: 1 step, ElementwiseTolerance(op, kInt8).
+void ElementwiseInt8Reference(ElementwiseOp op, bool fused, const ElementwiseInputs& in, const Int8Scales& scales,
+                              std::span<float> out);
+
+// int8 GEMM + bias + ReLU as cuBLASLt's IMMA path computes it. A (m x k, row-major) and B given
+// TRANSPOSED, bt (n x k, row-major: both operands k-contiguous, cuBLASLt's "TN"), all int8 q; the
+// product is accumulated exactly in int32; alpha = scale_a * scale_b / scale_out; bias (n floats)
+// is in units of the output's scale (bias_real / scale_out), as the IMMA epilogue adds it after
+// alpha. fused: out = QuantizeInt8(relu(alpha * acc + bias[j])) (one epilogue). unfused: the GEMM
+// stores t = QuantizeInt8(alpha * acc) (same scale as out), a bias kernel t2 = QuantizeInt8(t +
+// bias[j]), then ReLU. out holds q. Costs: GemmBiasReluCosts(s, kInt8, fused) (bias 4 bytes each).
+void GemmBiasReluInt8Reference(const GemmShape& s, bool fused, float alpha, std::span<const float> a,
+                               std::span<const float> bt, std::span<const float> bias, std::span<float> out);
+// int32 sum over l of a[i * k + l] * bt[j * k + l] (exact: |a|, |bt| <= 128 and k < 2^17).
+int64_t Int8Dot(std::span<const float> a, std::span<const float> bt, size_t k, size_t i, size_t j);
+
+// int8 Conv + BN + Add + ReLU as cuDNN's INT8 configurations compute it: x (N,H,W,C), w and the
+// folded filter (K,R,S,C), z and y (N,P,Q,K) int8 q, each with its per-tensor scale; C and K
+// multiples of 4; acc is the exact int32 cross-correlation. BN scale is fp32 (unitless), shift
+// fp32 in units of y's scale (shift_real / scale y), so the fused call's float bias is shift as is.
+//   fused (cudnnConvolutionBiasActivationForward, INT8_CONFIG, one kernel):
+//     y = QuantizeInt8(relu(alpha1 * acc(x, w_folded) + alpha2 * z + shift[k])),
+//     alpha1 = x * w_folded / y, alpha2 = z / y (float).
+//   unfused: cudnnConvolutionForward with an int8 output (INT8_CONFIG):
+//     t = QuantizeInt8(alpha * acc(x, w)), alpha = x * w / tmp; then the int8 element-wise BN
+//     (Int8Scales{a = tmp, out = y, bias_unit = y}), add (a = y, b = z, out = y) and ReLU
+//     (a = y, out = y) kernels, each requantising its output.
+// Tolerance: 1 step of y against the matching reference.
+struct ConvInt8Scales {
+  float x = 1, w = 1, w_folded = 1, z = 1, y = 1, tmp = 1;
+};
+// w_folded[k] = QuantizeInt8((w[k] * scale_w) * bn_scale[k] * (1 / scale_w_folded)).
+std::vector<float> FoldBnIntoFilterInt8(const ConvShape& s, std::span<const float> w, float scale_w,
+                                        std::span<const float> bn_scale, float scale_w_folded);
+void ConvBnAddReluInt8Reference(const ConvShape& s, bool fused, const ConvInt8Scales& q, std::span<const float> x,
+                                std::span<const float> w, std::span<const float> bn_scale,
+                                std::span<const float> shift, std::span<const float> z, std::span<float> y);
+
 // ---- tolerances -----------------------------------------------------------------------------
 // |got - want| <= atol + rtol * |want| element by element; NaN matches only NaN.
 struct Tolerance { double atol = 0, rtol = 0; };
