@@ -45,16 +45,18 @@ Status Load(const std::string& path, Trace& trace) {
   return ImportTrace(path, trace);
 }
 
-// --timings: one stderr line per step with its wall time, the resident memory after it and the
-// peak so far (VmRSS / VmHWM of /proc/self/status; "n/a" where there is no /proc).
+// --timings: one stderr line per step with its wall time, the resident memory after it (heap and
+// mapped files apart) and the peak so far (VmRSS, RssAnon, RssFile and VmHWM of /proc/self/status;
+// "n/a" where there is no /proc).
 class StepTimer {
  public:
   explicit StepTimer(bool on) : on_(on), last_(Clock::now()), first_(last_) {}
   void Done(const char* step) {
     if (!on_) return;
     const auto now = Clock::now();
-    std::fprintf(stderr, "tracegate: timings: %-8s %7.3f s  rss %s  peak %s\n", step, Seconds(now - last_),
-                 Memory("VmRSS:").c_str(), Memory("VmHWM:").c_str());
+    std::fprintf(stderr, "tracegate: timings: %-8s %7.3f s  rss %s (anon %s, files %s)  peak %s\n", step,
+                 Seconds(now - last_), Memory("VmRSS:").c_str(), Memory("RssAnon:").c_str(),
+                 Memory("RssFile:").c_str(), Memory("VmHWM:").c_str());
     last_ = now;
   }
   void Total() {

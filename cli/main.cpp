@@ -1,5 +1,8 @@
 // tracegate: argument parsing and dispatch. Every subcommand lives in commands.cpp.
 #include <CLI/CLI.hpp>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <cstdio>
 #include <iostream>
 #include <string_view>
@@ -62,6 +65,14 @@ constexpr const char* kRecordFooter =
 }  // namespace
 
 int main(int argc, char** argv) {
+#if defined(__GLIBC__)
+  // Trace tables and the analyses' buffers are large, short-lived vectors. glibc's default
+  // threshold rises after the first large free, and from then on such blocks come from the heap
+  // and stay resident after they are freed. A fixed threshold maps and unmaps each one: peak RSS
+  // of a 10^6-event analyze drops by ~4 MiB (docs/PERFORMANCE.md), at no measurable time cost.
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+  mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+#endif
   CLI::App app{kDescription, "tracegate"};
   app.set_version_flag("--version", std::string("tracegate ") + TRACEGATE_VERSION);
   app.require_subcommand(1);

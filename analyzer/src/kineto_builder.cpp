@@ -353,8 +353,12 @@ void Zip(A&& a, B&& b, F f) {
 template <class Table>
 void MoveColumns(Table& to, Table& from) {
   Zip(Columns(to), Columns(from), [](auto& d, auto& s) {
-    d.insert(d.end(), s.begin(), s.end());
-    std::remove_reference_t<decltype(s)>().swap(s);  // `s = {}` would keep the capacity
+    if constexpr (requires { d.Append(s); }) {
+      d.Append(s);  // SparseColumn
+    } else {
+      d.insert(d.end(), s.begin(), s.end());
+      std::remove_reference_t<decltype(s)>().swap(s);  // `s = {}` would keep the capacity
+    }
   });
 }
 

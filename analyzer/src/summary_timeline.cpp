@@ -47,22 +47,20 @@ struct Lanes {
   }
 };
 
-// Builds the sort buffer from the three GPU tables, with lanes renumbered in (device, stream) order.
-std::vector<GpuItem> CollectItems(const Trace& t, std::vector<LaneKey>& lane_keys) {
-  std::vector<GpuItem> items;
-  items.reserve(t.GpuEventCount());
+// The sort buffer: every GPU activity of the three tables, grouped by lane (lanes numbered in
+// (device, stream) order), each lane in table order (kernels, then copies, then memsets).
+// `lane_start[l]` is where lane l begins. A counting sort placing each item once: one buffer of
+// items (plus a lane number per row) rather than two, which is most of the summary's peak memory.
+std::vector<GpuItem> CollectItems(const Trace& t, std::vector<LaneKey>& lane_keys, std::vector<size_t>& lane_start) {
   Lanes lanes;
-  auto add = [&](ItemKind kind, const std::vector<TimeNs>& start, const std::vector<TimeNs>& end,
-                 const std::vector<int32_t>& device, const std::vector<int64_t>& stream) {
-    for (size_t i = 0; i < start.size(); ++i) {
-      // Importers drop end < start; clamp anyway so a bad row cannot make busy time negative.
-      items.push_back(
-          GpuItem{start[i], std::max(start[i], end[i]), MakeRef(kind, i), lanes.Of(device[i], stream[i])});
-    }
+  std::vector<uint32_t> row_lane;
+  row_lane.reserve(t.GpuEventCount());
+  auto lanes_of = [&](const std::vector<int32_t>& device, const std::vector<int64_t>& stream) {
+    for (size_t i = 0; i < device.size(); ++i) row_lane.push_back(lanes.Of(device[i], stream[i]));
   };
-  add(ItemKind::kKernel, t.kernels.start, t.kernels.end, t.kernels.device, t.kernels.stream);
-  add(ItemKind::kMemcpy, t.memcpys.start, t.memcpys.end, t.memcpys.device, t.memcpys.stream);
-  add(ItemKind::kMemset, t.memsets.start, t.memsets.end, t.memsets.device, t.memsets.stream);
+  lanes_of(t.kernels.device, t.kernels.stream);
+  lanes_of(t.memcpys.device, t.memcpys.stream);
+  lanes_of(t.memsets.device, t.memsets.stream);
 
   std::vector<uint32_t> order(lanes.keys.size());
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -74,7 +72,24 @@ std::vector<GpuItem> CollectItems(const Trace& t, std::vector<LaneKey>& lane_key
     renumber[order[pos]] = pos;
     lane_keys[pos] = lanes.keys[order[pos]];
   }
-  for (GpuItem& it : items) it.lane = renumber[it.lane];
+  for (uint32_t& l : row_lane) l = renumber[l];
+  lane_start.assign(lane_keys.size() + 1, 0);
+  for (uint32_t l : row_lane) lane_start[l + 1]++;
+  for (size_t l = 0; l < lane_keys.size(); ++l) lane_start[l + 1] += lane_start[l];
+
+  std::vector<GpuItem> items(row_lane.size());
+  std::vector<size_t> next(lane_start.begin(), lane_start.end() - 1);
+  size_t row = 0;
+  auto place = [&](ItemKind kind, const std::vector<TimeNs>& start, const std::vector<TimeNs>& end) {
+    for (size_t i = 0; i < start.size(); ++i, ++row) {
+      const uint32_t l = row_lane[row];
+      // Importers drop end < start; clamp anyway so a bad row cannot make busy time negative.
+      items[next[l]++] = GpuItem{start[i], std::max(start[i], end[i]), MakeRef(kind, i), l};
+    }
+  };
+  place(ItemKind::kKernel, t.kernels.start, t.kernels.end);
+  place(ItemKind::kMemcpy, t.memcpys.start, t.memcpys.end);
+  place(ItemKind::kMemset, t.memsets.start, t.memsets.end);
   return items;
 }
 
@@ -170,18 +185,9 @@ void SummarizeDevice(const Trace& t, const AnalyzeOptions& options, GpuItem* fir
 
 void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, Summary& s) {
   std::vector<LaneKey> lane_keys;
-  std::vector<GpuItem> items = CollectItems(t, lane_keys);
-  // Pass 1: per stream (lane), each lane's items time-sorted and contiguous: a stable counting
-  // sort by lane keeps the trace's order within a lane.
-  std::vector<size_t> lane_start(lane_keys.size() + 1, 0);
-  for (const GpuItem& it : items) lane_start[it.lane + 1]++;
-  for (size_t l = 0; l < lane_keys.size(); ++l) lane_start[l + 1] += lane_start[l];
-  {
-    std::vector<GpuItem> by_lane(items.size());
-    std::vector<size_t> next(lane_start.begin(), lane_start.end() - 1);
-    for (const GpuItem& it : items) by_lane[next[it.lane]++] = it;
-    items.swap(by_lane);
-  }
+  std::vector<size_t> lane_start;
+  // Pass 1: per stream (lane), each lane's items contiguous in the trace's order, then sorted.
+  std::vector<GpuItem> items = CollectItems(t, lane_keys, lane_start);
   // A lane holds its kernels, then its copies, then its memsets, each usually in time order.
   for (size_t l = 0; l < lane_keys.size(); ++l)
     internal::SortMostlySorted(items.data() + lane_start[l], items.data() + lane_start[l + 1], ByTime);

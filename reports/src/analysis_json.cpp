@@ -1,5 +1,7 @@
 // AnalysisToJson: the report document (schema "tracegate.report/v1"); the keys are described in
 // tracegate/analysis_report.h.
+#include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <string>
@@ -364,9 +366,74 @@ json AnalysisToJson(const Trace& trace, const Analysis& analysis, const Analysis
   return doc;
 }
 
+namespace {
+
+// One iteration row as dump(2) writes IterationRowJson(row) at depth 2 of the report: members in
+// key order (nlohmann's objects are sorted maps), numbers and strings formatted by nlohmann
+// itself. Writing the text directly is ~10x faster than building and dumping the tree.
+class IterationRowWriter {
+ public:
+  explicit IterationRowWriter(std::string& out) : out_(out) {}
+
+  void Row(const Iteration& i) {
+    out_ += '{';
+    first_ = true;
+    Int("end_ns", i.end);
+    Double("gpu_busy_ms", Ms(i.gpu_busy_ns));
+    Int("index", i.index);
+    Double("infer_range_ms", Ms(i.infer_range_ns));
+    Int("kernels", i.kernels);
+    Double("latency_ms", Ms(i.latency_ns()));
+    Int("memcpys", i.memcpys);
+    Int("memsets", i.memsets);
+    Key("name");
+    out_ += json(i.name).dump(-1, ' ', false, json::error_handler_t::replace);
+    Key("phases_ms");
+    std::array<size_t, kPhaseCount> order{};
+    for (size_t p = 0; p < kPhaseCount; ++p) order[p] = p;
+    std::sort(order.begin(), order.end(),
+              [](size_t a, size_t b) { return std::string_view(kPhaseNames[a]) < std::string_view(kPhaseNames[b]); });
+    out_ += '{';
+    for (size_t k = 0; k < kPhaseCount; ++k) {
+      out_ += k ? ",\n        \"" : "\n        \"";
+      out_ += kPhaseNames[order[k]];
+      out_ += "\": ";
+      out_ += json(Ms(i.phase_ns[order[k]])).dump();
+    }
+    out_ += "\n      }";
+    Double("post_range_ms", Ms(i.post_range_ns));
+    Double("pre_range_ms", Ms(i.pre_range_ns));
+    Int("start_ns", i.start);
+    Double("sync_ms", Ms(i.sync_ns));
+    Int("syncs", i.syncs);
+    out_ += "\n    }";
+  }
+
+ private:
+  void Key(const char* key) {
+    out_ += first_ ? "\n      \"" : ",\n      \"";
+    first_ = false;
+    out_ += key;
+    out_ += "\": ";
+  }
+  template <typename T>
+  void Int(const char* key, T v) {
+    Key(key);
+    out_ += std::to_string(v);
+  }
+  void Double(const char* key, double v) {
+    Key(key);
+    out_ += json(v).dump();
+  }
+
+  std::string& out_;
+  bool first_ = true;
+};
+
+}  // namespace
+
 Status WriteAnalysisJson(const std::string& path, const json& doc, const IterationAnalysis& iterations) {
-  constexpr auto kReplace = json::error_handler_t::replace;
-  std::string text = doc.dump(2, ' ', false, kReplace);
+  std::string text = doc.dump(2, ' ', false, json::error_handler_t::replace);
   // A top-level key at indent 2; inside a string value the quotes would be escaped.
   static constexpr std::string_view kEmptyTable = "\n  \"iteration_table\": []";
   const size_t at = text.find(kEmptyTable);
@@ -374,13 +441,11 @@ Status WriteAnalysisJson(const std::string& path, const json& doc, const Iterati
   if (!iterations.iterations.empty()) {
     // What dump(2) writes for the array at depth 1: "[", each row indented by 4, "  ]".
     std::string table = "[";
+    table.reserve(iterations.iterations.size() * 512);
+    IterationRowWriter writer(table);
     for (size_t r = 0; r < iterations.iterations.size(); ++r) {
-      const std::string row = IterationRowJson(iterations.iterations[r]).dump(2, ' ', false, kReplace);
       table += r ? ",\n    " : "\n    ";
-      for (char c : row) {  // string values have no raw newlines, so each one starts a line
-        table += c;
-        if (c == '\n') table += "    ";
-      }
+      writer.Row(iterations.iterations[r]);
     }
     table += "\n  ]";
     const size_t value = at + kEmptyTable.size() - 2;

@@ -33,6 +33,48 @@ TEST(KernelTable, RowRoundTripsEveryColumn) {
   EXPECT_EQ(r.grid_x, 4); EXPECT_EQ(r.block_x, 128); EXPECT_EQ(r.graph_id, 5);
 }
 
+TEST(SparseColumn, StoresOnlyTheRowsThatDiffer) {
+  SparseColumn<int64_t> c(kUnknownId);
+  for (int i = 0; i < 1000; ++i) c.push_back(i % 100 == 7 ? i : kUnknownId);  // rows 7, 107, ..., 907
+  EXPECT_EQ(c.size(), 1000u);
+  EXPECT_EQ(c.stored(), 10u);
+  EXPECT_EQ(c[0], kUnknownId);
+  EXPECT_EQ(c[7], 7);
+  EXPECT_EQ(c[907], 907);
+  EXPECT_EQ(c[999], kUnknownId);
+}
+
+TEST(SparseColumn, TurnsDenseWhenMostRowsDiffer) {
+  SparseColumn<int64_t> c(kUnknownId), same(kUnknownId);
+  // Every row a graph launch: past 64 exceptions that are over half of the rows, one value per row.
+  for (int i = 0; i < 200; ++i) c.push_back(i);
+  EXPECT_EQ(c.stored(), 200u);
+  for (int i = 0; i < 200; ++i) ASSERT_EQ(c[static_cast<size_t>(i)], i);
+  c.push_back(kUnknownId);
+  EXPECT_EQ(c[200], kUnknownId);
+  for (int i = 0; i < 200; ++i) same.push_back(i);
+  same.push_back(kUnknownId);
+  EXPECT_TRUE(c == same);  // equality is by rows, whatever the representation
+}
+
+TEST(SparseColumn, AppendKeepsRowsAndEmptiesTheSource) {
+  SparseColumn<int64_t> a(kUnknownId), b(kUnknownId);
+  a.push_back(kUnknownId);
+  a.push_back(5);
+  b.push_back(9);
+  b.push_back(kUnknownId);
+  a.Append(b);
+  EXPECT_EQ(a.size(), 4u);
+  EXPECT_EQ(a[1], 5);
+  EXPECT_EQ(a[2], 9);
+  EXPECT_EQ(a[3], kUnknownId);
+  EXPECT_EQ(b.size(), 0u);
+  EXPECT_EQ(b.stored(), 0u);
+  SparseColumn<int64_t> other(kUnknownId);
+  other.push_back(kUnknownId);
+  EXPECT_FALSE(a == other);
+}
+
 TEST(FinalizeTrace, CountsGpuWorkWithoutLaunch) {
   Trace t;
   t.api_calls.Add(ApiCall{0, 5, t.strings.Intern("cudaLaunchKernel"), ApiKind::kRuntime, 1, 1, 42, 0});

@@ -5,6 +5,7 @@
 // same integers as nsys exports.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -145,6 +146,64 @@ struct Process {
   std::string name;
 };
 
+// A column that nearly always holds one value (`fill`): the CUDA graph ids, kUnknownId outside
+// graph launches. Only the rows that differ are stored, as (row, value) pairs in row order, until
+// they are half of the rows; then the column turns into a plain vector. Reads are O(1) without
+// exceptions or once dense, O(log exceptions) in between.
+template <class T>
+class SparseColumn {
+ public:
+  explicit SparseColumn(T fill = T{}) : fill_(fill) {}
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  void reserve(size_t n) {
+    if (dense_) values_.reserve(n);
+  }
+  void push_back(T v) {
+    const size_t row = size_++;
+    if (dense_) {
+      values_.push_back(v);
+    } else if (v != fill_) {
+      rows_.push_back(row);
+      values_.push_back(v);
+      if (values_.size() > 64 && values_.size() * 2 > size_) Densify();
+    }
+  }
+  T operator[](size_t i) const {
+    if (dense_) return values_[i];
+    if (rows_.empty()) return fill_;
+    auto it = std::lower_bound(rows_.begin(), rows_.end(), i);
+    return it != rows_.end() && *it == i ? values_[static_cast<size_t>(it - rows_.begin())] : fill_;
+  }
+  // Appends every row of `from`, then empties it (and frees its memory).
+  void Append(SparseColumn& from) {
+    for (size_t i = 0; i < from.size_; ++i) push_back(from[i]);
+    from = SparseColumn(from.fill_);
+  }
+  // Rows that are not `fill` (all rows once dense): what the column costs.
+  size_t stored() const { return values_.size(); }
+  friend bool operator==(const SparseColumn& a, const SparseColumn& b) {
+    if (a.size_ != b.size_) return false;
+    for (size_t i = 0; i < a.size_; ++i)
+      if (a[i] != b[i]) return false;
+    return true;
+  }
+
+ private:
+  void Densify() {
+    std::vector<T> dense(size_, fill_);
+    for (size_t k = 0; k < rows_.size(); ++k) dense[rows_[k]] = values_[k];
+    values_ = std::move(dense);
+    std::vector<size_t>().swap(rows_);
+    dense_ = true;
+  }
+  T fill_;
+  size_t size_ = 0;
+  bool dense_ = false;
+  std::vector<size_t> rows_;  // sparse: the rows that differ from fill_, ascending
+  std::vector<T> values_;     // sparse: their values; dense: every row
+};
+
 // Columnar tables. Each column is a vector; all columns of a table have the same length.
 struct KernelTable {
   std::vector<TimeNs> start, end;
@@ -153,7 +212,8 @@ struct KernelTable {
   std::vector<int64_t> stream, correlation;
   std::vector<int32_t> grid_x, grid_y, grid_z, block_x, block_y, block_z;
   std::vector<int32_t> registers, shared_static, shared_dynamic;
-  std::vector<int64_t> pid, graph_id, graph_node_id;
+  std::vector<int64_t> pid;
+  SparseColumn<int64_t> graph_id{kUnknownId}, graph_node_id{kUnknownId};
   size_t size() const { return start.size(); }
   void Add(const Kernel& k);
   Kernel Row(size_t i) const;
