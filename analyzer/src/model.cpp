@@ -1,7 +1,7 @@
 #include "tracegate/model.h"
 
 #include <algorithm>
-#include <unordered_set>
+#include <cstdint>
 
 namespace tg {
 
@@ -204,6 +204,51 @@ uint64_t ComputeRangeDepth(RangeTable& r) {
 }  // namespace
 
 namespace {
+// The correlation ids of the API calls, for membership tests. CUPTI numbers correlations
+// consecutively, so the ids usually fill a narrow range: then a bitmap over [min, max] (one bit
+// per id, a test is one load); otherwise a sorted vector and binary search.
+class CorrelationSet {
+ public:
+  explicit CorrelationSet(const std::vector<int64_t>& ids) {
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    size_t known = 0;
+    for (int64_t c : ids) {
+      if (c == kUnknownId) continue;
+      lo = std::min(lo, c);
+      hi = std::max(hi, c);
+      ++known;
+    }
+    if (known == 0) return;
+    const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);  // no overflow
+    if (span / 64 <= known) {
+      lo_ = lo;
+      span_ = span;
+      bits_.assign(span / 64 + 1, 0);
+      for (int64_t c : ids)
+        if (c != kUnknownId) Set(static_cast<uint64_t>(c) - static_cast<uint64_t>(lo));
+    } else {
+      sorted_.reserve(known);
+      for (int64_t c : ids)
+        if (c != kUnknownId) sorted_.push_back(c);
+      std::sort(sorted_.begin(), sorted_.end());
+    }
+  }
+  bool Contains(int64_t c) const {
+    if (!bits_.empty()) {
+      const uint64_t off = static_cast<uint64_t>(c) - static_cast<uint64_t>(lo_);
+      return c >= lo_ && off <= span_ && (bits_[off / 64] >> (off % 64) & 1u);
+    }
+    return std::binary_search(sorted_.begin(), sorted_.end(), c);
+  }
+
+ private:
+  void Set(uint64_t off) { bits_[off / 64] |= uint64_t{1} << (off % 64); }
+  int64_t lo_ = 0;
+  uint64_t span_ = 0;
+  std::vector<uint64_t> bits_;
+  std::vector<int64_t> sorted_;
+};
+
 // Drops the rows whose time column holds a negative value; returns how many.
 template <class T>
 uint64_t DropNegative(T& table, const std::vector<TimeNs>& time) {
@@ -229,14 +274,11 @@ void FinalizeTrace(Trace& trace) {
                       DropNegative(trace.samples, trace.samples.time);
   trace.quality.Add(Quality::kNegativeTimestamp, negative);
   if (trace.api_calls.size() > 0) {
-    std::unordered_set<int64_t> launched;
-    launched.reserve(trace.api_calls.size());
-    for (int64_t c : trace.api_calls.correlation)
-      if (c != kUnknownId) launched.insert(c);
+    const CorrelationSet launched(trace.api_calls.correlation);
     uint64_t unmatched = 0;
     auto count = [&](const std::vector<int64_t>& corr) {
       for (int64_t c : corr)
-        if (c != kUnknownId && !launched.count(c)) ++unmatched;
+        if (c != kUnknownId && !launched.Contains(c)) ++unmatched;
     };
     count(trace.kernels.correlation);
     count(trace.memcpys.correlation);

@@ -86,6 +86,30 @@ TEST(FinalizeTrace, CountsGpuWorkWithoutLaunch) {
   EXPECT_EQ(t.quality.Get(Quality::kUnmatchedCorrelation), 1u);
 }
 
+// Narrow id ranges use a bitmap, wide ones a sorted vector: both count the same GPU rows.
+TEST(FinalizeTrace, CountsUnmatchedCorrelationsForNarrowAndWideIds) {
+  for (int64_t stride : {int64_t{1}, int64_t{1} << 40}) {
+    Trace t;
+    const StringId launch = t.strings.Intern("cudaLaunchKernel");
+    for (int64_t i = 0; i < 100; ++i)  // API correlations 1000, 1000 + stride, ..., even i only
+      if (i % 2 == 0) t.api_calls.Add(ApiCall{0, 5, launch, ApiKind::kRuntime, 1, 1, 1000 + i * stride, 0});
+    t.api_calls.Add(ApiCall{0, 5, launch, ApiKind::kRuntime, 1, 1, kUnknownId, 0});
+    Kernel k;
+    for (int64_t i = -1; i <= 100; ++i) {  // 999 - stride (below), every i, 1000 + 100 * stride (above)
+      k.correlation = 1000 + i * stride;
+      t.kernels.Add(k);
+    }
+    k.correlation = kUnknownId;  // never counted
+    t.kernels.Add(k);
+    Memcpy m;
+    m.correlation = 1000 + 3 * stride;  // odd: unmatched
+    t.memcpys.Add(m);
+    FinalizeTrace(t);
+    // Kernels: i = -1, the 50 odd i in 0..99, and i = 100 -> 52; plus the copy -> 53.
+    EXPECT_EQ(t.quality.Get(Quality::kUnmatchedCorrelation), 53u) << "stride " << stride;
+  }
+}
+
 TEST(FinalizeTrace, ComputesRangeNestingPerThread) {
   Trace t;
   t.ranges.Add(Range{0, 100, t.strings.Intern("iteration"), 0, 1, 1, 0, false, -1});
