@@ -31,6 +31,7 @@ constexpr size_t kChunkBytes = 1 << 20;
 }
 
 StringTable::StringTable() {
+  recent_.fill(kNotFound);
   views_.emplace_back();
   index_.emplace(std::string_view(), kEmpty);
 }
@@ -87,10 +88,39 @@ std::string RepairUtf8(std::string_view s) {
 void StringTable::Replace(StringId id, std::string_view s) {
   large_.emplace_back(s);
   views_[id] = large_.back();
+  recent_.fill(kNotFound);  // Intern must not answer the new text with `id` by chance
 }
 
+namespace {
+
+uint64_t Load8(const char* p, size_t n) {  // up to 8 bytes, zero-padded
+  uint64_t v = 0;
+  std::memcpy(&v, p, n < 8 ? n : 8);
+  return v;
+}
+
+// The slot of `s` in StringTable::recent_: mixes the length with the first, middle and last 8
+// bytes (kernel names share long prefixes, so the end and the middle matter).
+size_t RecentSlot(std::string_view s, size_t slots) {
+  const size_t n = s.size();
+  uint64_t h = n * 0x9E3779B97F4A7C15ull;
+  h ^= Load8(s.data(), n);
+  if (n > 8) {
+    h = (h ^ (h >> 29)) * 0xBF58476D1CE4E5B9ull;
+    h ^= Load8(s.data() + n - 8, 8);
+    h = (h ^ (h >> 31)) * 0x94D049BB133111EBull;
+    h ^= Load8(s.data() + n / 2 - 4, 8);
+  }
+  h = (h ^ (h >> 32)) * 0x9E3779B97F4A7C15ull;
+  return static_cast<size_t>(h >> 40) % slots;
+}
+
+}  // namespace
+
 StringId StringTable::Intern(std::string_view s) {
-  if (auto it = index_.find(s); it != index_.end()) return it->second;
+  const size_t slot = RecentSlot(s, kRecent);
+  if (const StringId id = recent_[slot]; id < views_.size() && views_[id] == s) return id;
+  if (auto it = index_.find(s); it != index_.end()) return recent_[slot] = it->second;
   std::string_view stored;
   if (s.size() > kChunkBytes / 4) {
     // Large strings get a chunk of their own so they do not waste the shared chunk.
@@ -110,7 +140,7 @@ StringId StringTable::Intern(std::string_view s) {
   auto id = static_cast<StringId>(views_.size());
   views_.push_back(stored);
   index_.emplace(stored, id);
-  return id;
+  return recent_[slot] = id;
 }
 
 StringId StringTable::Find(std::string_view s) const {

@@ -14,6 +14,23 @@ TEST(StringTable, InternReturnsSameIdForSameString) {
   EXPECT_EQ(t.Intern(""), StringTable::kEmpty);
 }
 
+// Repeated names are answered from the recent-lookup slots; they must give the first id even
+// when many other names share a slot in between.
+TEST(StringTable, RepeatedNamesKeepTheirIdsAmongManyOthers) {
+  StringTable t;
+  const std::string long_prefix(120, 'k');  // kernel names share long prefixes
+  std::vector<StringId> first;
+  for (int i = 0; i < 5000; ++i) first.push_back(t.Intern(long_prefix + std::to_string(i)));
+  for (int round = 0; round < 3; ++round)
+    for (int i = 4999; i >= 0; --i) ASSERT_EQ(t.Intern(long_prefix + std::to_string(i)), first[i]) << i;
+  EXPECT_EQ(t.size(), 5001u);
+  // After Replace, the new text is a new name for Intern (as without the slots).
+  StringId a = t.Intern("abc");
+  t.Replace(a, "xyz");
+  EXPECT_NE(t.Intern("xyz"), a);
+  EXPECT_EQ(t.Intern("abc"), a);
+}
+
 TEST(StringTable, ViewsStayValidAcrossManyInserts) {
   StringTable t;
   StringId first = t.Intern("first");

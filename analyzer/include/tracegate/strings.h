@@ -2,6 +2,7 @@
 // so a million launches of the same kernel cost one string. Id 0 is always the empty string.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -52,6 +53,11 @@ class StringTable {
   size_t chunk_used_ = 0;
   std::vector<std::string_view> views_;
   std::unordered_map<std::string_view, StringId, Hash, std::equal_to<>> index_;
+  // Ids of recent Intern() calls, by a cheap key of the text (its length and three 8-byte
+  // samples). An import asks for the same few names over and over; a hit costs one compare
+  // with the stored text instead of hashing all of it. A stale slot is only a miss.
+  static constexpr size_t kRecent = 1024;
+  std::array<StringId, kRecent> recent_;
 };
 
 }  // namespace tg
