@@ -39,6 +39,21 @@ struct RawEvent {
   Dim3 grid, block;
   // A member we read appeared twice in the event or its args (the last occurrence wins).
   bool duplicate_key = false;
+
+  // Back to an empty event, as RawEvent{} but writing only the types and flags: readers look at
+  // a field's text only when its type says it was present. Cheaper than clearing ~500 bytes for
+  // each of a million events.
+  void Reset() {
+    is_object = false;
+    args = FieldType::kAbsent;
+    args_is_object = false;
+    duplicate_key = false;
+    for (Field* f : {&ph, &cat, &name, &pid, &tid, &ts, &dur, &id, &device, &stream, &correlation, &bytes,
+                     &registers, &shared_memory, &sync_kind, &wait_event_id, &in_device, &arg_name, &arg_pid})
+      f->type = FieldType::kAbsent;
+    grid = Dim3{};  // read without a type check (absent = 0, 0, 0)
+    block = Dim3{};
+  }
 };
 
 // Where a member of the event object goes: a scalar field, the args object, or nowhere (validated

@@ -29,7 +29,7 @@ class Reader {
   const char* pos() const { return p_; }
 
   bool Event(RawEvent& ev) {
-    ev = RawEvent{};
+    ev.Reset();
     if (*p_ != '{' || max_levels_ < 1) return false;
     ev.is_object = true;
     return Members([&](std::string_view key) {

@@ -294,6 +294,32 @@ TEST(KinetoQuality, CountsAndDropsBadEventsAndConvertsTimesExactly) {
   EXPECT_LT(t.processes[0].pid, -1);  // "Spans"
 }
 
+// Nothing of one event leaks into the next: a kernel with grid, block, registers and stream
+// arguments followed by one without them gets the defaults.
+TEST(KinetoQuality, FieldsOfOneEventDoNotCarryIntoTheNext) {
+  TempDir dir;
+  const std::string path = dir.Write("carry.json", R"({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "k1", "pid": 0, "tid": 7, "ts": 1, "dur": 2,
+     "args": {"device": 0, "stream": 7, "correlation": 5, "registers per thread": 32, "shared memory": 128,
+              "grid": [4, 2, 1], "block": [128, 1, 1]}},
+    {"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 9, "ts": 4, "dur": 2}
+  ]})");
+  Trace t;
+  ASSERT_TRUE(Import(path, t).ok());
+  ASSERT_EQ(t.kernels.size(), 2u);
+  const Kernel k1 = t.kernels.Row(0), k2 = t.kernels.Row(1);
+  EXPECT_EQ(k1.grid_x, 4);
+  EXPECT_EQ(k1.block_x, 128);
+  EXPECT_EQ(k1.registers, 32);
+  EXPECT_EQ(k2.grid_x, 0);
+  EXPECT_EQ(k2.grid_y, 0);
+  EXPECT_EQ(k2.block_x, 0);
+  EXPECT_EQ(k2.registers, 0);
+  EXPECT_EQ(k2.shared_static, 0);
+  EXPECT_EQ(k2.stream, 9);  // from its tid, not k1's args
+  EXPECT_EQ(k2.correlation, kUnknownId);
+}
+
 // Each real trace: counts equal an independent count of X events by category.
 TEST(KinetoRealTraces, CountsMatchAnIndependentParse) {
   fs::path dir = TRACEGATE_SHARED_TRACES_DIR;
