@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "sort_runs.h"
+
 namespace tg {
 
 std::string_view CopyKindName(CopyKind k) {
@@ -176,14 +178,16 @@ namespace {
 // Sets each range's nesting depth on its thread; returns how many ranges overlap an enclosing
 // one without nesting in it.
 uint64_t ComputeRangeDepth(RangeTable& r) {
-  std::vector<size_t> order(r.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+  std::vector<uint32_t> order(r.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  // Rows are mostly in order already; a profiler writes an enclosing range after what it encloses.
+  internal::SortNearlySorted(order, [&](uint32_t a, uint32_t b) {
     if (r.pid[a] != r.pid[b]) return r.pid[a] < r.pid[b];
     if (r.tid[a] != r.tid[b]) return r.tid[a] < r.tid[b];
     if (r.on_gpu[a] != r.on_gpu[b]) return r.on_gpu[a] < r.on_gpu[b];
     if (r.start[a] != r.start[b]) return r.start[a] < r.start[b];
-    return r.end[a] > r.end[b];  // outer range first when both start together
+    if (r.end[a] != r.end[b]) return r.end[a] > r.end[b];  // outer range first when both start together
+    return a < b;  // identical ranges: the earlier row is the outer one
   });
   std::vector<size_t> open;  // stack of enclosing ranges
   uint64_t overlapping = 0;

@@ -42,4 +42,33 @@ void SortMostlySorted(T* first, T* last, Less less, size_t max_runs = 8) {
   MergeSortedBlocks(first, std::move(bounds), less);
 }
 
+// Sorts `v` by `less` (a strict total order) when a few elements are out of place, such as parent
+// ranges that a profiler writes after their children: one pass keeps the elements that continue
+// the order in place and sets the others aside, which are then sorted and merged in. Falls back
+// to std::sort once more than an eighth of the elements are out of place.
+template <class T, class Less>
+void SortNearlySorted(std::vector<T>& v, Less less) {
+  const size_t n = v.size();
+  std::vector<T> aside;
+  size_t kept = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (kept == 0 || !less(v[i], v[kept - 1])) {
+      v[kept++] = std::move(v[i]);
+      continue;
+    }
+    aside.push_back(std::move(v[i]));
+    if (aside.size() > n / 8 + 16) {
+      // Everything before i + 1 is either kept or aside (kept + aside.size() == i + 1), and the
+      // rest is still in place after it.
+      std::move(aside.begin(), aside.end(), v.begin() + static_cast<std::ptrdiff_t>(kept));
+      std::sort(v.begin(), v.end(), less);
+      return;
+    }
+  }
+  if (aside.empty()) return;
+  std::sort(aside.begin(), aside.end(), less);
+  std::move(aside.begin(), aside.end(), v.begin() + static_cast<std::ptrdiff_t>(kept));
+  std::inplace_merge(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(kept), v.end(), less);
+}
+
 }  // namespace tg::internal

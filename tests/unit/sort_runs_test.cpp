@@ -47,6 +47,28 @@ TEST(SortRuns, GivesWhatStdSortGivesForAnyNumberOfRuns) {
   }
 }
 
+// Sorted data with a share of elements moved out of place (parents written after children), from
+// none to all: the same result as std::sort on both sides of the fallback.
+TEST(SortRuns, NearlySortedGivesWhatStdSortGives) {
+  std::mt19937 rng(11);
+  for (size_t n : {0, 1, 2, 10, 1000, 20000}) {
+    for (double displaced : {0.0, 0.01, 0.1, 0.125, 0.2, 1.0}) {
+      std::vector<Item> v = Runs(1, n, rng);
+      for (size_t i = 0; i < n; ++i)
+        if (std::uniform_real_distribution<double>(0, 1)(rng) < displaced) {
+          const size_t j = rng() % n;  // move element i to position j
+          Item x = v[i];
+          v.erase(v.begin() + static_cast<ptrdiff_t>(i));
+          v.insert(v.begin() + static_cast<ptrdiff_t>(j), x);
+        }
+      std::vector<Item> expected = v;
+      std::sort(expected.begin(), expected.end());
+      internal::SortNearlySorted(v, std::less<Item>());
+      EXPECT_EQ(v, expected) << n << " elements, " << displaced << " displaced";
+    }
+  }
+}
+
 TEST(SortRuns, MergesGivenBlocks) {
   std::vector<Item> v{{1, 0}, {5, 1}, {9, 2}, {2, 3}, {3, 4}, {0, 5}, {7, 6}, {8, 7}};
   std::vector<Item> expected = v;
