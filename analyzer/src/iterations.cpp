@@ -5,6 +5,8 @@
 // O(n log n) time; beyond the output, memory is 16 bytes per API call and 24 per interval.
 #include "tracegate/iterations.h"
 
+#include "sort_runs.h"
+
 #include <algorithm>
 #include <regex>
 #include <string_view>
@@ -315,15 +317,29 @@ void ComputePhases(const Trace& t, const Assigner& assign, Matchers& m, Iteratio
   const std::vector<Iteration>& its = out->iterations;
   std::vector<Piece> pieces;
   pieces.reserve(t.GpuEventCount());
+  // Each table's pieces are nearly in (iteration, start) order already: sort each block on its
+  // own (cheap), then merge the blocks. The order of pieces that start together does not matter
+  // to FillPhases (unions).
+  auto by_iteration_and_start = [](const Piece& a, const Piece& b) {
+    return a.iter != b.iter ? a.iter < b.iter : a.start < b.start;
+  };
+  std::vector<size_t> blocks{0};
+  auto end_block = [&] {
+    internal::SortNearlySorted(pieces.data() + blocks.back(), pieces.data() + pieces.size(), by_iteration_and_start);
+    blocks.push_back(pieces.size());
+  };
   const KernelTable& k = t.kernels;
   for (size_t i = 0; i < k.size(); ++i) AddPiece(pieces, its, out->kernel_iteration[i], k.start[i], k.end[i], kGpu);
+  end_block();
   const MemcpyTable& c = t.memcpys;
   for (size_t i = 0; i < c.size(); ++i) {
     Cls cls = c.kind[i] == CopyKind::kHtoD ? kH2d : c.kind[i] == CopyKind::kDtoH ? kD2h : kGpu;
     AddPiece(pieces, its, out->memcpy_iteration[i], c.start[i], c.end[i], cls);
   }
+  end_block();
   const MemsetTable& s = t.memsets;
   for (size_t i = 0; i < s.size(); ++i) AddPiece(pieces, its, out->memset_iteration[i], s.start[i], s.end[i], kGpu);
+  end_block();
   const RangeTable& r = t.ranges;
   for (size_t i = 0; i < r.size(); ++i) {
     if (r.on_gpu[i] != 0 || r.end[i] <= r.start[i] || assign.Foreign(r.pid[i])) continue;
@@ -334,9 +350,8 @@ void ComputePhases(const Trace& t, const Assigner& assign, Matchers& m, Iteratio
       AddPiece(pieces, its, iter, r.start[i], r.end[i], cls);
     }
   }
-  std::sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) {
-    return a.iter != b.iter ? a.iter < b.iter : a.start < b.start;
-  });
+  end_block();
+  internal::MergeSortedBlocks(pieces.data(), std::move(blocks), by_iteration_and_start);
   const Piece* p = pieces.data();
   const Piece* end = p + pieces.size();
   for (size_t i = 0; i < its.size(); ++i) {

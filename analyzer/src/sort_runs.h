@@ -47,28 +47,32 @@ void SortMostlySorted(T* first, T* last, Less less, size_t max_runs = 8) {
 // the order in place and sets the others aside, which are then sorted and merged in. Falls back
 // to std::sort once more than an eighth of the elements are out of place.
 template <class T, class Less>
-void SortNearlySorted(std::vector<T>& v, Less less) {
-  const size_t n = v.size();
+void SortNearlySorted(T* first, T* last, Less less) {
+  const size_t n = static_cast<size_t>(last - first);
   std::vector<T> aside;
   size_t kept = 0;
   for (size_t i = 0; i < n; ++i) {
-    if (kept == 0 || !less(v[i], v[kept - 1])) {
-      v[kept++] = std::move(v[i]);
+    if (kept == 0 || !less(first[i], first[kept - 1])) {
+      first[kept++] = std::move(first[i]);
       continue;
     }
-    aside.push_back(std::move(v[i]));
+    aside.push_back(std::move(first[i]));
     if (aside.size() > n / 8 + 16) {
       // Everything before i + 1 is either kept or aside (kept + aside.size() == i + 1), and the
       // rest is still in place after it.
-      std::move(aside.begin(), aside.end(), v.begin() + static_cast<std::ptrdiff_t>(kept));
-      std::sort(v.begin(), v.end(), less);
+      std::move(aside.begin(), aside.end(), first + kept);
+      std::sort(first, last, less);
       return;
     }
   }
   if (aside.empty()) return;
   std::sort(aside.begin(), aside.end(), less);
-  std::move(aside.begin(), aside.end(), v.begin() + static_cast<std::ptrdiff_t>(kept));
-  std::inplace_merge(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(kept), v.end(), less);
+  std::move(aside.begin(), aside.end(), first + kept);
+  std::inplace_merge(first, first + kept, last, less);
+}
+template <class T, class Less>
+void SortNearlySorted(std::vector<T>& v, Less less) {
+  SortNearlySorted(v.data(), v.data() + v.size(), less);
 }
 
 }  // namespace tg::internal
