@@ -398,7 +398,7 @@ class IterationRowWriter {
       out_ += k ? ",\n        \"" : "\n        \"";
       out_ += kPhaseNames[order[k]];
       out_ += "\": ";
-      out_ += json(Ms(i.phase_ns[order[k]])).dump();
+      Number(Ms(i.phase_ns[order[k]]));
     }
     out_ += "\n      }";
     Double("post_range_ms", Ms(i.post_range_ns));
@@ -423,7 +423,17 @@ class IterationRowWriter {
   }
   void Double(const char* key, double v) {
     Key(key);
-    out_ += json(v).dump();
+    Number(v);
+  }
+  // As nlohmann's serializer::dump_float: null for NaN and infinities, else its Grisu2 to_chars
+  // (calling it directly skips building a serializer per number; the test compares the bytes).
+  void Number(double v) {
+    if (!std::isfinite(v)) {
+      out_ += "null";
+      return;
+    }
+    char buf[64];
+    out_.append(buf, static_cast<size_t>(::nlohmann::detail::to_chars(buf, buf + sizeof buf, v) - buf));
   }
 
   std::string& out_;
