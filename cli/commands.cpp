@@ -1,5 +1,8 @@
 #include "commands.h"
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -42,7 +45,15 @@ void AnnounceImport(const std::string& path) {
 
 Status Load(const std::string& path, Trace& trace) {
   AnnounceImport(path);
-  return ImportTrace(path, trace);
+  Status s = ImportTrace(path, trace);
+#if defined(__GLIBC__)
+  // The import's temporaries (read buffers, the second thread's part, hash sets) are freed, but
+  // glibc keeps freed heap pages resident: give them back before the analyses allocate theirs
+  // (~1 MiB of peak RSS on a 10^6-event Kineto file, under a millisecond in this one-shot
+  // process; a long-lived library user would pay for it on every import, so it is done here).
+  malloc_trim(0);
+#endif
+  return s;
 }
 
 // --timings: one stderr line per step with its wall time, the resident memory after it (heap and

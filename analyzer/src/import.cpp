@@ -2,9 +2,6 @@
 #include "tracegate/import.h"
 
 #include <zlib.h>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 #include <cstring>
 #include <string>
@@ -76,12 +73,6 @@ Status ImportTrace(const std::string& path, Trace& trace, const ImportOptions& o
   if (!s.ok()) return s;
   trace.metadata[std::string(meta::kSourcePath)] = path;
   FinalizeTrace(trace);
-#if defined(__GLIBC__)
-  // The importers' temporaries (read buffers, per-thread parts, hash sets) were freed, but glibc
-  // keeps freed heap pages resident; give them back before the analyses allocate theirs (about
-  // 8 MiB of a 10^6-event Kineto import, a few ms).
-  malloc_trim(0);
-#endif
   return Status::Ok();
 }
 
