@@ -191,6 +191,18 @@ void LaunchBound(const Context& c, std::vector<Finding>& out) {
   out.push_back(std::move(f));
 }
 
+// Wall time covered by the kept table rows that satisfy `pred(i)`: the union of their intervals,
+// so work running at once on several streams or devices counts once. Shares of the iteration
+// use this (a sum of durations would exceed the iteration when streams overlap); the summed
+// time can only be larger, so rules test it first and skip the sort when it is under threshold.
+template <typename Table, typename Pred>
+TimeNs WallTimeWhere(const Table& t, Pred pred) {
+  std::vector<Interval> v;
+  for (size_t i = 0; i < t.size(); ++i)
+    if (pred(i)) v.emplace_back(t.start[i], t.end[i]);
+  return UnionLength(v);
+}
+
 // Copies of kept iterations matching `pred`, grouped "HtoD 4.0 MB pageable" style.
 template <typename Pred>
 TimeNs CopyTimeWhere(const Context& c, Pred pred, std::map<std::string, Tally>* groups, uint64_t* count = nullptr) {
@@ -277,16 +289,19 @@ void MemoryBound(const Context& c, std::vector<Finding>& out) {
   if (use_roofline) {
     double bw_thr = c.P(id, "bandwidth_share");
     TimeNs time = 0;
+    std::vector<uint8_t> row_in(c.trace().kernels.size(), 0);  // kernels of qualifying items
     for (const RooflineItem& item : roof) {
       if (!item.memory_bound || item.bandwidth_share < bw_thr) continue;
       time += item.time_ns;
+      for (size_t r : item.kernel_rows) row_in[r] = 1;
       f.involved.push_back(Involved{"kernel", item.label, item.launches, item.time_ns,
                                     StrFormat("%.0f GB/s (%.0f%% of peak), %.2f TFLOP/s (%.1f%% of peak), %.2f FLOP/B, %s",
                                         item.achieved_gbs, item.bandwidth_share * 100, item.achieved_tflops,
                                         item.flops_share * 100, item.intensity, item.source.c_str())});
     }
-    share = c.Share(time);
     thr = c.P(id, "min_share");
+    if (!(c.Share(time) >= thr)) return;
+    share = c.Share(WallTimeWhere(c.trace().kernels, [&](size_t i) { return row_in[i] != 0; }));
     if (!(share >= thr)) return;
     f.evidence.push_back(Ev("memory_bound_time_ratio", share, thr, ">="));
     f.summary = StrFormat("Kernels below the roofline ridge running at >= %.0f%% of peak bandwidth (%s) take %.1f%% of "
@@ -295,8 +310,10 @@ void MemoryBound(const Context& c, std::vector<Finding>& out) {
   } else {
     std::map<std::string, Tally> groups;
     TimeNs time = KernelTimeWhere(c, IsLikelyMemoryBound, &groups);
-    share = c.Share(time);
     thr = c.P(id, "heuristic_min_share");
+    if (!(c.Share(time) >= thr)) return;
+    const std::vector<KernelClass>& cls = *c.in().kernel_classes;
+    share = c.Share(WallTimeWhere(c.trace().kernels, [&](size_t i) { return c.KernelKept(i) && IsLikelyMemoryBound(cls[i]); }));
     if (!(share >= thr)) return;
     f.heuristic = true;
     f.evidence.push_back(Ev("likely_memory_bound_time_ratio", share, thr, ">="));
@@ -332,9 +349,12 @@ void SingleStream(const Context& c, std::vector<Finding>& out) {
     if (v.size() != 1) return;
   std::map<std::string, Tally> groups;
   const MemcpyTable& m = t.memcpys;
-  TimeNs copy_ns = CopyTimeWhere(
-      c, [&](size_t i) { return m.kind[i] == CopyKind::kHtoD || m.kind[i] == CopyKind::kDtoH; }, &groups);
-  double share = c.Share(copy_ns), thr = c.P(id, "threshold");
+  auto host_device = [&](size_t i) { return m.kind[i] == CopyKind::kHtoD || m.kind[i] == CopyKind::kDtoH; };
+  TimeNs copy_ns = CopyTimeWhere(c, host_device, &groups);
+  double thr = c.P(id, "threshold");
+  if (!(c.Share(copy_ns) >= thr)) return;
+  copy_ns = WallTimeWhere(m, [&](size_t i) { return c.CopyKept(i) && host_device(i); });
+  double share = c.Share(copy_ns);
   if (!(share >= thr)) return;
   Finding f = Start(id);
   f.evidence.push_back(Ev("streams_per_device", 1, 1, "==", "count"));
@@ -353,11 +373,12 @@ void PageableCopies(const Context& c, std::vector<Finding>& out) {
   const MemcpyTable& m = c.trace().memcpys;
   std::map<std::string, Tally> groups;
   uint64_t count = 0;
-  TimeNs time = CopyTimeWhere(
-      c, [&](size_t i) { return m.src_kind[i] == MemKind::kPageable || m.dst_kind[i] == MemKind::kPageable; },
-      &groups, &count);
-  double share = c.Share(time), thr = c.P(id, "threshold");
-  if (count == 0 || !(share >= thr)) return;
+  auto pageable = [&](size_t i) { return m.src_kind[i] == MemKind::kPageable || m.dst_kind[i] == MemKind::kPageable; };
+  TimeNs time = CopyTimeWhere(c, pageable, &groups, &count);
+  double thr = c.P(id, "threshold");
+  if (count == 0 || !(c.Share(time) >= thr)) return;
+  double share = c.Share(WallTimeWhere(m, [&](size_t i) { return c.CopyKept(i) && pageable(i); }));
+  if (!(share >= thr)) return;
   Finding f = Start(id);
   f.evidence.push_back(Ev("pageable_copy_ratio", share, thr, ">="));
   f.summary = StrFormat("%llu copies from or to pageable host memory take %.1f%% of the iteration; pageable copies are "
@@ -376,6 +397,7 @@ void SmallCopies(const Context& c, std::vector<Finding>& out) {
   Finding f = Start(id);
   TimeNs time = 0;
   uint64_t merged_count = 0, groups_count = 0;
+  std::vector<CopyKind> dirs;  // the directions with enough small copies
   for (CopyKind dir : {CopyKind::kHtoD, CopyKind::kDtoH}) {
     std::map<std::string, Tally> groups;
     uint64_t count = 0;
@@ -389,9 +411,14 @@ void SmallCopies(const Context& c, std::vector<Finding>& out) {
     time += t;
     merged_count += count;
     groups_count += c.n();
+    dirs.push_back(dir);
   }
-  double share = c.Share(time), thr = c.P(id, "min_share");
-  if (f.evidence.empty() || !(share >= thr)) return;
+  double thr = c.P(id, "min_share");
+  if (f.evidence.empty() || !(c.Share(time) >= thr)) return;
+  double share = c.Share(WallTimeWhere(m, [&](size_t i) {
+    return c.CopyKept(i) && m.bytes[i] < limit && std::find(dirs.begin(), dirs.end(), m.kind[i]) != dirs.end();
+  }));
+  if (!(share >= thr)) return;
   f.evidence.push_back(Ev("small_copy_ratio", share, thr, ">="));
   double per_group = static_cast<double>(merged_count) / static_cast<double>(groups_count);
   f.summary = StrFormat("%.1f copies under %lld bytes per iteration and direction take %.1f%% of the iteration; each pays "
@@ -528,7 +555,10 @@ void TransformKernels(const Context& c, std::vector<Finding>& out) {
                   "without computing (classed by name).", share * 100);
   f.involved = TopInvolved(groups, "kernel", kTopInvolved);
   double s = c.P(id, "assumed_speedup");
-  f.amdahl = MakeAmdahl(c.Share(transform), s, "assumed", StrFormat("half the layout work disappears (%.2fx)", s));
+  const std::vector<KernelClass>& cls = *c.in().kernel_classes;
+  const TimeNs transform_wall = WallTimeWhere(
+      c.trace().kernels, [&](size_t i) { return c.KernelKept(i) && cls[i] == KernelClass::kTransform; });
+  f.amdahl = MakeAmdahl(c.Share(transform_wall), s, "assumed", StrFormat("half the layout work disappears (%.2fx)", s));
   out.push_back(std::move(f));
 }
 

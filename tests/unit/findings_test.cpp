@@ -278,6 +278,33 @@ TEST(Rules, MemoryBoundByNameIsMarkedHeuristic) {
   EXPECT_FALSE(Fires(trace(8'000), "memory_bound"));
 }
 
+// Shares of the iteration are wall time: work that runs at once on several streams counts once
+// (summed durations would give more than the whole iteration).
+TEST(Rules, SharesCountConcurrentStreamsOnce) {
+  const std::string elementwise = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float> >()";
+  Trace t;
+  AddRange(t, "iteration", 0, kIter);
+  // Element-wise kernels on streams 7, 8 and 9 at the same 60,000 ns, and on stream 7 for
+  // 10,000 ns more: union 70,000 ns (summed: 190,000 = 1.9 iterations).
+  AddKernel(t, elementwise, 0, 60'000, 0, 7);
+  AddKernel(t, elementwise, 0, 60'000, 0, 8);
+  AddKernel(t, elementwise, 0, 60'000, 0, 9);
+  AddKernel(t, elementwise, 60'000, 70'000, 0, 7);
+  AddKernel(t, "gemm_kernel", 70'000, kIter, 0, 7);
+  // Two pageable copies at once on two streams: union 5,000 ns (summed 10,000).
+  AddCopy(t, CopyKind::kHtoD, 1 << 20, 0, 5'000, MemKind::kPageable, MemKind::kDevice, 0, 10);
+  AddCopy(t, CopyKind::kDtoH, 1 << 20, 0, 5'000, MemKind::kDevice, MemKind::kPageable, 0, 11);
+  Analysis a = Analyze(t);
+  const Finding* f = Find(a, "memory_bound");
+  ASSERT_NE(f, nullptr);
+  EXPECT_DOUBLE_EQ(f->evidence[0].value, 0.7);  // 70,000 / 100,000
+  EXPECT_DOUBLE_EQ(f->amdahl.share, 0.7);
+  ASSERT_NE(f = Find(a, "pageable_copies"), nullptr);
+  EXPECT_DOUBLE_EQ(f->evidence[0].value, 0.05);  // 5,000 / 100,000
+  ASSERT_FALSE(f->involved.empty());
+  EXPECT_EQ(f->involved[0].time_ns, 5'000);  // the involved list keeps each copy's own time
+}
+
 TEST(Rules, MemoryBoundFromCostsUsesTheRoofline) {
   Trace t;
   AddRange(t, "iteration", 0, kIter);
