@@ -1,5 +1,6 @@
 // Inputs and counters shared by the benchmarks (docs/PERFORMANCE.md). Files are generated once
-// into $TRACEGATE_BENCH_DIR (default /tmp/tracegate-bench) and reused: same arguments, same bytes.
+// into $TRACEGATE_BENCH_DIR/gen<N> (default /tmp/tracegate-bench/gen<N>, N = kGeneratorVersion) and
+// reused: same arguments, same bytes.
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -18,9 +19,10 @@ namespace tg::bench {
 
 namespace fs = std::filesystem;
 
+// $TRACEGATE_BENCH_DIR (default /tmp/tracegate-bench)/gen<kGeneratorVersion>.
 inline fs::path BenchDir() {
   const char* env = std::getenv("TRACEGATE_BENCH_DIR");
-  fs::path dir = env ? env : "/tmp/tracegate-bench";
+  fs::path dir = fs::path(env ? env : "/tmp/tracegate-bench") / ("gen" + std::to_string(kGeneratorVersion));
   fs::create_directories(dir);
   return dir;
 }

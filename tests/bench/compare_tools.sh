@@ -7,12 +7,14 @@
 #   against the sqlite3 shell reading every row of the same event tables.
 # Each command runs `runs` times (default 3); the best wall time and its peak RSS are printed as
 # Markdown table rows, with the load average before and after (numbers from a loaded machine are
-# not comparable). Inputs are generated into $TRACEGATE_BENCH_DIR (default /tmp/tracegate-bench).
+# not comparable). Inputs are generated into $TRACEGATE_BENCH_DIR/gen<N> (default /tmp/tracegate-bench/gen<N>).
 set -euo pipefail
 build=${1:-build}
 events=${2:-1000000}
 runs=${3:-3}
-dir=${TRACEGATE_BENCH_DIR:-/tmp/tracegate-bench}
+# gen<N>: N is kGeneratorVersion of tests/bench/gen_kineto.h (bench_files.h uses the same directory).
+gen=$(sed -n 's/^inline constexpr int kGeneratorVersion = \([0-9]*\);/\1/p' "$(dirname "$0")/gen_kineto.h")
+dir=${TRACEGATE_BENCH_DIR:-/tmp/tracegate-bench}/gen$gen
 mkdir -p "$dir"
 json=$dir/kineto_$events.json store=$dir/store_$events.db nsys=$dir/nsys_$events.sqlite
 if [[ ! -f $json || ! -f $store || ! -f $nsys ]]; then

@@ -135,6 +135,22 @@ long long WriteKinetoTrace(const char* path, long long target, int streams, unsi
       host = launch + launch_dur;
       step_len_guess = host - step_start;
     }
+    // The step ends as a training or serving step does: the host waits for the GPU (loss.item(),
+    // a D2H copy of the output, an explicit synchronize), so the GPU never falls more than a step
+    // behind and each step's span is its real latency.
+    int64_t gpu_done = 0;
+    for (int s = 7; s < 7 + streams; ++s) gpu_done = std::max(gpu_done, gpu_free[s % 64]);
+    const int64_t sync_start = host + 1000;
+    const int64_t sync_end = std::max(sync_start + 2000, gpu_done + 1000);
+    std::snprintf(buf, sizeof buf,
+                  "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaDeviceSynchronize\", \"pid\": %lld, "
+                  "\"tid\": %lld, \"ts\": %s, \"dur\": %s, \"args\": {\"External id\": %lld, \"cbid\": 165, "
+                  "\"correlation\": %lld}}",
+                  g.pid, g.tid, Gen::Us(sync_start).c_str(), Gen::Us(sync_end - sync_start).c_str(), corr, corr);
+    g.Emit(buf);
+    ++corr;
+    host = sync_end;
+    step_len_guess = host - step_start;
     host += 20000 + static_cast<int64_t>(g.rng() % 100000);  // host-side gap between steps
     std::snprintf(buf, sizeof buf,
                   "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"%s\", \"pid\": %lld, \"tid\": %lld, "
