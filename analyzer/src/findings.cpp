@@ -336,12 +336,8 @@ void SingleStream(const Context& c, std::vector<Finding>& out) {
     auto& v = streams[device];
     if (std::find(v.begin(), v.end(), stream) == v.end()) v.push_back(stream);
   };
-  TimeNs kernel_ns = 0;
   for (size_t i = 0; i < t.kernels.size(); ++i)
-    if (c.KernelKept(i)) {
-      note(t.kernels.device[i], t.kernels.stream[i]);
-      kernel_ns += t.kernels.end[i] - t.kernels.start[i];
-    }
+    if (c.KernelKept(i)) note(t.kernels.device[i], t.kernels.stream[i]);
   for (size_t i = 0; i < t.memcpys.size(); ++i)
     if (c.CopyKept(i)) note(t.memcpys.device[i], t.memcpys.stream[i]);
   if (streams.empty()) return;
@@ -362,6 +358,8 @@ void SingleStream(const Context& c, std::vector<Finding>& out) {
   f.summary = StrFormat("All GPU work runs on one stream per device, so the %.1f%% of the iteration spent in host<->device "
                   "copies never overlaps compute.", share * 100);
   f.involved = TopInvolved(groups, "copy", kTopInvolved);
+  // Both wall times (with several devices, kernels of different devices overlap).
+  const TimeNs kernel_ns = WallTimeWhere(t.kernels, [&](size_t i) { return c.KernelKept(i); });
   TimeNs hidden = std::min(copy_ns, kernel_ns);
   f.amdahl = MakeAmdahl(c.Share(hidden), kInfiniteSpeedup, "measured",
                         "copies overlap compute completely; at most min(copy, kernel) time is hidden");

@@ -311,8 +311,8 @@ void CountWork(const Trace& t, IterationAnalysis* out) {
   }
 }
 
-// Phase pieces: the GPU work, then the pre / infer / post ranges that start inside a marker; one
-// sort by (iteration, start) and a linear pass per iteration.
+// Phase pieces: the GPU work, then the pre / infer / post ranges that start inside a marker; each
+// table's pieces sorted by (iteration, start), the blocks merged, and a linear pass per iteration.
 void ComputePhases(const Trace& t, const Assigner& assign, Matchers& m, IterationAnalysis* out) {
   const std::vector<Iteration>& its = out->iterations;
   std::vector<Piece> pieces;

@@ -178,8 +178,9 @@ namespace {
 // Sets each range's nesting depth on its thread; returns how many ranges overlap an enclosing
 // one without nesting in it.
 uint64_t ComputeRangeDepth(RangeTable& r) {
-  std::vector<uint32_t> order(r.size());
-  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  // uint32 rows halve the order's memory; 2^32 ranges would need well over 100 GB of columns.
+  std::vector<uint32_t> order(std::min<size_t>(r.size(), UINT32_MAX));
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
   // Rows are mostly in order already; a profiler writes an enclosing range after what it encloses.
   internal::SortNearlySorted(order, [&](uint32_t a, uint32_t b) {
     if (r.pid[a] != r.pid[b]) return r.pid[a] < r.pid[b];

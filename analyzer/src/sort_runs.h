@@ -1,7 +1,8 @@
 // Sorting for data that is mostly in order already (trace rows of one stream are in time order,
 // tables are concatenated): find the sorted runs and merge them, O(n log runs), instead of a full
-// sort. Only for strict total orders (no two elements equal), where every correct sort gives the
-// same result, so the outcome is exactly std::sort's. Internal to the analyzer.
+// sort. With a strict total order (no two elements equal) every correct sort gives the same
+// result, so the outcome is exactly std::sort's; with a weaker order (ties) it is a correct order,
+// for callers whose result does not depend on how ties are ordered. Internal to the analyzer.
 #pragma once
 
 #include <algorithm>
@@ -42,7 +43,8 @@ void SortMostlySorted(T* first, T* last, Less less, size_t max_runs = 8) {
   MergeSortedBlocks(first, std::move(bounds), less);
 }
 
-// Sorts `v` by `less` (a strict total order) when a few elements are out of place, such as parent
+// Sorts `v` by `less` (a strict weak order; the result equals std::sort's when it is a total
+// order, else it is one correct order of the ties) when a few elements are out of place, such as parent
 // ranges that a profiler writes after their children: one pass keeps the elements that continue
 // the order in place and sets the others aside, which are then sorted and merged in. Falls back
 // to std::sort once more than an eighth of the elements are out of place.
@@ -53,7 +55,8 @@ void SortNearlySorted(T* first, T* last, Less less) {
   size_t kept = 0;
   for (size_t i = 0; i < n; ++i) {
     if (kept == 0 || !less(first[i], first[kept - 1])) {
-      first[kept++] = std::move(first[i]);
+      if (kept != i) first[kept] = std::move(first[i]);  // no self-move
+      ++kept;
       continue;
     }
     aside.push_back(std::move(first[i]));

@@ -88,14 +88,14 @@ std::string RepairUtf8(std::string_view s) {
 void StringTable::Replace(StringId id, std::string_view s) {
   large_.emplace_back(s);
   views_[id] = large_.back();
-  recent_.fill(kNotFound);  // Intern must not answer the new text with `id` by chance
+  recent_.fill(kNotFound);  // forget the old text's slot (a later Intern of it caches `id` again)
 }
 
 namespace {
 
 uint64_t Load8(const char* p, size_t n) {  // up to 8 bytes, zero-padded
   uint64_t v = 0;
-  std::memcpy(&v, p, n < 8 ? n : 8);
+  if (n > 0) std::memcpy(&v, p, n < 8 ? n : 8);  // an empty view's data() may be null
   return v;
 }
 

@@ -117,6 +117,20 @@ TEST(Rules, SingleStreamFiresOnSerialCopiesOnOneStream) {
   EXPECT_FALSE(Fires(trace(6'000, 8), "single_stream"));  // two streams
 }
 
+// Two devices, one stream each: the copy can hide behind at most the kernels' wall time (40,000
+// ns, both devices at once), not their summed time (80,000).
+TEST(Rules, SingleStreamHidesAtMostTheKernelsWallTime) {
+  Trace t;
+  AddRange(t, "iteration", 0, kIter);
+  AddCopy(t, CopyKind::kHtoD, 1 << 20, 0, 60'000);
+  AddKernel(t, "gemm_kernel", 60'000, kIter, 0, 7);
+  AddKernel(t, "gemm_kernel", 60'000, kIter, 1, 7);
+  const Finding* f = nullptr;
+  Analysis a = Analyze(t);
+  ASSERT_NE(f = Find(a, "single_stream"), nullptr);
+  EXPECT_DOUBLE_EQ(f->amdahl.share, 0.4);  // min(copy 60,000, kernels 40,000) / 100,000
+}
+
 TEST(Rules, PageableCopiesFireAt3PercentNotAt1) {
   auto trace = [](TimeNs copy) {
     Trace t;

@@ -12,6 +12,7 @@ TEST(StringTable, InternReturnsSameIdForSameString) {
   EXPECT_NE(a, t.Intern("relu"));
   EXPECT_EQ(t.View(a), "gemm");
   EXPECT_EQ(t.Intern(""), StringTable::kEmpty);
+  EXPECT_EQ(t.Intern(std::string_view()), StringTable::kEmpty);  // data() is null: no memcpy from it
 }
 
 // Repeated names are answered from the recent-lookup slots; they must give the first id even
