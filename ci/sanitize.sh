@@ -20,7 +20,7 @@ CC=clang CXX=clang++ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo 
 cmake --build build-asan -j "$jobs"
 ctest --test-dir build-asan --output-on-failure -j "$jobs" --timeout 600 -LE gpu --no-tests=error
 
-echo "== TSan: collector writer, merge, buffers, recorder"
+echo "== TSan: collector writer, merge, buffers, recorder; the two-thread import, analysis and bootstrap"
 CC=clang CXX=clang++ cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRACEGATE_BUILD_TESTS=ON \
   -DTRACEGATE_SANITIZE=thread -DTRACEGATE_WERROR=ON >/dev/null
 targets=(tracegate tracegate_tests fake_recorder)
@@ -29,8 +29,8 @@ if grep -q tracegate_cupti_tests <<<"$help"; then  # built with CUPTI
   targets+=(tracegate_cupti_tests)
 fi
 cmake --build build-tsan -j "$jobs" --target "${targets[@]}"
-build-tsan/tracegate_tests --gtest_filter='PartWriter*:Parts*:NvmlSampler*:RecordOutput*:Store*:KinetoParallel*'
+build-tsan/tracegate_tests --gtest_filter='PartWriter*:Parts*:NvmlSampler*:RecordOutput*:Store*:KinetoParallel*:AnalysisReport*:Rules*:RealFindings*:BootstrapThreads*'
 if [ -x build-tsan/tracegate_cupti_tests ]; then
   build-tsan/tracegate_cupti_tests --gtest_filter='CuptiBufferPool*:CuptiRecorder*:CuptiInjection*'
 fi
-echo "sanitize: ASan/UBSan suite and TSan collector tests passed"
+echo "sanitize: ASan/UBSan suite and TSan tests (collector, parallel import, analysis) passed"

@@ -1,6 +1,9 @@
 // RunAnalysis: the pipeline behind `tracegate analyze`, in dependency order.
 #include "tracegate/analysis.h"
 
+#include <system_error>
+#include <thread>
+
 namespace tg {
 
 namespace {
@@ -21,8 +24,21 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
     return InvalidInput("rule 'fusion_candidate': 'follower_residual' must be between 0 and 1");
   KernelClassifier classifier;
   if (Status s = KernelClassifier::Create(config.rules.kernel_class_patterns, &classifier); !s.ok()) return s;
-  if (Status s = AnalyzeIterations(trace, config.iterations, &out->iterations); !s.ok()) return s;
-  out->summary = Summarize(trace, config.summary);
+  // The timeline summary does not depend on the iterations: it runs on a second thread while
+  // the iterations are found (both only read the trace).
+  std::thread summary_thread;
+  try {
+    summary_thread = std::thread([&] { out->summary = Summarize(trace, config.summary); });
+  } catch (const std::system_error&) {
+    // no thread to be had: summarised below on this one
+  }
+  Status iterations = AnalyzeIterations(trace, config.iterations, &out->iterations);
+  if (summary_thread.joinable()) {
+    summary_thread.join();
+  } else {
+    out->summary = Summarize(trace, config.summary);
+  }
+  if (!iterations.ok()) return iterations;
   out->kernel_classes = ClassifyKernels(trace, classifier);
 
   PeakOverride peak = config.peak;

@@ -368,6 +368,9 @@ auto Tables(Trace& t) { return std::tie(t.kernels, t.memcpys, t.memsets, t.syncs
 void MapNames(std::vector<StringId>& names, size_t first, const std::vector<StringId>& map) {
   for (size_t i = first; i < names.size(); ++i) names[i] = map[names[i]];
 }
+void MapNames(SparseColumn<StringId>& names, size_t first, const std::vector<StringId>& map) {
+  names.MapFrom(first, [&](StringId id) { return map[id]; });  // map[kEmpty] == kEmpty
+}
 
 }  // namespace
 

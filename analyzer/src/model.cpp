@@ -68,9 +68,7 @@ Kernel KernelTable::Row(size_t i) const {
 
 void KernelTable::Reserve(size_t n) {
   for (auto* v : {&start, &end, &stream, &correlation, &pid}) v->reserve(n);
-  for (auto* v : {&device, &grid_x, &grid_y, &grid_z, &block_x, &block_y, &block_z, &registers,
-                  &shared_static, &shared_dynamic})
-    v->reserve(n);
+  for (auto* v : {&device, &grid_x, &block_x, &registers, &shared_static}) v->reserve(n);
   name.reserve(n);
 }
 

@@ -256,14 +256,17 @@ Status StoreWriter::Impl::Transaction(std::span<const Trace> batches, const Trac
 }
 
 Status StoreWriter::Impl::CheckIds(const Trace& b, const StringMap& names) const {
+  auto unknown = [&](const char* what, StringId id) {
+    return InvalidInput(path + ": " + what + " row names string id " + std::to_string(id) +
+                        ", which the trace's string table does not have");
+  };
   const std::pair<const char*, const std::vector<StringId>*> columns[] = {
-      {"kernel", &b.kernels.name}, {"API call", &b.api_calls.name},
-      {"range", &b.ranges.name},   {"range domain", &b.ranges.domain}};
+      {"kernel", &b.kernels.name}, {"API call", &b.api_calls.name}, {"range", &b.ranges.name}};
   for (const auto& [what, ids] : columns)
     for (StringId id : *ids)
-      if (!names.Has(id))
-        return InvalidInput(path + ": " + what + " row names string id " + std::to_string(id) +
-                            ", which the trace's string table does not have");
+      if (!names.Has(id)) return unknown(what, id);
+  for (size_t i = 0; i < b.ranges.domain.size(); ++i)
+    if (!names.Has(b.ranges.domain[i])) return unknown("range domain", b.ranges.domain[i]);
   return Status::Ok();
 }
 

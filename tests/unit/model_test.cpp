@@ -75,6 +75,25 @@ TEST(SparseColumn, TurnsDenseWhenMostRowsDiffer) {
   EXPECT_TRUE(c == same);  // equality is by rows, whatever the representation
 }
 
+TEST(SparseColumn, MapFromChangesOnlyTheRowsFromThere) {
+  for (int dense = 0; dense < 2; ++dense) {
+    SparseColumn<uint32_t> c(0);
+    const int rows = dense ? 200 : 10;  // 200 rows of 1..200 turn dense; 10 with two set stay sparse
+    for (int i = 0; i < rows; ++i) c.push_back(dense ? static_cast<uint32_t>(i + 1) : (i == 2 || i == 7 ? 5u : 0u));
+    c.MapFrom(5, [](uint32_t v) { return v == 0 ? 0 : v + 100; });
+    if (dense) {
+      EXPECT_EQ(c[4], 5u);     // before row 5: unchanged
+      EXPECT_EQ(c[5], 106u);   // 6 + 100
+      EXPECT_EQ(c[199], 300u);
+    } else {
+      EXPECT_EQ(c.stored(), 2u);
+      EXPECT_EQ(c[2], 5u);
+      EXPECT_EQ(c[7], 105u);
+      EXPECT_EQ(c[8], 0u);
+    }
+  }
+}
+
 TEST(SparseColumn, AppendKeepsRowsAndEmptiesTheSource) {
   SparseColumn<int64_t> a(kUnknownId), b(kUnknownId);
   a.push_back(kUnknownId);

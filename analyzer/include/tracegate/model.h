@@ -180,6 +180,17 @@ class SparseColumn {
     for (size_t i = 0; i < from.size_; ++i) push_back(from[i]);
     from = SparseColumn(from.fill_);
   }
+  // Replaces each value v of rows >= `first` by f(v); f must map `fill` to itself (rows holding
+  // `fill` are not visited while sparse). Used to re-map string ids after a merge.
+  template <class F>
+  void MapFrom(size_t first, F f) {
+    if (dense_) {
+      for (size_t i = first; i < values_.size(); ++i) values_[i] = f(values_[i]);
+      return;
+    }
+    auto it = std::lower_bound(rows_.begin(), rows_.end(), first);
+    for (size_t k = static_cast<size_t>(it - rows_.begin()); k < values_.size(); ++k) values_[k] = f(values_[k]);
+  }
   // Rows that are not `fill` (all rows once dense): what the column costs.
   size_t stored() const { return values_.size(); }
   friend bool operator==(const SparseColumn& a, const SparseColumn& b) {
@@ -210,8 +221,11 @@ struct KernelTable {
   std::vector<StringId> name;
   std::vector<int32_t> device;
   std::vector<int64_t> stream, correlation;
-  std::vector<int32_t> grid_x, grid_y, grid_z, block_x, block_y, block_z;
-  std::vector<int32_t> registers, shared_static, shared_dynamic;
+  // 1-D launches (most of them) have y = z = 1; dynamic shared memory is mostly 0.
+  std::vector<int32_t> grid_x, block_x;
+  SparseColumn<int32_t> grid_y{1}, grid_z{1}, block_y{1}, block_z{1};
+  std::vector<int32_t> registers, shared_static;
+  SparseColumn<int32_t> shared_dynamic{0};
   std::vector<int64_t> pid;
   SparseColumn<int64_t> graph_id{kUnknownId}, graph_node_id{kUnknownId};
   size_t size() const { return start.size(); }
@@ -260,7 +274,7 @@ struct ApiTable {
   std::vector<StringId> name;
   std::vector<ApiKind> kind;
   std::vector<int64_t> pid, tid, correlation;
-  std::vector<int32_t> return_value;
+  SparseColumn<int32_t> return_value{0};  // cudaSuccess nearly always
   size_t size() const { return start.size(); }
   void Add(const ApiCall& a);
   ApiCall Row(size_t i) const;
@@ -269,11 +283,12 @@ struct ApiTable {
 
 struct RangeTable {
   std::vector<TimeNs> start, end;
-  std::vector<StringId> name, domain;
+  std::vector<StringId> name;
+  SparseColumn<StringId> domain{0};  // the default domain (empty) nearly always
   std::vector<int64_t> pid, tid;
   std::vector<int32_t> depth;
   std::vector<uint8_t> on_gpu;
-  std::vector<int64_t> stream;
+  SparseColumn<int64_t> stream{kUnknownId};  // set for GPU-projected ranges only
   size_t size() const { return start.size(); }
   void Add(const Range& r);
   Range Row(size_t i) const;
