@@ -49,8 +49,19 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   std::vector<uint8_t> kept(trace.kernels.size());
   for (size_t i = 0; i < kept.size(); ++i) kept[i] = out->iterations.kernel_iteration[i] >= 0;
   out->roofline = BuildRoofline(trace, config.costs, out->peak, kept);
-  if (config.rules.Enabled("fusion_candidate"))
-    out->fusion = FindFusionCandidates(trace, out->iterations, out->kernel_classes, FusionFromRules(config.rules));
+  // Fusion candidates on a second thread while the other rules run (only fusion_candidate reads
+  // them); that rule runs once they are there.
+  std::thread fusion_thread;
+  if (config.rules.Enabled("fusion_candidate")) {
+    auto find = [&] {
+      out->fusion = FindFusionCandidates(trace, out->iterations, out->kernel_classes, FusionFromRules(config.rules));
+    };
+    try {
+      fusion_thread = std::thread(find);
+    } catch (const std::system_error&) {
+      find();
+    }
+  }
 
   FindingsInput in;
   in.trace = &trace;
@@ -63,7 +74,11 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   in.small_copy_bytes = config.summary.small_copy_bytes;
   in.precision = config.precision;
   in.reference = config.reference;
-  out->findings = EvaluateRules(in, config.rules);
+  out->findings = EvaluateRules(in, config.rules, RuleSubset::kAllButFusion);
+  if (fusion_thread.joinable()) fusion_thread.join();
+  std::vector<Finding> fusion = EvaluateRules(in, config.rules, RuleSubset::kFusionOnly);
+  out->findings.insert(out->findings.end(), fusion.begin(), fusion.end());
+  OrderFindings(out->findings);
   return Status::Ok();
 }
 

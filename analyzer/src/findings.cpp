@@ -622,7 +622,14 @@ void Fusion(const Context& c, std::vector<Finding>& out) {
 
 }  // namespace
 
-std::vector<Finding> EvaluateRules(const FindingsInput& in, const RulesConfig& rules) {
+void OrderFindings(std::vector<Finding>& findings) {
+  std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
+    if (a.priority != b.priority) return a.priority < b.priority;
+    return a.amdahl.overall > b.amdahl.overall;
+  });
+}
+
+std::vector<Finding> EvaluateRules(const FindingsInput& in, const RulesConfig& rules, RuleSubset subset) {
   std::vector<Finding> out;
   if (!in.trace || !in.iterations || in.iterations->iterations.empty()) return out;
   Context c(in, rules);
@@ -635,14 +642,14 @@ std::vector<Finding> EvaluateRules(const FindingsInput& in, const RulesConfig& r
       {"sync_in_loop", SyncInLoop},    {"slow_post", SlowPost},
       {"unstable", Unstable},          {"drift", Drift},
       {"transform_kernels", TransformKernels}, {"int8_no_gain", Int8NoGain},
-      {"fusion_candidate", Fusion},
+      {"fusion_candidate", Fusion},  // last: see RuleSubset
   };
-  for (const auto& [id, fn] : kRules)
+  for (const auto& [id, fn] : kRules) {
+    const bool fusion = fn == Fusion;
+    if ((subset == RuleSubset::kAllButFusion && fusion) || (subset == RuleSubset::kFusionOnly && !fusion)) continue;
     if (rules.Enabled(id)) fn(c, out);
-  std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
-    if (a.priority != b.priority) return a.priority < b.priority;
-    return a.amdahl.overall > b.amdahl.overall;
-  });
+  }
+  OrderFindings(out);
   return out;
 }
 

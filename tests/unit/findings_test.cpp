@@ -378,6 +378,42 @@ TEST(Rules, ThreeRepeatedChainsGiveOneFusionFinding) {
   EXPECT_EQ(f->involved[0].count, 3u);
 }
 
+// RunAnalysis evaluates fusion_candidate apart (its input is found on a second thread): the
+// two subsets, concatenated and ordered, are exactly the single evaluation.
+TEST(Rules, FusionEvaluatedApartGivesTheSameFindings) {
+  Trace t;
+  AddRange(t, "iteration", 0, 1'000'000);
+  for (int c = 0; c < 3; ++c) {
+    TimeNs at = c * 300'000;
+    AddKernel(t, "implicit_convolve_sgemm", at, at + 100'000);
+    AddKernel(t, "cudnn::bn_fw_inf_1C11_kernel_NCHW", at + 102'000, at + 122'000);
+    AddKernel(t, "relu_kernel", at + 124'000, at + 134'000);
+  }
+  AddCopy(t, CopyKind::kHtoD, 1 << 20, 900'000, 990'000, MemKind::kPageable, MemKind::kDevice);
+  Analysis a = Analyze(t);  // RunAnalysis: the split evaluation
+  FindingsInput in;
+  in.trace = &t;
+  in.summary = &a.summary;
+  in.iterations = &a.iterations;
+  in.kernel_classes = &a.kernel_classes;
+  in.roofline = &a.roofline;
+  in.peak = &a.peak;
+  in.fusion = &a.fusion;
+  in.small_copy_bytes = AnalysisConfig{}.summary.small_copy_bytes;
+  std::vector<Finding> all = EvaluateRules(in, RulesConfig{});
+  ASSERT_GE(all.size(), 3u);  // fusion_candidate among others
+  ASSERT_EQ(all.size(), a.findings.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    EXPECT_EQ(all[i].id, a.findings[i].id) << i;
+    EXPECT_EQ(all[i].amdahl.overall, a.findings[i].amdahl.overall) << i;
+  }
+  std::vector<Finding> others = EvaluateRules(in, RulesConfig{}, RuleSubset::kAllButFusion);
+  for (const Finding& f : others) EXPECT_NE(f.id, "fusion_candidate");
+  std::vector<Finding> fusion = EvaluateRules(in, RulesConfig{}, RuleSubset::kFusionOnly);
+  ASSERT_EQ(fusion.size(), 1u);
+  EXPECT_EQ(fusion[0].id, "fusion_candidate");
+}
+
 TEST(Rules, FindingsAreOrderedByPriorityThenGain) {
   Trace t;
   AddRange(t, "iteration", 0, kIter);

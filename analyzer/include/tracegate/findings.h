@@ -77,7 +77,15 @@ struct FindingsInput {
   std::optional<ReferenceRun> reference;  // for int8_no_gain
 };
 
-std::vector<Finding> EvaluateRules(const FindingsInput& in, const RulesConfig& rules);
+// Which rules EvaluateRules runs (the enabled ones among them). RunAnalysis finds the fusion
+// candidates on a second thread while the other rules run, then runs fusion_candidate alone:
+// kAllButFusion never reads FindingsInput::fusion.
+enum class RuleSubset : uint8_t { kAll, kAllButFusion, kFusionOnly };
+std::vector<Finding> EvaluateRules(const FindingsInput& in, const RulesConfig& rules,
+                                   RuleSubset subset = RuleSubset::kAll);
+// The order EvaluateRules returns: priority, then predicted overall speedup, else rule order
+// (stable). Findings of kAllButFusion followed by those of kFusionOnly, ordered, are kAll's.
+void OrderFindings(std::vector<Finding>& findings);
 
 // Fills P/S/overall/gain/bound from share and speedup.
 AmdahlEstimate MakeAmdahl(double share, double speedup, std::string basis, std::string assumption);
