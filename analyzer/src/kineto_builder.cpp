@@ -32,7 +32,7 @@ bool ReadId(const Field& f, Id& id) {
     case FieldType::kNull:
       return true;
     case FieldType::kNumber:
-      id.numeric = NumberToInt64(f.text, 0, true, id.value) == NumberStatus::kOk;
+      id.numeric = FieldToInt64(f, 0, true, id.value) == NumberStatus::kOk;
       return id.numeric;
     case FieldType::kString:
       if (IsJsonNumber(f.text) && NumberToInt64(f.text, 0, true, id.value) == NumberStatus::kOk) {
@@ -53,7 +53,7 @@ bool ArgInt(const Field& f, int64_t def, int64_t& out) {
     out = def;
     return true;
   }
-  return f.type == FieldType::kNumber && NumberToInt64(f.text, 0, true, out) == NumberStatus::kOk;
+  return f.type == FieldType::kNumber && FieldToInt64(f, 0, true, out) == NumberStatus::kOk;
 }
 bool ArgInt32(const Field& f, int32_t def, int32_t& out) {
   int64_t v = 0;
@@ -66,7 +66,7 @@ enum class TimeRead { kOk, kMissing, kMalformed, kOverflow };
 TimeRead ReadMicros(const Field& f, int64_t& ns) {
   if (f.type == FieldType::kAbsent || f.type == FieldType::kNull) return TimeRead::kMissing;
   if (f.type != FieldType::kNumber) return TimeRead::kMalformed;
-  switch (NumberToInt64(f.text, 3, false, ns)) {
+  switch (FieldToInt64(f, 3, false, ns)) {
     case NumberStatus::kOk: return TimeRead::kOk;
     case NumberStatus::kOverflow: return TimeRead::kOverflow;
     default: return TimeRead::kMalformed;
@@ -284,7 +284,7 @@ void KinetoBuilder::AddFlow(const RawEvent& ev, char phase) {
   Id pid, tid;
   if (!ReadId(ev.pid, pid) || !ReadId(ev.tid, tid) || ReadMicros(ev.ts, p.ts) != TimeRead::kOk) return;
   if ((ev.id.type != FieldType::kNumber && ev.id.type != FieldType::kString) || !IsJsonNumber(ev.id.text) ||
-      NumberToInt64(ev.id.text, 0, true, p.id) != NumberStatus::kOk) {
+      FieldToInt64(ev.id, 0, true, p.id) != NumberStatus::kOk) {
     return;
   }
   p.pid = pid.value;

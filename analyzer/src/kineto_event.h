@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "kineto_numbers.h"
 #include "tracegate/status.h"
 
 namespace tg::internal {
@@ -15,10 +16,24 @@ namespace tg::internal {
 enum class FieldType : uint8_t { kAbsent, kNumber, kString, kNull, kOther };
 
 // A scalar field: the number's text (trailing white space trimmed) or the unescaped string.
+// The in-place reader also keeps a number's digits as it validates them (`frac` >= -1), so the
+// builder need not scan them again (FieldToInt64 below).
 struct Field {
   FieldType type = FieldType::kAbsent;
+  int8_t frac = kNoDigits;  // kNumber: digits after the point (-1: none), or kNoDigits
   std::string_view text;
+  uint64_t digits = 0;      // kNumber with frac >= -1: every digit of the text, as one integer
+
+  // `digits` and `frac` are not set: the number is converted from `text`.
+  static constexpr int8_t kNoDigits = -2;
 };
+
+// A kNumber field as NumberToInt64 of its text, from the digits the reader gathered when it did.
+inline NumberStatus FieldToInt64(const Field& f, int scale, bool require_integral, int64_t& out) {
+  if (f.type == FieldType::kNumber && f.frac != Field::kNoDigits)
+    return GatheredToInt64(f.text, !f.text.empty() && f.text[0] == '-', f.digits, f.frac, scale, require_integral, out);
+  return NumberToInt64(f.text, scale, require_integral, out);
+}
 
 // grid / block: [x, y, z] of int32.
 struct Dim3 {

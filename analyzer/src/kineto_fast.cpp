@@ -88,15 +88,19 @@ class Reader {
     return true;
   }
 
-  // -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? followed by a delimiter.
-  bool Number(std::string_view& out) {
+  // -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? followed by a delimiter. With `f`, also
+  // gathers the digits for GatheredToInt64 (f->frac stays Field::kNoDigits for exponents and
+  // tokens of more than 18 characters after the sign).
+  bool Number(std::string_view& out, Field* f = nullptr) {
     const char* s = p_;
     const char* q = p_;
     if (*q == '-') ++q;
+    const char* body = q;
+    uint64_t acc = 0;  // wraps for long tokens, which are not kept
     // Single bytes past end_ are read only from the padding; digit runs stop at end_.
     auto digits = [&] {
       if (q >= end_ || !IsDigit(*q)) return false;
-      while (q < end_ && IsDigit(*q)) ++q;
+      while (q < end_ && IsDigit(*q)) acc = acc * 10 + static_cast<uint64_t>(*q++ - '0');
       return true;
     };
     if (*q == '0') {
@@ -104,17 +108,26 @@ class Reader {
     } else if (!digits()) {
       return false;
     }
+    int frac = -1;
     if (*q == '.') {
-      ++q;
+      const char* point = ++q;
       if (!digits()) return false;
+      frac = static_cast<int>(q - point);
     }
+    bool exponent = false;
     if (*q == 'e' || *q == 'E') {
+      exponent = true;
       ++q;
       if (*q == '+' || *q == '-') ++q;
       if (!digits()) return false;
     }
     if (q >= end_ || !EndsScalar(*q)) return false;
     out = std::string_view(s, static_cast<size_t>(q - s));
+    if (f) {
+      const bool gathered = !exponent && q - body <= 18;
+      f->frac = gathered ? static_cast<int8_t>(frac) : Field::kNoDigits;
+      f->digits = acc;
+    }
     p_ = q;
     return true;
   }
@@ -191,7 +204,7 @@ class Reader {
         return Skip(level);
       default:
         f.type = FieldType::kNumber;
-        return Number(f.text);
+        return Number(f.text, &f);
     }
   }
 
@@ -209,7 +222,7 @@ class Reader {
       Field f;
       if (!Scalar(f, level + 1)) return false;
       int64_t value = 0;
-      if (n < 3 && f.type == FieldType::kNumber && NumberToInt64(f.text, 0, true, value) == NumberStatus::kOk &&
+      if (n < 3 && f.type == FieldType::kNumber && FieldToInt64(f, 0, true, value) == NumberStatus::kOk &&
           value >= INT32_MIN && value <= INT32_MAX) {
         d.v[n] = static_cast<int32_t>(value);
       } else {

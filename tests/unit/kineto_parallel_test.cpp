@@ -169,6 +169,49 @@ TEST(KinetoFastPath, InlineNumbersMatchDecimalToInt64) {
   }
 }
 
+// The fast path gathers a number's digits while it validates it; converting from them gives
+// exactly what converting the text gives, for every token it takes (and every scale).
+TEST(KinetoFastPath, GatheredDigitsConvertAsTheirText) {
+  std::vector<std::string> tokens = {"0", "-0", "0.5", "-0.5", "1", "-1", "7.25", "1.0", "1.50", "1.2345", "1e3",
+                                     "1E-3", "2.5e1", "999999999999999999", "9999999999999999.99",
+                                     "999999999999999.999", "9223372036854775.807", "9223372036854775.808",
+                                     "-9223372036854775.808", "18446744073709551.615", "123456789012345678",
+                                     "1234567890123456789", "1695835572943613.123", "-922337203685477580.8",
+                                     "0.000", "10.0000", "12345678901234567.8", "1234567890123456.78"};
+  std::mt19937_64 rng(17);
+  for (int i = 0; i < 20000; ++i) {
+    std::string t = rng() % 4 == 0 ? "-" : "";
+    const int digits = 1 + static_cast<int>(rng() % 20);
+    t += static_cast<char>('1' + rng() % 9);
+    for (int d = 1; d < digits; ++d) t += static_cast<char>('0' + rng() % 10);
+    if (rng() % 2) {
+      t += '.';
+      const int frac = 1 + static_cast<int>(rng() % 5);
+      for (int d = 0; d < frac; ++d) t += static_cast<char>('0' + rng() % 10);
+    }
+    tokens.push_back(t);
+  }
+  for (const std::string& t : tokens) {
+    const std::string ev = "{\"ph\": \"X\", \"ts\": " + t + ", \"dur\": 1}";
+    const std::string buf = ev + std::string(64, ' ');
+    RawEvent out;
+    ASSERT_EQ(internal::FastParseEvent(buf.data(), buf.data() + ev.size(), 8, out), ev.size()) << ev;
+    ASSERT_EQ(out.ts.type, internal::FieldType::kNumber);
+    ASSERT_EQ(out.ts.text, t);
+    for (int scale : {0, 1, 3, 4}) {
+      for (bool integral : {false, true}) {
+        int64_t a = 12345, b = 12345;
+        internal::NumberStatus gathered = internal::FieldToInt64(out.ts, scale, integral, a);
+        internal::NumberStatus text = internal::NumberToInt64(t, scale, integral, b);
+        ASSERT_EQ(static_cast<int>(gathered), static_cast<int>(text)) << t << " " << scale << " " << integral;
+        if (text == internal::NumberStatus::kOk) {
+          ASSERT_EQ(a, b) << t << " " << scale;
+        }
+      }
+    }
+  }
+}
+
 // ---- one thread against two ----
 
 std::string WriteTemp(const std::string& name, const std::string& content) {
