@@ -325,7 +325,20 @@ void ComputePhases(const Trace& t, const Assigner& assign, Matchers& m, Iteratio
   };
   std::vector<size_t> blocks{0};
   auto end_block = [&] {
-    internal::SortNearlySorted(pieces.data() + blocks.back(), pieces.data() + pieces.size(), by_iteration_and_start);
+    Piece* first = pieces.data() + blocks.back();
+    Piece* last = pieces.data() + pieces.size();
+    // Rows come in launch order, so their iterations usually do not decrease: then only each
+    // iteration's few pieces need sorting by start (work on several streams interleaves them).
+    if (std::is_sorted(first, last, [](const Piece& a, const Piece& b) { return a.iter < b.iter; })) {
+      for (Piece* group = first; group != last;) {
+        Piece* next = group;
+        while (next != last && next->iter == group->iter) ++next;
+        std::sort(group, next, by_iteration_and_start);
+        group = next;
+      }
+    } else {
+      internal::SortNearlySorted(first, last, by_iteration_and_start);
+    }
     blocks.push_back(pieces.size());
   };
   const KernelTable& k = t.kernels;
