@@ -5,6 +5,8 @@
 #include <cctype>
 #include <cmath>
 #include <string>
+#include <system_error>
+#include <thread>
 
 #include "tracegate/analysis_report.h"
 #include "kernel_table_json.h"
@@ -442,24 +444,42 @@ class IterationRowWriter {
 
 }  // namespace
 
+// Rows [first, last) as dump(2) writes them inside the array, each after its separator.
+std::string RenderRows(const std::vector<Iteration>& rows, size_t first, size_t last) {
+  std::string out;
+  out.reserve((last - first) * 512);
+  IterationRowWriter writer(out);
+  for (size_t r = first; r < last; ++r) {
+    out += r ? ",\n    " : "\n    ";
+    writer.Row(rows[r]);
+  }
+  return out;
+}
+
 Status WriteAnalysisJson(const std::string& path, const json& doc, const IterationAnalysis& iterations) {
+  // The first half of the rows is rendered on a second thread while this one writes the rest.
+  const std::vector<Iteration>& rows = iterations.iterations;
+  const size_t half = rows.size() / 2;
+  std::string first_half;
+  std::thread helper;
+  if (half >= 256) {
+    try {
+      helper = std::thread([&] { first_half = RenderRows(rows, 0, half); });
+    } catch (const std::system_error&) {
+      // no thread to be had: rendered below
+    }
+  }
   std::string text = doc.dump(2, ' ', false, json::error_handler_t::replace);
+  std::string second_half = RenderRows(rows, helper.joinable() ? half : 0, rows.size());
+  if (helper.joinable()) helper.join();
   // A top-level key at indent 2; inside a string value the quotes would be escaped.
   static constexpr std::string_view kEmptyTable = "\n  \"iteration_table\": []";
   const size_t at = text.find(kEmptyTable);
   if (at == std::string::npos) return InvalidInput(path + ": the report has no empty \"iteration_table\" to fill");
-  if (!iterations.iterations.empty()) {
+  if (!rows.empty()) {
     // What dump(2) writes for the array at depth 1: "[", each row indented by 4, "  ]".
-    std::string table = "[";
-    table.reserve(iterations.iterations.size() * 512);
-    IterationRowWriter writer(table);
-    for (size_t r = 0; r < iterations.iterations.size(); ++r) {
-      table += r ? ",\n    " : "\n    ";
-      writer.Row(iterations.iterations[r]);
-    }
-    table += "\n  ]";
     const size_t value = at + kEmptyTable.size() - 2;
-    text.replace(value, 2, table);
+    text.replace(value, 2, "[" + first_half + second_half + "\n  ]");
   }
   text.push_back('\n');
   return WriteFileAtomic(path, text);

@@ -94,10 +94,14 @@ TEST(AnalysisReport, StreamedIterationRowsWriteTheSameFile) {
   const TimeNs base = 1'700'000'000'000'000'000;
   three.ranges.Add(Range{base + 100'000, base + 150'000, three.strings.Intern("step"), 0, 10, 11, 0, false, kUnknownId});
   three.ranges.Add(Range{base + 150'000, base + 170'000, three.strings.Intern("step \"3\"\t\xff"), 0, 10, 11, 0, false, kUnknownId});
+  Trace many = GoldenTrace();  // 600 iterations: the rows are rendered on two threads
+  for (int i = 1; i < 600; ++i)
+    many.ranges.Add(Range{base + 100'000 * i, base + 100'000 * (i + 1), many.strings.Intern("step " + std::to_string(i)),
+                          0, 10, 11, 0, false, kUnknownId});
   AnalysisConfig config;
   config.iterations.iteration_regex = "^step";
   Trace empty;
-  for (const Trace* t : {&one, &three, &empty}) {
+  for (const Trace* t : {&one, &three, &many, &empty}) {
     const Trace& trace = *t;
     Analysis a = Analyze(trace, config);
     const std::string tree = dir + "/tree.json", streamed = dir + "/streamed.json";
@@ -108,6 +112,9 @@ TEST(AnalysisReport, StreamedIterationRowsWriteTheSameFile) {
     EXPECT_EQ(FileText(streamed), FileText(tree)) << a.iterations.iterations.size() << " iterations";
     if (t == &three) {
       EXPECT_EQ(a.iterations.iterations.size(), 3u);
+    }
+    if (t == &many) {
+      EXPECT_EQ(a.iterations.iterations.size(), 600u);
     }
   }
   // A document without the empty table is refused, and nothing is written.
