@@ -1,8 +1,12 @@
 // RunAnalysis: the pipeline behind `tracegate analyze`, in dependency order.
 #include "tracegate/analysis.h"
 
+#include <future>
+#include <optional>
 #include <system_error>
 #include <thread>
+
+#include "tracegate/correlation.h"
 
 namespace tg {
 
@@ -24,15 +28,30 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
     return InvalidInput("rule 'fusion_candidate': 'follower_residual' must be between 0 and 1");
   KernelClassifier classifier;
   if (Status s = KernelClassifier::Create(config.rules.kernel_class_patterns, &classifier); !s.ok()) return s;
-  // The timeline summary does not depend on the iterations: it runs on a second thread while
-  // the iterations are found (both only read the trace).
+  // A second thread builds the API correlation index, which the iterations need once their
+  // markers are found, then the timeline summary, which does not depend on the iterations (both
+  // threads only read the trace).
+  std::optional<ApiIndex> api_index;
+  std::promise<void> index_built;
+  std::shared_future<void> index_ready = index_built.get_future().share();
   std::thread summary_thread;
   try {
-    summary_thread = std::thread([&] { out->summary = Summarize(trace, config.summary); });
+    summary_thread = std::thread([&] {
+      api_index.emplace(trace.api_calls);
+      index_built.set_value();
+      out->summary = Summarize(trace, config.summary);
+    });
   } catch (const std::system_error&) {
-    // no thread to be had: summarised below on this one
+    // no thread to be had: both on this one, below
   }
-  Status iterations = AnalyzeIterations(trace, config.iterations, &out->iterations);
+  Status iterations = AnalyzeIterations(trace, config.iterations, &out->iterations, [&]() -> const ApiIndex& {
+    if (summary_thread.joinable()) {
+      index_ready.wait();
+    } else {
+      api_index.emplace(trace.api_calls);
+    }
+    return *api_index;
+  });
   if (summary_thread.joinable()) {
     summary_thread.join();
   } else {

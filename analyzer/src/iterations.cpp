@@ -8,6 +8,7 @@
 #include "sort_runs.h"
 
 #include <algorithm>
+#include <optional>
 #include <regex>
 #include <string_view>
 #include <tuple>
@@ -402,6 +403,12 @@ void ComputeStats(IterationAnalysis* out) {
 }  // namespace
 
 Status AnalyzeIterations(const Trace& trace, const IterationOptions& options, IterationAnalysis* out) {
+  std::optional<ApiIndex> built;
+  return AnalyzeIterations(trace, options, out, [&]() -> const ApiIndex& { return built.emplace(trace.api_calls); });
+}
+
+Status AnalyzeIterations(const Trace& trace, const IterationOptions& options, IterationAnalysis* out,
+                         const std::function<const ApiIndex&()>& api_index_of) {
   *out = IterationAnalysis{};
   if (options.batch < 1) {
     return InvalidInput("--batch " + std::to_string(options.batch) + " must be at least 1 (items per iteration)");
@@ -417,7 +424,7 @@ Status AnalyzeIterations(const Trace& trace, const IterationOptions& options, It
 
   // Under GPU markers the chosen "pid" is a device's track, not a process: no process filter.
   const ApiTable& api = trace.api_calls;
-  ApiIndex api_index(api);
+  const ApiIndex& api_index = api_index_of();
   Assigner assign{api, index, api_index, gpu_markers ? kUnknownId : out->pid, !gpu_markers};
   out->api_iteration.resize(api.size());
   for (size_t i = 0; i < api.size(); ++i) out->api_iteration[i] = assign.Api(i);

@@ -29,6 +29,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -96,5 +97,12 @@ struct IterationAnalysis {
 // Fills `out`. Errors (InvalidInput, message naming the option): an invalid regular expression,
 // --skip that drops every iteration found, batch < 1.
 Status AnalyzeIterations(const Trace& trace, const IterationOptions& options, IterationAnalysis* out);
+
+class ApiIndex;
+// The same, with the correlation index of trace.api_calls built elsewhere (RunAnalysis builds it
+// on its second thread while the markers are found): `api_index()` is called once, when it is
+// needed, and must return the index of this trace's API table.
+Status AnalyzeIterations(const Trace& trace, const IterationOptions& options, IterationAnalysis* out,
+                         const std::function<const ApiIndex&()>& api_index);
 
 }  // namespace tg
