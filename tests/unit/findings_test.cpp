@@ -355,7 +355,8 @@ TEST(Rules, Int8NoGainNeedsAnInt8RunAndAReference) {
   EXPECT_FALSE(Fires(t, "int8_no_gain", config));
 }
 
-TEST(Rules, ThreeRepeatedChainsGiveOneFusionFinding) {
+// One 1 ms iteration with three conv -> BN -> ReLU chains, 300 us apart.
+Trace ThreeChains() {
   Trace t;
   AddRange(t, "iteration", 0, 1'000'000);
   for (int c = 0; c < 3; ++c) {
@@ -364,6 +365,11 @@ TEST(Rules, ThreeRepeatedChainsGiveOneFusionFinding) {
     AddKernel(t, "cudnn::bn_fw_inf_1C11_kernel_NCHW", at + 102'000, at + 122'000);
     AddKernel(t, "relu_kernel", at + 124'000, at + 134'000);
   }
+  return t;
+}
+
+TEST(Rules, ThreeRepeatedChainsGiveOneFusionFinding) {
+  Trace t = ThreeChains();
   Analysis a = Analyze(t);
   int count = 0;
   for (const Finding& f : a.findings) count += f.id == "fusion_candidate";
@@ -381,14 +387,7 @@ TEST(Rules, ThreeRepeatedChainsGiveOneFusionFinding) {
 // RunAnalysis evaluates fusion_candidate apart (its input is found on a second thread): the
 // two subsets, concatenated and ordered, are exactly the single evaluation.
 TEST(Rules, FusionEvaluatedApartGivesTheSameFindings) {
-  Trace t;
-  AddRange(t, "iteration", 0, 1'000'000);
-  for (int c = 0; c < 3; ++c) {
-    TimeNs at = c * 300'000;
-    AddKernel(t, "implicit_convolve_sgemm", at, at + 100'000);
-    AddKernel(t, "cudnn::bn_fw_inf_1C11_kernel_NCHW", at + 102'000, at + 122'000);
-    AddKernel(t, "relu_kernel", at + 124'000, at + 134'000);
-  }
+  Trace t = ThreeChains();
   AddCopy(t, CopyKind::kHtoD, 1 << 20, 900'000, 990'000, MemKind::kPageable, MemKind::kDevice);
   Analysis a = Analyze(t);  // RunAnalysis: the split evaluation
   FindingsInput in;
