@@ -1,12 +1,12 @@
 // RunAnalysis: the pipeline behind `tracegate analyze`, in dependency order.
 #include "tracegate/analysis.h"
 
+#include <exception>
 #include <future>
 #include <optional>
-#include <system_error>
-#include <thread>
 
 #include "tracegate/correlation.h"
+#include "tracegate/side_task.h"
 
 namespace tg {
 
@@ -34,29 +34,25 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   std::optional<ApiIndex> api_index;
   std::promise<void> index_built;
   std::shared_future<void> index_ready = index_built.get_future().share();
-  std::thread summary_thread;
-  try {
-    summary_thread = std::thread([&] {
-      api_index.emplace(trace.api_calls);
+  Status iterations;
+  {
+    SideTask summary([&] {
+      try {
+        api_index.emplace(trace.api_calls);
+      } catch (...) {
+        index_built.set_exception(std::current_exception());
+        throw;
+      }
       index_built.set_value();
       out->summary = Summarize(trace, config.summary);
     });
-  } catch (const std::system_error&) {
-    // no thread to be had: both on this one, below
+    iterations = AnalyzeIterations(trace, config.iterations, &out->iterations, [&]() -> const ApiIndex& {
+      index_ready.get();  // rethrows what building it threw
+      return *api_index;
+    });
+    summary.Wait();
   }
-  Status iterations = AnalyzeIterations(trace, config.iterations, &out->iterations, [&]() -> const ApiIndex& {
-    if (summary_thread.joinable()) {
-      index_ready.wait();
-    } else {
-      api_index.emplace(trace.api_calls);
-    }
-    return *api_index;
-  });
-  if (summary_thread.joinable()) {
-    summary_thread.join();
-  } else {
-    out->summary = Summarize(trace, config.summary);
-  }
+  api_index.reset();  // the iterations were its only user
   if (!iterations.ok()) return iterations;
   out->kernel_classes = ClassifyKernels(trace, classifier);
 
@@ -70,17 +66,10 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   out->roofline = BuildRoofline(trace, config.costs, out->peak, kept);
   // Fusion candidates on a second thread while the other rules run (only fusion_candidate reads
   // them); that rule runs once they are there.
-  std::thread fusion_thread;
-  if (config.rules.Enabled("fusion_candidate")) {
-    auto find = [&] {
+  SideTask fusion_task([&] {
+    if (config.rules.Enabled("fusion_candidate"))
       out->fusion = FindFusionCandidates(trace, out->iterations, out->kernel_classes, FusionFromRules(config.rules));
-    };
-    try {
-      fusion_thread = std::thread(find);
-    } catch (const std::system_error&) {
-      find();
-    }
-  }
+  });
 
   FindingsInput in;
   in.trace = &trace;
@@ -94,7 +83,7 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   in.precision = config.precision;
   in.reference = config.reference;
   out->findings = EvaluateRules(in, config.rules, RuleSubset::kAllButFusion);
-  if (fusion_thread.joinable()) fusion_thread.join();
+  fusion_task.Wait();
   std::vector<Finding> fusion = EvaluateRules(in, config.rules, RuleSubset::kFusionOnly);
   out->findings.insert(out->findings.end(), fusion.begin(), fusion.end());
   OrderFindings(out->findings);

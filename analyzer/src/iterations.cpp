@@ -334,7 +334,7 @@ void ComputePhases(const Trace& t, const Assigner& assign, Matchers& m, Iteratio
       for (Piece* group = first; group != last;) {
         Piece* next = group;
         while (next != last && next->iter == group->iter) ++next;
-        std::sort(group, next, by_iteration_and_start);
+        internal::SortNearlySorted(group, next, by_iteration_and_start);  // one iteration may be the whole trace
         group = next;
       }
     } else {

@@ -5,13 +5,12 @@
 #include <cctype>
 #include <cmath>
 #include <string>
-#include <system_error>
-#include <thread>
 
 #include "tracegate/analysis_report.h"
 #include "kernel_table_json.h"
 #include "timeline_json.h"
 #include "tracegate/fileio.h"
+#include "tracegate/side_task.h"
 #include "tracegate/report_provenance.h"
 
 namespace tg {
@@ -444,6 +443,8 @@ class IterationRowWriter {
 
 }  // namespace
 
+namespace {
+
 // Rows [first, last) as dump(2) writes them inside the array, each after its separator.
 std::string RenderRows(const std::vector<Iteration>& rows, size_t first, size_t last) {
   std::string out;
@@ -456,22 +457,17 @@ std::string RenderRows(const std::vector<Iteration>& rows, size_t first, size_t 
   return out;
 }
 
+}  // namespace
+
 Status WriteAnalysisJson(const std::string& path, const json& doc, const IterationAnalysis& iterations) {
   // The first half of the rows is rendered on a second thread while this one writes the rest.
   const std::vector<Iteration>& rows = iterations.iterations;
-  const size_t half = rows.size() / 2;
+  const size_t half = rows.size() >= 512 ? rows.size() / 2 : 0;  // few rows: all on this thread
   std::string first_half;
-  std::thread helper;
-  if (half >= 256) {
-    try {
-      helper = std::thread([&] { first_half = RenderRows(rows, 0, half); });
-    } catch (const std::system_error&) {
-      // no thread to be had: rendered below
-    }
-  }
+  SideTask helper([&] { first_half = RenderRows(rows, 0, half); });
   std::string text = doc.dump(2, ' ', false, json::error_handler_t::replace);
-  std::string second_half = RenderRows(rows, helper.joinable() ? half : 0, rows.size());
-  if (helper.joinable()) helper.join();
+  std::string second_half = RenderRows(rows, half, rows.size());
+  helper.Wait();
   // A top-level key at indent 2; inside a string value the quotes would be escaped.
   static constexpr std::string_view kEmptyTable = "\n  \"iteration_table\": []";
   const size_t at = text.find(kEmptyTable);

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <utility>
+#include <vector>
+
 #include "tracegate/model.h"
 
 namespace tg {
@@ -73,6 +76,36 @@ TEST(SparseColumn, TurnsDenseWhenMostRowsDiffer) {
   for (int i = 0; i < 200; ++i) same.push_back(i);
   same.push_back(kUnknownId);
   EXPECT_TRUE(c == same);  // equality is by rows, whatever the representation
+}
+
+// Every pairing of sparse and dense columns: the rows after Append are the two inputs' rows.
+TEST(SparseColumn, AppendAcrossRepresentationsKeepsEveryRow) {
+  auto make = [](int rows, int every, int32_t offset) {  // `every`-th row differs from the fill 1
+    SparseColumn<int32_t> c(1);
+    std::vector<int32_t> plain;
+    for (int i = 0; i < rows; ++i) {
+      const int32_t v = i % every == 0 ? offset + i : 1;
+      c.push_back(v);
+      plain.push_back(v);
+    }
+    return std::make_pair(std::move(c), plain);
+  };
+  for (int a_every : {1, 50}) {    // 1: every row differs (dense), 50: sparse
+    for (int b_every : {1, 50}) {
+      auto [a, expect] = make(300, a_every, 1000);
+      auto [b, tail] = make(200, b_every, 5000);
+      EXPECT_EQ(a.stored(), a_every == 1 ? 300u : 6u);
+      expect.insert(expect.end(), tail.begin(), tail.end());
+      a.Append(b);
+      ASSERT_EQ(a.size(), expect.size());
+      for (size_t i = 0; i < expect.size(); ++i) ASSERT_EQ(a[i], expect[i]) << a_every << "/" << b_every << " row " << i;
+      EXPECT_EQ(b.size(), 0u);
+    }
+  }
+  // 4-byte values turn dense past a third of the rows: 12 bytes per stored row against 4.
+  SparseColumn<int32_t> c(0);
+  for (int i = 0; i < 300; ++i) c.push_back(i % 2 == 0 ? 7 : 0);  // half the rows differ
+  EXPECT_EQ(c.stored(), 300u);
 }
 
 TEST(SparseColumn, MapFromChangesOnlyTheRowsFromThere) {

@@ -148,8 +148,9 @@ struct Process {
 
 // A column that nearly always holds one value (`fill`): the CUDA graph ids, kUnknownId outside
 // graph launches. Only the rows that differ are stored, as (row, value) pairs in row order, until
-// they are half of the rows; then the column turns into a plain vector. Reads are O(1) without
-// exceptions or once dense, O(log exceptions) in between.
+// they would take more memory than a plain vector (half the rows for 8-byte values, a third for
+// 4-byte ones); then the column turns into one. Reads are O(1) without exceptions or once dense,
+// O(log exceptions) in between.
 template <class T>
 class SparseColumn {
  public:
@@ -166,7 +167,7 @@ class SparseColumn {
     } else if (v != fill_) {
       rows_.push_back(row);
       values_.push_back(v);
-      if (values_.size() > 64 && values_.size() * 2 > size_) Densify();
+      DensifyIfLarger();
     }
   }
   T operator[](size_t i) const {
@@ -175,9 +176,23 @@ class SparseColumn {
     auto it = std::lower_bound(rows_.begin(), rows_.end(), i);
     return it != rows_.end() && *it == i ? values_[static_cast<size_t>(it - rows_.begin())] : fill_;
   }
-  // Appends every row of `from`, then empties it (and frees its memory).
+  // Appends every row of `from` (same fill), then empties it and frees its memory.
   void Append(SparseColumn& from) {
-    for (size_t i = 0; i < from.size_; ++i) push_back(from[i]);
+    const size_t base = size_;
+    if (from.dense_) {
+      for (const T& v : from.values_) push_back(v);
+    } else if (dense_) {
+      values_.resize(base + from.size_, fill_);
+      for (size_t k = 0; k < from.rows_.size(); ++k) values_[base + from.rows_[k]] = from.values_[k];
+      size_ = base + from.size_;
+    } else {
+      for (size_t k = 0; k < from.rows_.size(); ++k) {
+        rows_.push_back(base + from.rows_[k]);
+        values_.push_back(from.values_[k]);
+      }
+      size_ = base + from.size_;
+      DensifyIfLarger();
+    }
     from = SparseColumn(from.fill_);
   }
   // Replaces each value v of rows >= `first` by f(v); f must map `fill` to itself (rows holding
@@ -201,6 +216,9 @@ class SparseColumn {
   }
 
  private:
+  void DensifyIfLarger() {
+    if (values_.size() > 64 && values_.size() * (sizeof(size_t) + sizeof(T)) > size_ * sizeof(T)) Densify();
+  }
   void Densify() {
     std::vector<T> dense(size_, fill_);
     for (size_t k = 0; k < rows_.size(); ++k) dense[rows_[k]] = values_[k];
@@ -284,7 +302,7 @@ struct ApiTable {
 struct RangeTable {
   std::vector<TimeNs> start, end;
   std::vector<StringId> name;
-  SparseColumn<StringId> domain{0};  // the default domain (empty) nearly always
+  SparseColumn<StringId> domain{0};  // empty (the default domain) for most NVTX ranges
   std::vector<int64_t> pid, tid;
   std::vector<int32_t> depth;
   std::vector<uint8_t> on_gpu;
