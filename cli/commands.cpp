@@ -12,8 +12,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <iostream>
 
 #include "tracegate/amdahl.h"
@@ -131,7 +129,8 @@ Status ToAnalysisConfig(const AnalyzeArgs& a, AnalysisConfig* c) {
   if (Status s = ToIterationOptions(a.iterations, &c->iterations); !s.ok()) return s;
   c->model = a.model;
   c->precision = a.precision;
-  c->commit = a.commit;  // without --commit, RunAnalyze asks git while the trace loads
+  c->commit = a.commit;
+  if (c->commit.empty()) GitHead(&c->commit, &c->commit_reason);
   c->peak = PeakOverride{a.peak_gbs, a.peak_tflops};
   if (!a.rules_path.empty())
     if (Status s = LoadRules(a.rules_path, &c->rules); !s.ok()) return s;
@@ -161,33 +160,12 @@ int RunAnalyze(const AnalyzeArgs& args) {
   AnalysisConfig config;
   if (Status s = ToAnalysisConfig(args, &config); !s.ok()) return Fail(s);
   StepTimer timer(args.timings);
-  // `git rev-parse` (two processes, a few ms) runs beside the load; only the report reads it.
-  std::string commit, commit_reason;
-  std::thread git;
-  if (config.commit.empty()) {
-    try {
-      git = std::thread([&] { GitHead(&commit, &commit_reason); });
-    } catch (const std::system_error&) {
-      GitHead(&commit, &commit_reason);
-    }
-  }
-  struct Join {
-    std::thread& t;
-    ~Join() {
-      if (t.joinable()) t.join();
-    }
-  } join_git{git};
   Trace trace;
   if (Status s = Load(args.trace, trace); !s.ok()) return Fail(s);
   timer.Done("load");
   Analysis analysis;
   if (Status s = RunAnalysis(trace, config, &analysis); !s.ok()) return Fail(s);
   timer.Done("analysis");
-  if (git.joinable()) git.join();
-  if (config.commit.empty()) {
-    config.commit = commit;
-    config.commit_reason = commit_reason;
-  }
   if (!args.json_out.empty() || !args.md_out.empty() || !args.html_out.empty()) {
     // The Markdown and HTML reports do not read the iteration rows.
     nlohmann::json doc = AnalysisToJson(trace, analysis, config, IterationRows::kLeftOut);
