@@ -212,30 +212,93 @@ json PhasesJson(const IterationAnalysis& it) {
   return j;
 }
 
-json IterationRowJson(const Iteration& i) {
-  json phases = json::object();
-  for (size_t p = 0; p < kPhaseCount; ++p) phases[kPhaseNames[p]] = Ms(i.phase_ns[p]);
-  return {{"index", i.index},
-          {"name", i.name},
-          {"start_ns", i.start},
-          {"end_ns", i.end},
-          {"latency_ms", Ms(i.latency_ns())},
-          {"phases_ms", std::move(phases)},
-          {"gpu_busy_ms", Ms(i.gpu_busy_ns)},
-          {"kernels", i.kernels},
-          {"memcpys", i.memcpys},
-          {"memsets", i.memsets},
-          {"syncs", i.syncs},
-          {"sync_ms", Ms(i.sync_ns)},
-          {"pre_range_ms", Ms(i.pre_range_ns)},
-          {"infer_range_ms", Ms(i.infer_range_ns)},
-          {"post_range_ms", Ms(i.post_range_ns)}};
+// One iteration row as nlohmann's dump(2) writes an object at depth 2 of the report: members in
+// key order (nlohmann's objects are sorted maps), numbers and strings formatted by nlohmann
+// itself. The one definition of a row: writing the text directly is ~10x faster than building
+// and dumping a tree, and IterationTableJson parses it when a tree is wanted.
+class IterationRowWriter {
+ public:
+  explicit IterationRowWriter(std::string& out) : out_(out) {}
+
+  void Row(const Iteration& i) {
+    out_ += '{';
+    first_ = true;
+    Int("end_ns", i.end);
+    Double("gpu_busy_ms", Ms(i.gpu_busy_ns));
+    Int("index", i.index);
+    Double("infer_range_ms", Ms(i.infer_range_ns));
+    Int("kernels", i.kernels);
+    Double("latency_ms", Ms(i.latency_ns()));
+    Int("memcpys", i.memcpys);
+    Int("memsets", i.memsets);
+    Key("name");
+    out_ += json(i.name).dump(-1, ' ', false, json::error_handler_t::replace);
+    Key("phases_ms");
+    std::array<size_t, kPhaseCount> order{};
+    for (size_t p = 0; p < kPhaseCount; ++p) order[p] = p;
+    std::sort(order.begin(), order.end(),
+              [](size_t a, size_t b) { return std::string_view(kPhaseNames[a]) < std::string_view(kPhaseNames[b]); });
+    out_ += '{';
+    for (size_t k = 0; k < kPhaseCount; ++k) {
+      out_ += k ? ",\n        \"" : "\n        \"";
+      out_ += kPhaseNames[order[k]];
+      out_ += "\": ";
+      Number(Ms(i.phase_ns[order[k]]));
+    }
+    out_ += "\n      }";
+    Double("post_range_ms", Ms(i.post_range_ns));
+    Double("pre_range_ms", Ms(i.pre_range_ns));
+    Int("start_ns", i.start);
+    Double("sync_ms", Ms(i.sync_ns));
+    Int("syncs", i.syncs);
+    out_ += "\n    }";
+  }
+
+ private:
+  void Key(const char* key) {
+    out_ += first_ ? "\n      \"" : ",\n      \"";
+    first_ = false;
+    out_ += key;
+    out_ += "\": ";
+  }
+  template <typename T>
+  void Int(const char* key, T v) {
+    Key(key);
+    out_ += std::to_string(v);
+  }
+  void Double(const char* key, double v) {
+    Key(key);
+    Number(v);
+  }
+  // As nlohmann's serializer::dump_float: null for NaN and infinities, else its Grisu2 to_chars
+  // (calling it directly skips building a serializer per number; the test compares the bytes).
+  void Number(double v) {
+    if (!std::isfinite(v)) {
+      out_ += "null";
+      return;
+    }
+    char buf[64];
+    out_.append(buf, static_cast<size_t>(::nlohmann::detail::to_chars(buf, buf + sizeof buf, v) - buf));
+  }
+
+  std::string& out_;
+  bool first_ = true;
+};
+
+// Rows [first, last) as dump(2) writes them inside the array, each after its separator.
+std::string RenderRows(const std::vector<Iteration>& rows, size_t first, size_t last) {
+  std::string out;
+  out.reserve((last - first) * 512);
+  IterationRowWriter writer(out);
+  for (size_t r = first; r < last; ++r) {
+    out += r ? ",\n    " : "\n    ";
+    writer.Row(rows[r]);
+  }
+  return out;
 }
 
 json IterationTableJson(const IterationAnalysis& it) {
-  json arr = json::array();
-  for (const Iteration& i : it.iterations) arr.push_back(IterationRowJson(i));
-  return arr;
+  return json::parse("[" + RenderRows(it.iterations, 0, it.iterations.size()) + "\n]");
 }
 
 json PeakJson(const PeakRates& p) {
@@ -366,98 +429,6 @@ json AnalysisToJson(const Trace& trace, const Analysis& analysis, const Analysis
                     {"post_regex", config.iterations.post_regex}};
   return doc;
 }
-
-namespace {
-
-// One iteration row as dump(2) writes IterationRowJson(row) at depth 2 of the report: members in
-// key order (nlohmann's objects are sorted maps), numbers and strings formatted by nlohmann
-// itself. Writing the text directly is ~10x faster than building and dumping the tree.
-class IterationRowWriter {
- public:
-  explicit IterationRowWriter(std::string& out) : out_(out) {}
-
-  void Row(const Iteration& i) {
-    out_ += '{';
-    first_ = true;
-    Int("end_ns", i.end);
-    Double("gpu_busy_ms", Ms(i.gpu_busy_ns));
-    Int("index", i.index);
-    Double("infer_range_ms", Ms(i.infer_range_ns));
-    Int("kernels", i.kernels);
-    Double("latency_ms", Ms(i.latency_ns()));
-    Int("memcpys", i.memcpys);
-    Int("memsets", i.memsets);
-    Key("name");
-    out_ += json(i.name).dump(-1, ' ', false, json::error_handler_t::replace);
-    Key("phases_ms");
-    std::array<size_t, kPhaseCount> order{};
-    for (size_t p = 0; p < kPhaseCount; ++p) order[p] = p;
-    std::sort(order.begin(), order.end(),
-              [](size_t a, size_t b) { return std::string_view(kPhaseNames[a]) < std::string_view(kPhaseNames[b]); });
-    out_ += '{';
-    for (size_t k = 0; k < kPhaseCount; ++k) {
-      out_ += k ? ",\n        \"" : "\n        \"";
-      out_ += kPhaseNames[order[k]];
-      out_ += "\": ";
-      Number(Ms(i.phase_ns[order[k]]));
-    }
-    out_ += "\n      }";
-    Double("post_range_ms", Ms(i.post_range_ns));
-    Double("pre_range_ms", Ms(i.pre_range_ns));
-    Int("start_ns", i.start);
-    Double("sync_ms", Ms(i.sync_ns));
-    Int("syncs", i.syncs);
-    out_ += "\n    }";
-  }
-
- private:
-  void Key(const char* key) {
-    out_ += first_ ? "\n      \"" : ",\n      \"";
-    first_ = false;
-    out_ += key;
-    out_ += "\": ";
-  }
-  template <typename T>
-  void Int(const char* key, T v) {
-    Key(key);
-    out_ += std::to_string(v);
-  }
-  void Double(const char* key, double v) {
-    Key(key);
-    Number(v);
-  }
-  // As nlohmann's serializer::dump_float: null for NaN and infinities, else its Grisu2 to_chars
-  // (calling it directly skips building a serializer per number; the test compares the bytes).
-  void Number(double v) {
-    if (!std::isfinite(v)) {
-      out_ += "null";
-      return;
-    }
-    char buf[64];
-    out_.append(buf, static_cast<size_t>(::nlohmann::detail::to_chars(buf, buf + sizeof buf, v) - buf));
-  }
-
-  std::string& out_;
-  bool first_ = true;
-};
-
-}  // namespace
-
-namespace {
-
-// Rows [first, last) as dump(2) writes them inside the array, each after its separator.
-std::string RenderRows(const std::vector<Iteration>& rows, size_t first, size_t last) {
-  std::string out;
-  out.reserve((last - first) * 512);
-  IterationRowWriter writer(out);
-  for (size_t r = first; r < last; ++r) {
-    out += r ? ",\n    " : "\n    ";
-    writer.Row(rows[r]);
-  }
-  return out;
-}
-
-}  // namespace
 
 Status WriteAnalysisJson(const std::string& path, const json& doc, const IterationAnalysis& iterations) {
   // The first half of the rows is rendered on a second thread while this one writes the rest.
