@@ -2,6 +2,8 @@
 
 #include <simdjson.h>
 
+#include <array>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -16,6 +18,7 @@ using simdjson::error_code;
 using simdjson::SUCCESS;
 
 static_assert(kJsonPadding >= simdjson::SIMDJSON_PADDING, "the scanner must leave simdjson's padding");
+static_assert(kJsonPadding >= kMemberNameReadable, "member names are read in whole words");
 
 namespace {
 
@@ -35,7 +38,13 @@ error_code KeyOf(od::field& f, std::string_view& key) {
     key = std::string_view(p, static_cast<size_t>(q - p));
     return SUCCESS;
   }
-  return f.unescaped_key().get(key);
+  if (error_code e = f.unescaped_key().get(key)) return e;
+  // EventMember and ArgsMember read kMemberNameReadable bytes from the name's start.
+  thread_local std::string copy;
+  copy.assign(key);
+  copy.append(kMemberNameReadable, '\0');
+  key = std::string_view(copy.data(), key.size());
+  return SUCCESS;
 }
 
 // Walks a value we do not read, so that every byte of the event is checked: On-Demand only
@@ -234,30 +243,99 @@ error_code ReadEvent(od::document& doc, RawEvent& ev) {
 
 }  // namespace
 
+namespace {
+
+// Member names we read, found by a hash of their first and last bytes and their length that is
+// collision-free for each table (checked at compile time): one lookup and one compare per
+// member, instead of a branch per candidate name that the branch predictor keeps missing.
+struct MemberKey {
+  std::string_view key;  // empty: no name hashes here
+  MemberSlot slot;
+  // The name as three little-endian words and the masks of its bytes in them.
+  uint64_t word[3] = {0, 0, 0};
+  uint64_t mask[3] = {0, 0, 0};
+
+  // Whether `k` (kMemberNameReadable bytes readable) is this name: three loads, no loop, no call.
+  bool Is(std::string_view k) const {
+    uint64_t w[3];
+    std::memcpy(w, k.data(), sizeof w);
+    return (((w[0] ^ word[0]) & mask[0]) | ((w[1] ^ word[1]) & mask[1]) | ((w[2] ^ word[2]) & mask[2]) |
+            (k.size() ^ key.size())) == 0;
+  }
+};
+static_assert(kMemberNameReadable >= 24);
+
+struct KeyHash {
+  int first, last, length;
+  constexpr size_t operator()(std::string_view k) const {
+    return (static_cast<unsigned char>(k.front()) * first + static_cast<unsigned char>(k.back()) * last +
+            static_cast<int>(k.size()) * length) & 31;
+  }
+};
+
+template <size_t N>
+constexpr std::array<MemberKey, 32> MakeTable(const MemberKey (&keys)[N], KeyHash hash) {
+  std::array<MemberKey, 32> table{};
+  for (MemberKey k : keys) {
+    // Not a constant expression (so a compile error) when two names share a slot or one is too long.
+    if (!table[hash(k.key)].key.empty()) throw "member names collide: change the hash";
+    if (k.key.empty() || k.key.size() > 24) throw "member names must have 1 to 24 bytes";
+    for (size_t i = 0; i < k.key.size(); ++i) {
+      k.word[i / 8] |= uint64_t{static_cast<unsigned char>(k.key[i])} << (8 * (i % 8));
+      k.mask[i / 8] |= uint64_t{0xFF} << (8 * (i % 8));
+    }
+    table[hash(k.key)] = k;
+  }
+  return table;
+}
+
+constexpr KeyHash kEventHash{1, 0, 7};
+constexpr MemberKey kEventNames[] = {
+    {"ph", {&RawEvent::ph}},   {"cat", {&RawEvent::cat}}, {"name", {&RawEvent::name}},
+    {"pid", {&RawEvent::pid}}, {"tid", {&RawEvent::tid}}, {"ts", {&RawEvent::ts}},
+    {"dur", {&RawEvent::dur}}, {"id", {&RawEvent::id}},   {"args", {nullptr, nullptr, true}},
+};
+constexpr auto kEventTable = MakeTable(kEventNames, kEventHash);
+
+constexpr KeyHash kArgsHash{1, 1, 0};
+constexpr MemberKey kArgsNames[] = {
+    {"pid", {&RawEvent::arg_pid}},
+    {"grid", {nullptr, &RawEvent::grid}},
+    {"name", {&RawEvent::arg_name}},
+    {"block", {nullptr, &RawEvent::block}},
+    {"bytes", {&RawEvent::bytes}},
+    {"device", {&RawEvent::device}},
+    {"stream", {&RawEvent::stream}},
+    {"inDevice", {&RawEvent::in_device}},
+    {"correlation", {&RawEvent::correlation}},
+    {"shared memory", {&RawEvent::shared_memory}},
+    {"cuda_sync_kind", {&RawEvent::sync_kind}},
+    {"registers per thread", {&RawEvent::registers}},
+    {"wait_on_cuda_event_id", {&RawEvent::wait_event_id}},
+};
+constexpr auto kArgsTable = MakeTable(kArgsNames, kArgsHash);
+
+template <size_t N>
+const MemberSlot* Find(const std::array<MemberKey, N>& table, KeyHash hash, std::string_view key) {
+  if (key.empty()) return nullptr;
+  const MemberKey& m = table[hash(key)];
+  return m.Is(key) ? &m.slot : nullptr;
+}
+
+}  // namespace
+
+const MemberSlot* FindEventMember(std::string_view key) { return Find(kEventTable, kEventHash, key); }
+const MemberSlot* FindArgsMember(std::string_view key) { return Find(kArgsTable, kArgsHash, key); }
+
 EventSlot EventMember(RawEvent& ev, std::string_view key, Field*& f) {
   f = nullptr;
-  switch (key.size()) {
-    case 2:
-      if (key == "ph") f = &ev.ph;
-      else if (key == "ts") f = &ev.ts;
-      else if (key == "id") f = &ev.id;
-      break;
-    case 3:
-      if (key == "cat") f = &ev.cat;
-      else if (key == "pid") f = &ev.pid;
-      else if (key == "tid") f = &ev.tid;
-      else if (key == "dur") f = &ev.dur;
-      break;
-    case 4:
-      if (key == "name") f = &ev.name;
-      else if (key == "args") {
-        ev.duplicate_key |= ev.args != FieldType::kAbsent;
-        return EventSlot::kArgs;
-      }
-      break;
-    default: break;
+  const MemberSlot* m = FindEventMember(key);
+  if (!m) return EventSlot::kNone;
+  if (m->args) {
+    ev.duplicate_key |= ev.args != FieldType::kAbsent;
+    return EventSlot::kArgs;
   }
-  if (!f) return EventSlot::kNone;
+  f = &(ev.*m->field);
   ev.duplicate_key |= f->type != FieldType::kAbsent;
   return EventSlot::kField;
 }
@@ -265,36 +343,18 @@ EventSlot EventMember(RawEvent& ev, std::string_view key, Field*& f) {
 ArgsSlot ArgsMember(RawEvent& ev, std::string_view key, Field*& f, Dim3*& dim) {
   f = nullptr;
   dim = nullptr;
-  switch (key.size()) {
-    case 3: if (key == "pid") f = &ev.arg_pid; break;
-    case 4:
-      if (key == "grid") dim = &ev.grid;
-      else if (key == "name") f = &ev.arg_name;
-      break;
-    case 5:
-      if (key == "block") dim = &ev.block;
-      else if (key == "bytes") f = &ev.bytes;
-      break;
-    case 6:
-      if (key == "device") f = &ev.device;
-      else if (key == "stream") f = &ev.stream;
-      break;
-    case 8: if (key == "inDevice") f = &ev.in_device; break;
-    case 11: if (key == "correlation") f = &ev.correlation; break;
-    case 13: if (key == "shared memory") f = &ev.shared_memory; break;
-    case 14: if (key == "cuda_sync_kind") f = &ev.sync_kind; break;
-    case 20: if (key == "registers per thread") f = &ev.registers; break;
-    case 21: if (key == "wait_on_cuda_event_id") f = &ev.wait_event_id; break;
-    default: break;
-  }
-  if (dim) {
+  const MemberSlot* m = FindArgsMember(key);
+  if (!m) return ArgsSlot::kNone;
+  if (m->dim) {
+    dim = &(ev.*m->dim);
     ev.duplicate_key |= dim->type != FieldType::kAbsent;
     return ArgsSlot::kDim3;
   }
-  if (!f) return ArgsSlot::kNone;
+  f = &(ev.*m->field);
   ev.duplicate_key |= f->type != FieldType::kAbsent;
   return ArgsSlot::kField;
 }
+
 
 struct EventParser::Impl {
   od::parser parser;

@@ -71,8 +71,25 @@ struct RawEvent {
   }
 };
 
-// Where a member of the event object goes: a scalar field, the args object, or nowhere (validated
-// and dropped). Shared by EventParser and the in-place fast path (kineto_fast.h).
+// What a member name we read stands for: a scalar field of the event or of its args, args' grid
+// or block, or the event's args object.
+struct MemberSlot {
+  Field RawEvent::*field = nullptr;
+  Dim3 RawEvent::*dim = nullptr;
+  bool args = false;
+};
+
+// The lookups read this many bytes from the start of a member's name, whatever its length: names
+// must lie in padded input (the fast path's buffer, simdjson's document) or in a padded copy.
+inline constexpr size_t kMemberNameReadable = 24;
+
+// The slot of a member of the event object or of its args, or nullptr for a member we do not read
+// (validated and dropped).
+const MemberSlot* FindEventMember(std::string_view key);
+const MemberSlot* FindArgsMember(std::string_view key);
+
+// Where a member of the event object goes: a scalar field, the args object, or nowhere. Sets
+// `duplicate_key` when the member was seen before. Used by EventParser.
 enum class EventSlot : uint8_t { kNone, kField, kArgs };
 EventSlot EventMember(RawEvent& ev, std::string_view key, Field*& field);
 // Members of args: a scalar field, grid / block, or nowhere.

@@ -49,7 +49,7 @@ class KinetoSink : public internal::JsonSink {
   size_t OnEventInPlace(const char* p, const char* end, int depth, uint64_t offset) override {
     if (cancel_ && cancel_->load(std::memory_order_relaxed)) return 0;  // OnEvent stops it
     if (offset >= reserve_at_) Reserve(offset);
-    size_t n = internal::FastParseEvent(p, end, max_depth_ - depth, event_);
+    size_t n = internal::FastParseEvent(p, end, max_depth_ - depth, event_, memo_);
     if (n) builder_.Add(event_);
     return n;
   }
@@ -92,6 +92,7 @@ class KinetoSink : public internal::JsonSink {
   internal::EventParser parser_;
   internal::KinetoBuilder builder_;
   internal::RawEvent event_;
+  internal::FastParseMemo memo_;
   std::string text_;
   int64_t base_ns_ = 0;
   std::function<bool(uint64_t&, uint64_t&)> on_split_;

@@ -60,12 +60,13 @@ int Nesting(const std::string& t) {
 }
 
 // When the fast path takes `text` (followed by more data), EventParser must accept the same
-// bytes and read the same fields.
-void ExpectAgrees(const std::string& text, int max_levels, int* taken) {
+// bytes and read the same fields. `memo` carries what the fast path learned from earlier events,
+// so a test can check the learned steps on text that differs from what they were learned on.
+void ExpectAgrees(const std::string& text, int max_levels, int* taken, internal::FastParseMemo& memo) {
   std::string buf = text + " , {\"next\": 1}" + std::string(64, ' ');
   const char* end = buf.data() + text.size() + 14;
   RawEvent fast;
-  size_t n = internal::FastParseEvent(buf.data(), end, max_levels, fast);
+  size_t n = internal::FastParseEvent(buf.data(), end, max_levels, fast, memo);
   if (n == 0) return;
   ++*taken;
   std::string value = buf.substr(0, n);
@@ -97,41 +98,73 @@ const char* const kEvents[] = {
 };
 
 TEST(KinetoFastPath, ReadsEveryFieldAsTheSimdjsonPathDoes) {
-  int taken = 0;
-  for (const char* e : kEvents) ExpectAgrees(e, 510, &taken);
-  // All but the escaped, \u, non-ASCII and non-object ones.
-  EXPECT_EQ(taken, 11);
+  // Each event read three times: learning its member literals, then with them, then after all
+  // the others have been learned too.
+  internal::FastParseMemo shared;
+  for (int pass = 0; pass < 3; ++pass) {
+    int taken = 0;
+    for (const char* e : kEvents) {
+      internal::FastParseMemo own;
+      ExpectAgrees(e, 510, &taken, own);
+      ExpectAgrees(e, 510, &taken, own);
+      ExpectAgrees(e, 510, &taken, shared);
+    }
+    // All but the escaped, \u, non-ASCII and non-object ones.
+    EXPECT_EQ(taken, 33) << pass;
+  }
 }
 
 TEST(KinetoFastPath, NeverTakesWhatTheSimdjsonPathRejectsOrReadsDifferently) {
   // Every one-byte deletion and every replacement by a JSON-significant byte of every event: the
-  // fast path may decline any of them, but what it takes must be valid and read the same.
+  // fast path may decline any of them, but what it takes must be valid and read the same. The
+  // memo has learned the unchanged event first, so the changed bytes meet learned literals.
   const std::string bytes = "{}[],:\"\\ 0123456789.-+eEtfnulx\x01\x80";
   int taken = 0;
   for (const char* e : kEvents) {
     const std::string base = e;
+    internal::FastParseMemo memo;
+    ExpectAgrees(base, 510, &taken, memo);
     for (size_t i = 0; i < base.size(); ++i) {
-      ExpectAgrees(base.substr(0, i) + base.substr(i + 1), 510, &taken);
+      ExpectAgrees(base.substr(0, i) + base.substr(i + 1), 510, &taken, memo);
       for (char c : bytes) {
         std::string v = base;
         v[i] = c;
-        ExpectAgrees(v, 510, &taken);
+        ExpectAgrees(v, 510, &taken, memo);
+        ExpectAgrees(base, 510, &taken, memo);  // and the original still reads the same after it
       }
     }
   }
   EXPECT_GT(taken, 1000);  // it does take most harmless variants
 }
 
+// The memo is bounded: a trace whose members never repeat fills it, and from then on every
+// member takes the step-by-step path, still reading the same.
+TEST(KinetoFastPath, MemoFullOfOneOffNamesStillReadsTheSame) {
+  internal::FastParseMemo memo;
+  int taken = 0;
+  for (int i = 0; i < 400; ++i) {
+    const std::string k = "k" + std::to_string(i);
+    ExpectAgrees("{\"ph\": \"X\", \"" + k + "\": " + std::to_string(i) + ", \"ts\": 1, \"args\": {\"" + k +
+                     "\": [1], \"stream\": 7}, \"dur\": 2}",
+                 510, &taken, memo);
+  }
+  EXPECT_EQ(taken, 400);
+}
+
 TEST(KinetoFastPath, DeclinesWhatIsNestedBeyondTheLimitAndEventsCutByTheBuffer) {
   const std::string ev = R"({"ph": "X", "args": {"grid": [1, 2, 3], "x": [[1]]}})";  // 4 levels
   RawEvent out;
   std::string buf = ev + std::string(64, ' ');
+  internal::FastParseMemo memo;  // learns the event at the first level limit, then uses it
   for (int levels = 0; levels < 4; ++levels) {
-    EXPECT_EQ(internal::FastParseEvent(buf.data(), buf.data() + ev.size(), levels, out), 0u) << levels;
+    EXPECT_EQ(internal::FastParseEvent(buf.data(), buf.data() + ev.size(), levels, out, memo), 0u) << levels;
   }
-  EXPECT_EQ(internal::FastParseEvent(buf.data(), buf.data() + ev.size(), 4, out), ev.size());
+  EXPECT_EQ(internal::FastParseEvent(buf.data(), buf.data() + ev.size(), 4, out, memo), ev.size());
+  for (int levels = 0; levels < 4; ++levels) {
+    EXPECT_EQ(internal::FastParseEvent(buf.data(), buf.data() + ev.size(), levels, out, memo), 0u) << levels;
+  }
   for (size_t cut = 0; cut < ev.size(); ++cut) {
-    EXPECT_EQ(internal::FastParseEvent(buf.data(), buf.data() + cut, 4, out), 0u) << cut;
+    EXPECT_EQ(internal::FastParseEvent(buf.data(), buf.data() + cut, 4, out, memo), 0u) << cut;
   }
 }
 
@@ -195,7 +228,8 @@ TEST(KinetoFastPath, GatheredDigitsConvertAsTheirText) {
     const std::string ev = "{\"ph\": \"X\", \"ts\": " + t + ", \"dur\": 1}";
     const std::string buf = ev + std::string(64, ' ');
     RawEvent out;
-    ASSERT_EQ(internal::FastParseEvent(buf.data(), buf.data() + ev.size(), 8, out), ev.size()) << ev;
+    internal::FastParseMemo memo;
+    ASSERT_EQ(internal::FastParseEvent(buf.data(), buf.data() + ev.size(), 8, out, memo), ev.size()) << ev;
     ASSERT_EQ(out.ts.type, internal::FieldType::kNumber);
     ASSERT_EQ(out.ts.text, t);
     for (int scale : {0, 1, 3, 4}) {
