@@ -1,6 +1,7 @@
 #include "kineto_fast.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 
@@ -19,8 +20,13 @@ constexpr int kMaxFastLevels = 32;
 
 bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-// What may follow a number or literal inside an object or array.
-bool EndsScalar(char c) { return IsSpace(c) || c == ',' || c == '}' || c == ']'; }
+// What may follow a number or literal inside an object or array: white space, ',', '}' or ']'.
+constexpr auto kEndsScalar = [] {
+  std::array<bool, 256> t{};
+  for (unsigned char c : {' ', '\n', '\r', '\t', ',', '}', ']'}) t[c] = true;
+  return t;
+}();
+bool EndsScalar(char c) { return kEndsScalar[static_cast<unsigned char>(c)]; }
 
 #if defined(__SSE2__)
 // Bit i set when byte i of the 16 at `s` is an ASCII digit.
@@ -207,6 +213,16 @@ class Reader {
   // gathers the digits for GatheredToInt64 (f->frac stays Field::kNoDigits for exponents and
   // tokens of more than 18 characters after the sign).
   bool Number(std::string_view& out, Field* f = nullptr) {
+    // The commonest number of all (a device, a context, a grid's 1): one digit, then a delimiter.
+    if (IsDigit(*p_) && end_ - p_ > 1 && EndsScalar(p_[1])) {
+      out = std::string_view(p_, 1);
+      if (f) {
+        f->frac = -1;
+        f->digits = static_cast<uint64_t>(*p_ - '0');
+      }
+      ++p_;
+      return true;
+    }
 #if defined(__SSE2__)
     // The usual shapes (no exponent, at most 15 characters after the sign) without a loop per
     // digit: one 16-byte compare finds both digit runs, and the digits are combined 8 at a time.
@@ -224,9 +240,9 @@ class Reader {
         if (frac == 0) return false;
         q += 1 + frac;
       }
-      // q - body < 16: inside the window, so q < end_ and *q is a real byte.
-      if (q - body < 16 && *q != 'e' && *q != 'E' && *q != '.') {
-        if (!EndsScalar(*q)) return false;
+      // q - body < 16: inside the window, so q < end_ and *q is a real byte. Anything but a
+      // delimiter there (an exponent, a second point, a stray byte) is left to the byte loop.
+      if (q - body < 16 && EndsScalar(*q)) {
         out = std::string_view(p_, static_cast<size_t>(q - p_));
         if (f) {
           f->frac = static_cast<int8_t>(frac);
