@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "tracegate/amdahl.h"
@@ -54,8 +55,8 @@ class Context {
   bool KernelKept(size_t i) const { return iters().kernel_iteration[i] >= 0; }
   bool CopyKept(size_t i) const { return iters().memcpy_iteration[i] >= 0; }
   // Short display name of a kernel row's name, computed once per distinct name.
-  const std::string& KernelName(size_t row) const {
-    StringId id = trace().kernels.name[row];
+  const std::string& KernelName(size_t row) const { return ShortName(trace().kernels.name[row]); }
+  const std::string& ShortName(StringId id) const {
     if (short_names_.size() <= id) short_names_.resize(trace().strings.size());
     std::string& name = short_names_[id];
     if (name.empty()) name = ShortKernelName(Demangle(trace().Name(id)));
@@ -109,20 +110,44 @@ std::vector<Involved> TopInvolved(const std::map<std::string, Tally>& groups, co
 
 constexpr size_t kTopInvolved = 5;
 
+// Tallies by kernel name id, folded into display-name groups once at the end: a row costs an
+// index, not a string-keyed map lookup (distinct ids may share a display name).
+class KernelGroups {
+ public:
+  explicit KernelGroups(const Context& c) : c_(c), by_id_(c.trace().strings.size()) {}
+  void Add(size_t row, TimeNs d) { by_id_[c_.trace().kernels.name[row]].Add(d); }
+  std::map<std::string, Tally> ByName() const {
+    std::map<std::string, Tally> out;
+    for (StringId id = 0; id < by_id_.size(); ++id) {
+      const Tally& t = by_id_[id];
+      if (t.count == 0) continue;
+      Tally& g = out[c_.ShortName(id)];
+      g.count += t.count;
+      g.time_ns += t.time_ns;
+    }
+    return out;
+  }
+
+ private:
+  const Context& c_;
+  std::vector<Tally> by_id_;
+};
+
 // Kernel time of kept kernels whose class satisfies `pred`, grouped by display name.
 template <typename Pred>
 TimeNs KernelTimeWhere(const Context& c, Pred pred, std::map<std::string, Tally>* groups) {
   const KernelTable& k = c.trace().kernels;
   const std::vector<KernelClass>& cls = *c.in().kernel_classes;
   TimeNs total = 0;
+  std::optional<KernelGroups> by_id;
+  if (groups) by_id.emplace(c);
   for (size_t i = 0; i < k.size(); ++i) {
     if (!c.KernelKept(i) || !pred(cls[i])) continue;
     TimeNs d = k.end[i] - k.start[i];
     total += d;
-    if (groups) {
-      (*groups)[c.KernelName(i)].Add(d);
-    }
+    if (by_id) by_id->Add(i, d);
   }
+  if (groups) *groups = by_id->ByName();
   return total;
 }
 
@@ -161,17 +186,18 @@ void LaunchBound(const Context& c, std::vector<Finding>& out) {
   const KernelTable& k = c.trace().kernels;
   const TimeNs short_ns = static_cast<TimeNs>(c.P(id, "short_kernel_us") * 1000);
   uint64_t kept = 0, short_count = 0;
-  std::map<std::string, Tally> groups;
+  KernelGroups by_id(c);
   for (size_t i = 0; i < k.size(); ++i) {
     if (!c.KernelKept(i)) continue;
     kept++;
     TimeNs d = k.end[i] - k.start[i];
     if (d < short_ns) {
       short_count++;
-      groups[c.KernelName(i)].Add(d);
+      by_id.Add(i, d);
     }
   }
   if (kept == 0) return;
+  const std::map<std::string, Tally> groups = by_id.ByName();
   double short_share = static_cast<double>(short_count) / static_cast<double>(kept);
   double per_iter = c.PerIteration(static_cast<double>(kept));
   double idle = c.PhaseRatio(Phase::kIdle);
@@ -208,6 +234,8 @@ template <typename Pred>
 TimeNs CopyTimeWhere(const Context& c, Pred pred, std::map<std::string, Tally>* groups, uint64_t* count = nullptr) {
   const MemcpyTable& m = c.trace().memcpys;
   TimeNs total = 0;
+  // Keyed by the fields the name shows; the names are formatted once per group at the end.
+  std::map<std::tuple<CopyKind, int64_t, bool>, Tally> by_key;
   for (size_t i = 0; i < m.size(); ++i) {
     if (!c.CopyKept(i) || !pred(i)) continue;
     TimeNs d = m.end[i] - m.start[i];
@@ -215,8 +243,16 @@ TimeNs CopyTimeWhere(const Context& c, Pred pred, std::map<std::string, Tally>* 
     if (count) (*count)++;
     if (groups) {
       bool pageable = m.src_kind[i] == MemKind::kPageable || m.dst_kind[i] == MemKind::kPageable;
-      (*groups)[StrFormat("Memcpy %s %lld B%s", std::string(CopyKindName(m.kind[i])).c_str(),
-                    static_cast<long long>(m.bytes[i]), pageable ? " pageable" : "")].Add(d);
+      by_key[{m.kind[i], m.bytes[i], pageable}].Add(d);
+    }
+  }
+  if (groups) {
+    for (const auto& [key, t] : by_key) {
+      const auto& [kind, bytes, pageable] = key;
+      Tally& g = (*groups)[StrFormat("Memcpy %s %lld B%s", std::string(CopyKindName(kind)).c_str(),
+                                     static_cast<long long>(bytes), pageable ? " pageable" : "")];
+      g.count += t.count;
+      g.time_ns += t.time_ns;
     }
   }
   return total;
@@ -456,10 +492,23 @@ void SyncInLoop(const Context& c, std::vector<Finding>& out) {
       if (c.iters().sync_iteration[i] >= 0 && IsBlockingSync(t.syncs.kind[i]))
         add(std::string(SyncKindName(t.syncs.kind[i])), t.syncs.start[i], t.syncs.end[i]);
   } else {
+    // Decided once per distinct name; grouped by name id, then by name.
+    std::vector<int8_t> is_sync(t.strings.size(), -1);
+    std::vector<Tally> by_id(t.strings.size());
     for (size_t i = 0; i < t.api_calls.size(); ++i) {
       if (c.iters().api_iteration[i] < 0) continue;
-      std::string_view name = t.Name(t.api_calls.name[i]);
-      if (IsSyncApi(name)) add(std::string(name), t.api_calls.start[i], t.api_calls.end[i]);
+      const StringId id = t.api_calls.name[i];
+      if (is_sync[id] < 0) is_sync[id] = IsSyncApi(t.Name(id)) ? 1 : 0;
+      if (!is_sync[id]) continue;
+      by_id[id].Add(t.api_calls.end[i] - t.api_calls.start[i]);
+      count++;
+      waits.emplace_back(t.api_calls.start[i], t.api_calls.end[i]);
+    }
+    for (StringId id = 0; id < by_id.size(); ++id) {
+      if (by_id[id].count == 0) continue;
+      Tally& g = groups[std::string(t.Name(id))];
+      g.count += by_id[id].count;
+      g.time_ns += by_id[id].time_ns;
     }
   }
   double per_iter = c.PerIteration(static_cast<double>(count)), max = c.P(id, "max_per_iteration");

@@ -1,7 +1,6 @@
 // Interval arithmetic on [start, end) nanosecond intervals.
 #pragma once
 
-#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -11,23 +10,8 @@ namespace tg {
 
 using Interval = std::pair<TimeNs, TimeNs>;  // [first, second)
 
-// Length of the union of the intervals (sorts them in place). Empty intervals add nothing.
-inline TimeNs UnionLength(std::vector<Interval>& v) {
-  std::sort(v.begin(), v.end());
-  TimeNs total = 0, cur_a = 0, cur_b = 0;
-  bool open = false;
-  for (const auto& [a, b] : v) {
-    if (b <= a) continue;
-    if (open && a <= cur_b) {
-      cur_b = std::max(cur_b, b);
-      continue;
-    }
-    if (open) total += cur_b - cur_a;
-    cur_a = a;
-    cur_b = b;
-    open = true;
-  }
-  return open ? total + (cur_b - cur_a) : total;
-}
+// Length of the union of the intervals (sorts them in place; rows that are mostly in time order
+// already, as trace rows are, sort in about one pass). Empty intervals add nothing.
+TimeNs UnionLength(std::vector<Interval>& v);
 
 }  // namespace tg
