@@ -365,5 +365,37 @@ TEST(Iterations, StatsOverIterations) {
   EXPECT_EQ(a.phase_mean_ms[static_cast<size_t>(Phase::kInfer)], 0);
 }
 
+// Patterns anchored with '^' are searched at the start of a name only (a shortcut that must
+// not change any answer): a top-level '|', a group or a class must keep the usual search.
+TEST(Iterations, AnchoredPatternsMatchAsTheyAreWritten) {
+  struct Case {
+    const char* pattern;
+    const char* name;
+    bool matches;
+  };
+  for (const Case& c : std::initializer_list<Case>{
+           {"^step", "step 1", true},
+           {"^step", "my step", false},
+           {"^a|step", "my step", true},        // the '^' binds to "a" only
+           {"^(a|step)", "my step", false},
+           {"^(a|step)|x", "my step x", true},
+           {"^[|]|step", "my step", true},
+           {"^[a|]step", "|step", true},
+           {"^[a|]step", "x |step", false},
+           {"^\\|step", "my step", false},     // an escaped '|' is a literal
+           {"^\\|step", "|step", true},
+           {"^(?:a)|step", "my step", true},
+           {"^[]|step", "my step", true},
+           {"^STEP", "Step 2", true},            // still case-insensitive
+       }) {
+    Trace t;
+    AddRange(t, c.name, 0, 100);
+    IterationOptions o;
+    o.iteration_regex = c.pattern;
+    IterationAnalysis a = Analyze(t, o);
+    EXPECT_EQ(a.from_markers, c.matches) << c.pattern << " on " << c.name;
+  }
+}
+
 }  // namespace
 }  // namespace tg
