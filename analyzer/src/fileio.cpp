@@ -33,23 +33,27 @@ std::string TempPathFor(const std::string& path) {
   return path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
 }
 
-Status WriteFileAtomic(const std::string& path, std::string_view content) {
+Status WriteFileAtomic(const std::string& path, std::string_view content) { return WriteFileAtomic(path, {content}); }
+
+Status WriteFileAtomic(const std::string& path, std::initializer_list<std::string_view> parts) {
   std::string tmp = TempPathFor(path);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return IoError(path + ": cannot create: " + std::strerror(errno));
-  const char* p = content.data();
-  size_t left = content.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return IoError(path + ": write failed: " + std::strerror(err));
+  for (std::string_view content : parts) {
+    const char* p = content.data();
+    size_t left = content.size();
+    while (left > 0) {
+      ssize_t n = ::write(fd, p, left);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        int err = errno;
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        return IoError(path + ": write failed: " + std::strerror(err));
+      }
+      p += n;
+      left -= static_cast<size_t>(n);
     }
-    p += n;
-    left -= static_cast<size_t>(n);
   }
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
     int err = errno;

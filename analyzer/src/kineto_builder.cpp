@@ -283,7 +283,9 @@ void KinetoBuilder::AddFlow(const RawEvent& ev, char phase) {
   p.phase = phase;
   Id pid, tid;
   if (!ReadId(ev.pid, pid) || !ReadId(ev.tid, tid) || ReadMicros(ev.ts, p.ts) != TimeRead::kOk) return;
-  if ((ev.id.type != FieldType::kNumber && ev.id.type != FieldType::kString) || !IsJsonNumber(ev.id.text) ||
+  // A kNumber id is valid JSON already (both readers check every number); a string must hold one.
+  if ((ev.id.type != FieldType::kNumber && ev.id.type != FieldType::kString) ||
+      (ev.id.type == FieldType::kString && !IsJsonNumber(ev.id.text)) ||
       FieldToInt64(ev.id, 0, true, p.id) != NumberStatus::kOk) {
     return;
   }

@@ -443,13 +443,13 @@ Status WriteAnalysisJson(const std::string& path, const json& doc, const Iterati
   static constexpr std::string_view kEmptyTable = "\n  \"iteration_table\": []";
   const size_t at = text.find(kEmptyTable);
   if (at == std::string::npos) return InvalidInput(path + ": the report has no empty \"iteration_table\" to fill");
-  if (!rows.empty()) {
-    // What dump(2) writes for the array at depth 1: "[", each row indented by 4, "  ]".
-    const size_t value = at + kEmptyTable.size() - 2;
-    text.replace(value, 2, "[" + first_half + second_half + "\n  ]");
-  }
   text.push_back('\n');
-  return WriteFileAtomic(path, text);
+  if (rows.empty()) return WriteFileAtomic(path, text);
+  // What dump(2) writes for the array at depth 1: "[", each row indented by 4, "  ]". Written
+  // around the "[]" in pieces: joining them would copy the whole report twice more.
+  const size_t value = at + kEmptyTable.size() - 2;
+  const std::string_view all = text;
+  return WriteFileAtomic(path, {all.substr(0, value), "[", first_half, second_half, "\n  ]", all.substr(value + 2)});
 }
 
 }  // namespace tg

@@ -22,7 +22,7 @@ nlohmann::json KernelTableJson(const Trace& trace, const Analysis& analysis) {
   const IterationAnalysis& it = analysis.iterations;
   const KernelTable& k = trace.kernels;
   // Sum per name id first (one demangle per distinct id), then merge ids that demangle alike.
-  std::map<StringId, KernelTotals> by_id;
+  std::vector<KernelTotals> by_id(trace.strings.size());  // an index per row, not a map lookup
   for (size_t i = 0; i < k.size() && i < it.kernel_iteration.size(); ++i) {
     if (it.kernel_iteration[i] < 0) continue;
     KernelTotals& t = by_id[k.name[i]];
@@ -30,7 +30,9 @@ nlohmann::json KernelTableJson(const Trace& trace, const Analysis& analysis) {
     t.total_ns += k.end[i] - k.start[i];
   }
   std::map<std::string, KernelTotals> by_name;
-  for (const auto& [id, t] : by_id) {
+  for (StringId id = 0; id < by_id.size(); ++id) {
+    const KernelTotals& t = by_id[id];
+    if (t.count == 0) continue;
     KernelTotals& merged = by_name[Demangle(trace.Name(id))];
     merged.count += t.count;
     merged.total_ns += t.total_ns;
