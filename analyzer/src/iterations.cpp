@@ -20,7 +20,6 @@ namespace tg {
 
 namespace {
 
-// One option's regular expression and its verdict per StringId (-1: not evaluated yet).
 // Whether every match of the ECMAScript `pattern` must start at the beginning of the text: it
 // starts with '^' and has no '|' outside groups (where the '^' would bind to the first
 // alternative only). Unsure cases (an empty class, unbalanced brackets) answer false.
@@ -50,6 +49,7 @@ bool AnchoredAtStart(std::string_view pattern) {
   return depth == 0;
 }
 
+// One option's regular expression and its verdict per StringId (-1: not evaluated yet).
 struct NameMatcher {
   std::regex re;
   // match_continuous for patterns anchored at the start: the same answer, but std::regex_search

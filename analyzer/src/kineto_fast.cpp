@@ -101,15 +101,19 @@ class Reader {
   // literals the memo saw after the previous step (see FastParseMemo).
   template <typename Find, typename Value>
   bool Learned(int level, Find find, Value value) {
+    // The literal of the previous step; kNone after a step that was not learned (too long, or
+    // the memo full): nothing is predicted then. Keeping the previous one would offer literals
+    // learned at another position (a first step's "{...") where they must not match.
     uint8_t at = FastParseMemo::Start(level);
     for (bool first = true;; first = false) {
-      const FastParseMemo::Literal& from = memo_.at(at);
       uint8_t hit = FastParseMemo::kNone;
-      for (uint8_t id : from.next) {
-        if (id == FastParseMemo::kNone) break;
-        if (Matches(memo_.at(id), p_, end_)) {
-          hit = id;
-          break;
+      if (at != FastParseMemo::kNone) {
+        for (uint8_t id : memo_.at(at).next) {
+          if (id == FastParseMemo::kNone) break;
+          if (Matches(memo_.at(id), p_, end_)) {
+            hit = id;
+            break;
+          }
         }
       }
       const MemberSlot* slot;
@@ -151,19 +155,15 @@ class Reader {
         }
         slot = end ? nullptr : find(key);
         const auto length = static_cast<size_t>(p_ - begin);
-        if (length <= FastParseMemo::kMaxLength) {
-          const uint8_t id = memo_.Learn(std::string_view(begin, length), level, end, slot);
-          if (id != FastParseMemo::kNone) {
-            memo_.Link(at, id);
-            at = id;
-          }
-        }
+        uint8_t id = FastParseMemo::kNone;
+        if (length <= FastParseMemo::kMaxLength) id = memo_.Learn(std::string_view(begin, length), level, end, slot);
+        if (id != FastParseMemo::kNone && at != FastParseMemo::kNone) memo_.Link(at, id);
+        at = id;
         if (end) return true;
       }
       if (!value(slot)) return false;
     }
   }
-
 
   void Ws() {
     // Every white space byte is <= ' ', so most calls stop at the first test.
