@@ -32,6 +32,7 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   // markers are found, then the timeline summary, which does not depend on the iterations (both
   // threads only read the trace).
   std::optional<ApiIndex> api_index;
+  std::vector<KernelClass> kernel_classes;
   std::promise<void> index_built;
   std::shared_future<void> index_ready = index_built.get_future().share();
   Status iterations;
@@ -45,6 +46,7 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
       }
       index_built.set_value();
       out->summary = Summarize(trace, config.summary);
+      kernel_classes = ClassifyKernels(trace, classifier);  // the iterations take longer
     });
     iterations = AnalyzeIterations(trace, config.iterations, &out->iterations, [&]() -> const ApiIndex& {
       index_ready.get();  // rethrows what building it threw
@@ -54,7 +56,14 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   }
   api_index.reset();  // the iterations were its only user
   if (!iterations.ok()) return iterations;
-  out->kernel_classes = ClassifyKernels(trace, classifier);
+  out->kernel_classes = std::move(kernel_classes);
+
+  // Fusion candidates on a second thread while the roofline and the other rules are worked out
+  // here (only fusion_candidate reads them); that rule runs once they are there.
+  SideTask fusion_task([&] {
+    if (config.rules.Enabled("fusion_candidate"))
+      out->fusion = FindFusionCandidates(trace, out->iterations, out->kernel_classes, FusionFromRules(config.rules));
+  });
 
   PeakOverride peak = config.peak;
   if (peak.bandwidth_gbs <= 0) peak.bandwidth_gbs = config.rules.peak_bandwidth_gbs;
@@ -64,12 +73,6 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   std::vector<uint8_t> kept(trace.kernels.size());
   for (size_t i = 0; i < kept.size(); ++i) kept[i] = out->iterations.kernel_iteration[i] >= 0;
   out->roofline = BuildRoofline(trace, config.costs, out->peak, kept);
-  // Fusion candidates on a second thread while the other rules run (only fusion_candidate reads
-  // them); that rule runs once they are there.
-  SideTask fusion_task([&] {
-    if (config.rules.Enabled("fusion_candidate"))
-      out->fusion = FindFusionCandidates(trace, out->iterations, out->kernel_classes, FusionFromRules(config.rules));
-  });
 
   FindingsInput in;
   in.trace = &trace;
