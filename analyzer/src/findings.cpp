@@ -9,7 +9,6 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <optional>
 #include <tuple>
 
 #include "tracegate/amdahl.h"
@@ -93,6 +92,10 @@ struct Tally {
     count++;
     time_ns += d;
   }
+  void Add(const Tally& t) {
+    count += t.count;
+    time_ns += t.time_ns;
+  }
 };
 std::vector<Involved> TopInvolved(const std::map<std::string, Tally>& groups, const std::string& kind, size_t top,
                                   const std::map<std::string, std::string>& details = {}) {
@@ -110,28 +113,27 @@ std::vector<Involved> TopInvolved(const std::map<std::string, Tally>& groups, co
 
 constexpr size_t kTopInvolved = 5;
 
-// Tallies by kernel name id, folded into display-name groups once at the end: a row costs an
-// index, not a string-keyed map lookup (distinct ids may share a display name).
-class KernelGroups {
+// Tallies by name id, folded into display-name groups once at the end: a row costs an index, not
+// a string-keyed map lookup (distinct ids may share a display name).
+class IdTallies {
  public:
-  explicit KernelGroups(const Context& c) : c_(c), by_id_(c.trace().strings.size()) {}
-  void Add(size_t row, TimeNs d) { by_id_[c_.trace().kernels.name[row]].Add(d); }
-  std::map<std::string, Tally> ByName() const {
+  explicit IdTallies(const Trace& t) : by_id_(t.strings.size()) {}
+  void Add(StringId id, TimeNs d) { by_id_[id].Add(d); }
+  template <typename Name>
+  std::map<std::string, Tally> ByName(Name name) const {
     std::map<std::string, Tally> out;
-    for (StringId id = 0; id < by_id_.size(); ++id) {
-      const Tally& t = by_id_[id];
-      if (t.count == 0) continue;
-      Tally& g = out[c_.ShortName(id)];
-      g.count += t.count;
-      g.time_ns += t.time_ns;
-    }
+    for (StringId id = 0; id < by_id_.size(); ++id)
+      if (by_id_[id].count > 0) out[std::string(name(id))].Add(by_id_[id]);
     return out;
   }
 
  private:
-  const Context& c_;
   std::vector<Tally> by_id_;
 };
+
+std::map<std::string, Tally> ByKernelName(const Context& c, const IdTallies& t) {
+  return t.ByName([&](StringId id) -> const std::string& { return c.ShortName(id); });
+}
 
 // Kernel time of kept kernels whose class satisfies `pred`, grouped by display name.
 template <typename Pred>
@@ -139,15 +141,14 @@ TimeNs KernelTimeWhere(const Context& c, Pred pred, std::map<std::string, Tally>
   const KernelTable& k = c.trace().kernels;
   const std::vector<KernelClass>& cls = *c.in().kernel_classes;
   TimeNs total = 0;
-  std::optional<KernelGroups> by_id;
-  if (groups) by_id.emplace(c);
+  IdTallies by_id(c.trace());
   for (size_t i = 0; i < k.size(); ++i) {
     if (!c.KernelKept(i) || !pred(cls[i])) continue;
     TimeNs d = k.end[i] - k.start[i];
     total += d;
-    if (by_id) by_id->Add(i, d);
+    if (groups) by_id.Add(k.name[i], d);
   }
-  if (groups) *groups = by_id->ByName();
+  if (groups) *groups = ByKernelName(c, by_id);
   return total;
 }
 
@@ -186,18 +187,18 @@ void LaunchBound(const Context& c, std::vector<Finding>& out) {
   const KernelTable& k = c.trace().kernels;
   const TimeNs short_ns = static_cast<TimeNs>(c.P(id, "short_kernel_us") * 1000);
   uint64_t kept = 0, short_count = 0;
-  KernelGroups by_id(c);
+  IdTallies by_id(c.trace());
   for (size_t i = 0; i < k.size(); ++i) {
     if (!c.KernelKept(i)) continue;
     kept++;
     TimeNs d = k.end[i] - k.start[i];
     if (d < short_ns) {
       short_count++;
-      by_id.Add(i, d);
+      by_id.Add(k.name[i], d);
     }
   }
   if (kept == 0) return;
-  const std::map<std::string, Tally> groups = by_id.ByName();
+  const std::map<std::string, Tally> groups = ByKernelName(c, by_id);
   double short_share = static_cast<double>(short_count) / static_cast<double>(kept);
   double per_iter = c.PerIteration(static_cast<double>(kept));
   double idle = c.PhaseRatio(Phase::kIdle);
@@ -249,10 +250,9 @@ TimeNs CopyTimeWhere(const Context& c, Pred pred, std::map<std::string, Tally>* 
   if (groups) {
     for (const auto& [key, t] : by_key) {
       const auto& [kind, bytes, pageable] = key;
-      Tally& g = (*groups)[StrFormat("Memcpy %s %lld B%s", std::string(CopyKindName(kind)).c_str(),
-                                     static_cast<long long>(bytes), pageable ? " pageable" : "")];
-      g.count += t.count;
-      g.time_ns += t.time_ns;
+      (*groups)[StrFormat("Memcpy %s %lld B%s", std::string(CopyKindName(kind)).c_str(),
+                          static_cast<long long>(bytes), pageable ? " pageable" : "")]
+          .Add(t);
     }
   }
   return total;
@@ -494,22 +494,17 @@ void SyncInLoop(const Context& c, std::vector<Finding>& out) {
   } else {
     // Decided once per distinct name; grouped by name id, then by name.
     std::vector<int8_t> is_sync(t.strings.size(), -1);
-    std::vector<Tally> by_id(t.strings.size());
+    IdTallies by_id(t);
     for (size_t i = 0; i < t.api_calls.size(); ++i) {
       if (c.iters().api_iteration[i] < 0) continue;
       const StringId id = t.api_calls.name[i];
       if (is_sync[id] < 0) is_sync[id] = IsSyncApi(t.Name(id)) ? 1 : 0;
       if (!is_sync[id]) continue;
-      by_id[id].Add(t.api_calls.end[i] - t.api_calls.start[i]);
+      by_id.Add(id, t.api_calls.end[i] - t.api_calls.start[i]);
       count++;
       waits.emplace_back(t.api_calls.start[i], t.api_calls.end[i]);
     }
-    for (StringId id = 0; id < by_id.size(); ++id) {
-      if (by_id[id].count == 0) continue;
-      Tally& g = groups[std::string(t.Name(id))];
-      g.count += by_id[id].count;
-      g.time_ns += by_id[id].time_ns;
-    }
+    groups = by_id.ByName([&](StringId id) { return t.Name(id); });
   }
   double per_iter = c.PerIteration(static_cast<double>(count)), max = c.P(id, "max_per_iteration");
   double wait = c.Share(UnionLength(waits)), min_wait = c.P(id, "min_wait_share");
