@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "commands.h"
-#include "tracegate/baseline.h"
+#include "tracegate/reports/baseline.h"
 
 namespace tg::cli {
 
@@ -17,11 +17,6 @@ constexpr size_t kFindingsShown = 5;
 constexpr size_t kCommitChars = 12;  // enough to name a commit in a table
 // Sparkline levels, lowest to highest (ASCII so it survives any CI log).
 constexpr char kSparkLevels[] = "_.-~^";
-
-int Fail(const Status& s) {
-  std::fprintf(stderr, "tracegate: error: %s\n", s.message().c_str());
-  return kExitBadInput;
-}
 
 std::string Text(const json& doc, const char* key) {
   auto it = doc.find(key);

@@ -14,26 +14,27 @@
 #include <string>
 #include <iostream>
 
-#include "tracegate/amdahl.h"
-#include "tracegate/analysis_report.h"
-#include "tracegate/chrome_export.h"
-#include "tracegate/import.h"
-#include "tracegate/json_out.h"
-#include "tracegate/predict.h"
-#include "tracegate/report_provenance.h"
-#include "tracegate/report_html.h"
-#include "tracegate/report_read.h"
-#include "tracegate/store.h"
-#include "tracegate/summary.h"
+#include "tracegate/analyzer/amdahl.h"
+#include "tracegate/reports/analysis_report.h"
+#include "tracegate/reports/chrome_export.h"
+#include "tracegate/analyzer/import.h"
+#include "tracegate/reports/json_out.h"
+#include "tracegate/analyzer/predict.h"
+#include "tracegate/reports/report_provenance.h"
+#include "tracegate/reports/report_html.h"
+#include "tracegate/reports/report_read.h"
+#include "tracegate/analyzer/store.h"
+#include "tracegate/analyzer/summary.h"
 
 namespace tg::cli {
-
-namespace {
 
 int Fail(const Status& s) {
   std::fprintf(stderr, "tracegate: error: %s\n", s.message().c_str());
   return kExitBadInput;
 }
+
+namespace {
+
 
 // Long imports say what they are doing; short ones stay quiet. Only on a terminal.
 void AnnounceImport(const std::string& path) {
@@ -126,19 +127,19 @@ Status ToAnalysisConfig(const AnalyzeArgs& a, AnalysisConfig* c) {
   c->summary.top_k = a.top_k;
   c->summary.largest_gaps = a.largest_gaps;
   c->summary.small_copy_bytes = a.small_copy_bytes;
-  if (Status s = ToIterationOptions(a.iterations, &c->iterations); !s.ok()) return s;
+  TG_RETURN_IF_ERROR(ToIterationOptions(a.iterations, &c->iterations));
   c->model = a.model;
   c->precision = a.precision;
   c->commit = a.commit;
   if (c->commit.empty()) GitHead(&c->commit, &c->commit_reason);
   c->peak = PeakOverride{a.peak_gbs, a.peak_tflops};
   if (!a.rules_path.empty())
-    if (Status s = LoadRules(a.rules_path, &c->rules); !s.ok()) return s;
+    TG_RETURN_IF_ERROR(LoadRules(a.rules_path, &c->rules));
   if (!a.costs_path.empty())
-    if (Status s = LoadKernelCosts(a.costs_path, &c->costs); !s.ok()) return s;
+    TG_RETURN_IF_ERROR(LoadKernelCosts(a.costs_path, &c->costs));
   if (!a.reference_path.empty()) {
     ReferenceRun ref;
-    if (Status s = ReadReferenceRun(a.reference_path, &ref); !s.ok()) return s;
+    TG_RETURN_IF_ERROR(ReadReferenceRun(a.reference_path, &ref));
     c->reference = ref;
   }
   return Status::Ok();

@@ -7,10 +7,17 @@
 #include <string>
 #include <vector>
 
+namespace tg {
+class Status;
+}
+
 namespace tg::cli {
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitBadInput = 2;
+
+// Prints "tracegate: error: <message>" on stderr; returns kExitBadInput.
+int Fail(const Status& s);
 
 // Options shared by every command that finds iterations in a trace.
 struct IterationArgs {

@@ -4,10 +4,10 @@
 #include <iostream>
 
 #include "commands.h"
-#include "tracegate/baseline.h"
-#include "tracegate/compare.h"
-#include "tracegate/fileio.h"
-#include "tracegate/json_out.h"
+#include "tracegate/reports/baseline.h"
+#include "tracegate/reports/compare.h"
+#include "analyzer/util/fileio.h"
+#include "tracegate/reports/json_out.h"
 
 namespace tg::cli {
 
@@ -16,19 +16,14 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-int Fail(const Status& s) {
-  std::fprintf(stderr, "tracegate: error: %s\n", s.message().c_str());
-  return kExitBadInput;
-}
-
 // Writes the Markdown (and JSON / JUnit) outputs that were asked for; the first error wins.
 Status WriteOutputs(const Comparison& c, const std::string& md, const std::string& json_out, const std::string& junit) {
   if (!md.empty())
-    if (Status s = WriteFileAtomic(md, ComparisonMarkdown(c)); !s.ok()) return s;
+    TG_RETURN_IF_ERROR(WriteFileAtomic(md, ComparisonMarkdown(c)));
   if (!json_out.empty())
-    if (Status s = WriteJsonFile(json_out, ComparisonToJson(c)); !s.ok()) return s;
+    TG_RETURN_IF_ERROR(WriteJsonFile(json_out, ComparisonToJson(c)));
   if (!junit.empty())
-    if (Status s = WriteFileAtomic(junit, ComparisonJunit(c)); !s.ok()) return s;
+    TG_RETURN_IF_ERROR(WriteFileAtomic(junit, ComparisonJunit(c)));
   return Status::Ok();
 }
 

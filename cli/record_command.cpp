@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "commands.h"
-#include "tracegate/record.h"
+#include "tracegate/collector/record.h"
 
 namespace tg::cli {
 

@@ -26,8 +26,8 @@
 
 #include "buffer_pool.h"
 #include "convert.h"
-#include "tracegate/part_writer.h"
-#include "tracegate/parts.h"
+#include "collector/src/part_writer.h"
+#include "collector/src/parts.h"
 
 namespace tg::cupti {
 
@@ -232,7 +232,7 @@ bool EnableCupti(Session& s) {
   }
   for (const RecordedKind& k : kRecordedKinds) {
     if (k.kind == CUPTI_ACTIVITY_KIND_DRIVER && !s.options.driver_api) {
-      s.missed.push_back(std::string(k.name) + " (disabled: " + record_env::kDriverApi + "=0)");
+      s.missed.push_back(std::string(k.name) + " (disabled: " + internal::kDriverApi + "=0)");
       continue;
     }
     r = cuptiActivityEnable(k.kind);

@@ -8,8 +8,8 @@
 
 #include <string>
 
-#include "tracegate/recorder.h"
-#include "tracegate/status.h"
+#include "tracegate/collector/recorder.h"
+#include "tracegate/analyzer/status.h"
 
 namespace tg::cupti {
 

@@ -3,7 +3,7 @@
 
 #include <limits>
 
-#include "tracegate/demangle.h"
+#include "analyzer/util/demangle.h"
 
 namespace tg::cupti {
 

@@ -18,7 +18,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "tracegate/model.h"
+#include "tracegate/analyzer/model.h"
 
 namespace tg::cupti {
 

@@ -13,7 +13,7 @@
 
 #include "collector.h"
 #include "options.h"
-#include "tracegate/parts.h"
+#include "collector/src/parts.h"
 
 namespace {
 
@@ -39,7 +39,7 @@ void StartFromEnvironment() {
     tg::cupti::CollectorOptions o = tg::cupti::ReadCollectorOptions(::getenv, &warnings);
     for (const std::string& w : warnings) Warn(w);
     if (o.parts_dir.empty()) {
-      Warn(std::string(tg::record_env::kPartsDir) +
+      Warn(std::string(tg::internal::kPartsDir) +
            " is not set, so this process is not recorded; run the program under `tracegate record`");
       return;
     }

@@ -4,8 +4,8 @@
 #include <cerrno>
 #include <cstdlib>
 
-#include "tracegate/parts.h"
-#include "tracegate/strings.h"
+#include "collector/src/parts.h"
+#include "tracegate/analyzer/strings.h"
 
 namespace tg::cupti {
 
@@ -31,19 +31,19 @@ void ReadPositive(const GetEnv& getenv, const char* name, int64_t max, int64_t* 
 
 CollectorOptions ReadCollectorOptions(const GetEnv& getenv, std::vector<std::string>* warnings) {
   CollectorOptions o;
-  if (const char* dir = getenv(record_env::kPartsDir)) o.parts_dir = dir;
-  ReadPositive(getenv, record_env::kFlushMs, 3'600'000, &o.recording.flush_ms, warnings);
-  ReadPositive(getenv, record_env::kBufferMb, 1024, &o.recording.buffer_mb, warnings);
-  ReadPositive(getenv, record_env::kBufferCapMb, 1 << 20, &o.recording.buffer_cap_mb, warnings);
-  if (const char* d = getenv(record_env::kDriverApi); d && *d) {
+  if (const char* dir = getenv(internal::kPartsDir)) o.parts_dir = dir;
+  ReadPositive(getenv, internal::kFlushMs, 3'600'000, &o.recording.flush_ms, warnings);
+  ReadPositive(getenv, internal::kBufferMb, 1024, &o.recording.buffer_mb, warnings);
+  ReadPositive(getenv, internal::kBufferCapMb, 1 << 20, &o.recording.buffer_cap_mb, warnings);
+  if (const char* d = getenv(internal::kDriverApi); d && *d) {
     std::string v(d);
     if (v == "0") o.recording.driver_api = false;
     else if (v != "1")
-      warnings->push_back(StrFormat("%s=%s is neither 0 nor 1; recording driver API calls", record_env::kDriverApi, d));
+      warnings->push_back(StrFormat("%s=%s is neither 0 nor 1; recording driver API calls", internal::kDriverApi, d));
   }
   if (o.recording.buffer_cap_mb < o.recording.buffer_mb) {
-    warnings->push_back(StrFormat("%s=%lld is below %s=%lld; the pool holds one buffer", record_env::kBufferCapMb,
-                                  static_cast<long long>(o.recording.buffer_cap_mb), record_env::kBufferMb,
+    warnings->push_back(StrFormat("%s=%lld is below %s=%lld; the pool holds one buffer", internal::kBufferCapMb,
+                                  static_cast<long long>(o.recording.buffer_cap_mb), internal::kBufferMb,
                                   static_cast<long long>(o.recording.buffer_mb)));
   }
   return o;

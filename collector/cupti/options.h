@@ -1,12 +1,12 @@
-// The injected collector's settings, read from the environment `tracegate record` sets (parts.h,
-// tg::record_env). CUDA-free so tests can feed any environment.
+// The injected collector's settings, read from the environment `tracegate record` sets
+// (collector/src/parts.h). CUDA-free so tests can feed any environment.
 #pragma once
 
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "tracegate/recorder.h"
+#include "tracegate/collector/recorder.h"
 
 namespace tg::cupti {
 

@@ -1,5 +1,5 @@
 // The in-process recorder; see tracegate/recorder.h.
-#include "tracegate/recorder.h"
+#include "tracegate/collector/recorder.h"
 
 #include <unistd.h>
 
@@ -7,9 +7,9 @@
 #include <mutex>
 
 #include "collector.h"
-#include "tracegate/parts.h"
-#include "tracegate/record.h"
-#include "tracegate/store.h"
+#include "collector/src/parts.h"
+#include "tracegate/collector/record.h"
+#include "tracegate/analyzer/store.h"
 
 namespace tg {
 

@@ -1,7 +1,7 @@
 // NvmlSampler: the few NVML entry points we need, declared here with NVML's C types (nvml.h is
 // not needed at build time) and resolved with dlsym. Every reading is checked on its own: a GPU
 // that does not report power still reports its clocks.
-#include "tracegate/nvml_sampler.h"
+#include "collector/src/nvml_sampler.h"
 
 #include <dlfcn.h>
 
@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "tracegate/nvml_abi.h"
-#include "tracegate/parts.h"
+#include "collector/src/nvml_abi.h"
+#include "collector/src/parts.h"
 
 namespace tg {
 

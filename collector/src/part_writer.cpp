@@ -4,7 +4,7 @@
 //
 // Lock order: write_mu (one flush at a time, in submission order) before mu (the queue and the
 // state). Producers only ever take mu and never wait on I/O.
-#include "tracegate/part_writer.h"
+#include "collector/src/part_writer.h"
 
 #include <algorithm>
 #include <chrono>
@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "tracegate/parts.h"
-#include "tracegate/store.h"
+#include "collector/src/parts.h"
+#include "tracegate/analyzer/store.h"
 
 namespace tg {
 
@@ -86,7 +86,7 @@ Status PartWriter::Open(const PartWriterOptions& options, std::unique_ptr<PartWr
   impl->interval = std::chrono::milliseconds(options.flush_interval_ms > 0 ? options.flush_interval_ms : 1000);
   StoreWriterOptions store_options;
   store_options.in_place = true;
-  if (Status s = StoreWriter::Create(options.path, store_options, &impl->store); !s.ok()) return s;
+  TG_RETURN_IF_ERROR(StoreWriter::Create(options.path, store_options, &impl->store));
   out->reset(new PartWriter(std::move(impl)));
   Impl* raw = (*out)->impl_.get();
   raw->thread = std::thread([raw] { raw->Run(); });
@@ -137,7 +137,7 @@ Status PartWriter::Impl::FlushLocked(bool final) {
   if (final) {
     // (insert_or_assign: GCC 12 warns falsely (-Wrestrict) on assigning "1" through operator[].)
     snapshot.metadata.insert_or_assign(std::string(kPartCompleteKey), std::string(1, '1'));
-    if (Status s = store->AppendWithState(batches, snapshot); !s.ok()) return s;
+    TG_RETURN_IF_ERROR(store->AppendWithState(batches, snapshot));
     return store->Finish(snapshot);
   }
   return store->AppendWithState(batches, snapshot);

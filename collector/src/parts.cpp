@@ -1,6 +1,6 @@
 // MergeParts: every recorded process's part file read back (ImportSqlite) and appended to one
 // trace with its names re-interned.
-#include "tracegate/parts.h"
+#include "collector/src/parts.h"
 
 #include <time.h>
 
@@ -10,8 +10,8 @@
 #include <set>
 #include <system_error>
 
-#include "tracegate/import.h"
-#include "tracegate/store.h"
+#include "tracegate/analyzer/import.h"
+#include "tracegate/analyzer/store.h"
 
 namespace tg {
 

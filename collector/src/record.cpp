@@ -1,6 +1,6 @@
 // The `tracegate record` launcher: fork/exec with the collector's environment, signal
 // forwarding, waiting for every process the command started, then merge and write.
-#include "tracegate/record.h"
+#include "tracegate/collector/record.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -17,9 +17,9 @@
 #include <filesystem>
 #include <iterator>
 
-#include "tracegate/fileio.h"
-#include "tracegate/nvml_sampler.h"
-#include "tracegate/store.h"
+#include "analyzer/util/fileio.h"
+#include "collector/src/nvml_sampler.h"
+#include "tracegate/analyzer/store.h"
 
 extern char** environ;
 
@@ -73,12 +73,12 @@ std::string CommandLine(const std::vector<std::string>& argv) {
 // The child's environment: ours plus the collector's variables.
 std::vector<std::string> ChildEnvironment(const RecordOptions& o, const std::string& parts_dir) {
   std::vector<std::pair<std::string, std::string>> set = {
-      {record_env::kPartsDir, parts_dir},
-      {record_env::kCudaInjection, o.inject_lib},
-      {record_env::kNvtxInjection, o.inject_lib},
+      {internal::kPartsDir, parts_dir},
+      {internal::kCudaInjection, o.inject_lib},
+      {internal::kNvtxInjection, o.inject_lib},
   };
-  if (!o.driver_api) set.emplace_back(record_env::kDriverApi, "0");
-  if (!std::getenv(record_env::kFlushMs)) set.emplace_back(record_env::kFlushMs, std::to_string(o.flush_ms));
+  if (!o.driver_api) set.emplace_back(internal::kDriverApi, "0");
+  if (!std::getenv(internal::kFlushMs)) set.emplace_back(internal::kFlushMs, std::to_string(o.flush_ms));
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e) {
     std::string_view kv(*e);
@@ -199,7 +199,7 @@ void Describe(const RecordOptions& o, int status, const std::string& telemetry, 
 // linked to the first free tracegate<N>.db (link fails when the name exists, even in a race).
 Status WriteNew(const Trace& trace, const std::string& dir, std::string* path) {
   std::string tmp = TempPathFor(dir + "/tracegate.db");
-  if (Status s = WriteStore(trace, tmp); !s.ok()) return s;
+  TG_RETURN_IF_ERROR(WriteStore(trace, tmp));
   Status result = IoError(dir + ": no free tracegate<N>.db name");
   for (int tries = 0; tries < 1000; ++tries) {
     std::string candidate = DefaultOutputPath(dir);
@@ -220,9 +220,9 @@ Status WriteNew(const Trace& trace, const std::string& dir, std::string* path) {
 }  // namespace
 
 Status FindInjectLibrary(std::string* path) {
-  if (const char* env = std::getenv(record_env::kInjectLib); env && *env) {
+  if (const char* env = std::getenv(internal::kInjectLib); env && *env) {
     if (::access(env, R_OK) != 0)
-      return NotFound(std::string(record_env::kInjectLib) + "=" + env + ": " + std::strerror(errno));
+      return NotFound(std::string(internal::kInjectLib) + "=" + env + ": " + std::strerror(errno));
     *path = env;
     return Status::Ok();
   }
@@ -233,7 +233,7 @@ Status FindInjectLibrary(std::string* path) {
   if (::access(lib.c_str(), R_OK) != 0)
     return NotFound("the collector's injection library " + lib +
                     " is missing: this tracegate was built without the CUDA toolkit (CUPTI); install it and "
-                    "rebuild, or point " + record_env::kInjectLib + " at a libtracegate_inject.so");
+                    "rebuild, or point " + internal::kInjectLib + " at a libtracegate_inject.so");
   *path = lib;
   return Status::Ok();
 }
@@ -308,15 +308,15 @@ Status Record(const RecordOptions& o, RecordResult* r) {
   sampler->Stop();
   r->exit_code = ExitCode(status);
 
-  if (Status s = MergeParts(parts_dir, &r->trace, &r->merge); !s.ok()) return s;
+  TG_RETURN_IF_ERROR(MergeParts(parts_dir, &r->trace, &r->merge));
   const SampleTable& samples = sampler->Samples();
   for (size_t i = 0; i < samples.size(); ++i) r->trace.samples.Add(samples.Row(i));
   Describe(o, status, sampler->Note(), r);
   if (o.output.empty()) {
-    if (Status s = WriteNew(r->trace, out_dir, &r->output); !s.ok()) return s;
+    TG_RETURN_IF_ERROR(WriteNew(r->trace, out_dir, &r->output));
   } else {
     r->output = o.output;
-    if (Status s = WriteStore(r->trace, o.output); !s.ok()) return s;
+    TG_RETURN_IF_ERROR(WriteStore(r->trace, o.output));
   }
   struct stat st {};
   if (::stat(r->output.c_str(), &st) == 0) r->output_bytes = static_cast<uint64_t>(st.st_size);

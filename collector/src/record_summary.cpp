@@ -2,8 +2,8 @@
 // processes are listed up to kProcessesShown, the incomplete-part notes up to kNotesShown.
 #include <algorithm>
 
-#include "tracegate/record.h"
-#include "tracegate/strings.h"
+#include "tracegate/collector/record.h"
+#include "tracegate/analyzer/strings.h"
 
 namespace tg {
 

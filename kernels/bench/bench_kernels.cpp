@@ -33,7 +33,7 @@
 #include "gemm.h"
 #include "tensor_io.h"
 #include "tracegate/kernels/reference.h"
-#include "tracegate/nvtx_range.h"
+#include "tracegate/collector/nvtx_range.h"
 
 namespace tg::kernels::cuda {
 namespace {

@@ -30,7 +30,7 @@
 #include "device_buffer.h"
 #include "model_kernels.h"
 #include "tensor_io.h"
-#include "tracegate/nvtx_range.h"
+#include "tracegate/collector/nvtx_range.h"
 
 namespace tg::kernels::cuda {
 namespace {

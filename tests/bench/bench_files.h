@@ -13,7 +13,7 @@
 
 #include "gen_kineto.h"
 #include "gen_store.h"
-#include "tracegate/model.h"
+#include "tracegate/analyzer/model.h"
 
 namespace tg::bench {
 

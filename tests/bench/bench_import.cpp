@@ -5,10 +5,10 @@
 #include <string>
 
 #include "bench_files.h"
-#include "tracegate/analysis.h"
-#include "tracegate/analysis_report.h"
-#include "tracegate/compare.h"
-#include "tracegate/import.h"
+#include "tracegate/analyzer/analysis.h"
+#include "tracegate/reports/analysis_report.h"
+#include "tracegate/reports/compare.h"
+#include "tracegate/analyzer/import.h"
 
 namespace {
 

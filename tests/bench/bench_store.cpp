@@ -5,8 +5,8 @@
 #include <string>
 
 #include "bench_files.h"
-#include "tracegate/import.h"
-#include "tracegate/store.h"
+#include "tracegate/analyzer/import.h"
+#include "tracegate/analyzer/store.h"
 
 namespace {
 

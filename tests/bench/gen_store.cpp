@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "tracegate/import.h"
-#include "tracegate/store.h"
+#include "tracegate/analyzer/import.h"
+#include "tracegate/analyzer/store.h"
 
 namespace tg::bench {
 

@@ -11,9 +11,9 @@
 #include <sstream>
 
 #include "fuzz_util.h"
-#include "tracegate/baseline.h"
-#include "tracegate/compare.h"
-#include "tracegate/report_html.h"
+#include "tracegate/reports/baseline.h"
+#include "tracegate/reports/compare.h"
+#include "tracegate/reports/report_html.h"
 
 namespace {
 const nlohmann::json& ValidReport() {

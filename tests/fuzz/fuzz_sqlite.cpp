@@ -12,8 +12,8 @@
 #include <string>
 
 #include "fuzz_util.h"
-#include "tracegate/analysis.h"
-#include "tracegate/import.h"
+#include "tracegate/analyzer/analysis.h"
+#include "tracegate/analyzer/import.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string path = tg::fuzz::WriteInput(nullptr, 0, ".sqlite");

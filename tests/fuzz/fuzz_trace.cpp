@@ -6,10 +6,10 @@
 #include <sstream>
 
 #include "fuzz_util.h"
-#include "tracegate/analysis.h"
-#include "tracegate/analysis_report.h"
-#include "tracegate/import.h"
-#include "tracegate/report_html.h"
+#include "tracegate/analyzer/analysis.h"
+#include "tracegate/reports/analysis_report.h"
+#include "tracegate/analyzer/import.h"
+#include "tracegate/reports/report_html.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string& path = tg::fuzz::WriteInput(data, size, ".trace");

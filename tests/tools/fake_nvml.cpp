@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "tracegate/nvml_abi.h"
+#include "collector/src/nvml_abi.h"
 
 extern "C" {
 

@@ -27,8 +27,8 @@
 #include <string>
 #include <vector>
 
-#include "tracegate/part_writer.h"
-#include "tracegate/parts.h"
+#include "collector/src/part_writer.h"
+#include "collector/src/parts.h"
 
 namespace {
 
@@ -127,9 +127,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "fake_recorder: bad arguments (see the top of fake_recorder.cpp)\n");
     return 2;
   }
-  const char* dir = std::getenv(tg::record_env::kPartsDir);
+  const char* dir = std::getenv(tg::internal::kPartsDir);
   if (!dir) {
-    std::fprintf(stderr, "fake_recorder: %s is not set\n", tg::record_env::kPartsDir);
+    std::fprintf(stderr, "fake_recorder: %s is not set\n", tg::internal::kPartsDir);
     return 2;
   }
   if (a.spawn > 0)
@@ -142,7 +142,7 @@ int main(int argc, char** argv) {
 
   tg::PartWriterOptions options;
   options.path = tg::PartPath(dir, ::getpid());
-  if (const char* ms = std::getenv(tg::record_env::kFlushMs)) options.flush_interval_ms = std::atol(ms);
+  if (const char* ms = std::getenv(tg::internal::kFlushMs)) options.flush_interval_ms = std::atol(ms);
   std::unique_ptr<tg::PartWriter> writer;
   if (tg::Status s = tg::PartWriter::Open(options, &writer); !s.ok()) return Fail(s);
   writer->AddProcess({::getpid(), "fake_recorder"});

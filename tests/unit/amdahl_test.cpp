@@ -1,4 +1,4 @@
-#include "tracegate/amdahl.h"
+#include "tracegate/analyzer/amdahl.h"
 
 #include <gtest/gtest.h>
 

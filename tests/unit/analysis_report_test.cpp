@@ -5,7 +5,7 @@
 // regenerate it and review the diff:
 //   TRACEGATE_UPDATE_GOLDEN=1 build/tracegate_tests --gtest_filter='AnalysisReport.*'
 //   git diff tests/fixtures/summary/
-#include "tracegate/analysis_report.h"
+#include "tracegate/reports/analysis_report.h"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "tracegate/json_out.h"
+#include "tracegate/reports/json_out.h"
 
 namespace tg {
 namespace {

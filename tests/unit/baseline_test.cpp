@@ -1,5 +1,5 @@
 // Baselines (save, list, load, history) and the report's provenance keys.
-#include "tracegate/baseline.h"
+#include "tracegate/reports/baseline.h"
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -9,8 +9,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "tracegate/analysis_report.h"
-#include "tracegate/report_provenance.h"
+#include "tracegate/reports/analysis_report.h"
+#include "tracegate/reports/report_provenance.h"
 #include "trace_builder.h"
 
 namespace tg {

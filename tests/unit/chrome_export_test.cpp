@@ -1,4 +1,4 @@
-#include "tracegate/chrome_export.h"
+#include "tracegate/reports/chrome_export.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
-#include "tracegate/import.h"
+#include "tracegate/analyzer/import.h"
 
 namespace tg {
 namespace {

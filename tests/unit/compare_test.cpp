@@ -1,6 +1,6 @@
 // CompareReports and its outputs, on reports analyzed from hand-built traces whose change is
 // known exactly, plus the report's kernel_table section they rely on.
-#include "tracegate/compare.h"
+#include "tracegate/reports/compare.h"
 
 #include <gtest/gtest.h>
 
@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "trace_builder.h"
-#include "tracegate/analysis.h"
-#include "tracegate/analysis_report.h"
+#include "tracegate/analyzer/analysis.h"
+#include "tracegate/reports/analysis_report.h"
 #include "temp_file.h"
 
 namespace tg {

@@ -1,7 +1,7 @@
 // The pattern matrix: every rule on synthetic traces built so the metric is known exactly, once
 // just past its threshold (fires) and once just short of it (does not). Iterations are markers
 // named "iteration" of 100,000 ns unless a test says otherwise.
-#include "tracegate/findings.h"
+#include "tracegate/analyzer/findings.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "tracegate/analysis.h"
+#include "tracegate/analyzer/analysis.h"
 #include "trace_builder.h"
 #include "temp_file.h"
 

@@ -1,4 +1,4 @@
-#include "tracegate/fusion.h"
+#include "tracegate/analyzer/fusion.h"
 
 #include <gtest/gtest.h>
 

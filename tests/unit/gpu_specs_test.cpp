@@ -1,4 +1,4 @@
-#include "tracegate/gpu_specs.h"
+#include "tracegate/analyzer/gpu_specs.h"
 
 #include <gtest/gtest.h>
 

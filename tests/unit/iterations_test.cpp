@@ -1,4 +1,4 @@
-#include "tracegate/iterations.h"
+#include "tracegate/analyzer/iterations.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <string>
 
 #include "trace_builder.h"
-#include "tracegate/model.h"
+#include "tracegate/analyzer/model.h"
 
 namespace tg {
 namespace {

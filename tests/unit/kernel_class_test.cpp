@@ -1,8 +1,8 @@
-#include "tracegate/kernel_class.h"
+#include "tracegate/analyzer/kernel_class.h"
 
 #include <gtest/gtest.h>
 
-#include "tracegate/demangle.h"
+#include "analyzer/util/demangle.h"
 #include "trace_builder.h"
 
 namespace tg {

@@ -12,8 +12,8 @@
 #include <sstream>
 #include <string>
 
-#include "tracegate/import.h"
-#include "tracegate/strings.h"
+#include "tracegate/analyzer/import.h"
+#include "tracegate/analyzer/strings.h"
 
 namespace tg {
 namespace {
@@ -338,7 +338,8 @@ TEST(KinetoRealTraces, CountsMatchAnIndependentParse) {
       if (e.value("ph", "") != "X") continue;
       std::string cat = e.value("cat", "");
       ++by_cat[cat];
-      if (cat == "gpu_memcpy") copied_bytes += e.at("args").at("bytes").get<int64_t>();
+      // ROCm traces (kineto_amd_mi250_train) write copies without "bytes": their size is unknown.
+      if (cat == "gpu_memcpy") copied_bytes += e.at("args").value("bytes", int64_t{0});
     }
     Trace t;
     Status s = Import(entry.path().string(), t);

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "tracegate/kineto_names.h"
+#include "tracegate/analyzer/kineto_names.h"
 
 namespace tg {
 namespace {

@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "../../analyzer/src/gz_reader.h"
-#include "../../analyzer/src/kineto_event.h"
-#include "../../analyzer/src/kineto_fast.h"
-#include "../../analyzer/src/kineto_numbers.h"
-#include "tracegate/chrome_export.h"
-#include "tracegate/import.h"
+#include "analyzer/import/kineto/gz_reader.h"
+#include "analyzer/import/kineto/kineto_event.h"
+#include "analyzer/import/kineto/kineto_fast.h"
+#include "analyzer/import/kineto/kineto_numbers.h"
+#include "tracegate/reports/chrome_export.h"
+#include "tracegate/analyzer/import.h"
 #include "temp_file.h"
 
 namespace tg {

@@ -3,7 +3,7 @@
 #include <utility>
 #include <vector>
 
-#include "tracegate/model.h"
+#include "tracegate/analyzer/model.h"
 
 namespace tg {
 namespace {

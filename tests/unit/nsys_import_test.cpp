@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "sqlite_test_util.h"
-#include "tracegate/import.h"
+#include "tracegate/analyzer/import.h"
 
 namespace tg {
 namespace {
@@ -27,7 +27,7 @@ std::string TempPath(const std::string& name) {
 // Runs `sql` on a new database at `path` (replacing any file there).
 void CreateDb(const std::string& path, const std::string& sql) {
   fs::remove(path);
-  testing_util::ExecSql(path, sql);
+  testing::ExecSql(path, sql);
 }
 
 std::string ReadFile(const std::string& path) {

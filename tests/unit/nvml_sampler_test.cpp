@@ -7,7 +7,7 @@
 #include <string>
 #include <thread>
 
-#include "tracegate/nvml_sampler.h"
+#include "collector/src/nvml_sampler.h"
 
 namespace tg {
 namespace {

@@ -13,15 +13,15 @@
 #include <thread>
 
 #include "record_test_util.h"
-#include "tracegate/part_writer.h"
-#include "tracegate/parts.h"
+#include "collector/src/part_writer.h"
+#include "collector/src/parts.h"
 
 namespace tg {
 namespace {
 
-using testing_util::Kernels;
-using testing_util::ReadPart;
-using testing_util::ScratchDir;
+using testing::Kernels;
+using testing::ReadPart;
+using testing::ScratchDir;
 
 std::unique_ptr<PartWriter> OpenPart(const std::string& path, int64_t flush_ms = 3'600'000) {
   std::unique_ptr<PartWriter> w;

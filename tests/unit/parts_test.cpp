@@ -6,15 +6,15 @@
 #include <fstream>
 
 #include "record_test_util.h"
-#include "tracegate/part_writer.h"
-#include "tracegate/parts.h"
-#include "tracegate/record.h"
+#include "collector/src/part_writer.h"
+#include "collector/src/parts.h"
+#include "tracegate/collector/record.h"
 
 namespace tg {
 namespace {
 
-using testing_util::Kernels;
-using testing_util::ScratchDir;
+using testing::Kernels;
+using testing::ScratchDir;
 
 // A finished part of process `pid` holding `batch`, with one device and some state.
 void WritePart(const std::string& dir, int64_t pid, Trace batch, const std::string& peak_mb, uint64_t dropped) {

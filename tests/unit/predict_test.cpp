@@ -1,5 +1,5 @@
 // P measured from a trace for `tracegate predict` (predict.h), on hand-made traces.
-#include "tracegate/predict.h"
+#include "tracegate/analyzer/predict.h"
 
 #include <gtest/gtest.h>
 

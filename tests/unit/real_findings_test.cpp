@@ -7,15 +7,15 @@
 #include <filesystem>
 
 #include "sqlite_test_util.h"
-#include "tracegate/analysis.h"
-#include "tracegate/import.h"
+#include "tracegate/analyzer/analysis.h"
+#include "tracegate/analyzer/import.h"
 
 namespace tg {
 namespace {
 
 const std::string kExport = std::string(TRACEGATE_SHARED_TRACES_DIR) + "/nsys_2gpu_export.sqlite";
 
-using testing_util::QueryPairs;
+using testing::QueryPairs;
 
 // Length of the union of [start, end) intervals.
 int64_t Union(std::vector<std::pair<int64_t, int64_t>> v) {

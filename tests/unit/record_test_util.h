@@ -8,11 +8,11 @@
 #include <filesystem>
 #include <string>
 
-#include "tracegate/import.h"
-#include "tracegate/model.h"
-#include "tracegate/store.h"
+#include "tracegate/analyzer/import.h"
+#include "tracegate/analyzer/model.h"
+#include "tracegate/analyzer/store.h"
 
-namespace tg::testing_util {
+namespace tg::testing {
 
 class ScratchDir {
  public:
@@ -35,7 +35,7 @@ class ScratchDir {
 
 // RecoverStore + ImportSqlite, as MergeParts reads a part.
 inline Status ReadPart(const std::string& path, Trace* out) {
-  if (Status s = RecoverStore(path); !s.ok()) return s;
+  TG_RETURN_IF_ERROR(RecoverStore(path));
   return ImportSqlite(path, *out);
 }
 
@@ -59,4 +59,4 @@ inline Trace Kernels(const std::string& name, int n, TimeNs first = 1000, int64_
   return t;
 }
 
-}  // namespace tg::testing_util
+}  // namespace tg::testing

@@ -1,6 +1,6 @@
 // The human reports (Markdown, HTML) and the report's timeline section. The renderers read only
 // the report JSON, so most tests feed them JSON; the timeline tests build traces by hand.
-#include "tracegate/report_html.h"
+#include "tracegate/reports/report_html.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "trace_builder.h"
-#include "tracegate/analysis_report.h"
+#include "tracegate/reports/analysis_report.h"
 
 namespace tg {
 namespace {

@@ -1,4 +1,4 @@
-#include "tracegate/roofline.h"
+#include "tracegate/analyzer/roofline.h"
 
 #include <gtest/gtest.h>
 

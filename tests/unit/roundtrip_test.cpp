@@ -8,9 +8,9 @@
 #include <tuple>
 #include <vector>
 
-#include "tracegate/chrome_export.h"
-#include "tracegate/import.h"
-#include "tracegate/store.h"
+#include "tracegate/reports/chrome_export.h"
+#include "tracegate/analyzer/import.h"
+#include "tracegate/analyzer/store.h"
 
 namespace tg {
 namespace {

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <vector>
 
-#include "tracegate/significance.h"
+#include "tracegate/analyzer/significance.h"
 
 namespace tg {
 namespace {

@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "../../analyzer/src/sort_runs.h"
-#include "tracegate/correlation.h"
-#include "tracegate/significance.h"
+#include "analyzer/util/sort_runs.h"
+#include "analyzer/analysis/correlation.h"
+#include "tracegate/analyzer/significance.h"
 
 namespace tg {
 namespace {

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-namespace tg::testing_util {
+namespace tg::testing {
 
 // Runs `sql` on the database at `path` (created when absent); fails the test on an SQL error.
 inline void ExecSql(const std::string& path, const std::string& sql) {
@@ -36,4 +36,4 @@ inline std::vector<std::pair<int64_t, int64_t>> QueryPairs(const std::string& pa
   return rows;
 }
 
-}  // namespace tg::testing_util
+}  // namespace tg::testing

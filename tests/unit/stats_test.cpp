@@ -1,4 +1,4 @@
-#include "tracegate/stats.h"
+#include "tracegate/analyzer/stats.h"
 
 #include <gtest/gtest.h>
 

@@ -12,8 +12,8 @@
 #include <sstream>
 
 #include "sqlite_test_util.h"
-#include "tracegate/import.h"
-#include "tracegate/store.h"
+#include "tracegate/analyzer/import.h"
+#include "tracegate/analyzer/store.h"
 
 namespace tg {
 namespace {
@@ -35,7 +35,7 @@ class StoreTest : public ::testing::Test {
   fs::path dir_;
 };
 
-using testing_util::ExecSql;
+using testing::ExecSql;
 
 // Rows of a two-column query as text -> integer.
 std::map<std::string, int64_t> SqlPairs(const std::string& path, const std::string& query) {

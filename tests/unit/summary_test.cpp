@@ -1,8 +1,8 @@
-#include "tracegate/summary.h"
+#include "tracegate/analyzer/summary.h"
 
 #include <gtest/gtest.h>
 
-#include "tracegate/model.h"
+#include "tracegate/analyzer/model.h"
 #include "trace_builder.h"
 
 namespace tg {

@@ -3,7 +3,7 @@
 
 #include <string_view>
 
-#include "tracegate/model.h"
+#include "tracegate/analyzer/model.h"
 
 namespace tg::testing {
 

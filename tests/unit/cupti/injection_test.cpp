@@ -11,13 +11,13 @@
 
 #include "collector.h"
 #include "record_test_util.h"
-#include "tracegate/parts.h"
+#include "collector/src/parts.h"
 
 namespace tg {
 namespace {
 
-using testing_util::ReadPart;
-using testing_util::ScratchDir;
+using testing::ReadPart;
+using testing::ScratchDir;
 
 // Runs `child` in a forked process and returns its exit status (-1 when it did not exit).
 template <typename Child>
@@ -49,8 +49,8 @@ TEST(CuptiInjection, ProcessExitFinishesThePart) {
   int pipe_fds[2];
   ASSERT_EQ(::pipe(pipe_fds), 0);
   int code = InChild([&] {
-    ::setenv(record_env::kPartsDir, dir.str().c_str(), 1);
-    ::setenv(record_env::kDriverApi, "0", 1);
+    ::setenv(internal::kPartsDir, dir.str().c_str(), 1);
+    ::setenv(internal::kDriverApi, "0", 1);
     void* lib = ::dlopen(TRACEGATE_INJECT_LIB, RTLD_NOW | RTLD_LOCAL);
     auto init = lib ? reinterpret_cast<int (*)()>(::dlsym(lib, "InitializeInjection")) : nullptr;
     if (!init || init() != 1) return 10;
@@ -80,8 +80,8 @@ TEST(CuptiInjection, NvtxBeforeCudaStartsTheCollector) {
   ScratchDir dir;
   pid_t probe = ::fork();
   if (probe == 0) {
-    ::setenv(record_env::kPartsDir, dir.str().c_str(), 1);
-    ::setenv(record_env::kNvtxInjection, TRACEGATE_INJECT_LIB, 1);
+    ::setenv(internal::kPartsDir, dir.str().c_str(), 1);
+    ::setenv(internal::kNvtxInjection, TRACEGATE_INJECT_LIB, 1);
     ::execl(TRACEGATE_NVTX_PROBE, TRACEGATE_NVTX_PROBE, static_cast<char*>(nullptr));
     ::_exit(127);
   }

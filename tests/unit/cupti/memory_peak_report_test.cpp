@@ -4,8 +4,8 @@
 
 #include "collector.h"
 #include "trace_builder.h"
-#include "tracegate/report_provenance.h"
-#include "tracegate/parts.h"
+#include "tracegate/reports/report_provenance.h"
+#include "collector/src/parts.h"
 
 namespace tg {
 namespace {

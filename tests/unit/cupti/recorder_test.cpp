@@ -1,7 +1,7 @@
 // The in-process recorder end to end on a machine without a GPU driver: libcupti loads but
 // refuses to subscribe, so the recording says what it missed and still writes a valid store.
 // (With a GPU the same path records activity: tests/gpu/.)
-#include "tracegate/recorder.h"
+#include "tracegate/collector/recorder.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -11,13 +11,13 @@
 
 #include "collector.h"
 #include "record_test_util.h"
-#include "tracegate/import.h"
-#include "tracegate/record.h"
+#include "tracegate/analyzer/import.h"
+#include "tracegate/collector/record.h"
 
 namespace tg {
 namespace {
 
-using testing_util::ScratchDir;
+using testing::ScratchDir;
 
 bool HasCudaDriver() { return std::filesystem::exists("/dev/nvidiactl"); }
 

@@ -1,0 +1,169 @@
+// Fusion candidates: greedy chains per stream, grouped by their sequence of kernel names, and the
+// gain model of fusion.h. One sort of the kernels by (device, pid, stream, start), one walk.
+#include "tracegate/analyzer/fusion.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <tuple>
+
+#include "analyzer/util/sort_runs.h"
+
+namespace tg {
+
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+TimeNs Duration(TimeNs start, TimeNs end) { return end > start ? end - start : 0; }
+
+// The sort key of one kernel row, kept compact so the sort does not chase the columns.
+struct Slot {
+  int32_t device;
+  int64_t pid, stream;
+  TimeNs start;
+  uint32_t row;
+  bool SameStream(const Slot& o) const { return device == o.device && pid == o.pid && stream == o.stream; }
+  auto Key() const { return std::tie(device, pid, stream, start, row); }
+};
+
+// Kernel rows sorted by Slot::Key, a total order (it ends with the row). A counting sort groups
+// the rows by stream in key order, keeping each stream's rows in trace order, which is usually
+// time order already; each group is then sorted (merged) by (start, row).
+std::vector<Slot> SortedSlots(const KernelTable& k) {
+  using StreamKey = std::tuple<int32_t, int64_t, int64_t>;
+  std::map<StreamKey, uint32_t> rank;
+  std::vector<uint32_t> group(k.size());
+  for (int pass = 0; pass < 2; ++pass) {
+    auto last = rank.end();
+    for (size_t i = 0; i < k.size(); ++i) {
+      StreamKey key{k.device[i], k.pid[i], k.stream[i]};
+      if (last == rank.end() || last->first != key) last = rank.try_emplace(key, 0).first;
+      if (pass == 1) group[i] = last->second;
+    }
+    uint32_t r = 0;
+    if (pass == 0)
+      for (auto& entry : rank) entry.second = r++;
+  }
+  std::vector<size_t> start(rank.size() + 1, 0);
+  for (uint32_t g : group) start[g + 1]++;
+  for (size_t g = 0; g < rank.size(); ++g) start[g + 1] += start[g];
+  std::vector<Slot> slots(k.size());
+  std::vector<size_t> next(start.begin(), start.end() - 1);
+  for (size_t i = 0; i < k.size(); ++i)
+    slots[next[group[i]]++] = Slot{k.device[i], k.pid[i], k.stream[i], k.start[i], static_cast<uint32_t>(i)};
+  for (size_t g = 0; g < rank.size(); ++g)
+    internal::SortMostlySorted(slots.data() + start[g], slots.data() + start[g + 1],
+                               [](const Slot& a, const Slot& b) { return a.Key() < b.Key(); });
+  return slots;
+}
+
+class ChainCollector {
+ public:
+  ChainCollector(const Trace& trace, const std::vector<KernelClass>& classes) : trace_(trace), classes_(classes) {}
+
+  // Counts one chain (rows in start order, at least two) into its candidate.
+  void Add(const std::vector<size_t>& rows, const Slot& head) {
+    const KernelTable& k = trace_.kernels;
+    names_.clear();
+    for (size_t r : rows) names_.push_back(k.name[r]);
+    auto it = index_.find(names_);
+    if (it == index_.end()) {
+      FusionCandidate c;
+      c.names = names_;
+      for (size_t r : rows) c.classes.push_back(classes_[r]);
+      c.first_start_ns = std::numeric_limits<TimeNs>::max();
+      it = index_.emplace(names_, candidates_.size()).first;
+      candidates_.push_back(std::move(c));
+    }
+    FusionCandidate& c = candidates_[it->second];
+    c.occurrences++;
+    c.head_ns += Duration(k.start[rows[0]], k.end[rows[0]]);
+    for (size_t j = 1; j < rows.size(); ++j) {
+      c.followers_ns += Duration(k.start[rows[j]], k.end[rows[j]]);
+      c.gaps_ns += Duration(k.end[rows[j - 1]], k.start[rows[j]]);
+    }
+    c.chain_ns += Duration(k.start[rows[0]], k.end[rows.back()]);
+    if (head.start < c.first_start_ns) {
+      c.first_start_ns = head.start;
+      c.device = head.device;
+      c.stream = head.stream;
+      c.first_rows = rows;
+    }
+  }
+
+  std::vector<FusionCandidate> Take() { return std::move(candidates_); }
+
+ private:
+  const Trace& trace_;
+  const std::vector<KernelClass>& classes_;
+  std::vector<StringId> names_;  // scratch: the chain being looked up
+  std::map<std::vector<StringId>, size_t> index_;
+  std::vector<FusionCandidate> candidates_;
+};
+
+void ApplyModel(const IterationAnalysis& iterations, double residual, FusionCandidate* c) {
+  c->saving_ns = std::llround((1 - residual) * static_cast<double>(c->followers_ns)) + c->gaps_ns;
+  double chain = static_cast<double>(c->chain_ns);
+  double saving = static_cast<double>(c->saving_ns);
+  double total = static_cast<double>(iterations.total_ns);
+  c->local_speedup = chain > saving ? chain / (chain - saving) : kInfinity;
+  c->share = total > 0 ? chain / total : 0;
+  c->overall = total <= 0 ? 1 : total > saving ? total / (total - saving) : kInfinity;
+  c->upper_bound = c->share < 1 ? 1 / (1 - c->share) : kInfinity;
+  size_t kept = iterations.iterations.size();
+  c->per_iteration = kept ? static_cast<double>(c->occurrences) / static_cast<double>(kept) : 0;
+}
+
+}  // namespace
+
+std::vector<FusionCandidate> FindFusionCandidates(const Trace& trace, const IterationAnalysis& iterations,
+                                                  const std::vector<KernelClass>& classes,
+                                                  const FusionOptions& options) {
+  const KernelTable& k = trace.kernels;
+  if (classes.size() != k.size()) return {};  // not classified: nothing to say
+  auto iteration_of = [&](size_t row) {
+    return row < iterations.kernel_iteration.size() ? iterations.kernel_iteration[row] : -1;
+  };
+  std::vector<Slot> slots = SortedSlots(k);
+
+  ChainCollector collector(trace, classes);
+  std::vector<size_t> chain;  // rows of the chain being grown
+  size_t head = 0;            // its head's slot
+  auto flush = [&] {
+    if (chain.size() >= 2) collector.Add(chain, slots[head]);
+    chain.clear();
+  };
+  for (size_t s = 0; s < slots.size(); ++s) {
+    size_t row = slots[s].row;
+    int32_t iteration = iteration_of(row);
+    if (!chain.empty()) {
+      size_t prev = chain.back();
+      bool joins = slots[s].SameStream(slots[head]) && iteration == iteration_of(chain[0]) &&
+                   IsFusableFollower(classes[row]) && k.start[row] - k.end[prev] <= options.max_gap_ns &&
+                   chain.size() < options.max_chain;
+      if (joins) {
+        chain.push_back(row);
+        continue;
+      }
+      flush();
+    }
+    if (iteration >= 0) {
+      chain.push_back(row);
+      head = s;
+    }
+  }
+  flush();
+
+  std::vector<FusionCandidate> out = collector.Take();
+  double residual = std::clamp(options.follower_residual, 0.0, 1.0);
+  for (FusionCandidate& c : out) ApplyModel(iterations, residual, &c);
+  std::sort(out.begin(), out.end(), [](const FusionCandidate& a, const FusionCandidate& b) {
+    return a.saving_ns != b.saving_ns ? a.saving_ns > b.saving_ns : a.first_start_ns < b.first_start_ns;
+  });
+  if (out.size() > options.top) out.resize(options.top);
+  return out;
+}
+
+}  // namespace tg

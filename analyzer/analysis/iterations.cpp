@@ -1,0 +1,475 @@
+// AnalyzeIterations(): markers -> assignment of every row to an iteration -> spans -> phases.
+// Each regular expression runs once per distinct range name (verdicts cached by StringId), API
+// calls are found by binary search in one sorted (correlation, row) index, and the phases of
+// every iteration come from one buffer of clipped intervals sorted by (iteration, start).
+// O(n log n) time; beyond the output, memory is 16 bytes per API call and 24 per interval.
+#include "tracegate/analyzer/iterations.h"
+
+#include "analyzer/util/sort_runs.h"
+
+#include <algorithm>
+#include <optional>
+#include <regex>
+#include <string_view>
+#include <tuple>
+#include <utility>
+
+#include "analyzer/analysis/correlation.h"
+
+namespace tg {
+
+namespace {
+
+// Whether every match of the ECMAScript `pattern` must start at the beginning of the text: it
+// starts with '^' and has no '|' outside groups (where the '^' would bind to the first
+// alternative only). Unsure cases (an empty class, unbalanced brackets) answer false.
+bool AnchoredAtStart(std::string_view pattern) {
+  if (pattern.empty() || pattern[0] != '^') return false;
+  int depth = 0;
+  for (size_t i = 1; i < pattern.size(); ++i) {
+    const char c = pattern[i];
+    if (c == '\\') {
+      ++i;
+    } else if (c == '[') {
+      size_t j = i + 1;
+      if (j < pattern.size() && pattern[j] == '^') ++j;
+      if (j < pattern.size() && pattern[j] == ']') return false;
+      for (; j < pattern.size() && pattern[j] != ']'; ++j)
+        if (pattern[j] == '\\') ++j;
+      if (j >= pattern.size()) return false;
+      i = j;
+    } else if (c == '(') {
+      ++depth;
+    } else if (c == ')') {
+      if (--depth < 0) return false;
+    } else if (c == '|' && depth == 0) {
+      return false;
+    }
+  }
+  return depth == 0;
+}
+
+// One option's regular expression and its verdict per StringId (-1: not evaluated yet).
+struct NameMatcher {
+  std::regex re;
+  // match_continuous for patterns anchored at the start: the same answer, but std::regex_search
+  // no longer retries the pattern at every later position of the name.
+  std::regex_constants::match_flag_type flags = std::regex_constants::match_default;
+  std::vector<int8_t> verdict;
+  const Trace* trace = nullptr;
+
+  bool operator()(StringId id) {
+    int8_t& v = verdict[id];
+    if (v < 0) {
+      std::string_view name = trace->Name(id);
+      try {
+        v = std::regex_search(name.begin(), name.end(), re, flags) ? 1 : 0;
+      } catch (const std::regex_error&) {
+        v = 0;  // error_complexity / error_stack on a pathological name: treat as no match
+      }
+    }
+    return v == 1;
+  }
+};
+
+Status Compile(const Trace& t, const std::string& pattern, std::string_view option, NameMatcher* m) {
+  try {
+    m->re = std::regex(pattern, std::regex::ECMAScript | std::regex::icase);
+    m->flags = AnchoredAtStart(pattern) ? std::regex_constants::match_continuous : std::regex_constants::match_default;
+  } catch (const std::regex_error& e) {
+    return InvalidInput(std::string(option) + ": invalid regular expression '" + pattern + "': " + e.what());
+  }
+  m->verdict.assign(t.strings.size(), -1);
+  m->trace = &t;
+  return Status::Ok();
+}
+
+struct Marker {
+  TimeNs start, end;
+  int64_t pid;
+  size_t row;
+};
+
+struct MarkerChoice {
+  std::vector<Marker> markers;  // the chosen pid's outermost markers, by start
+  int64_t pid = kUnknownId;
+  size_t other_pids = 0;
+};
+
+// Outermost non-empty ranges with on_gpu == `on_gpu` whose names match, of the pid with the most.
+MarkerChoice ChooseMarkers(const Trace& t, NameMatcher& match, uint8_t on_gpu) {
+  const RangeTable& r = t.ranges;
+  std::vector<Marker> all;
+  for (size_t i = 0; i < r.size(); ++i) {
+    // Zero-length ranges are NVTX marks: a point in time is not an iteration.
+    if (r.on_gpu[i] == on_gpu && r.end[i] > r.start[i] && match(r.name[i])) {
+      all.push_back({r.start[i], r.end[i], r.pid[i], i});
+    }
+  }
+  std::sort(all.begin(), all.end(), [](const Marker& a, const Marker& b) {
+    if (a.pid != b.pid) return a.pid < b.pid;
+    if (a.start != b.start) return a.start < b.start;
+    if (a.end != b.end) return a.end > b.end;  // the enclosing one first
+    return a.row < b.row;
+  });
+  // Every kept marker of a pid starts at or before the current one, so the current one lies
+  // inside one of them exactly when it ends no later than the furthest kept end.
+  size_t kept = 0;
+  TimeNs reach = 0;
+  for (const Marker& m : all) {
+    bool new_pid = kept == 0 || all[kept - 1].pid != m.pid;
+    if (!new_pid && m.end <= reach) continue;
+    reach = new_pid ? m.end : std::max(reach, m.end);
+    all[kept++] = m;
+  }
+  all.resize(kept);
+
+  MarkerChoice c;
+  size_t best_begin = 0, best_count = 0;
+  for (size_t b = 0; b < all.size();) {
+    size_t e = b;
+    while (e < all.size() && all[e].pid == all[b].pid) ++e;
+    if (e - b > best_count) best_begin = b, best_count = e - b;  // strict: ties keep the lower pid
+    c.other_pids += b > 0;
+    b = e;
+  }
+  if (best_count > 0) c.pid = all[best_begin].pid;
+  auto first = all.begin() + static_cast<ptrdiff_t>(best_begin);
+  c.markers.assign(first, first + static_cast<ptrdiff_t>(best_count));
+  return c;
+}
+
+// Maps a time to the kept iteration whose marker contains it.
+struct MarkerIndex {
+  std::vector<TimeNs> start, end;  // every marker found, by start
+  size_t skip = 0;
+  bool whole_trace = false;        // no markers: everything is iteration 0
+
+  int32_t At(TimeNs t) const {
+    if (whole_trace) return 0;
+    auto it = std::upper_bound(start.begin(), start.end(), t);
+    if (it == start.begin()) return -1;
+    size_t i = static_cast<size_t>(it - start.begin()) - 1;
+    if (t >= end[i] || i < skip) return -1;
+    return static_cast<int32_t>(i - skip);
+  }
+  // The marker containing the interval's start, else its last instant.
+  int32_t Of(TimeNs s, TimeNs e) const {
+    int32_t k = At(s);
+    return k < 0 && e > s ? At(e - 1) : k;
+  }
+};
+
+struct Assigner {
+  const ApiTable& api;
+  const MarkerIndex& markers;
+  const ApiIndex& index;
+  int64_t pid;     // the chosen process; kUnknownId: no process filter
+  bool by_launch;  // host markers: GPU work follows the API call that launched it
+
+  bool Foreign(int64_t p) const { return pid != kUnknownId && p != kUnknownId && p != pid; }
+  int32_t Api(size_t row) const {
+    if (markers.whole_trace) return 0;
+    return Foreign(api.pid[row]) ? -1 : markers.At(api.start[row]);
+  }
+
+  // Assigns every row of a GPU table (kernels, memcpys, memsets, syncs share these columns).
+  // GPU markers (gpu_user_annotation) are GPU time, so there the work's own time decides and its
+  // launching call follows it.
+  template <class Table>
+  std::vector<int32_t> Gpu(const Table& tab, std::vector<int32_t>& api_iteration) const {
+    std::vector<int32_t> out(tab.size(), -1);
+    for (size_t i = 0; i < tab.size(); ++i) {
+      if (markers.whole_trace) {
+        out[i] = 0;
+        continue;
+      }
+      int64_t call = index.Find(tab.correlation[i], tab.pid[i]);
+      if (by_launch && call >= 0) {
+        out[i] = Api(static_cast<size_t>(call));
+      } else if (!by_launch || !Foreign(tab.pid[i])) {
+        out[i] = markers.Of(tab.start[i], tab.end[i]);
+        if (!by_launch && call >= 0) api_iteration[static_cast<size_t>(call)] = out[i];
+      }
+    }
+    return out;
+  }
+};
+
+// A piece of time one iteration's phase rules look at, clipped to the iteration's span.
+enum Cls : uint8_t { kH2d, kD2h, kGpu, kPre, kPost, kInferRange };  // kH2d..kPost: priority order
+constexpr std::array<Phase, 5> kPhaseOfCls{Phase::kH2d, Phase::kD2h, Phase::kInfer, Phase::kPre, Phase::kPost};
+
+struct Piece {
+  TimeNs start, end;
+  int32_t iter;
+  Cls cls;
+};
+
+template <class Keep>
+TimeNs UnionLength(const Piece* first, const Piece* last, Keep keep) {
+  TimeNs total = 0, lo = 0, hi = 0;
+  bool open = false;
+  for (const Piece* p = first; p != last; ++p) {
+    if (!keep(p->cls)) continue;
+    if (open && p->start <= hi) {
+      hi = std::max(hi, p->end);
+      continue;
+    }
+    if (open) total += hi - lo;
+    lo = p->start, hi = p->end, open = true;
+  }
+  return open ? total + (hi - lo) : total;  // hi - lo first: total + hi can overflow
+}
+
+void AddPiece(std::vector<Piece>& pieces, const std::vector<Iteration>& its, int32_t k, TimeNs s, TimeNs e,
+              Cls c) {
+  if (k < 0) return;
+  const Iteration& it = its[static_cast<size_t>(k)];
+  s = std::max(s, it.start);
+  e = std::min(e, it.end);
+  if (e > s) pieces.push_back({s, e, k, c});
+}
+
+// Phases partition the span by priority: the instants whose first active class is c measure
+// |union of classes <= c| - |union of classes < c|, so the sums are exact in int64.
+void FillPhases(const Piece* first, const Piece* last, Iteration& it) {
+  TimeNs covered_before = 0;
+  for (uint8_t c = kH2d; c <= kPost; ++c) {
+    TimeNs covered = UnionLength(first, last, [c](Cls x) { return x <= c; });
+    it.phase_ns[static_cast<size_t>(kPhaseOfCls[c])] = covered - covered_before;
+    if (c == kGpu) it.gpu_busy_ns = covered;
+    covered_before = covered;
+  }
+  it.phase_ns[static_cast<size_t>(Phase::kIdle)] = it.latency_ns() - covered_before;
+  it.pre_range_ns = UnionLength(first, last, [](Cls x) { return x == kPre; });
+  it.post_range_ns = UnionLength(first, last, [](Cls x) { return x == kPost; });
+  it.infer_range_ns = UnionLength(first, last, [](Cls x) { return x == kInferRange; });
+}
+
+template <class Table>
+void Extend(const Table& tab, const std::vector<int32_t>& iter_of, std::vector<Iteration>& its,
+            uint64_t Iteration::*count) {
+  for (size_t i = 0; i < tab.size(); ++i) {
+    if (iter_of[i] < 0) continue;
+    Iteration& it = its[static_cast<size_t>(iter_of[i])];
+    it.*count += 1;
+    it.end = std::max(it.end, tab.end[i]);
+  }
+}
+
+std::string Plural(size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+struct Matchers {
+  NameMatcher iteration, pre, infer, post;
+};
+
+Status CompileAll(const Trace& t, const IterationOptions& o, Matchers* m) {
+  for (auto [matcher, pattern, option] : {std::tuple{&m->iteration, &o.iteration_regex, "--iteration"},
+                                          std::tuple{&m->pre, &o.pre_regex, "--phase pre="},
+                                          std::tuple{&m->infer, &o.infer_regex, "--phase infer="},
+                                          std::tuple{&m->post, &o.post_regex, "--phase post="}}) {
+    TG_RETURN_IF_ERROR(Compile(t, *pattern, option, matcher));
+  }
+  return Status::Ok();
+}
+
+// Markers -> out->iterations (the kept ones, spans still equal to the markers), found, skipped,
+// source, and the index that maps times to kept iterations.
+Status FindIterations(const Trace& t, const IterationOptions& o, NameMatcher& match, IterationAnalysis* out,
+                      MarkerIndex* index, bool* gpu_markers) {
+  // Host markers; GPU-projected annotations only when no host range matches.
+  MarkerChoice choice = ChooseMarkers(t, match, 0);
+  *gpu_markers = false;
+  if (choice.markers.empty()) {
+    choice = ChooseMarkers(t, match, 1);
+    *gpu_markers = !choice.markers.empty();
+  }
+  const std::string quoted = "'" + o.iteration_regex + "'";
+  if (choice.markers.empty()) {
+    auto [w0, w1] = t.Window();
+    index->whole_trace = true;
+    Iteration it;
+    it.marker_start = it.start = w0;
+    it.marker_end = it.end = w1;
+    out->iterations.push_back(it);
+    out->found = 1;
+    out->source = "no ranges match " + quoted +
+                  ": the whole trace is one iteration (use --iteration REGEX to name the iteration ranges)";
+  } else {
+    out->from_markers = true;
+    out->pid = choice.pid;
+    out->found = choice.markers.size();
+    out->source = (*gpu_markers ? Plural(out->found, "GPU range", "GPU ranges")
+                                : Plural(out->found, "range", "ranges")) +
+                  " matching " + quoted + " in " +
+                  (choice.pid == kUnknownId ? std::string("an unknown process") : "pid " + std::to_string(choice.pid));
+    if (choice.other_pids > 0) {
+      out->source += " (" + Plural(choice.other_pids, "other process", "other processes") + " with markers ignored)";
+    }
+  }
+  if (o.skip > 0 && o.skip >= out->found) {
+    return InvalidInput("--skip " + std::to_string(o.skip) + " drops all " +
+                        Plural(out->found, "iteration", "iterations") + " found; lower it");
+  }
+  out->skipped = o.skip;
+  index->skip = o.skip;
+  for (size_t i = 0; i < choice.markers.size(); ++i) {
+    const Marker& m = choice.markers[i];
+    index->start.push_back(m.start);
+    index->end.push_back(m.end);
+    if (i < o.skip) continue;
+    Iteration it;
+    it.index = i;
+    it.name = std::string(t.Name(t.ranges.name[m.row]));
+    it.marker_start = it.start = m.start;
+    it.marker_end = it.end = m.end;
+    out->iterations.push_back(std::move(it));
+  }
+  return Status::Ok();
+}
+
+// Counts, sync time, and span ends from the assigned GPU work (syncs wait; they do not extend).
+void CountWork(const Trace& t, IterationAnalysis* out) {
+  std::vector<Iteration>& its = out->iterations;
+  Extend(t.kernels, out->kernel_iteration, its, &Iteration::kernels);
+  Extend(t.memcpys, out->memcpy_iteration, its, &Iteration::memcpys);
+  Extend(t.memsets, out->memset_iteration, its, &Iteration::memsets);
+  for (size_t i = 0; i < t.syncs.size(); ++i) {
+    if (out->sync_iteration[i] < 0) continue;
+    Iteration& it = its[static_cast<size_t>(out->sync_iteration[i])];
+    it.syncs++;
+    it.sync_ns += std::max<TimeNs>(0, t.syncs.end[i] - t.syncs.start[i]);
+  }
+}
+
+// Phase pieces: the GPU work, then the pre / infer / post ranges that start inside a marker; each
+// table's pieces sorted by (iteration, start), the blocks merged, and a linear pass per iteration.
+void ComputePhases(const Trace& t, const Assigner& assign, Matchers& m, IterationAnalysis* out) {
+  const std::vector<Iteration>& its = out->iterations;
+  std::vector<Piece> pieces;
+  pieces.reserve(t.GpuEventCount());
+  // Each table's pieces are nearly in (iteration, start) order already: sort each block on its
+  // own (cheap), then merge the blocks. The order of pieces that start together does not matter
+  // to FillPhases (unions).
+  auto by_iteration_and_start = [](const Piece& a, const Piece& b) {
+    return a.iter != b.iter ? a.iter < b.iter : a.start < b.start;
+  };
+  std::vector<size_t> blocks{0};
+  auto end_block = [&] {
+    Piece* first = pieces.data() + blocks.back();
+    Piece* last = pieces.data() + pieces.size();
+    // Rows come in launch order, so their iterations usually do not decrease: then only each
+    // iteration's few pieces need sorting by start (work on several streams interleaves them).
+    if (std::is_sorted(first, last, [](const Piece& a, const Piece& b) { return a.iter < b.iter; })) {
+      for (Piece* group = first; group != last;) {
+        Piece* next = group;
+        while (next != last && next->iter == group->iter) ++next;
+        internal::SortNearlySorted(group, next, by_iteration_and_start);  // one iteration may be the whole trace
+        group = next;
+      }
+    } else {
+      internal::SortNearlySorted(first, last, by_iteration_and_start);
+    }
+    blocks.push_back(pieces.size());
+  };
+  const KernelTable& k = t.kernels;
+  for (size_t i = 0; i < k.size(); ++i) AddPiece(pieces, its, out->kernel_iteration[i], k.start[i], k.end[i], kGpu);
+  end_block();
+  const MemcpyTable& c = t.memcpys;
+  for (size_t i = 0; i < c.size(); ++i) {
+    Cls cls = c.kind[i] == CopyKind::kHtoD ? kH2d : c.kind[i] == CopyKind::kDtoH ? kD2h : kGpu;
+    AddPiece(pieces, its, out->memcpy_iteration[i], c.start[i], c.end[i], cls);
+  }
+  end_block();
+  const MemsetTable& s = t.memsets;
+  for (size_t i = 0; i < s.size(); ++i) AddPiece(pieces, its, out->memset_iteration[i], s.start[i], s.end[i], kGpu);
+  end_block();
+  const RangeTable& r = t.ranges;
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (r.on_gpu[i] != 0 || r.end[i] <= r.start[i] || assign.Foreign(r.pid[i])) continue;
+    int32_t iter = -2;  // looked up only when a phase regex matches
+    for (auto [match, cls] : {std::pair{&m.pre, kPre}, std::pair{&m.infer, kInferRange}, std::pair{&m.post, kPost}}) {
+      if (!(*match)(r.name[i])) continue;
+      if (iter == -2) iter = assign.markers.At(r.start[i]);
+      AddPiece(pieces, its, iter, r.start[i], r.end[i], cls);
+    }
+  }
+  end_block();
+  internal::MergeSortedBlocks(pieces.data(), std::move(blocks), by_iteration_and_start);
+  const Piece* p = pieces.data();
+  const Piece* end = p + pieces.size();
+  for (size_t i = 0; i < its.size(); ++i) {
+    const Piece* q = p;
+    while (q != end && q->iter == static_cast<int32_t>(i)) ++q;
+    FillPhases(p, q, out->iterations[i]);
+    p = q;
+  }
+}
+
+void ComputeStats(IterationAnalysis* out) {
+  std::vector<double> latency_ms;
+  std::array<TimeNs, kPhaseCount> phase_total{};
+  TimeNs first = out->iterations.front().start, last = out->iterations.front().end;
+  for (const Iteration& it : out->iterations) {
+    latency_ms.push_back(static_cast<double>(it.latency_ns()) / 1e6);
+    out->total_ns += it.latency_ns();
+    for (size_t p = 0; p < kPhaseCount; ++p) phase_total[p] += it.phase_ns[p];
+    first = std::min(first, it.start);
+    last = std::max(last, it.end);
+  }
+  out->latency_ms = Describe(std::move(latency_ms));
+  const double kept = static_cast<double>(out->iterations.size());
+  if (last > first) {
+    out->has_throughput = true;
+    out->throughput_fps = kept * static_cast<double>(out->batch) / (static_cast<double>(last - first) / 1e9);
+  }
+  for (size_t p = 0; p < kPhaseCount; ++p) {
+    double total = static_cast<double>(phase_total[p]);
+    out->phase_ratio[p] = out->total_ns > 0 ? total / static_cast<double>(out->total_ns) : 0;
+    out->phase_mean_ms[p] = total / kept / 1e6;
+  }
+}
+
+}  // namespace
+
+Status AnalyzeIterations(const Trace& trace, const IterationOptions& options, IterationAnalysis* out) {
+  std::optional<ApiIndex> built;
+  return AnalyzeIterations(trace, options, out, [&]() -> const ApiIndex& { return built.emplace(trace.api_calls); });
+}
+
+Status AnalyzeIterations(const Trace& trace, const IterationOptions& options, IterationAnalysis* out,
+                         const std::function<const ApiIndex&()>& api_index_of) {
+  *out = IterationAnalysis{};
+  if (options.batch < 1) {
+    return InvalidInput("--batch " + std::to_string(options.batch) + " must be at least 1 (items per iteration)");
+  }
+  Matchers matchers;
+  TG_RETURN_IF_ERROR(CompileAll(trace, options, &matchers));
+  out->batch = options.batch;
+  MarkerIndex index;
+  bool gpu_markers = false;
+  if (Status s = FindIterations(trace, options, matchers.iteration, out, &index, &gpu_markers); !s.ok()) {
+    return s;
+  }
+
+  // Under GPU markers the chosen "pid" is a device's track, not a process: no process filter.
+  const ApiTable& api = trace.api_calls;
+  const ApiIndex& api_index = api_index_of();
+  Assigner assign{api, index, api_index, gpu_markers ? kUnknownId : out->pid, !gpu_markers};
+  out->api_iteration.resize(api.size());
+  for (size_t i = 0; i < api.size(); ++i) out->api_iteration[i] = assign.Api(i);
+  out->kernel_iteration = assign.Gpu(trace.kernels, out->api_iteration);
+  out->memcpy_iteration = assign.Gpu(trace.memcpys, out->api_iteration);
+  out->memset_iteration = assign.Gpu(trace.memsets, out->api_iteration);
+  out->sync_iteration = assign.Gpu(trace.syncs, out->api_iteration);
+
+  CountWork(trace, out);
+  ComputePhases(trace, assign, matchers, out);
+  ComputeStats(out);
+  return Status::Ok();
+}
+
+}  // namespace tg

@@ -1,0 +1,201 @@
+// Kernel classes by name. The patterns are built from kernel names seen in PyTorch, cuDNN, cuBLAS,
+// CUTLASS, NCCL and TorchInductor traces; kernel_class_test.cpp lists the names each must classify.
+#include "tracegate/analyzer/kernel_class.h"
+
+#include <cctype>
+
+#include "analyzer/util/demangle.h"
+
+namespace tg {
+
+namespace {
+
+// How demanglers spell an anonymous namespace (c++filt, Nsight Systems); part of the name, not
+// brackets to skip.
+constexpr std::array<std::string_view, 2> kAnonymousNamespaces{"(anonymous namespace)", "<unnamed>"};
+
+// The length of the anonymous-namespace spelling at `i`, 0 when there is none.
+size_t AnonymousNamespaceAt(std::string_view name, size_t i) {
+  for (std::string_view a : kAnonymousNamespaces) {
+    if (name.substr(i).starts_with(a)) return a.size();
+  }
+  return 0;
+}
+
+// Where the parameter list of a demangled function name starts: the first "(" at bracket depth 0
+// that follows a name and is not "(anonymous namespace)"; npos for a name without one (Triton,
+// cuBLAS "ampere_sgemm_128x64_nn") or with unbalanced brackets (not C++).
+size_t ParameterListStart(std::string_view demangled) {
+  int depth = 0;
+  for (size_t i = 0; i < demangled.size(); ++i) {
+    char ch = demangled[i];
+    if (size_t anon = depth == 0 ? AnonymousNamespaceAt(demangled, i) : 0) {
+      i += anon - 1;
+    } else if (ch == '(' && depth == 0 && i > 0) {
+      return i;
+    } else if (ch == '<' || ch == '(' || ch == '[' || ch == '{') {
+      ++depth;
+    } else if ((ch == '>' || ch == ')' || ch == ']' || ch == '}') && --depth < 0) {
+      return std::string_view::npos;
+    }
+  }
+  return std::string_view::npos;
+}
+
+// A short token only counts between non-letters ("_add_", "<scale>", "bmm_kernel"), so "padding",
+// "address" or "multi" do not match add / mul. Digits may follow ("pad2d"). ECMAScript has no
+// look-behind, so the left boundary consumes one character; the pattern is searched, not matched.
+std::string Tokens(const char* alternatives) { return std::string("(^|[^a-z])(") + alternatives + ")(?![a-z])"; }
+
+std::array<std::string, kKernelClassCount> BuildDefaults() {
+  std::array<std::string, kKernelClassCount> p;
+  auto set = [&p](KernelClass c, std::string pattern) { p[static_cast<size_t>(c)] = std::move(pattern); };
+  set(KernelClass::kCommunication,
+      "nccl|rccl|all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|sendrecv|cross_device_reduce");
+  // "conv" but not "convert" / "conversion" (NumericConverter sits in many template arguments).
+  set(KernelClass::kConv, "conv(?!ert|ers)|fprop|dgrad|wgrad|scudnn|winograd|implicit_?gemm|implicit_precomp|fft2d");
+  // "gemm" but not FBGEMM's embedding and quantisation kernels ("fbgemm_gpu::...").
+  set(KernelClass::kGemm,
+      "(^|[^b])gemm|gemv|matmul|cutlass|xmma|nvjet|splitkreduce|flash_?(fwd|bwd)|fmha|^triton_tem_|" +
+          Tokens("b?mm|addmm|baddbmm"));
+  set(KernelClass::kTransform,
+      "transpose|permute|nchw[a-z_]*to_?nhwc|nhwc[a-z_]*to_?nchw|nchw2nhwc|nhwc2nchw|im2col|col2im|vol2col|"
+      "col2vol|concat|catarray|copy(?!sign)|" +
+          Tokens("cat|pad|flip|roll"));
+  set(KernelClass::kNormalization, "(batch|layer|group|instance|rms)_?norm|rowwisemoments|gammabetabackward|" +
+                                       Tokens("bn_(fw|bw|fwd|bwd)|ln_(fwd|bwd)"));
+  set(KernelClass::kActivation,
+      "relu|gelu|silu|swish|swiglu|geglu|sigmoid|tanh|softplus|softsign|mish|clamp|threshold|activation|" +
+          Tokens("s?elu"));
+  set(KernelClass::kElementwise,
+      "elementwise|element_wise|pointwise|multi_tensor_apply|dropout|foreach|epilogue::impl|" +
+          Tokens("add|sub|mul|div|bias|scale|scal|axpy|fill|cast|neg|abs|exp|pow|sqrt|rsqrt|reciprocal|where|lerp|"
+                 "addcmul|addcdiv"));
+  set(KernelClass::kReduction,
+      "softmax|reduce|reduction|pool|scan|" + Tokens("sum|mean|argmax|argmin|amax|amin|prod|norm|logsumexp|topk"));
+  return p;
+}
+
+char Lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+
+// Case-insensitive matching without std::regex::icase, which is 2-3x slower in libstdc++: names
+// and patterns are lower-cased, except the letter of an escape ("\D", "\W", "\S" keep their meaning).
+std::string LowerPattern(std::string_view pattern) {
+  std::string out(pattern);
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == '\\') {
+      ++i;  // the escaped character stays as written
+    } else {
+      out[i] = Lower(out[i]);
+    }
+  }
+  return out;
+}
+
+Status Compile(size_t cls, const std::string& pattern, std::regex* out) {
+  if (pattern.empty()) return Status::Ok();  // the class is off: nothing is tried
+  try {
+    *out = std::regex(LowerPattern(pattern), std::regex::ECMAScript | std::regex::nosubs | std::regex::optimize);
+  } catch (const std::regex_error& e) {
+    return InvalidInput("kernel class '" + std::string(kKernelClassNames[cls]) + "': invalid regular expression '" +
+                        pattern + "': " + e.what());
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+const std::array<std::string, kKernelClassCount>& DefaultKernelClassPatterns() {
+  static const std::array<std::string, kKernelClassCount> defaults = BuildDefaults();
+  return defaults;
+}
+
+bool ParseKernelClass(std::string_view name, KernelClass* out) {
+  for (size_t c = 0; c < kKernelClassCount; ++c) {
+    if (name == kKernelClassNames[c]) {
+      *out = static_cast<KernelClass>(c);
+      return true;
+    }
+  }
+  return false;
+}
+
+Status KernelClassifier::Create(const std::map<std::string, std::string>& overrides, KernelClassifier* out) {
+  KernelClassifier k;
+  k.patterns_ = DefaultKernelClassPatterns();
+  for (const auto& [name, pattern] : overrides) {
+    KernelClass c;
+    if (!ParseKernelClass(name, &c) || c == KernelClass::kOther) {
+      std::string known;
+      for (size_t i = 0; i + 1 < kKernelClassCount; ++i) known += (i ? ", " : "") + std::string(kKernelClassNames[i]);
+      return InvalidInput("unknown kernel class '" + name + "' (known: " + known + ")");
+    }
+    k.patterns_[static_cast<size_t>(c)] = pattern;
+  }
+  for (size_t c = 0; c < kKernelClassCount; ++c) {
+    TG_RETURN_IF_ERROR(Compile(c, k.patterns_[c], &k.regexes_[c]));
+  }
+  *out = std::move(k);
+  return Status::Ok();
+}
+
+KernelClass KernelClassifier::Classify(std::string_view demangled_name) const {
+  for (const KernelNamePrefix& p : kTritonPrefixes) {
+    if (demangled_name.starts_with(p.prefix)) return p.cls;
+  }
+  // Parameter types are noise ("scal_kernel<...>(cublasTransposeParams<float>, ...)" is no transpose).
+  std::string name(demangled_name.substr(0, ParameterListStart(demangled_name)));
+  for (char& ch : name) ch = Lower(ch);
+  for (size_t c = 0; c < kKernelClassCount; ++c) {
+    if (patterns_[c].empty()) continue;
+    if (std::regex_search(name.begin(), name.end(), regexes_[c])) return static_cast<KernelClass>(c);
+  }
+  return KernelClass::kOther;
+}
+
+std::vector<KernelClass> ClassifyKernels(const Trace& trace, const KernelClassifier& classifier) {
+  constexpr uint8_t kUnset = 0xff;
+  std::vector<uint8_t> by_name(trace.strings.size(), kUnset);
+  std::vector<KernelClass> out(trace.kernels.size());
+  for (size_t i = 0; i < out.size(); ++i) {
+    uint8_t& c = by_name[trace.kernels.name[i]];
+    if (c == kUnset) c = static_cast<uint8_t>(classifier.Classify(Demangle(trace.Name(trace.kernels.name[i]))));
+    out[i] = static_cast<KernelClass>(c);
+  }
+  return out;
+}
+
+std::string ShortKernelName(std::string_view demangled) {
+  size_t params = ParameterListStart(demangled);
+  std::string_view head = demangled.substr(0, params);
+  // Drop the template arguments: everything inside <> (and other brackets) at depth 0.
+  std::string out;
+  int depth = 0;
+  for (size_t i = 0; i < head.size(); ++i) {
+    char ch = head[i];
+    if (size_t anon = depth == 0 ? AnonymousNamespaceAt(head, i) : 0) {
+      out += head.substr(i, anon);
+      i += anon - 1;
+    } else if (ch == '<' || ch == '(' || ch == '[' || ch == '{') {
+      ++depth;
+    } else if (ch == '>' || ch == ')' || ch == ']' || ch == '}') {
+      if (--depth < 0) return std::string(demangled);  // not C++: leave it alone
+    } else if (depth == 0) {
+      out += ch;
+    }
+  }
+  if (depth != 0) return std::string(demangled);
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  // A function's return type ends at the last space that is not inside "(anonymous namespace)".
+  if (params != std::string_view::npos) {
+    for (size_t i = out.size(); i-- > 0;) {
+      if (out[i] == ' ' && !std::string_view(out).substr(0, i + 1).ends_with("(anonymous ")) {
+        out.erase(0, i + 1);
+        break;
+      }
+    }
+  }
+  return out.empty() ? std::string(demangled) : out;
+}
+
+}  // namespace tg

@@ -1,0 +1,472 @@
+#include "analyzer/import/kineto/kineto_fast.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "analyzer/import/kineto/kineto_numbers.h"
+
+namespace tg::internal {
+
+namespace {
+
+// Deeper values are left to the slow path (the recursion here stays shallow).
+constexpr int kMaxFastLevels = 32;
+
+bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+// What may follow a number or literal inside an object or array: white space, ',', '}' or ']'.
+constexpr auto kEndsScalar = [] {
+  std::array<bool, 256> t{};
+  for (unsigned char c : {' ', '\n', '\r', '\t', ',', '}', ']'}) t[c] = true;
+  return t;
+}();
+bool EndsScalar(char c) { return kEndsScalar[static_cast<unsigned char>(c)]; }
+
+#if defined(__SSE2__)
+// Bit i set when byte i of the 16 at `s` is an ASCII digit.
+inline unsigned DigitMask(const char* s) {
+  const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+  const __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)), _mm_cmplt_epi8(x, _mm_set1_epi8('9' + 1)));
+  return static_cast<unsigned>(_mm_movemask_epi8(digit));
+}
+
+// The value of the `n` (1..8) ASCII digits at `s` (8 bytes readable): shifted so that the
+// digits fill the top of a little-endian word, then combined pairwise in three multiplications.
+inline uint64_t EightDigits(const char* s, int n) {
+  uint64_t v;
+  std::memcpy(&v, s, 8);
+  v <<= 8 * (8 - n);  // the bytes after the digits drop out; zero bytes lead
+  v = ((v & 0x0F0F0F0F0F0F0F0FULL) * 2561) >> 8;
+  v = ((v & 0x00FF00FF00FF00FFULL) * 6553601) >> 16;
+  return ((v & 0x0000FFFF0000FFFFULL) * 42949672960001ULL) >> 32;
+}
+
+// The value of the `n` (1..16) ASCII digits at `s` (16 bytes readable).
+inline uint64_t DigitsValue(const char* s, int n) {
+  return n <= 8 ? EightDigits(s, n) : EightDigits(s, n - 8) * 100000000ULL + EightDigits(s + n - 8, 8);
+}
+
+constexpr uint64_t kPow10[16] = {1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+                                 100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
+                                 10000000000000ULL, 100000000000000ULL, 1000000000000000ULL};
+#endif
+
+// Whether the literal is at `p` (32 bytes readable) with at least one more byte of data after it.
+bool Matches(const FastParseMemo::Literal& l, const char* p, const char* end) {
+  if (end - p <= l.length) return false;
+#if defined(__SSE2__)
+  const __m128i* b = reinterpret_cast<const __m128i*>(l.bytes);
+  const unsigned lo = static_cast<unsigned>(_mm_movemask_epi8(
+      _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), _mm_load_si128(b))));
+  const unsigned hi = static_cast<unsigned>(_mm_movemask_epi8(
+      _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16)), _mm_load_si128(b + 1))));
+  return ((lo | hi << 16) & l.mask) == l.mask;
+#else
+  return std::memcmp(p, l.bytes, l.length) == 0;
+#endif
+}
+
+class Reader {
+ public:
+  Reader(const char* p, const char* end, int max_levels, FastParseMemo& memo)
+      : p_(p), end_(end), max_levels_(max_levels < kMaxFastLevels ? max_levels : kMaxFastLevels), memo_(memo) {}
+
+  const char* pos() const { return p_; }
+
+  bool Event(RawEvent& ev) {
+    ev.Reset();
+    if (*p_ != '{' || max_levels_ < 1) return false;
+    ev.is_object = true;
+    return Learned(1, FindEventMember, [&](const MemberSlot* m) {
+      if (!m) return Skip(1);
+      if (m->args) {
+        ev.duplicate_key |= ev.args != FieldType::kAbsent;
+        return Args(ev);
+      }
+      Field& f = ev.*m->field;
+      ev.duplicate_key |= f.type != FieldType::kAbsent;
+      return Scalar(f, 1);
+    });
+  }
+
+ private:
+  // The members of the event object (level 1) or of its args (level 2), p_ at its '{': what
+  // Members does, but each step's separator, name and colon are first looked for among the
+  // literals the memo saw after the previous step (see FastParseMemo).
+  template <typename Find, typename Value>
+  bool Learned(int level, Find find, Value value) {
+    // The literal of the previous step; kNone after a step that was not learned (too long, or
+    // the memo full): nothing is predicted then. Keeping the previous one would offer literals
+    // learned at another position (a first step's "{...") where they must not match.
+    uint8_t at = FastParseMemo::Start(level);
+    for (bool first = true;; first = false) {
+      uint8_t hit = FastParseMemo::kNone;
+      if (at != FastParseMemo::kNone) {
+        for (uint8_t id : memo_.at(at).next) {
+          if (id == FastParseMemo::kNone) break;
+          if (Matches(memo_.at(id), p_, end_)) {
+            hit = id;
+            break;
+          }
+        }
+      }
+      const MemberSlot* slot;
+      if (hit != FastParseMemo::kNone) {
+        const FastParseMemo::Literal& l = memo_.at(hit);
+        p_ += l.length;
+        if (l.end) return true;
+        slot = l.slot;
+        at = hit;
+        Ws();  // a literal ends at a value, but this event may have more white space there
+        if (p_ >= end_) return false;
+      } else {
+        // As Sequence and Members, step by step.
+        const char* begin = p_;
+        bool end = false;
+        if (first) {
+          ++p_;  // '{'
+          Ws();
+          if (p_ < end_ && *p_ == '}') {
+            ++p_;
+            end = true;
+          }
+        } else {
+          Ws();
+          if (p_ >= end_) return false;
+          const char c = *p_++;
+          if (c == '}') {
+            end = true;
+          } else {
+            if (c != ',') return false;
+            Ws();
+          }
+        }
+        std::string_view key;
+        if (!end) {
+          if (p_ >= end_ || *p_ != '"' || !String(key) || !Expect(':')) return false;
+          Ws();
+          if (p_ >= end_) return false;
+        }
+        slot = end ? nullptr : find(key);
+        const auto length = static_cast<size_t>(p_ - begin);
+        uint8_t id = FastParseMemo::kNone;
+        if (length <= FastParseMemo::kMaxLength) id = memo_.Learn(std::string_view(begin, length), level, end, slot);
+        if (id != FastParseMemo::kNone && at != FastParseMemo::kNone) memo_.Link(at, id);
+        at = id;
+        if (end) return true;
+      }
+      if (!value(slot)) return false;
+    }
+  }
+
+  void Ws() {
+    // Every white space byte is <= ' ', so most calls stop at the first test.
+    while (p_ < end_ && static_cast<unsigned char>(*p_) <= ' ' && IsSpace(*p_)) ++p_;
+  }
+  // Consumes `c` after optional white space.
+  bool Expect(char c) {
+    Ws();
+    if (p_ >= end_ || *p_ != c) return false;
+    ++p_;
+    return true;
+  }
+
+  // A string without escapes, control characters or non-ASCII bytes; `out` is its content.
+  bool String(std::string_view& out) {
+    const char* s = ++p_;  // after the opening quote
+    const char* q = s;
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
+    for (;;) {
+      if (q >= end_) return false;
+      // Reads at most 15 bytes past end_, inside the padding.
+      __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
+      // Signed compare: bytes >= 0x80 are negative, so "< 0x20" also catches non-ASCII.
+      __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)),
+                                  _mm_cmplt_epi8(x, space));
+      auto mask = static_cast<unsigned>(_mm_movemask_epi8(stop));
+      if (mask) {
+        q += __builtin_ctz(mask);
+        break;
+      }
+      q += 16;
+    }
+#else
+    while (q < end_ && *q != '"' && *q != '\\' && static_cast<unsigned char>(*q) >= 0x20 &&
+           static_cast<unsigned char>(*q) < 0x80) {
+      ++q;
+    }
+#endif
+    if (q >= end_ || *q != '"') return false;
+    out = std::string_view(s, static_cast<size_t>(q - s));
+    p_ = q + 1;
+    return true;
+  }
+
+  // -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? followed by a delimiter. With `f`, also
+  // gathers the digits for GatheredToInt64 (f->frac stays Field::kNoDigits for exponents and
+  // tokens of more than 18 characters after the sign).
+  bool Number(std::string_view& out, Field* f = nullptr) {
+    // The commonest number of all (a device, a context, a grid's 1): one digit, then a delimiter.
+    if (IsDigit(*p_) && end_ - p_ > 1 && EndsScalar(p_[1])) {
+      out = std::string_view(p_, 1);
+      if (f) {
+        f->frac = -1;
+        f->digits = static_cast<uint64_t>(*p_ - '0');
+      }
+      ++p_;
+      return true;
+    }
+#if defined(__SSE2__)
+    // The usual shapes (no exponent, at most 15 characters after the sign) without a loop per
+    // digit: one 16-byte compare finds both digit runs, and the digits are combined 8 at a time.
+    // Everything else (and anything within 16 bytes of end_) takes the byte loop below, which
+    // accepts and gathers exactly the same.
+    const char* body = p_ + (*p_ == '-');
+    if (end_ - body >= 16) {
+      const unsigned digit = DigitMask(body);
+      const int whole = __builtin_ctz(~digit);  // <= 16
+      if (whole == 0 || (whole > 1 && *body == '0')) return false;
+      const char* q = body + whole;
+      int frac = -1;
+      if (whole < 15 && *q == '.') {
+        frac = __builtin_ctz(~(digit >> (whole + 1)));  // up to the 16th byte, where digits stop counting
+        if (frac == 0) return false;
+        q += 1 + frac;
+      }
+      // q - body < 16: inside the window, so q < end_ and *q is a real byte. Anything but a
+      // delimiter there (an exponent, a second point, a stray byte) is left to the byte loop.
+      if (q - body < 16 && EndsScalar(*q)) {
+        out = std::string_view(p_, static_cast<size_t>(q - p_));
+        if (f) {
+          f->frac = static_cast<int8_t>(frac);
+          f->digits = frac < 0 ? DigitsValue(body, whole)
+                               : DigitsValue(body, whole) * kPow10[frac] + DigitsValue(body + whole + 1, frac);
+        }
+        p_ = q;
+        return true;
+      }
+    }
+#endif
+    return NumberBytes(out, f);
+  }
+
+  bool NumberBytes(std::string_view& out, Field* f) {
+    const char* s = p_;
+    const char* q = p_;
+    if (*q == '-') ++q;
+    const char* body = q;
+    uint64_t acc = 0;  // wraps for long tokens, which are not kept
+    // Single bytes past end_ are read only from the padding; digit runs stop at end_.
+    auto digits = [&] {
+      if (q >= end_ || !IsDigit(*q)) return false;
+      while (q < end_ && IsDigit(*q)) acc = acc * 10 + static_cast<uint64_t>(*q++ - '0');
+      return true;
+    };
+    if (*q == '0') {
+      ++q;
+    } else if (!digits()) {
+      return false;
+    }
+    int frac = -1;
+    if (*q == '.') {
+      const char* point = ++q;
+      if (!digits()) return false;
+      frac = static_cast<int>(q - point);
+    }
+    bool exponent = false;
+    if (*q == 'e' || *q == 'E') {
+      exponent = true;
+      ++q;
+      if (*q == '+' || *q == '-') ++q;
+      if (!digits()) return false;
+    }
+    if (q >= end_ || !EndsScalar(*q)) return false;
+    out = std::string_view(s, static_cast<size_t>(q - s));
+    if (f) {
+      const bool gathered = !exponent && q - body <= 18;
+      f->frac = gathered ? static_cast<int8_t>(frac) : Field::kNoDigits;
+      f->digits = acc;
+    }
+    p_ = q;
+    return true;
+  }
+
+  bool Literal(const char* word, size_t n) {
+    if (std::memcmp(p_, word, n) != 0 || p_ + n >= end_ || !EndsScalar(p_[n])) return false;
+    p_ += n;
+    return true;
+  }
+
+  // A '{' ... '}' or '[' ... ']' (`close`) whose items `item()` reads, separated by commas.
+  template <typename Item>
+  bool Sequence(char close, Item item) {
+    ++p_;  // the opening bracket
+    Ws();
+    if (p_ < end_ && *p_ == close) {
+      ++p_;
+      return true;
+    }
+    for (;;) {
+      if (p_ >= end_ || !item()) return false;
+      Ws();
+      if (p_ >= end_) return false;
+      char c = *p_++;
+      if (c == close) return true;
+      if (c != ',') return false;
+      Ws();
+    }
+  }
+  // An object whose values `member(key)` reads (callers check the level).
+  template <typename Member>
+  bool Members(Member member) {
+    return Sequence('}', [&] {
+      std::string_view key;
+      if (*p_ != '"' || !String(key) || !Expect(':')) return false;
+      Ws();
+      return p_ < end_ && member(key);
+    });
+  }
+  template <typename Element>
+  bool Elements(Element element) {
+    return Sequence(']', element);
+  }
+
+  // Any value inside a container of level `level`, validated and dropped.
+  bool Skip(int level) {
+    std::string_view unused;
+    switch (*p_) {
+      case '{':
+        return level < max_levels_ && Members([&](std::string_view) { return Skip(level + 1); });
+      case '[':
+        return level < max_levels_ && Elements([&] { return Skip(level + 1); });
+      case '"': return String(unused);
+      case 't': return Literal("true", 4);
+      case 'f': return Literal("false", 5);
+      case 'n': return Literal("null", 4);
+      default: return Number(unused);
+    }
+  }
+
+  // As EventParser's ReadField: numbers and strings keep their text, containers and booleans
+  // are kOther.
+  bool Scalar(Field& f, int level) {
+    f.text = {};
+    switch (*p_) {
+      case '"':
+        f.type = FieldType::kString;
+        return String(f.text);
+      case 'n':
+        f.type = FieldType::kNull;
+        return Literal("null", 4);
+      case '{': case '[': case 't': case 'f':
+        f.type = FieldType::kOther;
+        return Skip(level);
+      default:
+        f.type = FieldType::kNumber;
+        return Number(f.text, &f);
+    }
+  }
+
+  // As EventParser's ReadDim3.
+  bool Dim(Dim3& d, int level) {
+    d = Dim3{};
+    if (*p_ != '[') {
+      d.type = *p_ == 'n' ? FieldType::kNull : FieldType::kOther;
+      return Skip(level);
+    }
+    if (level >= max_levels_) return false;
+    int n = 0;
+    bool ok = true;
+    bool read = Elements([&] {
+      Field f;
+      if (!Scalar(f, level + 1)) return false;
+      int64_t value = 0;
+      if (n < 3 && f.type == FieldType::kNumber && FieldToInt64(f, 0, true, value) == NumberStatus::kOk &&
+          value >= INT32_MIN && value <= INT32_MAX) {
+        d.v[n] = static_cast<int32_t>(value);
+      } else {
+        ok = false;
+      }
+      ++n;
+      return true;
+    });
+    d.type = ok && n == 3 ? FieldType::kNumber : FieldType::kOther;
+    return read;
+  }
+
+  // As EventParser's ReadArgs.
+  bool Args(RawEvent& ev) {
+    if (*p_ != '{') {
+      Field f;
+      if (!Scalar(f, 1)) return false;
+      ev.args = f.type;
+      return true;
+    }
+    if (max_levels_ < 2) return false;
+    ev.args = FieldType::kOther;
+    ev.args_is_object = true;
+    return Learned(2, FindArgsMember, [&](const MemberSlot* m) {
+      if (!m) return Skip(2);
+      if (m->dim) {
+        Dim3& d = ev.*m->dim;
+        ev.duplicate_key |= d.type != FieldType::kAbsent;
+        return Dim(d, 2);
+      }
+      Field& f = ev.*m->field;
+      ev.duplicate_key |= f.type != FieldType::kAbsent;
+      return Scalar(f, 2);
+    });
+  }
+
+  const char* p_;
+  const char* end_;
+  int max_levels_;
+  FastParseMemo& memo_;
+};
+
+}  // namespace
+
+FastParseMemo::FastParseMemo() {
+  for (Literal& l : literals_) std::fill(std::begin(l.next), std::end(l.next), kNone);
+}
+
+uint8_t FastParseMemo::Learn(std::string_view bytes, int level, bool end, const MemberSlot* slot) {
+  for (int id = 2; id < used_; ++id) {
+    const Literal& l = literals_[id];
+    if (l.level == level && l.length == bytes.size() && std::memcmp(l.bytes, bytes.data(), bytes.size()) == 0)
+      return static_cast<uint8_t>(id);
+  }
+  if (used_ == kMaxLiterals || bytes.empty() || bytes.size() > kMaxLength) return kNone;
+  Literal& l = literals_[used_];
+  std::memset(l.bytes, 0, sizeof l.bytes);
+  std::memcpy(l.bytes, bytes.data(), bytes.size());
+  l.length = static_cast<uint8_t>(bytes.size());
+  l.mask = bytes.size() == 32 ? ~0u : (1u << bytes.size()) - 1;
+  l.level = static_cast<uint8_t>(level);
+  l.end = end;
+  l.slot = slot;
+  return static_cast<uint8_t>(used_++);
+}
+
+void FastParseMemo::Link(uint8_t from, uint8_t id) {
+  Literal& l = literals_[from];
+  for (uint8_t n : l.next)
+    if (n == id) return;
+  l.next[l.replace] = id;
+  l.replace = static_cast<uint8_t>((l.replace + 1) % kWays);
+}
+
+size_t FastParseEvent(const char* p, const char* end, int max_levels, RawEvent& ev, FastParseMemo& memo) {
+  Reader r(p, end, max_levels, memo);
+  if (!r.Event(ev)) return 0;
+  return static_cast<size_t>(r.pos() - p);
+}
+
+}  // namespace tg::internal

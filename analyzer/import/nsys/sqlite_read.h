@@ -1,0 +1,65 @@
+// Internals of ImportSqlite shared by its two files: sqlite_import.cpp (opening, format detection,
+// metadata, devices, processes, counters) and sqlite_events.cpp (the event tables).
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "analyzer/store/sqlite_db.h"
+#include "tracegate/analyzer/model.h"
+
+namespace tg::internal {
+
+// Resolves StringIds ids to the trace's StringIds, looking each id up once.
+class NameResolver {
+ public:
+  [[nodiscard]] Status Init(const internal::Db& db, bool has_table, StringTable& strings);
+  // An id StringIds does not have (or no StringIds table) resolves to "<StringIds id N missing>"
+  // and counts in missing().
+  StringId operator()(int64_t id);
+  Status status() const { return status_; }
+  uint64_t missing() const { return missing_; }
+
+ private:
+  StringTable* strings_ = nullptr;
+  bool has_table_ = false;
+  internal::Stmt lookup_;
+  struct Entry {
+    StringId name;
+    bool missing;
+  };
+  std::unordered_map<int64_t, Entry> cache_;
+  uint64_t missing_ = 0;
+  Status status_;
+};
+
+struct Source {
+  internal::Db& db;
+  const std::string& path;
+  std::unordered_set<std::string> tables;
+  Trace& trace;
+  NameResolver names;
+  // A tracegate store keeps the counters its producer found; row checks that only repeat them
+  // (unknown copy kinds) are skipped there. Rows that cannot be kept are dropped and counted in
+  // both formats.
+  bool is_store = false;
+  QualityCounters found;  // counted while reading
+
+  bool Has(const std::string& table) const { return tables.count(table) != 0; }
+};
+
+// Prepares "SELECT c1, c2, ... FROM table <where>"; columns the table lacks read as NULL, since
+// nsys creates tables and columns only when it has data for them.
+[[nodiscard]] Status SelectColumns(const Source& src, const std::string& table,
+                                   std::initializer_list<const char*> columns, std::string_view where,
+                                   internal::Stmt& out);
+// Rows in the table, for reserving (max(rowid): no full scan; an estimate when rows were deleted).
+size_t RowEstimate(const Source& src, const std::string& table);
+
+// The activity and range tables: kernels, memcpys, memsets, syncs, API calls, NVTX ranges, samples.
+[[nodiscard]] Status ReadEvents(Source& src);
+
+}  // namespace tg::internal

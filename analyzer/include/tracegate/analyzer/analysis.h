@@ -1,0 +1,45 @@
+// One call that runs every analysis behind `tracegate analyze`: the summary, iterations and
+// phases, kernel classes, roofline, fusion candidates and the pattern matrix's findings.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tracegate/analyzer/findings.h"
+#include "tracegate/analyzer/fusion.h"
+#include "tracegate/analyzer/gpu_specs.h"
+#include "tracegate/analyzer/iterations.h"
+#include "tracegate/analyzer/kernel_class.h"
+#include "tracegate/analyzer/roofline.h"
+#include "tracegate/analyzer/rules.h"
+#include "tracegate/analyzer/summary.h"
+
+namespace tg {
+
+struct AnalysisConfig {
+  AnalyzeOptions summary;
+  IterationOptions iterations;
+  RulesConfig rules;
+  std::vector<KernelCost> costs;
+  PeakOverride peak;                      // CLI overrides; rules.json "gpu" fills it when unset
+  std::string model, precision;           // tags carried into the report
+  std::string commit;                     // the run's source revision ("" = unknown)
+  std::string commit_reason;              // why commit is "" (report key commit_reason)
+  std::optional<ReferenceRun> reference;  // int8_no_gain
+};
+
+struct Analysis {
+  Summary summary;
+  IterationAnalysis iterations;
+  std::vector<KernelClass> kernel_classes;  // per kernel row
+  PeakRates peak;
+  std::vector<RooflineItem> roofline;
+  std::vector<FusionCandidate> fusion;
+  std::vector<Finding> findings;
+};
+
+// InvalidInput for bad options (regexes, --skip, kernel class patterns).
+Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* out);
+
+}  // namespace tg

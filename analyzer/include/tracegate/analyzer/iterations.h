@@ -1,0 +1,108 @@
+// Iterations and per-iteration phases (seed 001, 5.1):
+//   T_total = T_pre + T_h2d + T_infer + T_d2h + T_post + T_idle   for every iteration.
+//
+// Iterations come from host ranges (NVTX, Kineto user annotations) whose names match
+// IterationOptions::iteration_regex (std::regex ECMAScript, searched, case-insensitive). Only the
+// outermost matches count; when several processes have matches, the process with the most is
+// used (ties: lowest pid) and the others' GPU work is left out. With no match the whole trace
+// window is one iteration (from_markers = false) and the report says so.
+//
+// GPU work (kernels, memcpys, memsets) and syncs belong to the iteration whose marker contains
+// the start of the API call that launched them (matched by correlation id, same process); work
+// without a matching call belongs to the iteration whose marker contains its start, else its end.
+// An iteration's span runs from its marker's start to the later of the marker's end and the end
+// of the last GPU work that belongs to it: its latency is the span's length.
+//
+// Phases partition the span: each instant goes to the first of these that is active then:
+//   h2d   an HtoD copy of this iteration
+//   d2h   a DtoH copy of this iteration
+//   infer any other GPU work of this iteration (kernels, memsets, other copies)
+//   pre   a range matching pre_regex that starts inside this iteration's marker
+//   post  a range matching post_regex that starts inside this iteration's marker
+//   idle  none of these: the GPU has nothing of this iteration to do and the host is in no
+//         pre/post stage (launch overhead, waits, framework time, sleeps).
+// Ranges matching infer_regex do not take time from idle (host time in an infer range while the
+// GPU waits is exactly the scheduling gap the idle rule looks for); their host-side length is
+// reported separately as infer_range_ns.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tracegate/analyzer/model.h"
+#include "tracegate/analyzer/stats.h"
+#include "tracegate/analyzer/status.h"
+
+namespace tg {
+
+inline constexpr const char* kDefaultIterationRegex =
+    R"(^(ProfilerStep#\d+|iter(ation)?([ _#:-]*\d+)?|step[ _#:-]*\d+)$)";
+inline constexpr const char* kDefaultPreRegex = R"(^(pre|preprocess(ing)?)$)";
+inline constexpr const char* kDefaultInferRegex = R"(^(infer|inference|forward)$)";
+inline constexpr const char* kDefaultPostRegex = R"(^(post|postprocess(ing)?)$)";
+
+struct IterationOptions {
+  std::string iteration_regex = kDefaultIterationRegex;
+  size_t skip = 0;                     // warm-up iterations dropped from the front
+  std::string pre_regex = kDefaultPreRegex;
+  std::string infer_regex = kDefaultInferRegex;
+  std::string post_regex = kDefaultPostRegex;
+  int64_t batch = 1;                   // items per iteration, for throughput
+};
+
+enum class Phase : uint8_t { kPre, kH2d, kInfer, kD2h, kPost, kIdle, kCount };
+inline constexpr size_t kPhaseCount = static_cast<size_t>(Phase::kCount);
+inline constexpr std::array<const char*, kPhaseCount> kPhaseNames{"pre", "h2d", "infer", "d2h", "post", "idle"};
+
+struct Iteration {
+  size_t index = 0;               // position among all iterations found (before --skip), 0-based
+  std::string name;               // marker name ("" without markers)
+  TimeNs marker_start = 0, marker_end = 0;
+  TimeNs start = 0, end = 0;      // span; latency = end - start
+  std::array<TimeNs, kPhaseCount> phase_ns{};  // sums to end - start exactly
+  TimeNs gpu_busy_ns = 0;         // union of this iteration's GPU work
+  uint64_t kernels = 0, memcpys = 0, memsets = 0, syncs = 0;
+  TimeNs sync_ns = 0;             // summed duration of its sync records
+  TimeNs pre_range_ns = 0, infer_range_ns = 0, post_range_ns = 0;  // union of phase ranges, clipped
+  TimeNs latency_ns() const { return end - start; }
+};
+
+struct IterationAnalysis {
+  bool from_markers = false;
+  std::string source;             // one line: how iterations were found (or why there are none)
+  int64_t pid = kUnknownId;       // process whose markers were used
+  size_t found = 0;               // iterations found before --skip
+  size_t skipped = 0;
+  int64_t batch = 1;
+  std::vector<Iteration> iterations;  // kept iterations, by start time
+
+  // Which kept iteration each row belongs to (index into `iterations`), -1 for none (outside
+  // every marker, another process, or a skipped iteration). One entry per row of the table.
+  std::vector<int32_t> kernel_iteration, memcpy_iteration, memset_iteration, sync_iteration,
+      api_iteration;
+
+  // Statistics over kept iterations.
+  SampleStats latency_ms;                        // of latency_ns / 1e6
+  TimeNs total_ns = 0;                           // sum of latencies
+  bool has_throughput = false;
+  double throughput_fps = 0;                     // kept * batch / (last end - first start) in s
+  std::array<double, kPhaseCount> phase_ratio{};   // sum phase / total_ns (0 when total is 0)
+  std::array<double, kPhaseCount> phase_mean_ms{};  // mean per iteration
+};
+
+// Fills `out`. Errors (InvalidInput, message naming the option): an invalid regular expression,
+// --skip that drops every iteration found, batch < 1.
+Status AnalyzeIterations(const Trace& trace, const IterationOptions& options, IterationAnalysis* out);
+
+class ApiIndex;
+// The same, with the correlation index of trace.api_calls built elsewhere (RunAnalysis builds it
+// on its second thread while the markers are found): `api_index()` is called once, when it is
+// needed, and must return the index of this trace's API table.
+Status AnalyzeIterations(const Trace& trace, const IterationOptions& options, IterationAnalysis* out,
+                         const std::function<const ApiIndex&()>& api_index);
+
+}  // namespace tg

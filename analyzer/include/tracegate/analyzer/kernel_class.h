@@ -1,0 +1,100 @@
+// Kernel classes by name: a heuristic that every rule relying on it must say it uses. Each class
+// has one case-insensitive regular expression (std::regex ECMAScript, searched in the demangled
+// name without its parameter list, whose types are noise); classes are tried in declaration order
+// and the first match wins. The order is chosen so that a kernel's main work decides, not the
+// epilogue or template arguments that its name lists:
+//   communication  first: "ncclDevKernel_AllReduce_Sum" is a collective, not a reduction;
+//   conv, gemm     before the rest: "fused_conv_bias_add_relu", "conv_bn_relu", cuDNN's
+//                  "ampere_scudnn_128x64_relu_interior_nn" and CUTLASS GEMMs whose template
+//                  arguments name "cutlass::transform::..." or a ReLU epilogue are conv / gemm;
+//                  conv before gemm: "implicit_convolve_sgemm" is a convolution;
+//   transform      before element-wise: PyTorch's copies are elementwise_kernel<direct_copy...>;
+//   normalization  before activation: "cudnn::bn_fw_inf_1C11_kernel_NCHW", "bn_relu" fusions;
+//   activation     before element-wise: "gelu" or clamp_min (PyTorch's relu) inside an
+//                  elementwise kernel's template arguments, and "add_relu_fused", make it
+//                  activation (both are fusable followers, so fusion does not depend on it);
+//   element-wise   before reduction; reduction last.
+// Short tokens (add, mul, bias, scale, mm, cat, sum, ...) only match between non-letters, so
+// "padding", "address" and "comm" do not. Before the patterns, kernels TorchInductor generated
+// are classified by the kind their name starts with (kTritonPrefixes): their names list every
+// fused ATen op, so "triton_poi_fused_convolution_relu_0" is a pointwise epilogue, not a conv.
+// Users can replace any class's pattern (rules.json "kernel_classes"); an empty pattern turns
+// the class off. Case-insensitivity is done by lower-casing the name and the pattern's letters
+// (not the letter after a backslash, so \D, \W, \S keep their meaning; [[:upper:]] never matches).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <regex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tracegate/analyzer/model.h"
+#include "tracegate/analyzer/status.h"
+
+namespace tg {
+
+enum class KernelClass : uint8_t {
+  kCommunication,  // NCCL / collectives
+  kConv,           // convolutions (cuDNN, implicit GEMM fprop / dgrad / wgrad, Winograd, FFT)
+  kGemm,           // GEMM / matmul (cuBLAS, cuBLASLt nvjet, CUTLASS), flash / fused attention
+  kTransform,      // transpose, permute, concat, pad, layout conversion, im2col, copies
+  kNormalization,  // batch / layer / group / instance / RMS norm
+  kActivation,     // relu, gelu, silu, sigmoid, tanh, clamp, threshold, ...
+  kElementwise,    // add, mul, bias, scale, PyTorch (vectorized_)elementwise, Triton pointwise
+  kReduction,      // softmax, reduce, sum, mean, pooling, scans
+  kOther,
+  kCount
+};
+inline constexpr size_t kKernelClassCount = static_cast<size_t>(KernelClass::kCount);
+inline constexpr std::array<const char*, kKernelClassCount> kKernelClassNames{
+    "communication", "conv", "gemm", "transform", "normalization", "activation", "elementwise", "reduction",
+    "other"};
+
+// TorchInductor's kernel-name prefixes and the class each one means (checked before patterns).
+struct KernelNamePrefix {
+  const char* prefix;
+  KernelClass cls;
+};
+// Templates (triton_tem_) are left to the patterns: a conv template is conv, the rest gemm.
+inline constexpr std::array<KernelNamePrefix, 4> kTritonPrefixes{{
+    {"triton_poi_", KernelClass::kElementwise},  // pointwise
+    {"triton_for_", KernelClass::kElementwise},  // foreach (one launch, many pointwise ops)
+    {"triton_red_", KernelClass::kReduction},    // reduction, looped
+    {"triton_per_", KernelClass::kReduction},    // persistent reduction
+}};
+// The default pattern of each class ("" for kOther, which is what matches nothing else).
+const std::array<std::string, kKernelClassCount>& DefaultKernelClassPatterns();
+bool ParseKernelClass(std::string_view name, KernelClass* out);
+
+// Element-wise, normalisation and activation kernels: work a predecessor's epilogue can absorb.
+constexpr bool IsFusableFollower(KernelClass c) {
+  return c == KernelClass::kElementwise || c == KernelClass::kNormalization || c == KernelClass::kActivation;
+}
+// Classes whose kernels are likely memory-bound when no byte/FLOP counts are known.
+constexpr bool IsLikelyMemoryBound(KernelClass c) {
+  return IsFusableFollower(c) || c == KernelClass::kTransform || c == KernelClass::kReduction;
+}
+
+class KernelClassifier {
+ public:
+  // overrides: class name -> pattern; an unknown class or an invalid pattern is InvalidInput.
+  static Status Create(const std::map<std::string, std::string>& overrides, KernelClassifier* out);
+  KernelClass Classify(std::string_view demangled_name) const;
+  const std::array<std::string, kKernelClassCount>& patterns() const { return patterns_; }
+
+ private:
+  std::array<std::string, kKernelClassCount> patterns_;
+  std::array<std::regex, kKernelClassCount> regexes_;
+};
+
+// The class of every kernel row (one classification per distinct name).
+std::vector<KernelClass> ClassifyKernels(const Trace& trace, const KernelClassifier& classifier);
+
+// A short display form of a kernel name for titles: demangled, without return type, template
+// arguments and parameter list ("void at::native::foo<4, bar>(int)" -> "at::native::foo").
+std::string ShortKernelName(std::string_view demangled);
+
+}  // namespace tg

@@ -1,0 +1,146 @@
+// The first analysis behind `tracegate analyze`: counts, per-device busy/idle time and idle gaps,
+// top-K kernels, copies by direction, per-stream activity and the data-quality counters.
+// Computed from the Trace only (any importer), in O(n log n) over the columnar tables. Plain
+// structs, no JSON: reports/analysis_report.h turns a Summary into the report document/text.
+//
+// Definitions (the report document repeats them; see reports/.../analysis_report.h):
+// - GPU work = kernels + memcpys + memsets. A device's busy time is the length of the UNION of the
+//   intervals of its GPU work (work overlapping on several streams counts once). The active
+//   window is [earliest start, latest end] of its GPU work. Zero-length activities add no busy
+//   time but split a gap, so busy + total gap time == active window exactly.
+// - idle_ratio = 1 - busy / active window, computed as (active - busy) / active; undefined
+//   (has_idle_ratio = false) when the window is empty.
+// - Idle gaps are the holes between consecutive intervals of the busy union (gap > 0 ns).
+// - Percentiles are nearest-rank: pX = the ceil(X/100 * n)-th smallest duration (1-based), i.e.
+//   always an observed duration; p50 of {10,20,30,40} is 20.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tracegate/analyzer/model.h"
+#include "tracegate/analyzer/quality.h"
+
+namespace tg {
+
+struct AnalyzeOptions {
+  size_t top_k = 10;                     // kernels in the top-K table
+  size_t largest_gaps = 10;              // largest idle gaps listed per device
+  int64_t small_copy_bytes = 64 * 1024;  // copies under this are "small"
+};
+
+struct SummaryCounts {
+  uint64_t kernels = 0, memcpys = 0, memsets = 0, syncs = 0;
+  uint64_t runtime_calls = 0, driver_calls = 0;
+  uint64_t ranges = 0, samples = 0;
+};
+
+// Idle-gap histogram buckets (fixed): [0,10us) [10us,100us) [100us,1ms) [1ms,10ms) [10ms,inf).
+inline constexpr size_t kGapBucketCount = 5;
+inline constexpr std::array<TimeNs, kGapBucketCount - 1> kGapBucketUpperNs{10'000, 100'000, 1'000'000,
+                                                                         10'000'000};
+inline constexpr std::array<const char*, kGapBucketCount> kGapBucketLabels{
+    "<10us", "10us-100us", "100us-1ms", "1ms-10ms", ">=10ms"};
+inline constexpr std::array<const char*, kGapBucketCount> kGapBucketKeys{
+    "lt_10us", "10us_to_100us", "100us_to_1ms", "1ms_to_10ms", "ge_10ms"};
+size_t GapBucketOf(TimeNs gap_ns);
+
+struct IdleGap {
+  TimeNs start_ns = 0;        // end of the busy interval before the gap
+  TimeNs duration_ns = 0;
+  std::string before;         // activity ending just before: demangled kernel name, "Memcpy HtoD", "Memset"
+  std::string after;          // activity starting just after
+};
+
+struct DeviceSummary {
+  int32_t device = -1;
+  bool known = false;         // found in trace.devices
+  std::string name;           // from trace.devices ("" when unknown)
+  uint64_t kernels = 0, memcpys = 0, memsets = 0;
+  TimeNs first_start_ns = 0, last_end_ns = 0;  // active window (0,0 when no work)
+  TimeNs active_ns = 0;       // last_end - first_start
+  TimeNs busy_ns = 0;         // length of the union of GPU work intervals
+  bool has_idle_ratio = false;
+  double idle_ratio = 0;      // (active - busy) / active; valid only when has_idle_ratio
+  uint64_t gap_count = 0;
+  TimeNs gap_total_ns = 0;
+  std::array<uint64_t, kGapBucketCount> gap_histogram{};      // counts per bucket
+  std::array<TimeNs, kGapBucketCount> gap_histogram_ns{};     // total gap time per bucket
+  std::vector<IdleGap> largest_gaps;                          // longest first (ties: earlier first)
+};
+
+struct KernelStat {
+  StringId name = 0;          // name id of one representative (first seen) launch
+  std::string display_name;   // Demangle(name)
+  uint64_t count = 0;
+  TimeNs total_ns = 0;
+  double mean_ns = 0;
+  TimeNs min_ns = 0, max_ns = 0;
+  TimeNs p50_ns = 0, p95_ns = 0;  // nearest rank
+  double share = 0;               // total_ns / total kernel time (0 when that is 0)
+};
+
+enum class CopyDirection : uint8_t { kHtoD, kDtoH, kDtoD, kPtoP, kOther, kCount };
+inline constexpr std::array<const char*, static_cast<size_t>(CopyDirection::kCount)> kCopyDirectionNames{
+    "HtoD", "DtoH", "DtoD", "PtoP", "other"};
+CopyDirection DirectionOf(CopyKind kind);
+
+struct CopyStat {
+  CopyDirection direction = CopyDirection::kOther;
+  uint64_t count = 0;
+  int64_t bytes = 0;
+  TimeNs time_ns = 0;             // sum of durations
+  bool has_gbs = false;
+  double gbs = 0;                 // bytes / time_ns (1 GB = 1e9 B), valid when has_gbs (time > 0)
+  uint64_t pageable = 0;          // copies whose host side is pageable
+  double pageable_share = 0;      // pageable / count (0 when count == 0)
+  uint64_t small = 0;             // copies with bytes < small_copy_bytes
+};
+
+struct MemsetStat {
+  uint64_t count = 0;
+  int64_t bytes = 0;
+  TimeNs time_ns = 0;
+};
+
+struct StreamSummary {
+  int32_t device = -1;
+  int64_t stream = kUnknownId;
+  uint64_t kernels = 0, memcpys = 0, memsets = 0;
+  TimeNs first_start_ns = 0, last_end_ns = 0;
+  TimeNs busy_ns = 0;             // union of this stream's GPU work
+  double device_busy_share = 0;   // busy_ns / device busy_ns (0 when the device busy is 0)
+};
+
+struct QualityEntry {
+  Quality id = Quality::kCount;
+  const char* key = "";
+  Severity severity = Severity::kInfo;
+  const char* description = "";
+  uint64_t count = 0;
+};
+
+struct Summary {
+  SummaryCounts counts;
+  TimeNs start_ns = 0, end_ns = 0, duration_ns = 0;  // Trace::Window()
+  std::vector<DeviceSummary> devices;                // sorted by device id
+  // Kernels
+  TimeNs total_kernel_ns = 0;
+  uint64_t distinct_kernels = 0;                     // distinct display names
+  std::vector<KernelStat> top_kernels;               // by total desc, then name asc; at most top_k
+  // Copies
+  std::array<CopyStat, static_cast<size_t>(CopyDirection::kCount)> copies{};  // indexed by CopyDirection
+  MemsetStat memsets;
+  // Streams, sorted by (device, stream)
+  std::vector<StreamSummary> streams;
+  // Data quality: every counter of quality.h in declaration order.
+  bool has_errors = false;
+  std::vector<QualityEntry> quality;
+};
+
+Summary Summarize(const Trace& trace, const AnalyzeOptions& options);
+
+}  // namespace tg

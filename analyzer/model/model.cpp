@@ -1,0 +1,302 @@
+#include "tracegate/analyzer/model.h"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "analyzer/util/sort_runs.h"
+
+namespace tg {
+
+std::string_view CopyKindName(CopyKind k) {
+  switch (k) {
+    case CopyKind::kHtoD: return "HtoD";
+    case CopyKind::kDtoH: return "DtoH";
+    case CopyKind::kHtoA: return "HtoA";
+    case CopyKind::kAtoH: return "AtoH";
+    case CopyKind::kAtoA: return "AtoA";
+    case CopyKind::kAtoD: return "AtoD";
+    case CopyKind::kDtoA: return "DtoA";
+    case CopyKind::kDtoD: return "DtoD";
+    case CopyKind::kHtoH: return "HtoH";
+    case CopyKind::kPtoP: return "PtoP";
+    case CopyKind::kUnknown: break;
+  }
+  return "unknown";
+}
+
+std::string_view MemKindName(MemKind k) {
+  switch (k) {
+    case MemKind::kPageable: return "pageable";
+    case MemKind::kPinned: return "pinned";
+    case MemKind::kDevice: return "device";
+    case MemKind::kArray: return "array";
+    case MemKind::kManaged: return "managed";
+    case MemKind::kDeviceStatic: return "device_static";
+    case MemKind::kManagedStatic: return "managed_static";
+    case MemKind::kUnknown: break;
+  }
+  return "unknown";
+}
+
+std::string_view SyncKindName(SyncKind k) {
+  switch (k) {
+    case SyncKind::kEventSync: return "event_sync";
+    case SyncKind::kStreamWaitEvent: return "stream_wait_event";
+    case SyncKind::kStreamSync: return "stream_sync";
+    case SyncKind::kContextSync: return "context_sync";
+    case SyncKind::kUnknown: break;
+  }
+  return "unknown";
+}
+
+void KernelTable::Add(const Kernel& k) {
+  start.push_back(k.start); end.push_back(k.end); name.push_back(k.name);
+  device.push_back(k.device); stream.push_back(k.stream); correlation.push_back(k.correlation);
+  grid_x.push_back(k.grid_x); grid_y.push_back(k.grid_y); grid_z.push_back(k.grid_z);
+  block_x.push_back(k.block_x); block_y.push_back(k.block_y); block_z.push_back(k.block_z);
+  registers.push_back(k.registers); shared_static.push_back(k.shared_static);
+  shared_dynamic.push_back(k.shared_dynamic); pid.push_back(k.pid);
+  graph_id.push_back(k.graph_id); graph_node_id.push_back(k.graph_node_id);
+}
+
+Kernel KernelTable::Row(size_t i) const {
+  return Kernel{start[i], end[i], name[i], device[i], stream[i], correlation[i],
+                grid_x[i], grid_y[i], grid_z[i], block_x[i], block_y[i], block_z[i],
+                registers[i], shared_static[i], shared_dynamic[i], pid[i], graph_id[i],
+                graph_node_id[i]};
+}
+
+void KernelTable::Reserve(size_t n) {
+  for (auto* v : {&start, &end, &stream, &correlation, &pid}) v->reserve(n);
+  for (auto* v : {&device, &grid_x, &block_x, &registers, &shared_static}) v->reserve(n);
+  name.reserve(n);
+}
+
+void MemcpyTable::Add(const Memcpy& m) {
+  start.push_back(m.start); end.push_back(m.end); device.push_back(m.device);
+  stream.push_back(m.stream); correlation.push_back(m.correlation); bytes.push_back(m.bytes);
+  kind.push_back(m.kind); src_kind.push_back(m.src_kind); dst_kind.push_back(m.dst_kind);
+  pid.push_back(m.pid);
+}
+
+Memcpy MemcpyTable::Row(size_t i) const {
+  return Memcpy{start[i], end[i], device[i], stream[i], correlation[i], bytes[i],
+                kind[i], src_kind[i], dst_kind[i], pid[i]};
+}
+
+void MemsetTable::Add(const Memset& m) {
+  start.push_back(m.start); end.push_back(m.end); device.push_back(m.device);
+  stream.push_back(m.stream); correlation.push_back(m.correlation); bytes.push_back(m.bytes);
+  value.push_back(m.value); mem_kind.push_back(m.mem_kind); pid.push_back(m.pid);
+}
+
+Memset MemsetTable::Row(size_t i) const {
+  return Memset{start[i], end[i], device[i], stream[i], correlation[i], bytes[i],
+                value[i], mem_kind[i], pid[i]};
+}
+
+void SyncTable::Add(const Sync& s) {
+  start.push_back(s.start); end.push_back(s.end); device.push_back(s.device);
+  stream.push_back(s.stream); correlation.push_back(s.correlation); kind.push_back(s.kind);
+  event_id.push_back(s.event_id); pid.push_back(s.pid);
+}
+
+Sync SyncTable::Row(size_t i) const {
+  return Sync{start[i], end[i], device[i], stream[i], correlation[i], kind[i], event_id[i], pid[i]};
+}
+
+void ApiTable::Add(const ApiCall& a) {
+  start.push_back(a.start); end.push_back(a.end); name.push_back(a.name); kind.push_back(a.kind);
+  pid.push_back(a.pid); tid.push_back(a.tid); correlation.push_back(a.correlation);
+  return_value.push_back(a.return_value);
+}
+
+ApiCall ApiTable::Row(size_t i) const {
+  return ApiCall{start[i], end[i], name[i], kind[i], pid[i], tid[i], correlation[i], return_value[i]};
+}
+
+void ApiTable::Reserve(size_t n) {
+  for (auto* v : {&start, &end, &pid, &tid, &correlation}) v->reserve(n);
+  name.reserve(n); kind.reserve(n); return_value.reserve(n);
+}
+
+void RangeTable::Add(const Range& r) {
+  start.push_back(r.start); end.push_back(r.end); name.push_back(r.name); domain.push_back(r.domain);
+  pid.push_back(r.pid); tid.push_back(r.tid); depth.push_back(r.depth);
+  on_gpu.push_back(r.on_gpu ? 1 : 0); stream.push_back(r.stream);
+}
+
+Range RangeTable::Row(size_t i) const {
+  return Range{start[i], end[i], name[i], domain[i], pid[i], tid[i], depth[i], on_gpu[i] != 0, stream[i]};
+}
+
+void SampleTable::Add(const Sample& s) {
+  time.push_back(s.time); device.push_back(s.device); temperature_c.push_back(s.temperature_c);
+  sm_clock_mhz.push_back(s.sm_clock_mhz); mem_clock_mhz.push_back(s.mem_clock_mhz);
+  memory_used_mb.push_back(s.memory_used_mb); power_w.push_back(s.power_w);
+}
+
+Sample SampleTable::Row(size_t i) const {
+  return Sample{time[i], device[i], temperature_c[i], sm_clock_mhz[i], mem_clock_mhz[i],
+                memory_used_mb[i], power_w[i]};
+}
+
+namespace {
+void Extend(std::pair<TimeNs, TimeNs>& w, bool& any, const std::vector<TimeNs>& s,
+            const std::vector<TimeNs>& e) {
+  if (s.empty()) return;
+  TimeNs lo = *std::min_element(s.begin(), s.end());
+  TimeNs hi = *std::max_element(e.begin(), e.end());
+  if (!any) { w = {lo, hi}; any = true; return; }
+  w.first = std::min(w.first, lo);
+  w.second = std::max(w.second, hi);
+}
+}  // namespace
+
+std::pair<TimeNs, TimeNs> Trace::Window() const {
+  std::pair<TimeNs, TimeNs> w{0, 0};
+  bool any = false;
+  Extend(w, any, kernels.start, kernels.end);
+  Extend(w, any, memcpys.start, memcpys.end);
+  Extend(w, any, memsets.start, memsets.end);
+  Extend(w, any, syncs.start, syncs.end);
+  Extend(w, any, api_calls.start, api_calls.end);
+  Extend(w, any, ranges.start, ranges.end);
+  return w;
+}
+
+const Device* Trace::FindDevice(int32_t id) const {
+  for (const auto& d : devices)
+    if (d.id == id) return &d;
+  return nullptr;
+}
+
+namespace {
+// Depth of each range among ranges on the same (pid, tid), from interval containment.
+// Sets each range's nesting depth on its thread; returns how many ranges overlap an enclosing
+// one without nesting in it.
+uint64_t ComputeRangeDepth(RangeTable& r) {
+  // uint32 rows halve the order's memory; 2^32 ranges would need well over 100 GB of columns.
+  std::vector<uint32_t> order(std::min<size_t>(r.size(), UINT32_MAX));
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
+  // Rows are mostly in order already; a profiler writes an enclosing range after what it encloses.
+  internal::SortNearlySorted(order, [&](uint32_t a, uint32_t b) {
+    if (r.pid[a] != r.pid[b]) return r.pid[a] < r.pid[b];
+    if (r.tid[a] != r.tid[b]) return r.tid[a] < r.tid[b];
+    if (r.on_gpu[a] != r.on_gpu[b]) return r.on_gpu[a] < r.on_gpu[b];
+    if (r.start[a] != r.start[b]) return r.start[a] < r.start[b];
+    if (r.end[a] != r.end[b]) return r.end[a] > r.end[b];  // outer range first when both start together
+    return a < b;  // identical ranges: the earlier row is the outer one
+  });
+  std::vector<size_t> open;  // stack of enclosing ranges
+  uint64_t overlapping = 0;
+  for (size_t k = 0; k < order.size(); ++k) {
+    size_t i = order[k];
+    if (k > 0) {
+      size_t p = order[k - 1];
+      if (r.pid[p] != r.pid[i] || r.tid[p] != r.tid[i] || r.on_gpu[p] != r.on_gpu[i]) open.clear();
+    }
+    while (!open.empty() && r.end[open.back()] <= r.start[i]) open.pop_back();
+    // Partially overlapping (not nested) ranges are placed one deeper than what they overlap.
+    if (!open.empty() && r.end[i] > r.end[open.back()]) ++overlapping;
+    r.depth[i] = static_cast<int32_t>(open.size());
+    open.push_back(i);
+  }
+  return overlapping;
+}
+}  // namespace
+
+namespace {
+// The correlation ids of the API calls, for membership tests. CUPTI numbers correlations
+// consecutively, so the ids usually fill a narrow range: then a bitmap over [min, max] (one bit
+// per id, a test is one load); otherwise a sorted vector and binary search.
+class CorrelationSet {
+ public:
+  explicit CorrelationSet(const std::vector<int64_t>& ids) {
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    size_t known = 0;
+    for (int64_t c : ids) {
+      if (c == kUnknownId) continue;
+      lo = std::min(lo, c);
+      hi = std::max(hi, c);
+      ++known;
+    }
+    if (known == 0) return;
+    const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);  // no overflow
+    if (span / 64 <= known) {
+      lo_ = lo;
+      span_ = span;
+      bits_.assign(span / 64 + 1, 0);
+      for (int64_t c : ids)
+        if (c != kUnknownId) Set(static_cast<uint64_t>(c) - static_cast<uint64_t>(lo));
+    } else {
+      sorted_.reserve(known);
+      for (int64_t c : ids)
+        if (c != kUnknownId) sorted_.push_back(c);
+      std::sort(sorted_.begin(), sorted_.end());
+    }
+  }
+  bool Contains(int64_t c) const {
+    if (!bits_.empty()) {
+      const uint64_t off = static_cast<uint64_t>(c) - static_cast<uint64_t>(lo_);
+      return c >= lo_ && off <= span_ && (bits_[off / 64] >> (off % 64) & 1u);
+    }
+    return std::binary_search(sorted_.begin(), sorted_.end(), c);
+  }
+
+ private:
+  void Set(uint64_t off) { bits_[off / 64] |= uint64_t{1} << (off % 64); }
+  int64_t lo_ = 0;
+  uint64_t span_ = 0;
+  std::vector<uint64_t> bits_;
+  std::vector<int64_t> sorted_;
+};
+
+// Drops the rows whose time column holds a negative value; returns how many.
+template <class T>
+uint64_t DropNegative(T& table, const std::vector<TimeNs>& time) {
+  size_t negative = 0;
+  for (TimeNs t : time) negative += t < 0;
+  if (negative == 0) return 0;
+  T kept;
+  for (size_t i = 0; i < table.size(); ++i)
+    if (time[i] >= 0) kept.Add(table.Row(i));
+  table = std::move(kept);
+  return negative;
+}
+}  // namespace
+
+void FinalizeTrace(Trace& trace) {
+  // Every kept timestamp is in [0, INT64_MAX], so end - start of any two never overflows.
+  uint64_t negative = DropNegative(trace.kernels, trace.kernels.start) +
+                      DropNegative(trace.memcpys, trace.memcpys.start) +
+                      DropNegative(trace.memsets, trace.memsets.start) +
+                      DropNegative(trace.syncs, trace.syncs.start) +
+                      DropNegative(trace.api_calls, trace.api_calls.start) +
+                      DropNegative(trace.ranges, trace.ranges.start) +
+                      DropNegative(trace.samples, trace.samples.time);
+  trace.quality.Add(Quality::kNegativeTimestamp, negative);
+  if (trace.api_calls.size() > 0) {
+    const CorrelationSet launched(trace.api_calls.correlation);
+    uint64_t unmatched = 0;
+    auto count = [&](const std::vector<int64_t>& corr) {
+      for (int64_t c : corr)
+        if (c != kUnknownId && !launched.Contains(c)) ++unmatched;
+    };
+    count(trace.kernels.correlation);
+    count(trace.memcpys.correlation);
+    count(trace.memsets.correlation);
+    trace.quality.Set(Quality::kUnmatchedCorrelation, unmatched);
+  }
+  trace.quality.Add(Quality::kOverlappingRanges, ComputeRangeDepth(trace.ranges));
+  uint64_t invalid_utf8 = 0;
+  for (StringId id = 0; id < trace.strings.size(); ++id) {
+    std::string_view text = trace.strings.View(id);
+    if (IsValidUtf8(text)) continue;
+    ++invalid_utf8;
+    trace.strings.Replace(id, RepairUtf8(text));
+  }
+  trace.quality.Add(Quality::kInvalidUtf8, invalid_utf8);
+}
+
+}  // namespace tg

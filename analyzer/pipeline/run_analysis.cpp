@@ -1,0 +1,96 @@
+// RunAnalysis: the pipeline behind `tracegate analyze`, in dependency order.
+#include "tracegate/analyzer/analysis.h"
+
+#include <exception>
+#include <future>
+#include <optional>
+
+#include "analyzer/analysis/correlation.h"
+#include "analyzer/util/side_task.h"
+
+namespace tg {
+
+namespace {
+
+FusionOptions FusionFromRules(const RulesConfig& rules) {
+  FusionOptions f;
+  f.max_gap_ns = static_cast<TimeNs>(rules.Get("fusion_candidate", "max_gap_us") * 1000);
+  f.follower_residual = rules.Get("fusion_candidate", "follower_residual");
+  f.top = static_cast<size_t>(rules.Get("fusion_candidate", "top"));
+  return f;
+}
+
+}  // namespace
+
+Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* out) {
+  *out = Analysis{};
+  if (config.rules.Get("fusion_candidate", "follower_residual") > 1)
+    return InvalidInput("rule 'fusion_candidate': 'follower_residual' must be between 0 and 1");
+  KernelClassifier classifier;
+  TG_RETURN_IF_ERROR(KernelClassifier::Create(config.rules.kernel_class_patterns, &classifier));
+  // A second thread builds the API correlation index, which the iterations need once their
+  // markers are found, then the timeline summary, which does not depend on the iterations (both
+  // threads only read the trace).
+  std::optional<ApiIndex> api_index;
+  std::vector<KernelClass> kernel_classes;
+  std::promise<void> index_built;
+  std::shared_future<void> index_ready = index_built.get_future().share();
+  Status iterations;
+  {
+    SideTask summary([&] {
+      try {
+        api_index.emplace(trace.api_calls);
+      } catch (...) {
+        index_built.set_exception(std::current_exception());
+        throw;
+      }
+      index_built.set_value();
+      out->summary = Summarize(trace, config.summary);
+      kernel_classes = ClassifyKernels(trace, classifier);  // the iterations take longer
+    });
+    iterations = AnalyzeIterations(trace, config.iterations, &out->iterations, [&]() -> const ApiIndex& {
+      index_ready.get();  // rethrows what building it threw
+      return *api_index;
+    });
+    summary.Wait();
+  }
+  api_index.reset();  // the iterations were its only user
+  if (!iterations.ok()) return iterations;
+  out->kernel_classes = std::move(kernel_classes);
+
+  // Fusion candidates on a second thread while the roofline and the other rules are worked out
+  // here (only fusion_candidate reads them); that rule runs once they are there.
+  SideTask fusion_task([&] {
+    if (config.rules.Enabled("fusion_candidate"))
+      out->fusion = FindFusionCandidates(trace, out->iterations, out->kernel_classes, FusionFromRules(config.rules));
+  });
+
+  PeakOverride peak = config.peak;
+  if (peak.bandwidth_gbs <= 0) peak.bandwidth_gbs = config.rules.peak_bandwidth_gbs;
+  if (peak.tflops <= 0) peak.tflops = config.rules.peak_tflops;
+  out->peak = ResolvePeakRates(trace, peak);
+
+  std::vector<uint8_t> kept(trace.kernels.size());
+  for (size_t i = 0; i < kept.size(); ++i) kept[i] = out->iterations.kernel_iteration[i] >= 0;
+  out->roofline = BuildRoofline(trace, config.costs, out->peak, kept);
+
+  FindingsInput in;
+  in.trace = &trace;
+  in.summary = &out->summary;
+  in.iterations = &out->iterations;
+  in.kernel_classes = &out->kernel_classes;
+  in.roofline = &out->roofline;
+  in.peak = &out->peak;
+  in.fusion = &out->fusion;
+  in.small_copy_bytes = config.summary.small_copy_bytes;
+  in.precision = config.precision;
+  in.reference = config.reference;
+  out->findings = EvaluateRules(in, config.rules, RuleSubset::kAllButFusion);
+  fusion_task.Wait();
+  std::vector<Finding> fusion = EvaluateRules(in, config.rules, RuleSubset::kFusionOnly);
+  out->findings.insert(out->findings.end(), fusion.begin(), fusion.end());
+  OrderFindings(out->findings);
+  return Status::Ok();
+}
+
+}  // namespace tg

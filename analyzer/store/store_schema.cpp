@@ -1,0 +1,96 @@
+#include "analyzer/store/store_schema.h"
+
+namespace tg::internal {
+
+// Column names, order and NOT NULL follow nsys export schema 3.x; nsys columns the model has no
+// data for are left out unless nsys declares them NOT NULL (those get 0). tg* columns are ours.
+const char* const kCreateTables = R"sql(
+CREATE TABLE tracegate_schema (
+  version INTEGER NOT NULL,   -- store schema version (kStoreSchemaVersion)
+  producer TEXT NOT NULL      -- tool and version that wrote the file
+);
+CREATE TABLE tracegate_metadata (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE tracegate_quality (
+  key TEXT NOT NULL PRIMARY KEY,  -- stable data-quality counter key (quality.h)
+  count INTEGER NOT NULL
+);
+CREATE TABLE tracegate_samples (
+  time INTEGER NOT NULL,          -- ns
+  deviceId INTEGER NOT NULL,
+  temperatureC REAL, smClockMHz REAL, memClockMHz REAL, memoryUsedMB REAL, powerW REAL
+);
+CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE PROCESSES (globalPid INTEGER, pid INTEGER, name TEXT);
+CREATE TABLE TARGET_INFO_GPU (
+  vmId INTEGER NOT NULL, id INTEGER NOT NULL, name TEXT,
+  totalMemory INTEGER,            -- B
+  memoryBandwidth INTEGER,        -- B/s
+  smCount INTEGER, computeMajor INTEGER, computeMinor INTEGER
+);
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (
+  start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL,
+  contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,
+  demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL, mangledName INTEGER,
+  registersPerThread INTEGER NOT NULL,
+  gridX INTEGER NOT NULL, gridY INTEGER NOT NULL, gridZ INTEGER NOT NULL,
+  blockX INTEGER NOT NULL, blockY INTEGER NOT NULL, blockZ INTEGER NOT NULL,
+  staticSharedMemory INTEGER NOT NULL, dynamicSharedMemory INTEGER NOT NULL,
+  localMemoryPerThread INTEGER NOT NULL, localMemoryTotal INTEGER NOT NULL, gridId INTEGER NOT NULL,
+  graphNodeId INTEGER, graphId INTEGER,
+  tgPid INTEGER
+);
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (
+  start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL,
+  contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,
+  bytes INTEGER NOT NULL, copyKind INTEGER NOT NULL, srcKind INTEGER, dstKind INTEGER,
+  tgPid INTEGER
+);
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (
+  start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL,
+  contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,
+  value INTEGER NOT NULL, bytes INTEGER NOT NULL, memKind INTEGER,
+  tgPid INTEGER
+);
+CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (
+  start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL,
+  contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,
+  syncType INTEGER NOT NULL, eventId INTEGER NOT NULL,
+  tgPid INTEGER
+);
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (
+  start INTEGER NOT NULL, end INTEGER NOT NULL,
+  eventClass INTEGER NOT NULL,    -- 0 CUDA runtime, 1 CUDA driver
+  globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL,
+  tgPid INTEGER, tgTid INTEGER
+);
+CREATE TABLE NVTX_EVENTS (
+  start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL,
+  text TEXT, globalTid INTEGER, textId INTEGER, domainId INTEGER,
+  tgPid INTEGER, tgTid INTEGER,
+  tgDepth INTEGER,                -- nesting level on its thread, 0 = outermost
+  tgStream INTEGER                -- stream of a GPU-projected range
+);
+CREATE TABLE tracegate_gpu_ranges (
+  start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL,
+  text TEXT, globalTid INTEGER, textId INTEGER, domainId INTEGER,
+  tgPid INTEGER, tgTid INTEGER, tgDepth INTEGER, tgStream INTEGER
+);
+)sql";
+
+// Time-window queries are indexed on every table. Correlation joins are indexed on the API side
+// only: SQLite scans the GPU table and looks each row's correlationId up in tg_runtime_corr, so
+// indexes on the GPU tables' correlationId would only duplicate that (the kernel one alone cost
+// ~70 ms of a ~610 ms write of 10^6 events). StoreIndex.* checks the join plan.
+const char* const kCreateIndexes = R"sql(
+CREATE INDEX tg_kernel_start ON CUPTI_ACTIVITY_KIND_KERNEL(start);
+CREATE INDEX tg_memcpy_start ON CUPTI_ACTIVITY_KIND_MEMCPY(start);
+CREATE INDEX tg_memset_start ON CUPTI_ACTIVITY_KIND_MEMSET(start);
+CREATE INDEX tg_sync_start ON CUPTI_ACTIVITY_KIND_SYNCHRONIZATION(start);
+CREATE INDEX tg_runtime_start ON CUPTI_ACTIVITY_KIND_RUNTIME(start);
+CREATE INDEX tg_runtime_corr ON CUPTI_ACTIVITY_KIND_RUNTIME(correlationId);
+CREATE INDEX tg_nvtx_start ON NVTX_EVENTS(start);
+CREATE INDEX tg_gpu_ranges_start ON tracegate_gpu_ranges(start);
+CREATE INDEX tg_samples_time ON tracegate_samples(time);
+)sql";
+
+}  // namespace tg::internal

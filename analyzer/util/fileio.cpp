@@ -1,0 +1,89 @@
+#include "analyzer/util/fileio.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace tg {
+
+namespace {
+std::string DirOf(const std::string& path) {
+  auto slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+void FsyncDir(const std::string& path) {
+  int fd = ::open(DirOf(path).c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
+}
+}  // namespace
+
+std::string TempPathFor(const std::string& path) {
+  static std::atomic<unsigned> counter{0};
+  return path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+}
+
+Status WriteFileAtomic(const std::string& path, std::string_view content) { return WriteFileAtomic(path, {content}); }
+
+Status WriteFileAtomic(const std::string& path, std::initializer_list<std::string_view> parts) {
+  std::string tmp = TempPathFor(path);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return IoError(path + ": cannot create: " + std::strerror(errno));
+  for (std::string_view content : parts) {
+    const char* p = content.data();
+    size_t left = content.size();
+    while (left > 0) {
+      ssize_t n = ::write(fd, p, left);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        int err = errno;
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        return IoError(path + ": write failed: " + std::strerror(err));
+      }
+      p += n;
+      left -= static_cast<size_t>(n);
+    }
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    return IoError(path + ": write failed: " + std::strerror(err));
+  }
+  return CommitTempFile(tmp, path);
+}
+
+Status CommitTempFile(const std::string& tmp, const std::string& path) {
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    return IoError(path + ": cannot rename temp file into place: " + std::strerror(err));
+  }
+  FsyncDir(path);
+  return Status::Ok();
+}
+
+Status CheckReadableFile(const std::string& path) {
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return NotFound(path + ": no such file");
+    return IoError(path + ": cannot open: " + std::strerror(errno));
+  }
+  if (S_ISDIR(st.st_mode)) return InvalidInput(path + ": is a directory, expected a trace file");
+  if (!S_ISREG(st.st_mode)) return InvalidInput(path + ": not a regular file");
+  if (::access(path.c_str(), R_OK) != 0) return IoError(path + ": cannot read: " + std::strerror(errno));
+  if (st.st_size == 0) return InvalidInput(path + ": file is empty");
+  return Status::Ok();
+}
+
+}  // namespace tg

@@ -1,0 +1,296 @@
+// CompareReports: headline deltas, the per-kernel and per-phase diff, the statistics on the
+// latency samples, and the verdict. The rules are in tracegate/compare.h.
+#include "tracegate/reports/compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "reports/gate/compare_internal.h"
+#include "tracegate/reports/analysis_report.h"
+#include "tracegate/analyzer/kernel_class.h"
+
+namespace tg {
+
+using nlohmann::json;
+
+std::string_view VerdictName(Verdict v) {
+  switch (v) {
+    case Verdict::kPass: return "pass";
+    case Verdict::kRegression: return "regression";
+    case Verdict::kCannotJudge: return "cannot_judge";
+  }
+  return "cannot_judge";
+}
+
+std::string_view KernelChangeName(KernelChange c) {
+  switch (c) {
+    case KernelChange::kUnchanged: return "unchanged";
+    case KernelChange::kChanged: return "changed";
+    case KernelChange::kAdded: return "added";
+    case KernelChange::kRemoved: return "removed";
+  }
+  return "unchanged";
+}
+
+namespace {
+
+// A metric read from a report: a top-level key, or `section`.`key` for nested ones.
+struct MetricSpec {
+  const char* name;      // as shown and keyed in the comparison
+  const char* section;   // "" for top-level keys
+  const char* key;
+  bool higher_is_worse;
+};
+
+constexpr MetricSpec kMetrics[] = {
+    {"avg_latency_ms", "", "avg_latency_ms", true},
+    {"p50_latency_ms", "", "p50_latency_ms", true},
+    {"p95_latency_ms", "", "p95_latency_ms", true},
+    {"p99_latency_ms", "", "p99_latency_ms", true},
+    {"std_latency_ms", "", "std_latency_ms", true},
+    {"latency_cv", "", "latency_cv", true},
+    {"throughput_fps", "", "throughput_fps", false},
+    {"pre_ms_ratio", "", "pre_ms_ratio", true},
+    {"h2d_ms_ratio", "", "h2d_ms_ratio", true},
+    {"infer_ms_ratio", "", "infer_ms_ratio", true},
+    {"d2h_ms_ratio", "", "d2h_ms_ratio", true},
+    {"post_ms_ratio", "", "post_ms_ratio", true},
+    {"idle_ratio", "", "idle_ratio", true},
+    {"kernels.total_ms", "kernels", "total_ms", true},
+    {"memory_peak_mb", "", "memory_peak_mb", true},
+};
+
+// "null (no iterations)", "missing" or "not a number": why a side has no value for `key`.
+std::string MissingReason(const json& obj, std::string_view key) {
+  const json* v = ReportMember(obj, key);
+  if (!v) return "missing";
+  if (!v->is_null()) return "not a number";
+  std::string why = ReportString(obj, std::string(key) + "_reason");
+  return why.empty() ? "null" : "null (" + why + ")";
+}
+
+MetricDelta ReadMetric(const MetricSpec& spec, const json& base, const json& next) {
+  static const json kEmpty = json::object();
+  const json* b = *spec.section ? ReportMember(base, spec.section) : &base;
+  const json* n = *spec.section ? ReportMember(next, spec.section) : &next;
+  if (!b) b = &kEmpty;
+  if (!n) n = &kEmpty;
+  double bv = 0, nv = 0;
+  bool hb = ReportNumber(*b, spec.key, &bv), hn = ReportNumber(*n, spec.key, &nv);
+  MetricDelta m;
+  m.key = spec.name;
+  m.higher_is_worse = spec.higher_is_worse;
+  m.has_base = hb;
+  m.has_new = hn;
+  m.base = bv;
+  m.next = nv;
+  if (hb && hn) {
+    m.delta = nv - bv;
+    m.has_pct = bv != 0;
+    if (m.has_pct) m.pct = m.delta / std::abs(bv) * 100;
+  }
+  if (!hb) m.base_reason = MissingReason(*b, spec.key);
+  if (!hn) m.new_reason = MissingReason(*n, spec.key);
+  return m;
+}
+
+std::vector<double> Samples(const json& doc) {
+  std::vector<double> out;
+  const json* s = ReportMember(doc, "latency_samples_ms");
+  if (s && s->is_array())
+    for (const json& v : *s)
+      if (v.is_number()) out.push_back(v.get<double>());
+  return out;
+}
+
+SideInfo ReadSide(const json& doc, const std::string& label) {
+  SideInfo side;
+  side.label = label;
+  std::set<std::string> devices;
+  if (const json* d = ReportMember(doc, "devices"); d && d->is_array())
+    for (const json& dev : *d)
+      if (std::string name = ReportString(dev, "name"); !name.empty()) devices.insert(name);
+  side.devices.assign(devices.begin(), devices.end());
+  side.model = ReportString(doc, "model");
+  side.commit = ReportString(doc, "commit");
+  side.samples = Samples(doc).size();
+  side.has_cv = ReportNumber(doc, "latency_cv", &side.cv);
+  const json* table = ReportMember(doc, "kernel_table");
+  side.has_kernel_table = table && table->is_array();
+  if (const json* q = ReportMember(doc, "data_quality")) {
+    if (const json* counters = ReportMember(*q, "counters"); counters && counters->is_array())
+      for (const json& c : *counters) {
+        double count = 0;
+        if (ReportString(c, "severity") == "error" && ReportNumber(c, "count", &count) && count > 0)
+          side.error_counters.push_back(ReportString(c, "key") + " = " + FormatNumber(count, 0));
+      }
+    const json* has_errors = ReportMember(*q, "has_errors");
+    if (has_errors && has_errors->is_boolean() && has_errors->get<bool>() && side.error_counters.empty())
+      side.error_counters.push_back("data_quality.has_errors = true");
+  }
+  return side;
+}
+
+// The input checks of one side: schema, avg_latency_ms, data quality.
+void CheckSide(const json& doc, const SideInfo& side, std::vector<CompareProblem>* problems) {
+  const std::string& label = side.label;
+  if (!doc.is_object()) {
+    problems->push_back({"inputs", label + ": not a JSON object, so not a tracegate report"});
+    return;
+  }
+  std::string schema = ReportString(doc, "schema");
+  if (schema != kReportSchema) {
+    problems->push_back({"inputs", label + ": schema is " + (schema.empty() ? "missing" : "'" + schema + "'") +
+                                       ", expected " + kReportSchema});
+    return;
+  }
+  double avg = 0;
+  if (!ReportNumber(doc, "avg_latency_ms", &avg))
+    problems->push_back({"inputs", label + ": avg_latency_ms is " + MissingReason(doc, "avg_latency_ms")});
+  else if (avg <= 0)
+    problems->push_back({"inputs", label + ": avg_latency_ms is " + FormatNumber(avg, 3) + ", not positive"});
+  if (!ReportMember(doc, "data_quality"))
+    problems->push_back({"data_quality", label + ": no data_quality section, so its data cannot be trusted"});
+  for (const std::string& counter : side.error_counters)
+    problems->push_back({"data_quality", label + ": error-level data-quality counter " + counter});
+}
+
+std::string Join(const std::vector<std::string>& v, const char* sep) {
+  std::string out;
+  for (const std::string& s : v) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+void CheckDevices(Comparison& c) {
+  const SideInfo &b = c.base, &n = c.next;
+  if (b.devices.empty() || n.devices.empty()) {
+    c.notes.push_back(std::string("device names unknown on ") +
+                      (b.devices.empty() && n.devices.empty() ? "both sides" : b.devices.empty() ? b.label : n.label) +
+                      "; devices not compared");
+    return;
+  }
+  if (b.devices == n.devices) return;
+  std::string what = "devices differ: " + b.label + " ran on " + Join(b.devices, ", ") + ", " + n.label + " on " +
+                     Join(n.devices, ", ");
+  if (c.options.allow_device_mismatch)
+    c.notes.push_back(what + " (compared anyway: --allow-device-mismatch)");
+  else
+    c.problems.push_back({"devices", what + " (pass --allow-device-mismatch to compare anyway)"});
+}
+
+// The kernels named in the verdict line, by short name: template instantiations of one kernel
+// (at::native::elementwise_kernel<...> for each functor) are one entry with their deltas summed,
+// so the line names kernel families in the order of their contribution.
+std::vector<std::string> ContributorNames(const Comparison& c) {
+  struct Family {
+    std::string name;
+    double delta_ms = 0;
+    size_t variants = 0;
+  };
+  std::vector<Family> families;
+  std::map<std::string, size_t> index;
+  for (size_t i : c.kernel_contributors) {
+    auto [it, inserted] = index.try_emplace(ShortKernelName(c.kernels[i].name), families.size());
+    if (inserted) families.push_back({it->first, 0, 0});
+    families[it->second].delta_ms += c.kernels[i].delta_ms;
+    ++families[it->second].variants;
+  }
+  std::stable_sort(families.begin(), families.end(),
+                   [](const Family& x, const Family& y) { return std::abs(x.delta_ms) > std::abs(y.delta_ms); });
+  std::vector<std::string> names;
+  for (size_t j = 0; j < families.size() && j < c.options.contributors; ++j) {
+    const Family& f = families[j];
+    names.push_back(f.name + " " + FormatSigned(f.delta_ms, 3) + " ms/iter" +
+                    (f.variants > 1 ? " (" + std::to_string(f.variants) + " variants)" : ""));
+  }
+  return names;
+}
+
+std::string LatencyText(const Comparison& c) {
+  return "avg_latency_ms " + FormatNumber(c.base_latency_ms, 3) + " -> " + FormatNumber(c.new_latency_ms, 3) + " ms (" +
+         FormatSigned(c.latency_delta_pct, 2) + "%, limit " + FormatSigned(c.options.threshold_pct, -1) + "%)";
+}
+
+std::string VerdictText(const Comparison& c) {
+  if (c.verdict == Verdict::kCannotJudge) {
+    std::vector<std::string> why;
+    for (const CompareProblem& p : c.problems) why.push_back(p.message);
+    return VerdictHeading(c.verdict) + ": " + Join(why, "; ");
+  }
+  std::string p_text = c.mann_whitney.ok ? "Mann-Whitney p = " + FormatP(c.mann_whitney.p_two_sided) : "";
+  if (c.verdict == Verdict::kPass) {
+    if (c.over_threshold)
+      return VerdictHeading(c.verdict) + ": " + LatencyText(c) + " is over the limit but not significant (" + p_text +
+             " >= " + FormatNumber(c.options.alpha, -1) + ")";
+    return VerdictHeading(c.verdict) + ": " + LatencyText(c);
+  }
+  std::string text = VerdictHeading(c.verdict) + ": " + LatencyText(c);
+  if (c.options.require_significance) text += ", " + p_text;
+  std::vector<std::string> kernels = ContributorNames(c);
+  text += kernels.empty() ? "; no kernel got slower" : "; slower kernels: " + Join(kernels, ", ");
+  std::vector<std::string> phases;
+  for (size_t j = 0; j < c.phase_contributors.size() && j < 2; ++j) {
+    const PhaseDelta& p = c.phases[c.phase_contributors[j]];
+    phases.push_back(p.phase + " " + FormatSigned(p.delta_ms, 3) + " ms");
+  }
+  if (!phases.empty()) text += "; phases: " + Join(phases, ", ");
+  return text;
+}
+
+}  // namespace
+
+Comparison CannotReadInputs(const std::string& message, const CompareOptions& options, const std::string& base_label,
+                            const std::string& new_label) {
+  Comparison c;
+  c.options = options;
+  c.base.label = base_label;
+  c.next.label = new_label;
+  c.problems.push_back({"inputs", message});
+  c.verdict_text = VerdictText(c);
+  return c;
+}
+
+Comparison CompareReports(const json& base, const json& next, const CompareOptions& options,
+                          const std::string& base_label, const std::string& new_label) {
+  Comparison c;
+  c.options = options;
+  c.base = ReadSide(base, base_label);
+  c.next = ReadSide(next, new_label);
+  CheckSide(base, c.base, &c.problems);
+  CheckSide(next, c.next, &c.problems);
+  CheckDevices(c);
+  for (const MetricSpec& spec : kMetrics) c.metrics.push_back(ReadMetric(spec, base, next));
+  const MetricDelta& avg = c.metrics.front();
+  c.has_latency = avg.has_base && avg.has_new && avg.base > 0 && avg.next > 0;
+  if (c.has_latency) {
+    c.base_latency_ms = avg.base;
+    c.new_latency_ms = avg.next;
+    c.latency_delta_ms = avg.delta;
+    c.latency_delta_pct = avg.pct;
+    c.limit_ms = avg.base * (1 + options.threshold_pct / 100);
+    c.over_threshold = avg.next > c.limit_ms;
+  }
+  DiffKernelsAndPhases(base, next, c);
+  const std::vector<double> bs = Samples(base), ns = Samples(next);
+  c.mann_whitney = MannWhitneyU(bs, ns);
+  c.bootstrap = BootstrapRatioOfMeans(bs, ns);
+  c.significant = c.mann_whitney.ok && c.mann_whitney.p_two_sided < options.alpha;
+  if (!c.mann_whitney.ok) c.notes.push_back("Mann-Whitney U not computed: " + c.mann_whitney.reason);
+  if (c.problems.empty() && c.over_threshold && options.require_significance && !c.mann_whitney.ok)
+    c.problems.push_back({"latency", "over the limit, but --require-significance needs at least 2 latency samples "
+                                     "per side for the Mann-Whitney test (" + c.base.label + " has " +
+                                         std::to_string(bs.size()) + ", " + c.next.label + " has " +
+                                         std::to_string(ns.size()) + ")"});
+  if (!c.problems.empty())
+    c.verdict = Verdict::kCannotJudge;
+  else if (c.over_threshold && (!options.require_significance || c.significant))
+    c.verdict = Verdict::kRegression;
+  else
+    c.verdict = Verdict::kPass;
+  c.verdict_text = VerdictText(c);
+  return c;
+}
+
+}  // namespace tg

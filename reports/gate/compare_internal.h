@@ -1,0 +1,38 @@
+// Shared by the comparison's sources: reading report members safely, the kernel and phase diff,
+// and the formatting of the texts (verdict line, terminal, Markdown, JUnit). Internal to the
+// reports library.
+#pragma once
+
+#include <array>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "tracegate/reports/compare.h"
+
+namespace tg {
+
+// Report members, tolerant of any document: nullptr / false / "" when `obj` is not an object, the
+// key is missing, or the value has another type (ReportNumber also refuses non-finite numbers).
+const nlohmann::json* ReportMember(const nlohmann::json& obj, std::string_view key);
+bool ReportNumber(const nlohmann::json& obj, std::string_view key, double* out);
+std::string ReportString(const nlohmann::json& obj, std::string_view key);
+
+// Fills c.kernels (from each side's kernel_table) and c.phases (phases.<p>.mean_ms), their shares
+// of c.latency_delta_ms and the contributors; a note when a side lacks the section.
+void DiffKernelsAndPhases(const nlohmann::json& base, const nlohmann::json& next, Comparison& c);
+
+// "%.<decimals>f"; decimals < 0: the shortest form ("%g"), so a threshold of 5 reads "5".
+std::string FormatNumber(double v, int decimals);
+// FormatNumber with a sign: "+4.90", "-0.300", "+0".
+std::string FormatSigned(double v, int decimals);
+// A p-value with 3 significant digits: "0.0513", "1.08e-05", "1".
+std::string FormatP(double p);
+// Decimals a metric is shown with: 4 for ratios and the CV, 3 for times and rates.
+int MetricDecimals(const MetricDelta& m);
+// "PASS", "REGRESSION", "CANNOT JUDGE": the verdict's name as a heading.
+std::string VerdictHeading(Verdict v);
+// How many kernels have each KernelChange, indexed by the enum.
+std::array<size_t, 4> CountChanges(const Comparison& c);
+
+}  // namespace tg

@@ -1,0 +1,119 @@
+// ComparisonToJson: the comparison document (schema tracegate.comparison/v1).
+#include "tracegate/reports/compare.h"
+
+namespace tg {
+
+using nlohmann::json;
+
+namespace {
+
+json NumberOr(bool has, double v) { return has ? json(v) : json(nullptr); }
+
+json SideJson(const SideInfo& s) {
+  return {{"label", s.label},
+          {"devices", s.devices},
+          {"model", s.model.empty() ? json(nullptr) : json(s.model)},
+          {"commit", s.commit.empty() ? json(nullptr) : json(s.commit)},
+          {"samples", s.samples},
+          {"latency_cv", NumberOr(s.has_cv, s.cv)},
+          {"has_kernel_table", s.has_kernel_table},
+          {"error_counters", s.error_counters}};
+}
+
+json MetricJson(const MetricDelta& m) {
+  json j = {{"key", m.key},
+            {"higher_is_worse", m.higher_is_worse},
+            {"base", NumberOr(m.has_base, m.base)},
+            {"new", NumberOr(m.has_new, m.next)},
+            {"delta", NumberOr(m.has_base && m.has_new, m.delta)},
+            {"delta_pct", NumberOr(m.has_pct, m.pct)}};
+  if (!m.has_base) j["base_reason"] = m.base_reason;
+  if (!m.has_new) j["new_reason"] = m.new_reason;
+  return j;
+}
+
+json KernelJson(const KernelDelta& k) {
+  return {{"name", k.name},
+          {"change", KernelChangeName(k.change)},
+          {"base_count", k.base_count},
+          {"new_count", k.new_count},
+          {"base_ms_per_iteration", k.base_ms},
+          {"new_ms_per_iteration", k.new_ms},
+          {"delta_ms_per_iteration", k.delta_ms},
+          {"base_mean_us", k.base_mean_us},
+          {"new_mean_us", k.new_mean_us},
+          {"share_of_change", NumberOr(k.has_share, k.share_of_change)}};
+}
+
+json PhaseJson(const PhaseDelta& p) {
+  return {{"phase", p.phase},
+          {"base_ms", p.base_ms},
+          {"new_ms", p.new_ms},
+          {"delta_ms", p.delta_ms},
+          {"share_of_change", NumberOr(p.has_share, p.share_of_change)}};
+}
+
+json StatisticsJson(const Comparison& c) {
+  const MannWhitneyResult& mw = c.mann_whitney;
+  const BootstrapResult& bs = c.bootstrap;
+  json mann_whitney = {{"ok", mw.ok},
+                       {"method", mw.ok ? json(mw.exact ? "exact" : "normal_approximation") : json(nullptr)},
+                       {"u", NumberOr(mw.ok, mw.u)},
+                       {"z", NumberOr(mw.ok, mw.z)},
+                       {"p_two_sided", NumberOr(mw.ok, mw.p_two_sided)}};
+  if (!mw.ok) mann_whitney["reason"] = mw.reason;
+  json bootstrap = {{"ok", bs.ok},
+                    {"statistic", "mean(new) / mean(base)"},
+                    {"ratio", NumberOr(bs.ok, bs.ratio)},
+                    {"lo", NumberOr(bs.ok, bs.lo)},
+                    {"hi", NumberOr(bs.ok, bs.hi)},
+                    {"confidence", bs.confidence},
+                    {"resamples", bs.resamples}};
+  if (!bs.ok) bootstrap["reason"] = bs.reason;
+  return {{"mann_whitney", std::move(mann_whitney)},
+          {"bootstrap", std::move(bootstrap)},
+          {"significant", c.significant},
+          {"alpha", c.options.alpha}};
+}
+
+}  // namespace
+
+json ComparisonToJson(const Comparison& c) {
+  json problems = json::array();
+  for (const CompareProblem& p : c.problems) problems.push_back({{"check", p.check}, {"message", p.message}});
+  json metrics = json::array(), kernels = json::array(), phases = json::array();
+  for (const MetricDelta& m : c.metrics) metrics.push_back(MetricJson(m));
+  for (const KernelDelta& k : c.kernels) kernels.push_back(KernelJson(k));
+  for (const PhaseDelta& p : c.phases) phases.push_back(PhaseJson(p));
+  json kernel_names = json::array(), phase_names = json::array();
+  for (size_t i : c.kernel_contributors) kernel_names.push_back(c.kernels[i].name);
+  for (size_t i : c.phase_contributors) phase_names.push_back(c.phases[i].phase);
+  const CompareOptions& o = c.options;
+  return {{"schema", kComparisonSchema},
+          {"tool", {{"name", "tracegate"}, {"version", TRACEGATE_VERSION}}},
+          {"verdict",
+           {{"name", VerdictName(c.verdict)}, {"text", c.verdict_text}, {"problems", problems}, {"notes", c.notes}}},
+          {"options",
+           {{"threshold_pct", o.threshold_pct},
+            {"require_significance", o.require_significance},
+            {"allow_device_mismatch", o.allow_device_mismatch},
+            {"alpha", o.alpha},
+            {"kernel_change_pct", o.kernel_change_pct},
+            {"kernel_change_min_ms", o.kernel_change_min_ms}}},
+          {"base", SideJson(c.base)},
+          {"new", SideJson(c.next)},
+          {"latency",
+           {{"base_ms", NumberOr(c.has_latency, c.base_latency_ms)},
+            {"new_ms", NumberOr(c.has_latency, c.new_latency_ms)},
+            {"delta_ms", NumberOr(c.has_latency, c.latency_delta_ms)},
+            {"delta_pct", NumberOr(c.has_latency, c.latency_delta_pct)},
+            {"limit_ms", NumberOr(c.has_latency, c.limit_ms)},
+            {"over_threshold", c.over_threshold}}},
+          {"metrics", std::move(metrics)},
+          {"phases", std::move(phases)},
+          {"kernels", std::move(kernels)},
+          {"contributors", {{"kernels", std::move(kernel_names)}, {"phases", std::move(phase_names)}}},
+          {"statistics", StatisticsJson(c)}};
+}
+
+}  // namespace tg

@@ -1,0 +1,32 @@
+// ReadReportOrTrace: commands that take "a report or a trace" (baseline save, gate) read a report
+// as it is and analyze anything else with default options. See tracegate/baseline.h.
+#include "tracegate/reports/analysis_report.h"
+#include "tracegate/reports/baseline.h"
+#include "tracegate/reports/compare.h"
+#include "tracegate/analyzer/import.h"
+#include "analyzer/util/json_file.h"
+#include "tracegate/reports/report_provenance.h"
+
+namespace tg {
+
+Status ReadReportOrTrace(const std::string& path, nlohmann::json* report) {
+  InputKind kind;
+  TG_RETURN_IF_ERROR(ClassifyInput(path, &kind));
+  if (kind == InputKind::kReport) {
+    nlohmann::json doc;
+    TG_RETURN_IF_ERROR(ReadJsonFile(path, "report", &doc));
+    TG_RETURN_IF_ERROR(CheckReport(doc, path));
+    *report = std::move(doc);
+    return Status::Ok();
+  }
+  Trace trace;
+  TG_RETURN_IF_ERROR(ImportTrace(path, trace));
+  AnalysisConfig config;
+  GitHead(&config.commit, &config.commit_reason);
+  Analysis analysis;
+  if (Status s = RunAnalysis(trace, config, &analysis); !s.ok()) return Status(s.code(), path + ": " + s.message());
+  *report = AnalysisToJson(trace, analysis, config);
+  return Status::Ok();
+}
+
+}  // namespace tg

@@ -1,0 +1,92 @@
+// The `tracegate analyze` outputs: the report JSON document and the human summary.
+//
+// Report document, schema "tracegate.report/v1". Keys are stable snake_case; units are in the key
+// (_ns, _ms, _bytes, _gbs, _ratio; ratios are 0..1). Numbers are never NaN/inf: an undefined
+// ratio or rate is null and a sibling "<key>_reason" says why. Unknown ids (-1) are null.
+//   schema, tool{name, version}
+//   source{format, version, path, producer}       from trace.metadata, null when absent
+//   environment{host, cuda_version, driver_version, cupti_version}
+//   counts{kernels, memcpys, memsets, syncs, runtime_calls, driver_calls, ranges, samples}
+//   window{start_ns, end_ns, duration_ns, duration_ms}           Trace::Window()
+//   devices[]{device, name, sm_count, memory_bytes, peak_bandwidth_gbs, kernels, memcpys, memsets,
+//             first_start_ns, last_end_ns, active_ns, busy_ns, busy_ms, idle_ns, idle_ratio,
+//             gaps{count, total_ns,
+//                  histogram[]{bucket, label, min_ns, max_ns (exclusive; null = open), count, total_ns},
+//                  largest[]{start_ns, duration_ns, before, after}}}
+//     Gaps live inside their device. busy = union of the device's kernels+memcpys+memsets;
+//     idle_ratio = 1 - busy/active. Buckets: lt_10us, 10us_to_100us, 100us_to_1ms, 1ms_to_10ms,
+//     ge_10ms. before/after: demangled kernel name, "Memcpy HtoD" style, or "Memset".
+//   kernels{count, total_ns, total_ms, distinct_names, percentile_method: "nearest_rank"}
+//   top_kernels[]{rank, name (demangled), count, total_ns, total_ms, mean_ns, min_ns, max_ns,
+//                 p50_ns, p95_ns, share_ratio}   sorted by total desc; share of total kernel time
+//   kernel_table[]{name (demangled), count, total_ms, per_iteration_ms, mean_us}   every distinct kernel
+//                 of the kept iterations (total / kept iterations); by total_ms desc, then name
+//   copies{htod, dtoh, dtod, ptop, other: {count, bytes, time_ns, time_ms, achieved_gbs
+//          (bytes/time, 1 GB = 1e9 B), pageable_count, pageable_ratio, small_count},
+//          memset{count, bytes, time_ns, time_ms}}
+//   streams[]{device, stream, kernels, memcpys, memsets, first_start_ns, last_end_ns, busy_ns,
+//             busy_ms, device_busy_ratio}
+//   data_quality{has_errors, counters[]{key, severity, count, description}}   every counter
+//   model, precision, batch                       tags from the command line (null + _reason when not given)
+//   commit, memory_peak_mb, temperature_c_range ("54-58"), profiling_date (ISO-8601 UTC)   provenance
+//     (report_provenance.h): --commit or the git HEAD; max/min-max of the NVML samples; the trace
+//     start when its clock is Unix-epoch ns. Each is null + _reason when unknown.
+//   iterations, avg_latency_ms, std_latency_ms, p50/p95/p99_latency_ms, latency_cv, throughput_fps,
+//   pre/h2d/infer/d2h/post_ms_ratio, idle_ratio, latency_samples_ms     headline (seed 001 5.10);
+//     ratios are sums over kept iterations / summed latency (iterations.h defines the phases)
+//   iteration_source{from_markers, description, regex, pid, found, skipped}
+//   phases{pre, h2d, infer, d2h, post, idle: {mean_ms, ratio}}
+//   iteration_table[]{index, name, start_ns, end_ns, latency_ms, phases_ms{...}, gpu_busy_ms, kernels,
+//                     memcpys, memsets, syncs, sync_ms, pre_range_ms, infer_range_ms, post_range_ms}
+//   timeline{iteration (index as in iteration_table; null + _reason without iterations), selection,
+//            name, start_ns, end_ns, duration_ns, latency_ms, marker_start/end_offset_ns (null without
+//            markers), phases_ms{...}, item_cap, items_total, items_dropped,
+//            columns ["start_offset_ns", "duration_ns", "kind", "name"],
+//            lanes[]{device, stream, busy_ns, idle_ns, items_total, items_dropped, items[][columns]}}
+//     The GPU work of the kept iteration with the median latency (nearest rank: its latency is
+//     p50_latency_ms), one lane per (device, stream) in that order. Rows follow `columns`: offset
+//     from the iteration's start (negative for work that began before it), kind kernel/memcpy/
+//     memset, short name (ShortKernelName, "Memcpy HtoD", "Memset"); by start. At most item_cap
+//     rows over all lanes, the longest kept; busy/idle_ns count every item, listed or not.
+//   peak{device_name, bandwidth_gbs, tflops, source}                      roofline peaks (null = unknown)
+//   roofline[]{label, source, launches, time_ms, bytes, flops, achieved_gbs, achieved_tflops,
+//              intensity_flop_per_byte, bandwidth_ratio, flops_ratio, memory_bound}
+//   findings[]{id, title, priority, summary, heuristic, evidence[]{metric, value, threshold, comparison,
+//              unit}, involved[]{kind, name, count, time_ms, detail}, strategies[],
+//              amdahl{share, speedup (null = unbounded), basis, assumption, overall_speedup, gain_pct,
+//                     upper_bound (null = unbounded)}}    by priority, then overall speedup
+//   rules{<id>: {enabled, <param>: value}}                                the effective thresholds
+//   options{top_k, largest_gaps, small_copy_bytes, iteration_regex, skip, pre_regex, infer_regex,
+//           post_regex}
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+#include "tracegate/analyzer/analysis.h"
+#include "tracegate/analyzer/model.h"
+
+namespace tg {
+
+inline constexpr const char* kReportSchema = "tracegate.report/v1";
+
+// The analysis as the report JSON document (schema "tracegate.report/v1"; stable snake_case keys,
+// units in key names). See the key list above.
+// With IterationRows::kLeftOut, "iteration_table" is an empty array: WriteAnalysisJson fills it
+// in as it writes (a trace of thousands of iterations would otherwise hold a large JSON tree).
+enum class IterationRows : uint8_t { kInTree, kLeftOut };
+nlohmann::json AnalysisToJson(const Trace& trace, const Analysis& analysis, const AnalysisConfig& config,
+                              IterationRows rows = IterationRows::kInTree);
+
+// Writes the report `doc` (from AnalysisToJson with IterationRows::kLeftOut) to `path`
+// atomically, rendering the rows of `iterations` into its "iteration_table" one at a time. The
+// file is byte for byte what WriteJsonFile would write for the kInTree document.
+[[nodiscard]] Status WriteAnalysisJson(const std::string& path, const nlohmann::json& doc,
+                                       const IterationAnalysis& iterations);
+
+// The human summary printed by `tracegate analyze` (fits one screen for a typical trace).
+void PrintAnalysis(std::ostream& out, const Trace& trace, const Analysis& analysis);
+
+}  // namespace tg

@@ -1,0 +1,154 @@
+// Comparing two reports (schema tracegate.report/v1): what changed, whether it is noise, and the
+// gate's verdict. Computing (CompareReports) is kept apart from printing (JSON, Markdown, JUnit).
+//
+// Verdict, for the base (baseline) and new report:
+//   cannot_judge  a side is not a tracegate.report/v1 object; a side's avg_latency_ms is missing,
+//                 null or not positive; both sides name their devices and the names differ (unless
+//                 allow_device_mismatch); a side has an error-level data-quality counter
+//                 (data_quality.has_errors, or a counter with severity "error" and count > 0);
+//                 with require_significance, the latency is over the limit but the Mann-Whitney
+//                 test cannot run (fewer than 2 latency samples on a side).
+//   regression    new avg_latency_ms > base avg_latency_ms x (1 + threshold_pct / 100), and, with
+//                 require_significance, the Mann-Whitney p-value on latency_samples_ms < alpha.
+//   pass          otherwise.
+// Kernels come from each report's kernel_table (per-iteration time of every distinct kernel).
+// Contributors explain a latency change: the kernels and phases whose per-iteration time moved
+// the same way as avg_latency_ms, largest move first. Kernel time is summed over streams, so on
+// overlapping streams a kernel's delta may exceed its effect on latency; phases partition each
+// iteration, so phase deltas add up to the latency delta exactly.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tracegate/analyzer/significance.h"
+#include "tracegate/analyzer/status.h"
+
+namespace tg {
+
+inline constexpr const char* kComparisonSchema = "tracegate.comparison/v1";
+
+struct CompareOptions {
+  double threshold_pct = 5;
+  bool require_significance = false;
+  bool allow_device_mismatch = false;
+  double alpha = 0.05;               // significance level for the Mann-Whitney p-value
+  double kernel_change_pct = 1;      // a kernel whose per-iteration time moves less than this % of
+  double kernel_change_min_ms = 0.001;  // its base time, or less than this, is "unchanged"
+  size_t contributors = 3;           // kernels named in the verdict line
+};
+
+enum class Verdict { kPass, kRegression, kCannotJudge };
+std::string_view VerdictName(Verdict v);  // "pass", "regression", "cannot_judge"
+
+// One headline metric on both sides. `key` is the report key (or a dotted path for nested ones).
+struct MetricDelta {
+  std::string key;
+  bool higher_is_worse = true;
+  bool has_base = false, has_new = false;
+  double base = 0, next = 0;
+  std::string base_reason, new_reason;  // the report's <key>_reason when a side is null/missing
+  double delta = 0;                      // next - base, when both sides have it
+  bool has_pct = false;
+  double pct = 0;                        // delta / |base| x 100, when base != 0
+};
+
+enum class KernelChange { kUnchanged, kChanged, kAdded, kRemoved };
+std::string_view KernelChangeName(KernelChange c);  // "unchanged", "changed", "added", "removed"
+
+struct KernelDelta {
+  std::string name;                     // demangled, as in kernel_table
+  KernelChange change = KernelChange::kUnchanged;
+  uint64_t base_count = 0, new_count = 0;
+  double base_ms = 0, new_ms = 0;       // per iteration (0 on the side that lacks the kernel)
+  double base_mean_us = 0, new_mean_us = 0;
+  double delta_ms = 0;                  // new_ms - base_ms
+  bool has_share = false;
+  double share_of_change = 0;           // delta_ms / avg latency delta, when that is not 0
+};
+
+struct PhaseDelta {
+  std::string phase;                    // pre, h2d, infer, d2h, post, idle
+  double base_ms = 0, new_ms = 0, delta_ms = 0;  // phases.<phase>.mean_ms
+  bool has_share = false;
+  double share_of_change = 0;
+};
+
+struct SideInfo {
+  std::string label;                    // the path or name the caller gave
+  std::vector<std::string> devices;     // distinct non-null devices[].name, sorted
+  std::string model, commit;            // "" when the report has none
+  size_t samples = 0;                   // latency_samples_ms
+  bool has_cv = false;
+  double cv = 0;                        // latency_cv of the samples (population std / mean)
+  bool has_kernel_table = false;
+  std::vector<std::string> error_counters;  // error-level data-quality counters that are non-zero
+};
+
+// Why the comparison cannot judge. check: "inputs", "devices", "data_quality" or "latency".
+struct CompareProblem {
+  std::string check;
+  std::string message;
+};
+
+struct Comparison {
+  CompareOptions options;
+  Verdict verdict = Verdict::kCannotJudge;
+  std::string verdict_text;             // one line, starts with PASS / REGRESSION / CANNOT JUDGE
+  std::vector<CompareProblem> problems;  // why it cannot judge (empty otherwise)
+  std::vector<std::string> notes;       // what was not checked and why
+  SideInfo base, next;
+  // avg_latency_ms and the limit the gate applies.
+  bool has_latency = false;
+  double base_latency_ms = 0, new_latency_ms = 0, limit_ms = 0;
+  double latency_delta_ms = 0, latency_delta_pct = 0;
+  bool over_threshold = false;
+  std::vector<MetricDelta> metrics;     // every headline metric, in a fixed order
+  std::vector<PhaseDelta> phases;       // kPhaseNames order
+  std::vector<KernelDelta> kernels;     // all kernels of both sides, by |delta_ms| desc, then name
+  std::vector<size_t> kernel_contributors;  // indexes into kernels, largest contribution first
+  std::vector<size_t> phase_contributors;   // indexes into phases, largest contribution first
+  MannWhitneyResult mann_whitney;       // base samples vs new samples
+  BootstrapResult bootstrap;            // mean(new) / mean(base)
+  bool significant = false;             // mann_whitney.ok and p < alpha
+};
+
+// Never fails: what it cannot judge it says in the result. base_label / new_label name the
+// sides in texts (paths, baseline names).
+Comparison CompareReports(const nlohmann::json& base, const nlohmann::json& next, const CompareOptions& options,
+                          const std::string& base_label = "base", const std::string& new_label = "new");
+
+// The result when an input cannot even be read (missing file, not JSON, not a report): verdict
+// cannot_judge with one "inputs" problem, so the gate still writes its JUnit and Markdown.
+Comparison CannotReadInputs(const std::string& message, const CompareOptions& options,
+                            const std::string& base_label, const std::string& new_label);
+
+// The comparison document (schema tracegate.comparison/v1): verdict{name, text, problems, notes},
+// options, base/new{label, devices, model, commit, samples, latency_cv}, latency{...}, metrics[],
+// phases[], kernels[] (every kernel, with change), contributors{kernels[], phases[]} (names),
+// statistics{mann_whitney{...}, bootstrap{...}, significant, alpha}. null where undefined.
+nlohmann::json ComparisonToJson(const Comparison& c);
+
+// The terminal summary of `tracegate compare` and `gate`: the verdict line first, then the
+// headline metrics, what moved the latency, the statistics and the notes.
+void PrintComparison(std::ostream& out, const Comparison& c);
+
+// A Markdown summary fit for a pull-request comment or a CI step summary. Names from traces are
+// shown as code with table pipes escaped, so they cannot break the table or inject markup.
+std::string ComparisonMarkdown(const Comparison& c);
+
+// JUnit XML for CI systems: one test suite "tracegate.gate" with one test case per check (inputs,
+// devices, data_quality, avg_latency_ms); a regression is a <failure> of avg_latency_ms, a check
+// that cannot judge an <error>, and checks left unjudged because of it <skipped>.
+std::string ComparisonJunit(const Comparison& c);
+
+// Decides whether a file is a tracegate report or a trace without reading a large trace whole:
+// gzip and SQLite files are traces; a JSON object is a report when it has a top-level "schema"
+// member (a Chrome trace has traceEvents/schemaVersion instead). Errors: the file cannot be read.
+enum class InputKind { kReport, kTrace };
+Status ClassifyInput(const std::string& path, InputKind* kind);
+
+}  // namespace tg

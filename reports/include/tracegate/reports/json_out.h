@@ -1,0 +1,14 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tracegate/analyzer/status.h"
+
+namespace tg {
+
+// Serialises with nlohmann::json (never string templates) and writes atomically. Strings that
+// are not valid UTF-8 are written with U+FFFD in place of bad bytes rather than failing.
+[[nodiscard]] Status WriteJsonFile(const std::string& path, const nlohmann::json& doc, int indent = 2);
+
+}  // namespace tg

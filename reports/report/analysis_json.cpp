@@ -1,0 +1,454 @@
+// AnalysisToJson: the report document (schema "tracegate.report/v1"); the keys are described in
+// tracegate/analysis_report.h.
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <string>
+
+#include "tracegate/reports/analysis_report.h"
+#include "reports/report/kernel_table_json.h"
+#include "reports/report/timeline_json.h"
+#include "analyzer/util/fileio.h"
+#include "analyzer/util/side_task.h"
+#include "tracegate/reports/report_provenance.h"
+
+namespace tg {
+
+namespace {
+
+using nlohmann::json;
+
+json IdOrNull(int64_t id) { return id == kUnknownId ? json(nullptr) : json(id); }
+
+json MetaOrNull(const Trace& t, std::string_view key) {
+  auto it = t.metadata.find(key);
+  return it == t.metadata.end() ? json(nullptr) : json(it->second);
+}
+
+
+// Sets obj[key] = value when defined, else null plus obj[key + "_reason"].
+void SetOrNull(json& obj, const std::string& key, bool defined, double value, const char* reason) {
+  if (defined) {
+    obj[key] = value;
+  } else {
+    obj[key] = nullptr;
+    obj[key + "_reason"] = reason;
+  }
+}
+
+json SourceJson(const Trace& t) {
+  return {{"format", MetaOrNull(t, meta::kSourceFormat)},
+          {"version", MetaOrNull(t, meta::kSourceVersion)},
+          {"path", MetaOrNull(t, meta::kSourcePath)},
+          {"producer", MetaOrNull(t, meta::kProducer)}};
+}
+
+json EnvironmentJson(const Trace& t) {
+  return {{"host", MetaOrNull(t, meta::kHost)},
+          {"cuda_version", MetaOrNull(t, meta::kCudaVersion)},
+          {"driver_version", MetaOrNull(t, meta::kDriverVersion)},
+          {"cupti_version", MetaOrNull(t, meta::kCuptiVersion)}};
+}
+
+json CountsJson(const SummaryCounts& c) {
+  return {{"kernels", c.kernels},
+          {"memcpys", c.memcpys},
+          {"memsets", c.memsets},
+          {"syncs", c.syncs},
+          {"runtime_calls", c.runtime_calls},
+          {"driver_calls", c.driver_calls},
+          {"ranges", c.ranges},
+          {"samples", c.samples}};
+}
+
+json GapsJson(const DeviceSummary& d) {
+  json hist = json::array();
+  for (size_t b = 0; b < kGapBucketCount; ++b) {
+    hist.push_back({{"bucket", kGapBucketKeys[b]},
+                    {"label", kGapBucketLabels[b]},
+                    {"min_ns", b == 0 ? 0 : kGapBucketUpperNs[b - 1]},
+                    {"max_ns", b + 1 < kGapBucketCount ? json(kGapBucketUpperNs[b]) : json(nullptr)},
+                    {"count", d.gap_histogram[b]},
+                    {"total_ns", d.gap_histogram_ns[b]}});
+  }
+  json largest = json::array();
+  for (const IdleGap& g : d.largest_gaps)
+    largest.push_back(
+        {{"start_ns", g.start_ns}, {"duration_ns", g.duration_ns}, {"before", g.before}, {"after", g.after}});
+  return {{"count", d.gap_count},
+          {"total_ns", d.gap_total_ns},
+          {"histogram", std::move(hist)},
+          {"largest", std::move(largest)}};
+}
+
+json DeviceJson(const Trace& t, const DeviceSummary& d) {
+  const Device* dev = t.FindDevice(d.device);
+  json j = {{"device", IdOrNull(d.device)},
+            {"name", d.known ? json(d.name) : json(nullptr)},
+            {"sm_count", dev && dev->sm_count > 0 ? json(dev->sm_count) : json(nullptr)},
+            {"memory_bytes", dev && dev->memory_bytes > 0 ? json(dev->memory_bytes) : json(nullptr)},
+            {"peak_bandwidth_gbs",
+             dev && dev->peak_bandwidth_gbs > 0 ? json(dev->peak_bandwidth_gbs) : json(nullptr)},
+            {"kernels", d.kernels},
+            {"memcpys", d.memcpys},
+            {"memsets", d.memsets},
+            {"first_start_ns", d.first_start_ns},
+            {"last_end_ns", d.last_end_ns},
+            {"active_ns", d.active_ns},
+            {"busy_ns", d.busy_ns},
+            {"busy_ms", NsToMs(d.busy_ns)},
+            {"idle_ns", d.active_ns - d.busy_ns}};
+  SetOrNull(j, "idle_ratio", d.has_idle_ratio, d.idle_ratio, "empty active window");
+  j["gaps"] = GapsJson(d);
+  return j;
+}
+
+json TopKernelsJson(const Summary& s) {
+  json arr = json::array();
+  size_t rank = 1;
+  for (const KernelStat& k : s.top_kernels) {
+    arr.push_back({{"rank", rank++},
+                   {"name", k.display_name},
+                   {"count", k.count},
+                   {"total_ns", k.total_ns},
+                   {"total_ms", NsToMs(k.total_ns)},
+                   {"mean_ns", k.mean_ns},
+                   {"min_ns", k.min_ns},
+                   {"max_ns", k.max_ns},
+                   {"p50_ns", k.p50_ns},
+                   {"p95_ns", k.p95_ns},
+                   {"share_ratio", k.share}});
+  }
+  return arr;
+}
+
+json CopiesJson(const Summary& s) {
+  json j = json::object();
+  for (const CopyStat& c : s.copies) {
+    json d = {{"count", c.count}, {"bytes", c.bytes}, {"time_ns", c.time_ns}, {"time_ms", NsToMs(c.time_ns)}};
+    SetOrNull(d, "achieved_gbs", c.has_gbs, c.gbs, c.count == 0 ? "no copies" : "zero total copy time");
+    d["pageable_count"] = c.pageable;
+    SetOrNull(d, "pageable_ratio", c.count > 0, c.pageable_share, "no copies");
+    d["small_count"] = c.small;
+    std::string key = kCopyDirectionNames[static_cast<size_t>(c.direction)];
+    for (char& ch : key) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    j[key] = std::move(d);
+  }
+  j["memset"] = {{"count", s.memsets.count},
+                 {"bytes", s.memsets.bytes},
+                 {"time_ns", s.memsets.time_ns},
+                 {"time_ms", NsToMs(s.memsets.time_ns)}};
+  return j;
+}
+
+json StreamsJson(const Summary& s) {
+  json arr = json::array();
+  for (const StreamSummary& st : s.streams) {
+    arr.push_back({{"device", IdOrNull(st.device)},
+                   {"stream", IdOrNull(st.stream)},
+                   {"kernels", st.kernels},
+                   {"memcpys", st.memcpys},
+                   {"memsets", st.memsets},
+                   {"first_start_ns", st.first_start_ns},
+                   {"last_end_ns", st.last_end_ns},
+                   {"busy_ns", st.busy_ns},
+                   {"busy_ms", NsToMs(st.busy_ns)},
+                   {"device_busy_ratio", st.device_busy_share}});
+  }
+  return arr;
+}
+
+json QualityJson(const Summary& s) {
+  json counters = json::array();
+  for (const QualityEntry& q : s.quality)
+    counters.push_back({{"key", q.key},
+                        {"severity", SeverityName(q.severity)},
+                        {"count", q.count},
+                        {"description", q.description}});
+  return {{"has_errors", s.has_errors}, {"counters", std::move(counters)}};
+}
+
+json TagOrNull(const std::string& value) {
+  return value.empty() ? json(nullptr) : json(value);
+}
+
+// The seed's headline keys (flat, at the top of the document) from the kept iterations.
+void HeadlineJson(json& doc, const IterationAnalysis& it) {
+  const SampleStats& l = it.latency_ms;
+  bool has = !it.iterations.empty() && it.total_ns > 0;
+  const char* why = it.iterations.empty() ? "no iterations" : "the iterations have zero length (empty trace)";
+  doc["iterations"] = it.iterations.size();
+  SetOrNull(doc, "avg_latency_ms", has, l.mean, why);
+  SetOrNull(doc, "std_latency_ms", has, l.std, why);
+  SetOrNull(doc, "p50_latency_ms", has, l.p50, why);
+  SetOrNull(doc, "p95_latency_ms", has, l.p95, why);
+  SetOrNull(doc, "p99_latency_ms", has, l.p99, why);
+  SetOrNull(doc, "latency_cv", has && l.has_cv, l.cv, has ? "fewer than 2 iterations" : why);
+  SetOrNull(doc, "throughput_fps", has && it.has_throughput, it.throughput_fps, has ? "zero-length run" : why);
+  for (size_t p = 0; p < kPhaseCount; ++p) {
+    std::string key = std::string(kPhaseNames[p]) + (static_cast<Phase>(p) == Phase::kIdle ? "_ratio" : "_ms_ratio");
+    SetOrNull(doc, key, has, it.phase_ratio[p], why);
+  }
+  json samples = json::array();
+  for (const Iteration& i : it.iterations) samples.push_back(NsToMs(i.latency_ns()));
+  doc["latency_samples_ms"] = std::move(samples);
+}
+
+json IterationSourceJson(const IterationAnalysis& it, const IterationOptions& o) {
+  return {{"from_markers", it.from_markers},
+          {"description", it.source},
+          {"regex", o.iteration_regex},
+          {"pid", IdOrNull(it.pid)},
+          {"found", it.found},
+          {"skipped", it.skipped}};
+}
+
+json PhasesJson(const IterationAnalysis& it) {
+  json j = json::object();
+  for (size_t p = 0; p < kPhaseCount; ++p)
+    j[kPhaseNames[p]] = {{"mean_ms", it.phase_mean_ms[p]}, {"ratio", it.phase_ratio[p]}};
+  return j;
+}
+
+// One iteration row as nlohmann's dump(2) writes an object at depth 2 of the report: members in
+// key order (nlohmann's objects are sorted maps), numbers and strings formatted by nlohmann
+// itself. The one definition of a row: writing the text directly is ~10x faster than building
+// and dumping a tree, and IterationTableJson parses it when a tree is wanted.
+class IterationRowWriter {
+ public:
+  explicit IterationRowWriter(std::string& out) : out_(out) {}
+
+  void Row(const Iteration& i) {
+    out_ += '{';
+    first_ = true;
+    Int("end_ns", i.end);
+    Double("gpu_busy_ms", NsToMs(i.gpu_busy_ns));
+    Int("index", i.index);
+    Double("infer_range_ms", NsToMs(i.infer_range_ns));
+    Int("kernels", i.kernels);
+    Double("latency_ms", NsToMs(i.latency_ns()));
+    Int("memcpys", i.memcpys);
+    Int("memsets", i.memsets);
+    Key("name");
+    out_ += json(i.name).dump(-1, ' ', false, json::error_handler_t::replace);
+    Key("phases_ms");
+    std::array<size_t, kPhaseCount> order{};
+    for (size_t p = 0; p < kPhaseCount; ++p) order[p] = p;
+    std::sort(order.begin(), order.end(),
+              [](size_t a, size_t b) { return std::string_view(kPhaseNames[a]) < std::string_view(kPhaseNames[b]); });
+    out_ += '{';
+    for (size_t k = 0; k < kPhaseCount; ++k) {
+      out_ += k ? ",\n        \"" : "\n        \"";
+      out_ += kPhaseNames[order[k]];
+      out_ += "\": ";
+      Number(NsToMs(i.phase_ns[order[k]]));
+    }
+    out_ += "\n      }";
+    Double("post_range_ms", NsToMs(i.post_range_ns));
+    Double("pre_range_ms", NsToMs(i.pre_range_ns));
+    Int("start_ns", i.start);
+    Double("sync_ms", NsToMs(i.sync_ns));
+    Int("syncs", i.syncs);
+    out_ += "\n    }";
+  }
+
+ private:
+  void Key(const char* key) {
+    out_ += first_ ? "\n      \"" : ",\n      \"";
+    first_ = false;
+    out_ += key;
+    out_ += "\": ";
+  }
+  template <typename T>
+  void Int(const char* key, T v) {
+    Key(key);
+    out_ += std::to_string(v);
+  }
+  void Double(const char* key, double v) {
+    Key(key);
+    Number(v);
+  }
+  // As nlohmann's serializer::dump_float: null for NaN and infinities, else its Grisu2 to_chars
+  // (calling it directly skips building a serializer per number; the test compares the bytes).
+  void Number(double v) {
+    if (!std::isfinite(v)) {
+      out_ += "null";
+      return;
+    }
+    char buf[64];
+    out_.append(buf, static_cast<size_t>(::nlohmann::detail::to_chars(buf, buf + sizeof buf, v) - buf));
+  }
+
+  std::string& out_;
+  bool first_ = true;
+};
+
+// Rows [first, last) as dump(2) writes them inside the array, each after its separator.
+std::string RenderRows(const std::vector<Iteration>& rows, size_t first, size_t last) {
+  std::string out;
+  out.reserve((last - first) * 512);
+  IterationRowWriter writer(out);
+  for (size_t r = first; r < last; ++r) {
+    out += r ? ",\n    " : "\n    ";
+    writer.Row(rows[r]);
+  }
+  return out;
+}
+
+json IterationTableJson(const IterationAnalysis& it) {
+  return json::parse("[" + RenderRows(it.iterations, 0, it.iterations.size()) + "\n]");
+}
+
+json PeakJson(const PeakRates& p) {
+  json j = {{"device_name", p.device_name.empty() ? json(nullptr) : json(p.device_name)}, {"source", p.source}};
+  SetOrNull(j, "bandwidth_gbs", p.has_bandwidth, p.bandwidth_gbs, "unknown device; pass --peak-gbs");
+  SetOrNull(j, "tflops", p.has_flops, p.tflops, "unknown device; pass --peak-tflops");
+  return j;
+}
+
+json RooflineJson(const std::vector<RooflineItem>& items) {
+  json arr = json::array();
+  for (const RooflineItem& r : items) {
+    json j = {{"label", r.label},
+              {"source", r.source},
+              {"launches", r.launches},
+              {"time_ms", NsToMs(r.time_ns)},
+              {"bytes", r.bytes},
+              {"flops", r.flops},
+              {"achieved_gbs", r.achieved_gbs},
+              {"achieved_tflops", r.achieved_tflops},
+              {"intensity_flop_per_byte", r.intensity}};
+    SetOrNull(j, "bandwidth_ratio", r.has_peak, r.bandwidth_share, "peak rates unknown");
+    SetOrNull(j, "flops_ratio", r.has_peak, r.flops_share, "peak rates unknown");
+    j["memory_bound"] = r.has_peak ? json(r.memory_bound) : json(nullptr);
+    arr.push_back(std::move(j));
+  }
+  return arr;
+}
+
+json AmdahlJson(const AmdahlEstimate& a) {
+  json j = {{"share", a.share}};
+  SetOrNull(j, "speedup", std::isfinite(a.speedup), a.speedup, "unbounded: the part's time disappears");
+  j["basis"] = a.basis;
+  j["assumption"] = a.assumption;
+  SetOrNull(j, "overall_speedup", std::isfinite(a.overall), a.overall, "the whole run disappears");
+  j["gain_pct"] = a.gain_pct;
+  SetOrNull(j, "upper_bound", std::isfinite(a.upper_bound), a.upper_bound, "the part is the whole run");
+  return j;
+}
+
+json FindingsJson(const std::vector<Finding>& findings) {
+  json arr = json::array();
+  for (const Finding& f : findings) {
+    json evidence = json::array();
+    for (const Evidence& e : f.evidence)
+      evidence.push_back({{"metric", e.metric},
+                          {"value", e.value},
+                          {"threshold", e.threshold},
+                          {"comparison", e.comparison},
+                          {"unit", e.unit}});
+    json involved = json::array();
+    for (const Involved& v : f.involved)
+      involved.push_back(
+          {{"kind", v.kind}, {"name", v.name}, {"count", v.count}, {"time_ms", NsToMs(v.time_ns)}, {"detail", v.detail}});
+    arr.push_back({{"id", f.id},
+                   {"title", f.title},
+                   {"priority", PriorityName(f.priority)},
+                   {"summary", f.summary},
+                   {"heuristic", f.heuristic},
+                   {"evidence", std::move(evidence)},
+                   {"involved", std::move(involved)},
+                   {"strategies", f.strategies},
+                   {"amdahl", AmdahlJson(f.amdahl)}});
+  }
+  return arr;
+}
+
+json RulesJson(const RulesConfig& rules) {
+  json j = json::object();
+  for (const auto& [id, params] : rules.values()) {
+    json r = {{"enabled", rules.Enabled(id)}};
+    for (const auto& [key, value] : params) r[key] = value;
+    j[id] = std::move(r);
+  }
+  return j;
+}
+
+}  // namespace
+
+json AnalysisToJson(const Trace& trace, const Analysis& analysis, const AnalysisConfig& config, IterationRows rows) {
+  const Summary& summary = analysis.summary;
+  const AnalyzeOptions& options = config.summary;
+  json doc = json::object();
+  doc["schema"] = kReportSchema;
+  doc["tool"] = {{"name", "tracegate"}, {"version", TRACEGATE_VERSION}};
+  doc["model"] = TagOrNull(config.model);
+  if (config.model.empty()) doc["model_reason"] = "not given (--model)";
+  doc["precision"] = TagOrNull(config.precision);
+  if (config.precision.empty()) doc["precision_reason"] = "not given (--precision)";
+  doc["batch"] = config.iterations.batch;
+  AddProvenanceJson(doc, trace, analysis, config);
+  HeadlineJson(doc, analysis.iterations);
+  doc["iteration_source"] = IterationSourceJson(analysis.iterations, config.iterations);
+  doc["phases"] = PhasesJson(analysis.iterations);
+  doc["findings"] = FindingsJson(analysis.findings);
+  doc["source"] = SourceJson(trace);
+  doc["environment"] = EnvironmentJson(trace);
+  doc["counts"] = CountsJson(summary.counts);
+  doc["window"] = {{"start_ns", summary.start_ns},
+                   {"end_ns", summary.end_ns},
+                   {"duration_ns", summary.duration_ns},
+                   {"duration_ms", NsToMs(summary.duration_ns)}};
+  json devices = json::array();
+  for (const DeviceSummary& d : summary.devices) devices.push_back(DeviceJson(trace, d));
+  doc["devices"] = std::move(devices);
+  doc["kernels"] = {{"count", summary.counts.kernels},
+                    {"total_ns", summary.total_kernel_ns},
+                    {"total_ms", NsToMs(summary.total_kernel_ns)},
+                    {"distinct_names", summary.distinct_kernels},
+                    {"percentile_method", "nearest_rank"}};
+  doc["top_kernels"] = TopKernelsJson(summary);
+  doc["kernel_table"] = KernelTableJson(trace, analysis);
+  doc["copies"] = CopiesJson(summary);
+  doc["streams"] = StreamsJson(summary);
+  doc["data_quality"] = QualityJson(summary);
+  doc["iteration_table"] = rows == IterationRows::kInTree ? IterationTableJson(analysis.iterations) : json::array();
+  doc["timeline"] = TimelineJson(trace, analysis);
+  doc["peak"] = PeakJson(analysis.peak);
+  doc["roofline"] = RooflineJson(analysis.roofline);
+  doc["rules"] = RulesJson(config.rules);
+  doc["options"] = {{"top_k", options.top_k},
+                    {"largest_gaps", options.largest_gaps},
+                    {"small_copy_bytes", options.small_copy_bytes},
+                    {"iteration_regex", config.iterations.iteration_regex},
+                    {"skip", config.iterations.skip},
+                    {"pre_regex", config.iterations.pre_regex},
+                    {"infer_regex", config.iterations.infer_regex},
+                    {"post_regex", config.iterations.post_regex}};
+  return doc;
+}
+
+Status WriteAnalysisJson(const std::string& path, const json& doc, const IterationAnalysis& iterations) {
+  // The first half of the rows is rendered on a second thread while this one writes the rest.
+  const std::vector<Iteration>& rows = iterations.iterations;
+  const size_t half = rows.size() >= 512 ? rows.size() / 2 : 0;  // few rows: all on this thread
+  std::string first_half;
+  SideTask helper([&] { first_half = RenderRows(rows, 0, half); });
+  std::string text = doc.dump(2, ' ', false, json::error_handler_t::replace);
+  std::string second_half = RenderRows(rows, half, rows.size());
+  helper.Wait();
+  // A top-level key at indent 2; inside a string value the quotes would be escaped.
+  static constexpr std::string_view kEmptyTable = "\n  \"iteration_table\": []";
+  const size_t at = text.find(kEmptyTable);
+  if (at == std::string::npos) return InvalidInput(path + ": the report has no empty \"iteration_table\" to fill");
+  text.push_back('\n');
+  if (rows.empty()) return WriteFileAtomic(path, text);
+  // What dump(2) writes for the array at depth 1: "[", each row indented by 4, "  ]". Written
+  // around the "[]" in pieces: joining them would copy the whole report twice more.
+  const size_t value = at + kEmptyTable.size() - 2;
+  const std::string_view all = text;
+  return WriteFileAtomic(path, {all.substr(0, value), "[", first_half, second_half, "\n  ]", all.substr(value + 2)});
+}
+
+}  // namespace tg

@@ -1,0 +1,197 @@
+#include "reports/report/report_view.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace tg::internal {
+
+json ValidUtf8(const json& doc) {
+  // nlohmann's `replace` handler writes U+FFFD for bad bytes; parsing the text back gives a
+  // document whose strings are all valid. Reports are small enough that the copy is cheap.
+  return json::parse(doc.dump(-1, ' ', false, json::error_handler_t::replace), nullptr, false);
+}
+
+const char* HtmlEntity(char ch) {
+  switch (ch) {
+    case '&': return "&amp;";
+    case '<': return "&lt;";
+    case '>': return "&gt;";
+    case '"': return "&quot;";
+    case '\'': return "&#39;";
+    default: return nullptr;
+  }
+}
+
+const json* Find(const json& doc, std::string_view key) {
+  if (!doc.is_object()) return nullptr;
+  auto it = doc.find(key);
+  return it == doc.end() ? nullptr : &*it;
+}
+
+std::optional<double> Number(const json& doc, std::string_view key) {
+  const json* v = Find(doc, key);
+  if (!v || !v->is_number()) return std::nullopt;
+  return v->get<double>();
+}
+
+std::string Text(const json& doc, std::string_view key) {
+  const json* v = Find(doc, key);
+  return v && v->is_string() ? v->get<std::string>() : std::string();
+}
+
+const json& Array(const json& doc, std::string_view key) {
+  static const json kEmpty = json::array();
+  const json* v = Find(doc, key);
+  return v && v->is_array() ? *v : kEmpty;
+}
+
+const json& Object(const json& doc, std::string_view key) {
+  static const json kEmpty = json::object();
+  const json* v = Find(doc, key);
+  return v && v->is_object() ? *v : kEmpty;
+}
+
+std::string Cut(const std::string& s, size_t max) {
+  if (s.size() <= max) return s;
+  size_t cut = max - 3;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return s.substr(0, cut) + "...";
+}
+
+std::string FormatValue(double v, Unit unit) {
+  switch (unit) {
+    case Unit::kMs: return StrFormat("%.3f ms", v);
+    case Unit::kPercent: return StrFormat("%.1f%%", v * 100.0);
+    case Unit::kCount: return StrFormat("%.0f", v);
+    case Unit::kFps: return StrFormat("%.1f /s", v);
+    case Unit::kMb: return StrFormat("%.0f MB", v);
+    case Unit::kPlain: break;
+  }
+  return StrFormat("%.4g", v);
+}
+
+Shown Show(const json& doc, std::string_view key, Unit unit) {
+  Shown s;
+  const json* v = Find(doc, key);
+  if (v && v->is_number()) {
+    s.present = true;
+    s.text = FormatValue(v->get<double>(), unit);
+  } else if (v && v->is_string()) {
+    s.present = true;
+    s.text = v->get<std::string>();
+  } else {
+    s.text = "n/a";
+    std::string reason = Text(doc, std::string(key) + "_reason");
+    s.reason = !reason.empty() ? reason : v ? "no value" : "not in this report";
+  }
+  return s;
+}
+
+std::string ShowInline(const Shown& s) { return s.present ? s.text : s.text + " (" + s.reason + ")"; }
+
+std::vector<HeadlineRow> Headline(const json& doc) {
+  struct Spec {
+    const char* label;
+    const char* key;
+    Unit unit;
+    bool optional;  // listed only when the report has the key (fields newer reports carry)
+  };
+  static constexpr Spec kRows[] = {
+      {"Iterations", "iterations", Unit::kCount, false},
+      {"Latency mean", "avg_latency_ms", Unit::kMs, false},
+      {"Latency p50", "p50_latency_ms", Unit::kMs, false},
+      {"Latency p95", "p95_latency_ms", Unit::kMs, false},
+      {"Latency p99", "p99_latency_ms", Unit::kMs, false},
+      {"Latency std", "std_latency_ms", Unit::kMs, false},
+      {"Latency CV", "latency_cv", Unit::kPercent, false},
+      {"Throughput", "throughput_fps", Unit::kFps, false},
+      {"Pre share", "pre_ms_ratio", Unit::kPercent, false},
+      {"H2D share", "h2d_ms_ratio", Unit::kPercent, false},
+      {"Infer share", "infer_ms_ratio", Unit::kPercent, false},
+      {"D2H share", "d2h_ms_ratio", Unit::kPercent, false},
+      {"Post share", "post_ms_ratio", Unit::kPercent, false},
+      {"Idle share", "idle_ratio", Unit::kPercent, false},
+      {"Memory peak", "memory_peak_mb", Unit::kMb, true},
+      {"Temperature (C)", "temperature_c_range", Unit::kPlain, true},
+  };
+  std::vector<HeadlineRow> rows;
+  for (const Spec& r : kRows)
+    if (!r.optional || Find(doc, r.key)) rows.push_back({r.label, Show(doc, r.key, r.unit)});
+  return rows;
+}
+
+std::vector<std::pair<std::string, std::string>> RunFacts(const json& doc) {
+  std::vector<std::pair<std::string, std::string>> facts;
+  auto add = [&](const char* label, std::string value) {
+    if (!value.empty()) facts.emplace_back(label, std::move(value));
+  };
+  add("Model", Text(doc, "model"));
+  add("Precision", Text(doc, "precision"));
+  if (auto b = Number(doc, "batch")) add("Batch", FormatValue(*b, Unit::kCount));
+  std::string devices;
+  for (const json& d : Array(doc, "devices")) {
+    std::string name = Text(d, "name");
+    if (name.empty()) continue;
+    auto id = Number(d, "device");
+    devices += (devices.empty() ? "" : ", ") + (id ? StrFormat("GPU %.0f: ", *id) : std::string()) + name;
+  }
+  add("Device", devices);
+  add("Commit", Text(doc, "commit"));
+  add("Profiled", Text(doc, "profiling_date"));
+  add("Trace", Text(Object(doc, "source"), "path"));
+  add("Iterations from", Text(Object(doc, "iteration_source"), "description"));
+  const json& tool = Object(doc, "tool");
+  std::string tool_text = Text(tool, "name");
+  if (!Text(tool, "version").empty()) tool_text += " " + Text(tool, "version");
+  add("Tool", tool_text);
+  return facts;
+}
+
+std::string EmptyListReason(const json& doc, std::string_view key, const char* if_empty) {
+  if (!Array(doc, key).empty()) return "";
+  return Find(doc, key) ? if_empty : "not in this report";
+}
+
+std::string GainText(const json& finding) {
+  const json& a = Object(finding, "amdahl");
+  auto gain = Number(a, "gain_pct");
+  if (!gain) return "n/a";
+  auto overall = Number(a, "overall_speedup");
+  auto bound = Number(a, "upper_bound");
+  std::string text = StrFormat("%+.1f%% (", *gain);
+  text += overall ? StrFormat("%.3fx overall", *overall) : std::string("unbounded");
+  text += bound ? StrFormat(", at most %.3fx", *bound) : std::string(", no upper bound");
+  text += ")";
+  return text;
+}
+
+std::string EvidenceText(const json& e) {
+  std::string text = Text(e, "metric");
+  auto value = Number(e, "value");
+  auto threshold = Number(e, "threshold");
+  text += value ? StrFormat(" = %.4g", *value) : std::string(" = n/a");
+  std::string unit = Text(e, "unit");
+  if (!unit.empty() && unit != "ratio" && unit != "count") text += " " + unit;
+  if (threshold) text += " (threshold " + Text(e, "comparison") + StrFormat(" %.4g)", *threshold);
+  return text;
+}
+
+std::vector<const json*> NonZeroCounters(const json& doc) {
+  std::vector<const json*> out;
+  for (const json& c : Array(Object(doc, "data_quality"), "counters"))
+    if (Number(c, "count").value_or(0) > 0) out.push_back(&c);
+  return out;
+}
+
+std::string QualityVerdict(const json& doc) {
+  const json* q = Find(doc, "data_quality");
+  if (!q || !q->is_object()) return "n/a";
+  const json* errors = Find(*q, "has_errors");
+  if (errors && errors->is_boolean() && errors->get<bool>()) return "errors";
+  for (const json* c : NonZeroCounters(doc))
+    if (Text(*c, "severity") == "warning") return "warnings";
+  return "ok";
+}
+
+}  // namespace tg::internal

@@ -1,0 +1,89 @@
+// Reading a report document for the human renderers (Markdown, HTML). Internal to the reports
+// library. The renderers take any JSON, including a stored baseline from an older tool or `{}`:
+// every accessor checks presence and type and never throws, and a missing or null value becomes
+// "n/a" with the report's "<key>_reason" when it has one.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tracegate/analyzer/strings.h"
+
+namespace tg::internal {
+
+using nlohmann::json;
+
+// A copy of `doc` whose strings are valid UTF-8 (bad bytes become U+FFFD): a report built in
+// memory from a trace may carry raw bytes that a browser or a Markdown renderer would mangle.
+json ValidUtf8(const json& doc);
+
+// The character reference of & < > " ' (nullptr for any other character).
+const char* HtmlEntity(char ch);
+// C0 control characters that neither HTML text nor XML 1.0 may carry (all but tab, LF, CR).
+constexpr bool IsBadControl(char ch) {
+  return static_cast<unsigned char>(ch) < 0x20 && ch != '\t' && ch != '\n' && ch != '\r';
+}
+
+// doc[key] when doc is an object that has the key, else nullptr.
+const json* Find(const json& doc, std::string_view key);
+// doc[key] when it is a number.
+std::optional<double> Number(const json& doc, std::string_view key);
+// doc[key] when it is a string, else "".
+std::string Text(const json& doc, std::string_view key);
+// doc[key] when it is an array, else an empty array.
+const json& Array(const json& doc, std::string_view key);
+// doc[key] when it is an object, else an empty object.
+const json& Object(const json& doc, std::string_view key);
+
+// `s` cut to at most `max` bytes with "..." (never inside a UTF-8 sequence); max >= 4.
+std::string Cut(const std::string& s, size_t max);
+
+// How a number is shown.
+enum class Unit { kMs, kPercent, kCount, kFps, kMb, kPlain };
+std::string FormatValue(double v, Unit unit);
+
+// A value as text, or why it is missing.
+struct Shown {
+  bool present = false;
+  std::string text;    // the formatted value, or "n/a"
+  std::string reason;  // for n/a: the report's <key>_reason, or "not in this report"
+};
+// doc[key] formatted; a string value (e.g. "54-58") is shown as it is.
+Shown Show(const json& doc, std::string_view key, Unit unit);
+// "text" or "n/a (reason)".
+std::string ShowInline(const Shown& s);
+
+// The headline metrics, in the order both renderers list them.
+struct HeadlineRow {
+  std::string label;
+  Shown value;
+};
+std::vector<HeadlineRow> Headline(const json& doc);
+
+// What was run, as (label, value) pairs, unescaped: model, precision, batch, device, commit,
+// profiling date, trace, tool, how iterations were found. Absent values are left out.
+std::vector<std::pair<std::string, std::string>> RunFacts(const json& doc);
+
+// Why a list shows nothing: "" when doc[key] is a non-empty array, else `if_empty` when the
+// report has the key and "not in this report" when it does not.
+std::string EmptyListReason(const json& doc, std::string_view key, const char* if_empty);
+
+// A finding's predicted gain from its "amdahl" object: "+12.3% (1.123x overall, at most 1.50x)".
+std::string GainText(const json& finding);
+// "idle_ratio = 0.35 (> 0.2)" for one evidence entry.
+std::string EvidenceText(const json& evidence);
+
+// Counters of data_quality with count > 0 ("key", "severity", count, "description").
+std::vector<const json*> NonZeroCounters(const json& doc);
+
+// The quality verdict: "errors" (has_errors), "warnings" (a warning-level counter is non-zero),
+// else "ok" (info-level counts may be non-zero); "n/a" without the section.
+std::string QualityVerdict(const json& doc);
+
+}  // namespace tg::internal
