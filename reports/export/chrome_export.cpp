@@ -21,7 +21,7 @@
 
 #include "reports/export/chrome_writer.h"
 #include "analyzer/util/fileio.h"
-#include "tracegate/analyzer/kineto_names.h"
+#include "analyzer/import/kineto/kineto_names.h"
 
 namespace tg {
 

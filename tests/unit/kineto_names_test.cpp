@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "tracegate/analyzer/kineto_names.h"
+#include "analyzer/import/kineto/kineto_names.h"
 
 namespace tg {
 namespace {

@@ -1,4 +1,4 @@
-#include "tracegate/analyzer/kineto_names.h"
+#include "analyzer/import/kineto/kineto_names.h"
 
 #include <utility>
 

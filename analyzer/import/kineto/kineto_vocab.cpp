@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "tracegate/analyzer/kineto_names.h"
+#include "analyzer/import/kineto/kineto_names.h"
 
 namespace tg::internal {
 
