@@ -25,6 +25,7 @@
 #include "tracegate/reports/report_read.h"
 #include "tracegate/analyzer/store.h"
 #include "tracegate/analyzer/summary.h"
+#include "tracegate/collector/record.h"
 
 namespace tg::cli {
 
@@ -167,9 +168,11 @@ int RunAnalyze(const AnalyzeArgs& args) {
   Analysis analysis;
   if (Status s = RunAnalysis(trace, config, &analysis); !s.ok()) return Fail(s);
   timer.Done("analysis");
-  if (!args.json_out.empty() || !args.md_out.empty() || !args.html_out.empty()) {
-    // The Markdown and HTML reports do not read the iteration rows.
-    nlohmann::json doc = AnalysisToJson(trace, analysis, config, IterationRows::kLeftOut);
+  const bool files = !args.json_out.empty() || !args.md_out.empty() || !args.html_out.empty();
+  // Every renderer (text, Markdown, HTML) reads the report document; none reads the iteration rows.
+  nlohmann::json doc;
+  if (files || !args.quiet) doc = AnalysisToJson(trace, analysis, config, IterationRows::kLeftOut);
+  if (files) {
     if (!args.json_out.empty())
       if (Status s = WriteAnalysisJson(args.json_out, doc, analysis.iterations); !s.ok()) return Fail(s);
     if (!args.md_out.empty())
@@ -179,7 +182,8 @@ int RunAnalyze(const AnalyzeArgs& args) {
     timer.Done("reports");
   }
   if (!args.quiet) {
-    PrintAnalysis(std::cout, trace, analysis);
+    auto no_activity = trace.metadata.find(record_meta::kNoActivity);
+    PrintAnalysis(std::cout, doc, no_activity == trace.metadata.end() ? std::string_view() : no_activity->second);
     if (!args.json_out.empty()) std::cout << "\nreport written to " << args.json_out << "\n";
     if (!args.md_out.empty()) std::cout << "Markdown summary written to " << args.md_out << "\n";
     if (!args.html_out.empty()) std::cout << "HTML report written to " << args.html_out << "\n";

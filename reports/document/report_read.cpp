@@ -1,25 +1,42 @@
+// The commands' wording of the report checks (reports/document/report_document.h).
 #include "tracegate/reports/report_read.h"
 
-
+#include "reports/document/report_document.h"
 #include "tracegate/reports/analysis_report.h"
-#include "analyzer/util/json_file.h"
 
 namespace tg {
 
+using internal::ReportFault;
+
+Status CheckReport(const nlohmann::json& report, const std::string& label) {
+  const internal::ReportCheck check = internal::CheckReportDocument(report, {.gate_keys = true});
+  switch (check.fault) {
+    case ReportFault::kNone: return Status::Ok();
+    case ReportFault::kNotObject: return InvalidInput(label + ": not a tracegate report (not a JSON object)");
+    case ReportFault::kNoSchema: return InvalidInput(label + ": not a tracegate report (no \"schema\" key)");
+    case ReportFault::kOtherSchema:
+      return Unsupported(label + ": report schema \"" + check.schema + "\" is not " + kReportSchema +
+                         "; re-run tracegate analyze with this version");
+    case ReportFault::kMissingKey: return InvalidInput(label + ": the report has no \"" + check.key + "\"");
+    case ReportFault::kWrongType: return InvalidInput(label + ": \"" + check.key + "\" is not " + check.expected);
+    case ReportFault::kNoLatency: break;  // not asked for
+  }
+  return Status::Ok();
+}
+
 Status ReadReferenceRun(const std::string& path, ReferenceRun* out) {
   nlohmann::json doc;
-  TG_RETURN_IF_ERROR(ReadJsonFile(path, "report", &doc));
-  if (!doc.is_object()) return InvalidInput(path + ": not a JSON report object");
-  auto schema = doc.find("schema");
-  if (schema == doc.end() || !schema->is_string() || *schema != kReportSchema)
-    return InvalidInput(path + ": not a tracegate report (schema is not " + std::string(kReportSchema) + ")");
-  auto avg = doc.find("avg_latency_ms");
-  if (avg == doc.end() || !avg->is_number() || avg->get<double>() <= 0)
-    return InvalidInput(path + ": the report has no positive avg_latency_ms");
+  TG_RETURN_IF_ERROR(internal::LoadReportFile(path, "report", &doc));
+  switch (internal::CheckReportDocument(doc, {.positive_latency = true}).fault) {
+    case ReportFault::kNone: break;
+    case ReportFault::kNotObject: return InvalidInput(path + ": not a JSON report object");
+    case ReportFault::kNoLatency: return InvalidInput(path + ": the report has no positive avg_latency_ms");
+    default:
+      return InvalidInput(path + ": not a tracegate report (schema is not " + std::string(kReportSchema) + ")");
+  }
   out->path = path;
-  out->avg_latency_ms = avg->get<double>();
-  auto precision = doc.find("precision");
-  out->precision = precision != doc.end() && precision->is_string() ? precision->get<std::string>() : "";
+  out->avg_latency_ms = *internal::Number(doc, "avg_latency_ms");
+  out->precision = internal::Text(doc, "precision");
   return Status::Ok();
 }
 

@@ -10,7 +10,7 @@
 #include "analyzer/store/sqlite_db.h"  // the store's SQLite wrappers (history.db)
 #include "tracegate/reports/analysis_report.h"
 #include "analyzer/util/fileio.h"
-#include "analyzer/util/json_file.h"
+#include "reports/document/report_document.h"
 #include "tracegate/reports/json_out.h"
 #include "tracegate/reports/report_provenance.h"
 
@@ -19,6 +19,8 @@ namespace tg {
 namespace {
 
 using nlohmann::json;
+using internal::Number;
+using internal::Text;
 namespace fs = std::filesystem;
 
 constexpr size_t kMaxNameLength = 100;
@@ -54,42 +56,6 @@ std::string NowIso() {
   return iso;
 }
 
-std::string StringOr(const json& doc, const char* key) {
-  auto it = doc.find(key);
-  return it != doc.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-double NumberOr0(const json& doc, const char* key) {
-  auto it = doc.find(key);
-  return it != doc.end() && it->is_number() ? it->get<double>() : 0.0;
-}
-
-bool IsNumberOrNull(const json& v) { return v.is_number() || v.is_null(); }
-bool IsNumberArray(const json& v) {
-  return v.is_array() && std::all_of(v.begin(), v.end(), [](const json& x) { return x.is_number(); });
-}
-bool IsArray(const json& v) { return v.is_array(); }
-bool IsQualityObject(const json& v) {
-  return v.is_object() && v.contains("has_errors") && v["has_errors"].is_boolean() && v.contains("counters") &&
-         v["counters"].is_array();
-}
-
-struct KeyRule {
-  const char* key;
-  bool (*ok)(const json&);
-  const char* expected;
-};
-
-// The keys compare/gate read; the full document is described by reports/schema/.
-constexpr KeyRule kGateKeys[] = {
-    {"avg_latency_ms", IsNumberOrNull, "a number or null"},
-    {"p95_latency_ms", IsNumberOrNull, "a number or null"},
-    {"throughput_fps", IsNumberOrNull, "a number or null"},
-    {"latency_samples_ms", IsNumberArray, "an array of numbers"},
-    {"devices", IsArray, "an array"},
-    {"data_quality", IsQualityObject, "an object with has_errors and counters[]"},
-};
-
 // Binds a metric, NULL when absent (HistoryRow keeps 0 for "absent": latencies are positive).
 void BindMetric(internal::Stmt& q, int i, double v) { v != 0 ? q.Real(i, v) : q.Null(i); }
 void BindText(internal::Stmt& q, int i, const std::string& v) { v.empty() ? q.Null(i) : q.Text(i, v); }
@@ -122,12 +88,12 @@ Status ReadInfo(const std::string& dir, const std::string& name, BaselineInfo* i
   json report;
   info->name = name;
   TG_RETURN_IF_ERROR(LoadBaseline(dir, name, &report, &info->path));
-  info->model = StringOr(report, "model");
-  info->precision = StringOr(report, "precision");
-  info->commit = StringOr(report, "commit");
-  info->profiling_date = StringOr(report, "profiling_date");
-  info->has_avg_latency = report["avg_latency_ms"].is_number();
-  info->avg_latency_ms = NumberOr0(report, "avg_latency_ms");
+  info->model = Text(report, "model");
+  info->precision = Text(report, "precision");
+  info->commit = Text(report, "commit");
+  info->profiling_date = Text(report, "profiling_date");
+  info->has_avg_latency = Number(report, "avg_latency_ms").has_value();
+  info->avg_latency_ms = Number(report, "avg_latency_ms").value_or(0);
   return Status::Ok();
 }
 
@@ -151,32 +117,16 @@ Status ValidateBaselineName(const std::string& name) {
   return Status::Ok();
 }
 
-Status CheckReport(const json& report, const std::string& label) {
-  if (!report.is_object()) return InvalidInput(label + ": not a tracegate report (not a JSON object)");
-  auto schema = report.find("schema");
-  if (schema == report.end() || !schema->is_string())
-    return InvalidInput(label + ": not a tracegate report (no \"schema\" key)");
-  if (*schema != kReportSchema)
-    return Unsupported(label + ": report schema \"" + schema->get<std::string>() + "\" is not " + kReportSchema +
-                       "; re-run tracegate analyze with this version");
-  for (const KeyRule& rule : kGateKeys) {
-    auto it = report.find(rule.key);
-    if (it == report.end()) return InvalidInput(label + ": the report has no \"" + rule.key + "\"");
-    if (!rule.ok(*it)) return InvalidInput(label + ": \"" + rule.key + "\" is not " + rule.expected);
-  }
-  return Status::Ok();
-}
-
 HistoryRow HistoryRowFor(const std::string& name, const std::string& kind, const json& report,
                          const std::string& source) {
   HistoryRow row;
   row.name = name;
   row.kind = kind;
   row.recorded_at = NowIso();
-  row.commit = StringOr(report, "commit");
-  row.avg_latency_ms = NumberOr0(report, "avg_latency_ms");
-  row.p95_latency_ms = NumberOr0(report, "p95_latency_ms");
-  row.throughput_fps = NumberOr0(report, "throughput_fps");
+  row.commit = Text(report, "commit");
+  row.avg_latency_ms = Number(report, "avg_latency_ms").value_or(0);
+  row.p95_latency_ms = Number(report, "p95_latency_ms").value_or(0);
+  row.throughput_fps = Number(report, "throughput_fps").value_or(0);
   row.source = source;
   return row;
 }
@@ -185,9 +135,9 @@ Status SaveBaseline(const std::string& dir, const std::string& name, const json&
                     const std::string& source) {
   TG_RETURN_IF_ERROR(ValidateBaselineName(name));
   TG_RETURN_IF_ERROR(CheckReport(report, source));
-  if (!report["avg_latency_ms"].is_number())
+  if (!Number(report, "avg_latency_ms"))
     return InvalidInput(source + ": no avg_latency_ms to gate against (" +
-                        StringOr(report, "avg_latency_ms_reason") + "); a baseline needs iterations");
+                        Text(report, "avg_latency_ms_reason") + "); a baseline needs iterations");
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return IoError(dir + ": cannot create the baseline directory: " + ec.message());
@@ -212,7 +162,7 @@ Status LoadBaseline(const std::string& dir, const std::string& name_or_file, jso
   }
   TG_RETURN_IF_ERROR(CheckReadableFile(path));
   json doc;
-  TG_RETURN_IF_ERROR(ReadJsonFile(path, "baseline", &doc));
+  TG_RETURN_IF_ERROR(internal::LoadReportFile(path, "baseline", &doc));
   TG_RETURN_IF_ERROR(CheckReport(doc, path));
   *report = std::move(doc);
   if (resolved_path) *resolved_path = path;

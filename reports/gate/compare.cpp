@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "reports/document/report_document.h"
 #include "reports/gate/compare_internal.h"
 #include "tracegate/reports/analysis_report.h"
 #include "tracegate/analyzer/kernel_class.h"
@@ -36,6 +37,12 @@ std::string_view KernelChangeName(KernelChange c) {
 
 namespace {
 
+using internal::Array;
+using internal::Find;
+using internal::Number;
+using internal::Object;
+using internal::Text;
+
 // A metric read from a report: a top-level key, or `section`.`key` for nested ones.
 struct MetricSpec {
   const char* name;      // as shown and keyed in the comparison
@@ -64,21 +71,19 @@ constexpr MetricSpec kMetrics[] = {
 
 // "null (no iterations)", "missing" or "not a number": why a side has no value for `key`.
 std::string MissingReason(const json& obj, std::string_view key) {
-  const json* v = ReportMember(obj, key);
+  const json* v = Find(obj, key);
   if (!v) return "missing";
   if (!v->is_null()) return "not a number";
-  std::string why = ReportString(obj, std::string(key) + "_reason");
+  std::string why = Text(obj, std::string(key) + "_reason");
   return why.empty() ? "null" : "null (" + why + ")";
 }
 
 MetricDelta ReadMetric(const MetricSpec& spec, const json& base, const json& next) {
-  static const json kEmpty = json::object();
-  const json* b = *spec.section ? ReportMember(base, spec.section) : &base;
-  const json* n = *spec.section ? ReportMember(next, spec.section) : &next;
-  if (!b) b = &kEmpty;
-  if (!n) n = &kEmpty;
-  double bv = 0, nv = 0;
-  bool hb = ReportNumber(*b, spec.key, &bv), hn = ReportNumber(*n, spec.key, &nv);
+  const json& b = *spec.section ? Object(base, spec.section) : base;
+  const json& n = *spec.section ? Object(next, spec.section) : next;
+  const std::optional<double> bn = Number(b, spec.key), nn = Number(n, spec.key);
+  const bool hb = bn.has_value(), hn = nn.has_value();
+  const double bv = bn.value_or(0), nv = nn.value_or(0);
   MetricDelta m;
   m.key = spec.name;
   m.higher_is_worse = spec.higher_is_worse;
@@ -91,17 +96,15 @@ MetricDelta ReadMetric(const MetricSpec& spec, const json& base, const json& nex
     m.has_pct = bv != 0;
     if (m.has_pct) m.pct = m.delta / std::abs(bv) * 100;
   }
-  if (!hb) m.base_reason = MissingReason(*b, spec.key);
-  if (!hn) m.new_reason = MissingReason(*n, spec.key);
+  if (!hb) m.base_reason = MissingReason(b, spec.key);
+  if (!hn) m.new_reason = MissingReason(n, spec.key);
   return m;
 }
 
 std::vector<double> Samples(const json& doc) {
   std::vector<double> out;
-  const json* s = ReportMember(doc, "latency_samples_ms");
-  if (s && s->is_array())
-    for (const json& v : *s)
-      if (v.is_number()) out.push_back(v.get<double>());
+  for (const json& v : Array(doc, "latency_samples_ms"))
+    if (v.is_number()) out.push_back(v.get<double>());
   return out;
 }
 
@@ -109,49 +112,49 @@ SideInfo ReadSide(const json& doc, const std::string& label) {
   SideInfo side;
   side.label = label;
   std::set<std::string> devices;
-  if (const json* d = ReportMember(doc, "devices"); d && d->is_array())
-    for (const json& dev : *d)
-      if (std::string name = ReportString(dev, "name"); !name.empty()) devices.insert(name);
+  for (const json& dev : Array(doc, "devices"))
+    if (std::string name = Text(dev, "name"); !name.empty()) devices.insert(name);
   side.devices.assign(devices.begin(), devices.end());
-  side.model = ReportString(doc, "model");
-  side.commit = ReportString(doc, "commit");
+  side.model = Text(doc, "model");
+  side.commit = Text(doc, "commit");
   side.samples = Samples(doc).size();
-  side.has_cv = ReportNumber(doc, "latency_cv", &side.cv);
-  const json* table = ReportMember(doc, "kernel_table");
+  const std::optional<double> cv = Number(doc, "latency_cv");
+  side.has_cv = cv.has_value();
+  side.cv = cv.value_or(0);
+  const json* table = Find(doc, "kernel_table");
   side.has_kernel_table = table && table->is_array();
-  if (const json* q = ReportMember(doc, "data_quality")) {
-    if (const json* counters = ReportMember(*q, "counters"); counters && counters->is_array())
-      for (const json& c : *counters) {
-        double count = 0;
-        if (ReportString(c, "severity") == "error" && ReportNumber(c, "count", &count) && count > 0)
-          side.error_counters.push_back(ReportString(c, "key") + " = " + FormatNumber(count, 0));
-      }
-    const json* has_errors = ReportMember(*q, "has_errors");
-    if (has_errors && has_errors->is_boolean() && has_errors->get<bool>() && side.error_counters.empty())
-      side.error_counters.push_back("data_quality.has_errors = true");
+  const json& q = Object(doc, "data_quality");
+  for (const json& c : Array(q, "counters")) {
+    const double count = Number(c, "count").value_or(0);
+    if (Text(c, "severity") == "error" && count > 0)
+      side.error_counters.push_back(Text(c, "key") + " = " + FormatNumber(count, 0));
   }
+  if (internal::Flag(q, "has_errors") && side.error_counters.empty())
+    side.error_counters.push_back("data_quality.has_errors = true");
   return side;
 }
 
 // The input checks of one side: schema, avg_latency_ms, data quality.
 void CheckSide(const json& doc, const SideInfo& side, std::vector<CompareProblem>* problems) {
   const std::string& label = side.label;
-  if (!doc.is_object()) {
+  const internal::ReportCheck check = internal::CheckReportDocument(doc, {.positive_latency = true});
+  if (check.fault == internal::ReportFault::kNotObject) {
     problems->push_back({"inputs", label + ": not a JSON object, so not a tracegate report"});
     return;
   }
-  std::string schema = ReportString(doc, "schema");
-  if (schema != kReportSchema) {
+  if (check.fault == internal::ReportFault::kNoSchema || check.fault == internal::ReportFault::kOtherSchema) {
+    const std::string& schema = check.schema;
     problems->push_back({"inputs", label + ": schema is " + (schema.empty() ? "missing" : "'" + schema + "'") +
                                        ", expected " + kReportSchema});
     return;
   }
-  double avg = 0;
-  if (!ReportNumber(doc, "avg_latency_ms", &avg))
-    problems->push_back({"inputs", label + ": avg_latency_ms is " + MissingReason(doc, "avg_latency_ms")});
-  else if (avg <= 0)
-    problems->push_back({"inputs", label + ": avg_latency_ms is " + FormatNumber(avg, 3) + ", not positive"});
-  if (!ReportMember(doc, "data_quality"))
+  if (check.fault == internal::ReportFault::kNoLatency) {
+    const std::optional<double> avg = Number(doc, "avg_latency_ms");
+    problems->push_back({"inputs", label + ": avg_latency_ms is " +
+                                       (avg ? FormatNumber(*avg, 3) + ", not positive"
+                                            : MissingReason(doc, "avg_latency_ms"))});
+  }
+  if (!Find(doc, "data_quality"))
     problems->push_back({"data_quality", label + ": no data_quality section, so its data cannot be trusted"});
   for (const std::string& counter : side.error_counters)
     problems->push_back({"data_quality", label + ": error-level data-quality counter " + counter});

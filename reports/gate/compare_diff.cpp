@@ -5,12 +5,16 @@
 #include <set>
 #include <type_traits>
 
+#include "reports/document/report_document.h"
 #include "reports/gate/compare_internal.h"
 #include "tracegate/analyzer/iterations.h"
 
 namespace tg {
 
 using nlohmann::json;
+using internal::Number;
+using internal::Object;
+using internal::Text;
 
 namespace {
 
@@ -21,16 +25,15 @@ struct KernelRow {
 
 // kernel_table rows by name; false when the report has no kernel_table array.
 bool ReadKernelTable(const json& doc, std::map<std::string, KernelRow>* out) {
-  const json* table = ReportMember(doc, "kernel_table");
+  const json* table = internal::Find(doc, "kernel_table");
   if (!table || !table->is_array()) return false;
   for (const json& row : *table) {
-    std::string name = ReportString(row, "name");
+    std::string name = Text(row, "name");
     if (name.empty()) continue;
     KernelRow& k = (*out)[name];
-    double v = 0;
-    if (ReportNumber(row, "count", &v)) k.count += static_cast<uint64_t>(v);
-    if (ReportNumber(row, "per_iteration_ms", &v)) k.per_iteration_ms += v;
-    if (ReportNumber(row, "mean_us", &v)) k.mean_us = v;
+    if (auto v = Number(row, "count")) k.count += static_cast<uint64_t>(*v);
+    if (auto v = Number(row, "per_iteration_ms")) k.per_iteration_ms += *v;
+    if (auto v = Number(row, "mean_us")) k.mean_us = *v;
   }
   return true;
 }
@@ -77,16 +80,15 @@ void DiffKernels(const json& base, const json& next, Comparison& c) {
 }
 
 void DiffPhases(const json& base, const json& next, Comparison& c) {
-  const json *b = ReportMember(base, "phases"), *n = ReportMember(next, "phases");
+  const json &b = Object(base, "phases"), &n = Object(next, "phases");
   for (const char* phase : kPhaseNames) {
-    const json *bp = b ? ReportMember(*b, phase) : nullptr, *np = n ? ReportMember(*n, phase) : nullptr;
-    double bv = 0, nv = 0;
-    if (!bp || !np || !ReportNumber(*bp, "mean_ms", &bv) || !ReportNumber(*np, "mean_ms", &nv)) {
+    auto bv = Number(Object(b, phase), "mean_ms"), nv = Number(Object(n, phase), "mean_ms");
+    if (!bv || !nv) {
       c.notes.push_back("phases missing in a report; phases not compared");
       c.phases.clear();
       return;
     }
-    c.phases.push_back({phase, bv, nv, nv - bv});
+    c.phases.push_back({phase, *bv, *nv, *nv - *bv});
   }
 }
 
@@ -123,24 +125,6 @@ void DiffKernelsAndPhases(const json& base, const json& next, Comparison& c) {
   SetShares(c.phases, c.latency_delta_ms);
   c.kernel_contributors = Contributors(c.kernels, c.latency_delta_ms);
   c.phase_contributors = Contributors(c.phases, c.latency_delta_ms);
-}
-
-const json* ReportMember(const json& obj, std::string_view key) {
-  if (!obj.is_object()) return nullptr;
-  auto it = obj.find(key);
-  return it == obj.end() ? nullptr : &*it;
-}
-
-bool ReportNumber(const json& obj, std::string_view key, double* out) {
-  const json* v = ReportMember(obj, key);
-  if (!v || !v->is_number()) return false;
-  *out = v->get<double>();
-  return std::isfinite(*out);
-}
-
-std::string ReportString(const json& obj, std::string_view key) {
-  const json* v = ReportMember(obj, key);
-  return v && v->is_string() ? v->get<std::string>() : "";
 }
 
 }  // namespace tg

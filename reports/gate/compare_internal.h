@@ -1,6 +1,6 @@
-// Shared by the comparison's sources: reading report members safely, the kernel and phase diff,
-// and the formatting of the texts (verdict line, terminal, Markdown, JUnit). Internal to the
-// reports library.
+// Shared by the comparison's sources (which read the reports with reports/document/): the kernel
+// and phase diff, and the formatting of the texts (verdict line, terminal, Markdown, JUnit).
+// Internal to the reports library.
 #pragma once
 
 #include <array>
@@ -11,12 +11,6 @@
 #include "tracegate/reports/compare.h"
 
 namespace tg {
-
-// Report members, tolerant of any document: nullptr / false / "" when `obj` is not an object, the
-// key is missing, or the value has another type (ReportNumber also refuses non-finite numbers).
-const nlohmann::json* ReportMember(const nlohmann::json& obj, std::string_view key);
-bool ReportNumber(const nlohmann::json& obj, std::string_view key, double* out);
-std::string ReportString(const nlohmann::json& obj, std::string_view key);
 
 // Fills c.kernels (from each side's kernel_table) and c.phases (phases.<p>.mean_ms), their shares
 // of c.latency_delta_ms and the contributors; a note when a side lacks the section.

@@ -4,7 +4,7 @@
 #include "tracegate/reports/baseline.h"
 #include "tracegate/reports/compare.h"
 #include "tracegate/analyzer/import.h"
-#include "analyzer/util/json_file.h"
+#include "reports/document/report_document.h"
 #include "tracegate/reports/report_provenance.h"
 
 namespace tg {
@@ -14,7 +14,7 @@ Status ReadReportOrTrace(const std::string& path, nlohmann::json* report) {
   TG_RETURN_IF_ERROR(ClassifyInput(path, &kind));
   if (kind == InputKind::kReport) {
     nlohmann::json doc;
-    TG_RETURN_IF_ERROR(ReadJsonFile(path, "report", &doc));
+    TG_RETURN_IF_ERROR(internal::LoadReportFile(path, "report", &doc));
     TG_RETURN_IF_ERROR(CheckReport(doc, path));
     *report = std::move(doc);
     return Status::Ok();

@@ -1,16 +1,32 @@
-// PrintAnalysis: the human summary of `tracegate analyze`. Tables are sized to fit ~100 columns
-// and one screen: at most 3 gaps per device and 8 streams are listed (the JSON has them all).
+// PrintAnalysis: the human summary of `tracegate analyze`, rendered from the report document
+// like the Markdown and HTML reports (and read with the same accessors), so every renderer shows
+// the same input. Tables are sized to fit ~100 columns and one screen: at most 3 gaps per device
+// and 8 streams are listed (the JSON has them all).
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <string>
 
-#include "tracegate/reports/analysis_report.h"
+#include "reports/document/report_document.h"
+#include "reports/report/report_view.h"  // Cut, shared with the Markdown and HTML reports
+#include "tracegate/analyzer/iterations.h"
 #include "tracegate/analyzer/strings.h"
+#include "tracegate/analyzer/summary.h"
+#include "tracegate/reports/analysis_report.h"
 
 namespace tg {
 
 namespace {
+
+using internal::Array;
+using internal::Cut;
+using internal::Flag;
+using internal::Int;
+using internal::Number;
+using internal::Object;
+using internal::Text;
+using nlohmann::json;
 
 constexpr size_t kMaxNameChars = 60;
 constexpr size_t kGapsShown = 3;
@@ -30,14 +46,6 @@ std::string Span(TimeNs ns) {
 
 std::string Pct(double ratio) { return StrFormat("%.1f%%", ratio * 100.0); }
 
-// Cuts a long name to `max` characters with "..." (never inside a UTF-8 sequence).
-std::string Truncate(const std::string& s, size_t max) {
-  if (s.size() <= max) return s;
-  size_t cut = max - 3;
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-  return s.substr(0, cut) + "...";
-}
-
 std::string Bytes(int64_t b) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double v = static_cast<double>(b);
@@ -49,192 +57,227 @@ std::string Bytes(int64_t b) {
   return u == 0 ? StrFormat("%lld B", static_cast<long long>(b)) : StrFormat("%.1f %s", v, units[u]);
 }
 
-std::string Meta(const Trace& t, std::string_view key) {
-  auto it = t.metadata.find(key);
-  return it == t.metadata.end() ? std::string() : it->second;
+unsigned long long Count(const json& obj, std::string_view key) {
+  return static_cast<unsigned long long>(Int(obj, key));
 }
 
-std::string DeviceLabel(int32_t device) {
-  return device < 0 ? std::string("GPU ?") : StrFormat("GPU %d", device);
+// The report's ids are null when unknown.
+std::string DeviceLabel(const json& obj) {
+  const int64_t device = Int(obj, "device", kUnknownId);
+  return device < 0 ? std::string("GPU ?") : StrFormat("GPU %lld", static_cast<long long>(device));
 }
 
-void PrintSource(std::ostream& out, const Trace& t, const Summary& s) {
-  std::string path = Meta(t, meta::kSourcePath);
-  std::string format = Meta(t, meta::kSourceFormat);
-  std::string version = Meta(t, meta::kSourceVersion);
-  std::string producer = Meta(t, meta::kProducer);
+void PrintSource(std::ostream& out, const json& r) {
+  const json& source = Object(r, "source");
+  std::string path = Text(source, "path");
+  std::string format = Text(source, "format");
+  std::string version = Text(source, "version");
+  std::string producer = Text(source, "producer");
   out << "trace: " << (path.empty() ? "(in memory)" : path);
   if (!format.empty()) out << "  [" << format << (version.empty() ? "" : " " + version) << "]";
   if (!producer.empty()) out << "  producer: " << producer;
   out << "\n";
-  const SummaryCounts& c = s.counts;
-  out << "window: " << FormatMs(s.duration_ns) << " (" << s.start_ns << " .. " << s.end_ns << " ns)\n";
+  const json& w = Object(r, "window");
+  out << "window: " << FormatMs(Int(w, "duration_ns")) << " (" << Int(w, "start_ns") << " .. " << Int(w, "end_ns")
+      << " ns)\n";
+  const json& c = Object(r, "counts");
   out << StrFormat(
       "events: %llu kernels, %llu memcpys, %llu memsets, %llu syncs, %llu runtime + %llu "
       "driver calls, %llu ranges, %llu samples\n",
-      static_cast<unsigned long long>(c.kernels), static_cast<unsigned long long>(c.memcpys),
-      static_cast<unsigned long long>(c.memsets), static_cast<unsigned long long>(c.syncs),
-      static_cast<unsigned long long>(c.runtime_calls), static_cast<unsigned long long>(c.driver_calls),
-      static_cast<unsigned long long>(c.ranges), static_cast<unsigned long long>(c.samples));
+      Count(c, "kernels"), Count(c, "memcpys"), Count(c, "memsets"), Count(c, "syncs"), Count(c, "runtime_calls"),
+      Count(c, "driver_calls"), Count(c, "ranges"), Count(c, "samples"));
 }
 
-// Set by `tracegate record` when the recording holds no GPU activity, with the reason
-// (record_meta::kNoActivity in collector/include/tracegate/record.h; reports does not link the
-// collector).
-constexpr std::string_view kRecordNoActivityKey = "record.no_cuda_activity";
-
-void PrintDevices(std::ostream& out, const Trace& t, const Summary& s) {
-  if (s.devices.empty()) {
-    if (std::string why = Meta(t, kRecordNoActivityKey); !why.empty())
-      out << "\ndevices: no CUDA activity recorded: " << why << "\n";
+void PrintDevices(std::ostream& out, const json& r, std::string_view no_activity_reason) {
+  const json& devices = Array(r, "devices");
+  if (devices.empty()) {
+    if (!no_activity_reason.empty())
+      out << "\ndevices: no CUDA activity recorded: " << no_activity_reason << "\n";
     else
       out << "\ndevices: no GPU work in this trace\n";
     return;
   }
+  const TimeNs window_start = Int(Object(r, "window"), "start_ns");
   out << "\ndevices:\n";
-  for (const DeviceSummary& d : s.devices) {
-    out << "  " << DeviceLabel(d.device) << (d.name.empty() ? "" : " " + d.name) << ": busy " << FormatMs(d.busy_ns)
-        << " of " << FormatMs(d.active_ns) << " active, idle "
-        << (d.has_idle_ratio ? Pct(d.idle_ratio) : std::string("n/a")) << "; " << d.gap_count << " gaps, "
-        << FormatMs(d.gap_total_ns) << "\n";
-    if (d.gap_count == 0) continue;
+  for (const json& d : devices) {
+    const std::string name = Text(d, "name");
+    const std::optional<double> idle = Number(d, "idle_ratio");
+    const json& gaps = Object(d, "gaps");
+    const int64_t gap_count = Int(gaps, "count");
+    out << "  " << DeviceLabel(d) << (name.empty() ? "" : " " + name) << ": busy " << FormatMs(Int(d, "busy_ns"))
+        << " of " << FormatMs(Int(d, "active_ns")) << " active, idle " << (idle ? Pct(*idle) : std::string("n/a"))
+        << "; " << gap_count << " gaps, " << FormatMs(Int(gaps, "total_ns")) << "\n";
+    if (gap_count == 0) continue;
     out << "    gaps:";
-    for (size_t b = 0; b < kGapBucketCount; ++b)
-      out << (b ? " |" : "") << " " << kGapBucketLabels[b] << " " << d.gap_histogram[b];
+    bool first = true;
+    for (const json& bucket : Array(gaps, "histogram")) {
+      out << (first ? "" : " |") << " " << Text(bucket, "label") << " " << Int(bucket, "count");
+      first = false;
+    }
     out << "\n";
-    for (size_t i = 0; i < std::min(kGapsShown, d.largest_gaps.size()); ++i) {
-      const IdleGap& g = d.largest_gaps[i];
-      out << "    gap " << StrFormat("%12s", Span(g.duration_ns).c_str()) << " at +"
-          << Span(g.start_ns - s.start_ns) << ": after " << Truncate(g.before, 36) << ", before "
-          << Truncate(g.after, 36) << "\n";
+    const json& largest = Array(gaps, "largest");
+    for (size_t i = 0; i < std::min(kGapsShown, largest.size()); ++i) {
+      const json& g = largest[i];
+      out << "    gap " << StrFormat("%12s", Span(Int(g, "duration_ns")).c_str()) << " at +"
+          << Span(Int(g, "start_ns") - window_start) << ": after " << Cut(Text(g, "before"), 36) << ", before "
+          << Cut(Text(g, "after"), 36) << "\n";
     }
   }
 }
 
-void PrintKernels(std::ostream& out, const Summary& s) {
-  if (s.counts.kernels == 0) return;
-  out << "\ntop kernels (" << s.counts.kernels << " launches, " << s.distinct_kernels << " names, "
-      << FormatMs(s.total_kernel_ns) << " total; p95 nearest-rank):\n";
-  out << StrFormat("  %3s  %-60s %8s %10s %10s %10s %6s\n", "#", "name", "count", "total ms", "mean us",
-                "p95 us", "share");
+void PrintKernels(std::ostream& out, const json& r) {
+  const uint64_t launches = Count(Object(r, "counts"), "kernels");
+  if (launches == 0) return;
+  const json& kernels = Object(r, "kernels");
+  out << "\ntop kernels (" << launches << " launches, " << Int(kernels, "distinct_names") << " names, "
+      << FormatMs(Int(kernels, "total_ns")) << " total; p95 nearest-rank):\n";
+  out << StrFormat("  %3s  %-60s %8s %10s %10s %10s %6s\n", "#", "name", "count", "total ms", "mean us", "p95 us",
+                   "share");
   size_t rank = 1;
-  for (const KernelStat& k : s.top_kernels) {
+  for (const json& k : Array(r, "top_kernels")) {
     out << StrFormat("  %3zu  %-60s %8llu %10.3f %10.3f %10.3f %6.1f%%\n", rank++,
-                  Truncate(k.display_name, kMaxNameChars).c_str(), static_cast<unsigned long long>(k.count),
-                  static_cast<double>(k.total_ns) / 1e6, k.mean_ns / 1e3, static_cast<double>(k.p95_ns) / 1e3,
-                  k.share * 100.0);
+                     Cut(Text(k, "name"), kMaxNameChars).c_str(), Count(k, "count"),
+                     static_cast<double>(Int(k, "total_ns")) / 1e6, Number(k, "mean_ns").value_or(0) / 1e3,
+                     static_cast<double>(Int(k, "p95_ns")) / 1e3, Number(k, "share_ratio").value_or(0) * 100.0);
   }
 }
 
-void PrintCopies(std::ostream& out, const Summary& s) {
-  if (s.counts.memcpys == 0 && s.memsets.count == 0) return;
+void PrintCopies(std::ostream& out, const json& r) {
+  const json& copies = Object(r, "copies");
+  const json& memset = Object(copies, "memset");
+  if (Count(Object(r, "counts"), "memcpys") == 0 && Count(memset, "count") == 0) return;
   out << "\ncopies:\n";
   out << StrFormat("  %-6s %8s %12s %10s %9s %9s %7s\n", "dir", "count", "bytes", "time ms", "GB/s", "pageable",
-                "small");
-  for (const CopyStat& c : s.copies) {
-    if (c.count == 0) continue;
-    out << StrFormat("  %-6s %8llu %12s %10.3f %9s %9s %7llu\n",
-                  kCopyDirectionNames[static_cast<size_t>(c.direction)],
-                  static_cast<unsigned long long>(c.count), Bytes(c.bytes).c_str(),
-                  static_cast<double>(c.time_ns) / 1e6, c.has_gbs ? StrFormat("%.2f", c.gbs).c_str() : "n/a",
-                  Pct(c.pageable_share).c_str(), static_cast<unsigned long long>(c.small));
+                   "small");
+  for (const char* direction : kCopyDirectionNames) {
+    std::string key = direction;  // the report keys the directions in lower case
+    for (char& ch : key) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    const json& c = Object(copies, key);
+    if (Count(c, "count") == 0) continue;
+    const std::optional<double> gbs = Number(c, "achieved_gbs");
+    out << StrFormat("  %-6s %8llu %12s %10.3f %9s %9s %7llu\n", direction, Count(c, "count"),
+                     Bytes(Int(c, "bytes")).c_str(), static_cast<double>(Int(c, "time_ns")) / 1e6,
+                     gbs ? StrFormat("%.2f", *gbs).c_str() : "n/a",
+                     Pct(Number(c, "pageable_ratio").value_or(0)).c_str(), Count(c, "small_count"));
   }
-  if (s.memsets.count > 0)
-    out << StrFormat("  %-6s %8llu %12s %10.3f\n", "memset", static_cast<unsigned long long>(s.memsets.count),
-                  Bytes(s.memsets.bytes).c_str(), static_cast<double>(s.memsets.time_ns) / 1e6);
+  if (Count(memset, "count") > 0)
+    out << StrFormat("  %-6s %8llu %12s %10.3f\n", "memset", Count(memset, "count"), Bytes(Int(memset, "bytes")).c_str(),
+                     static_cast<double>(Int(memset, "time_ns")) / 1e6);
 }
 
-void PrintStreams(std::ostream& out, const Summary& s) {
-  if (s.streams.empty()) return;
+void PrintStreams(std::ostream& out, const json& r) {
+  const json& streams = Array(r, "streams");
+  if (streams.empty()) return;
   // The busiest first; the JSON keeps (device, stream) order.
-  std::vector<const StreamSummary*> order;
-  for (const StreamSummary& st : s.streams) order.push_back(&st);
+  std::vector<const json*> order;
+  for (const json& st : streams) order.push_back(&st);
   std::stable_sort(order.begin(), order.end(),
-                   [](const StreamSummary* a, const StreamSummary* b) { return a->busy_ns > b->busy_ns; });
-  out << "\nstreams (" << s.streams.size() << "):\n";
+                   [](const json* a, const json* b) { return Int(*a, "busy_ns") > Int(*b, "busy_ns"); });
+  out << "\nstreams (" << streams.size() << "):\n";
   for (size_t i = 0; i < std::min(kStreamsShown, order.size()); ++i) {
-    const StreamSummary& st = *order[i];
-    std::string stream = st.stream == kUnknownId ? std::string("?") : std::to_string(st.stream);
+    const json& st = *order[i];
+    const int64_t id = Int(st, "stream", kUnknownId);
+    std::string stream = id == kUnknownId ? std::string("?") : std::to_string(id);
     out << StrFormat("  %-6s stream %-6s %8llu kernels %6llu copies %6llu memsets  busy %s (%s of device)\n",
-                  DeviceLabel(st.device).c_str(), stream.c_str(), static_cast<unsigned long long>(st.kernels),
-                  static_cast<unsigned long long>(st.memcpys), static_cast<unsigned long long>(st.memsets),
-                  FormatMs(st.busy_ns).c_str(), Pct(st.device_busy_share).c_str());
+                     DeviceLabel(st).c_str(), stream.c_str(), Count(st, "kernels"), Count(st, "memcpys"),
+                     Count(st, "memsets"), FormatMs(Int(st, "busy_ns")).c_str(),
+                     Pct(Number(st, "device_busy_ratio").value_or(0)).c_str());
   }
   if (order.size() > kStreamsShown) out << "  ... " << order.size() - kStreamsShown << " more\n";
 }
 
-void PrintQuality(std::ostream& out, const Summary& s) {
+void PrintQuality(std::ostream& out, const json& r) {
+  const json& quality = Object(r, "data_quality");
   bool any = false;
-  for (const QualityEntry& q : s.quality) {
-    if (q.count == 0) continue;
-    if (!any) out << "\ndata quality:" << (s.has_errors ? " HAS ERRORS" : "") << "\n";
+  for (const json& q : Array(quality, "counters")) {
+    if (Int(q, "count") == 0) continue;
+    if (!any) out << "\ndata quality:" << (Flag(quality, "has_errors") ? " HAS ERRORS" : "") << "\n";
     any = true;
-    out << "  " << SeverityName(q.severity) << " " << q.key << ": " << q.count << " (" << q.description
-        << ")\n";
+    out << "  " << Text(q, "severity") << " " << Text(q, "key") << ": " << Count(q, "count") << " ("
+        << Text(q, "description") << ")\n";
   }
   if (!any) out << "\ndata quality: clean\n";
 }
 
-void PrintIterations(std::ostream& out, const IterationAnalysis& it) {
-  out << "\niterations: " << it.iterations.size();
-  if (it.skipped) out << " (" << it.skipped << " warm-up skipped)";
-  out << " - " << it.source << "\n";
-  if (it.iterations.empty() || it.total_ns <= 0) return;
-  const SampleStats& l = it.latency_ms;
-  out << StrFormat("  latency ms: mean %.3f  p50 %.3f  p95 %.3f  p99 %.3f  std %.3f  CV %s", l.mean, l.p50, l.p95,
-                l.p99, l.std, l.has_cv ? StrFormat("%.3f", l.cv).c_str() : "n/a");
-  if (it.has_throughput) out << StrFormat("  throughput %.4g/s (batch %lld)", it.throughput_fps,
-                                       static_cast<long long>(it.batch));
+void PrintIterations(std::ostream& out, const json& r) {
+  const json& source = Object(r, "iteration_source");
+  const int64_t skipped = Int(source, "skipped");
+  out << "\niterations: " << Int(r, "iterations");
+  if (skipped) out << " (" << skipped << " warm-up skipped)";
+  out << " - " << Text(source, "description") << "\n";
+  // The headline is null without iterations or when they have no length.
+  const std::optional<double> mean = Number(r, "avg_latency_ms");
+  if (!mean) return;
+  const std::optional<double> cv = Number(r, "latency_cv"), fps = Number(r, "throughput_fps");
+  out << StrFormat("  latency ms: mean %.3f  p50 %.3f  p95 %.3f  p99 %.3f  std %.3f  CV %s", *mean,
+                   Number(r, "p50_latency_ms").value_or(0), Number(r, "p95_latency_ms").value_or(0),
+                   Number(r, "p99_latency_ms").value_or(0), Number(r, "std_latency_ms").value_or(0),
+                   cv ? StrFormat("%.3f", *cv).c_str() : "n/a");
+  if (fps) out << StrFormat("  throughput %.4g/s (batch %lld)", *fps, static_cast<long long>(Int(r, "batch")));
   out << "\n  phases (share of iteration time):";
-  for (size_t p = 0; p < kPhaseCount; ++p)
-    out << " " << kPhaseNames[p] << " " << Pct(it.phase_ratio[p]);
+  const json& phases = Object(r, "phases");
+  for (const char* phase : kPhaseNames)
+    out << " " << phase << " " << Pct(Number(Object(phases, phase), "ratio").value_or(0));
   out << "\n";
 }
 
-std::string Speedup(double v) { return std::isfinite(v) ? StrFormat("%.3fx", v) : std::string("unbounded"); }
+// A speedup; null in the report means unbounded.
+std::string Speedup(const json& amdahl, std::string_view key) {
+  const std::optional<double> v = Number(amdahl, key);
+  return v ? StrFormat("%.3fx", *v) : std::string("unbounded");
+}
 
-void PrintFindings(std::ostream& out, const std::vector<Finding>& findings) {
+void PrintFinding(std::ostream& out, size_t n, const json& f) {
+  out << StrFormat("  %zu. [%s] %s (%s)%s\n", n, Text(f, "priority").c_str(), Text(f, "title").c_str(),
+                   Text(f, "id").c_str(), Flag(f, "heuristic") ? " [heuristic]" : "");
+  out << "     " << Text(f, "summary") << "\n";
+  for (const json& e : Array(f, "evidence"))
+    out << StrFormat("     evidence: %s = %.4g (threshold %s %.4g)\n", Text(e, "metric").c_str(),
+                     Number(e, "value").value_or(NAN), Text(e, "comparison").c_str(),
+                     Number(e, "threshold").value_or(NAN));
+  const json& involved = Array(f, "involved");
+  for (size_t i = 0; i < std::min(kInvolvedShown, involved.size()); ++i) {
+    const json& v = involved[i];
+    // The report has the time in ms; the nanoseconds it came from are recovered exactly.
+    const TimeNs time_ns = std::llround(Number(v, "time_ms").value_or(0) * 1e6);
+    out << "     " << Text(v, "kind") << ": " << Cut(Text(v, "name"), kMaxNameChars);
+    if (Int(v, "count") > 1) out << " x" << Int(v, "count");
+    if (time_ns > 0) out << ", " << Span(time_ns);
+    if (std::string detail = Text(v, "detail"); !detail.empty()) out << " (" << Cut(detail, kMaxNameChars) << ")";
+    out << "\n";
+  }
+  const json& a = Object(f, "amdahl");
+  out << StrFormat("     Amdahl: P = %.3f, S = %s (%s: %s) -> whole run %s (%+.1f%%), at most %s\n",
+                   Number(a, "share").value_or(0), Speedup(a, "speedup").c_str(), Text(a, "basis").c_str(),
+                   Text(a, "assumption").c_str(), Speedup(a, "overall_speedup").c_str(),
+                   Number(a, "gain_pct").value_or(0), Speedup(a, "upper_bound").c_str());
+  const json& strategies = Array(f, "strategies");
+  if (!strategies.empty() && strategies[0].is_string())
+    out << "     try: " << strategies[0].get<std::string>() << "\n";
+}
+
+void PrintFindings(std::ostream& out, const json& r) {
+  const json& findings = Array(r, "findings");
   if (findings.empty()) {
     out << "\nfindings: none (no rule of the pattern matrix fired)\n";
     return;
   }
   out << "\nfindings (" << findings.size() << ", most important first):\n";
   size_t n = 1;
-  for (const Finding& f : findings) {
-    out << StrFormat("  %zu. [%s] %s (%s)%s\n", n++, PriorityName(f.priority), f.title.c_str(), f.id.c_str(),
-                  f.heuristic ? " [heuristic]" : "");
-    out << "     " << f.summary << "\n";
-    for (const Evidence& e : f.evidence)
-      out << StrFormat("     evidence: %s = %.4g (threshold %s %.4g)\n", e.metric.c_str(), e.value, e.comparison.c_str(),
-                    e.threshold);
-    for (size_t i = 0; i < std::min(kInvolvedShown, f.involved.size()); ++i) {
-      const Involved& v = f.involved[i];
-      out << "     " << v.kind << ": " << Truncate(v.name, kMaxNameChars);
-      if (v.count > 1) out << " x" << v.count;
-      if (v.time_ns > 0) out << ", " << Span(v.time_ns);
-      if (!v.detail.empty()) out << " (" << Truncate(v.detail, kMaxNameChars) << ")";
-      out << "\n";
-    }
-    const AmdahlEstimate& a = f.amdahl;
-    out << StrFormat("     Amdahl: P = %.3f, S = %s (%s: %s) -> whole run %s (%+.1f%%), at most %s\n", a.share,
-                  Speedup(a.speedup).c_str(), a.basis.c_str(), a.assumption.c_str(), Speedup(a.overall).c_str(),
-                  a.gain_pct, Speedup(a.upper_bound).c_str());
-    if (!f.strategies.empty()) out << "     try: " << f.strategies.front() << "\n";
-  }
+  for (const json& f : findings) PrintFinding(out, n++, f);
 }
 
 }  // namespace
 
-void PrintAnalysis(std::ostream& out, const Trace& trace, const Analysis& analysis) {
-  const Summary& summary = analysis.summary;
-  PrintSource(out, trace, summary);
-  PrintIterations(out, analysis.iterations);
-  PrintFindings(out, analysis.findings);
-  PrintDevices(out, trace, summary);
-  PrintKernels(out, summary);
-  PrintCopies(out, summary);
-  PrintStreams(out, summary);
-  PrintQuality(out, summary);
+void PrintAnalysis(std::ostream& out, const json& report, std::string_view no_activity_reason) {
+  PrintSource(out, report);
+  PrintIterations(out, report);
+  PrintFindings(out, report);
+  PrintDevices(out, report, no_activity_reason);
+  PrintKernels(out, report);
+  PrintCopies(out, report);
+  PrintStreams(out, report);
+  PrintQuality(out, report);
 }
 
 }  // namespace tg

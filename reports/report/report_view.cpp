@@ -23,35 +23,6 @@ const char* HtmlEntity(char ch) {
   }
 }
 
-const json* Find(const json& doc, std::string_view key) {
-  if (!doc.is_object()) return nullptr;
-  auto it = doc.find(key);
-  return it == doc.end() ? nullptr : &*it;
-}
-
-std::optional<double> Number(const json& doc, std::string_view key) {
-  const json* v = Find(doc, key);
-  if (!v || !v->is_number()) return std::nullopt;
-  return v->get<double>();
-}
-
-std::string Text(const json& doc, std::string_view key) {
-  const json* v = Find(doc, key);
-  return v && v->is_string() ? v->get<std::string>() : std::string();
-}
-
-const json& Array(const json& doc, std::string_view key) {
-  static const json kEmpty = json::array();
-  const json* v = Find(doc, key);
-  return v && v->is_array() ? *v : kEmpty;
-}
-
-const json& Object(const json& doc, std::string_view key) {
-  static const json kEmpty = json::object();
-  const json* v = Find(doc, key);
-  return v && v->is_object() ? *v : kEmpty;
-}
-
 std::string Cut(const std::string& s, size_t max) {
   if (s.size() <= max) return s;
   size_t cut = max - 3;

@@ -1,7 +1,7 @@
-// Reading a report document for the human renderers (Markdown, HTML). Internal to the reports
-// library. The renderers take any JSON, including a stored baseline from an older tool or `{}`:
-// every accessor checks presence and type and never throws, and a missing or null value becomes
-// "n/a" with the report's "<key>_reason" when it has one.
+// What the human renderers (Markdown, HTML) show of a report document, read with the document
+// reader's accessors (reports/document/report_document.h). Internal to the reports library. The
+// renderers take any JSON, including a stored baseline from an older tool or `{}`: a missing or
+// null value becomes "n/a" with the report's "<key>_reason" when it has one.
 #pragma once
 
 #include <cstddef>
@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/document/report_document.h"
 #include "tracegate/analyzer/strings.h"
 
 namespace tg::internal {
@@ -29,17 +30,6 @@ const char* HtmlEntity(char ch);
 constexpr bool IsBadControl(char ch) {
   return static_cast<unsigned char>(ch) < 0x20 && ch != '\t' && ch != '\n' && ch != '\r';
 }
-
-// doc[key] when doc is an object that has the key, else nullptr.
-const json* Find(const json& doc, std::string_view key);
-// doc[key] when it is a number.
-std::optional<double> Number(const json& doc, std::string_view key);
-// doc[key] when it is a string, else "".
-std::string Text(const json& doc, std::string_view key);
-// doc[key] when it is an array, else an empty array.
-const json& Array(const json& doc, std::string_view key);
-// doc[key] when it is an object, else an empty object.
-const json& Object(const json& doc, std::string_view key);
 
 // `s` cut to at most `max` bytes with "..." (never inside a UTF-8 sequence); max >= 4.
 std::string Cut(const std::string& s, size_t max);

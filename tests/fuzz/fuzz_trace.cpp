@@ -22,7 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!tg::RunAnalysis(trace, config, &analysis).ok()) return 0;
   nlohmann::json report = tg::AnalysisToJson(trace, analysis, config);
   std::ostringstream text;
-  tg::PrintAnalysis(text, trace, analysis);
+  tg::PrintAnalysis(text, report);
   (void)report.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   (void)tg::MarkdownReport(report);
   (void)tg::HtmlReport(report);

@@ -193,7 +193,7 @@ TEST(AnalysisReport, UnknownIdsAreNull) {
 TEST(AnalysisReport, TextSummaryShowsEverySection) {
   Trace t = GoldenTrace();
   std::ostringstream out;
-  PrintAnalysis(out, t, Analyze(t));
+  PrintAnalysis(out, AnalysisToJson(t, Analyze(t), {}));
   std::string text = out.str();
   EXPECT_NE(text.find("trace: golden.json  [kineto_json 1]"), std::string::npos) << text;
   EXPECT_NE(text.find("GPU 0 NVIDIA H200: busy 0.075 ms of 0.090 ms active, idle 16.7%"), std::string::npos) << text;
@@ -211,11 +211,32 @@ TEST(AnalysisReport, TextSummarySaysCleanAndTruncatesLongNames) {
   k.name = t.strings.Intern(std::string(200, 'x'));
   t.kernels.Add(k);
   std::ostringstream out;
-  PrintAnalysis(out, t, Analyze(t));
+  PrintAnalysis(out, AnalysisToJson(t, Analyze(t), {}));
   std::string text = out.str();
   EXPECT_NE(text.find("data quality: clean"), std::string::npos);
   EXPECT_NE(text.find(std::string(57, 'x') + "..."), std::string::npos);
   EXPECT_EQ(text.find(std::string(58, 'x')), std::string::npos);
+}
+
+// The text renders the report document: a report read back from its file renders the same
+// bytes as the document in memory, and any JSON renders without throwing.
+TEST(AnalysisReport, TextSummaryReadsTheDocument) {
+  Trace t = GoldenTrace();
+  json doc = AnalysisToJson(t, Analyze(t), {});
+  std::ostringstream in_memory, read_back;
+  PrintAnalysis(in_memory, doc);
+  PrintAnalysis(read_back, json::parse(doc.dump(2)));
+  EXPECT_EQ(in_memory.str(), read_back.str());
+  EXPECT_NE(in_memory.str().find("findings ("), std::string::npos) << in_memory.str();
+
+  std::ostringstream empty;
+  PrintAnalysis(empty, json::object(), "the command never called CUDA");
+  EXPECT_NE(empty.str().find("trace: (in memory)"), std::string::npos) << empty.str();
+  EXPECT_NE(empty.str().find("devices: no CUDA activity recorded: the command never called CUDA"), std::string::npos);
+  EXPECT_NE(empty.str().find("data quality: clean"), std::string::npos);
+  std::ostringstream odd;
+  PrintAnalysis(odd, json::parse(R"({"devices": [1, {"device": "x"}], "findings": [null], "streams": "no"})"));
+  EXPECT_NE(odd.str().find("GPU ?"), std::string::npos) << odd.str();
 }
 
 }  // namespace

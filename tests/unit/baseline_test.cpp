@@ -10,6 +10,8 @@
 #include <sstream>
 
 #include "tracegate/reports/analysis_report.h"
+#include "tracegate/reports/compare.h"
+#include "tracegate/reports/report_read.h"
 #include "tracegate/reports/report_provenance.h"
 #include "trace_builder.h"
 
@@ -97,6 +99,66 @@ TEST(CheckReport, NamesTheMissingOrMistypedKey) {
   json nulls = r;
   nulls["avg_latency_ms"] = nullptr;  // an empty run's report is still a report
   EXPECT_TRUE(CheckReport(nulls, "r.json").ok());
+}
+
+// One check, three wordings: the gate's CheckReport, the reference run's and compare's problems
+// name the same faults of a document as each command always has.
+TEST_F(BaselineStore, EveryReaderChecksTheSameWay) {
+  fs::create_directories(dir);
+  const std::string file = dir + "/r.json";
+  auto reference = [&](const json& doc) {
+    WriteAll(file, doc.dump());
+    ReferenceRun run;
+    return ReadReferenceRun(file, &run).message();
+  };
+  auto compare = [](const json& doc) {
+    Comparison c = CompareReports(doc, SmallReport(10), {}, "b.json", "n.json");
+    return c.problems.empty() ? std::string() : c.problems.front().message;
+  };
+  json other = SmallReport(10);
+  other["schema"] = "other/v9";
+  EXPECT_EQ(CheckReport(other, "r.json").message(),
+            "r.json: report schema \"other/v9\" is not tracegate.report/v1; re-run tracegate analyze with this version");
+  EXPECT_EQ(reference(other), file + ": not a tracegate report (schema is not tracegate.report/v1)");
+  EXPECT_EQ(compare(other), "b.json: schema is 'other/v9', expected tracegate.report/v1");
+  json no_schema = SmallReport(10);
+  no_schema.erase("schema");
+  EXPECT_EQ(CheckReport(no_schema, "r.json").message(), "r.json: not a tracegate report (no \"schema\" key)");
+  EXPECT_EQ(compare(no_schema), "b.json: schema is missing, expected tracegate.report/v1");
+  EXPECT_EQ(reference(json::array()), file + ": not a JSON report object");
+  EXPECT_EQ(compare(json::array()), "b.json: not a JSON object, so not a tracegate report");
+  json zero = SmallReport(10);
+  zero["avg_latency_ms"] = 0.0;
+  EXPECT_TRUE(CheckReport(zero, "r.json").ok());
+  EXPECT_EQ(reference(zero), file + ": the report has no positive avg_latency_ms");
+  EXPECT_EQ(compare(zero), "b.json: avg_latency_ms is 0.000, not positive");
+  zero["avg_latency_ms"] = nullptr;
+  zero["avg_latency_ms_reason"] = "no iterations";
+  EXPECT_EQ(compare(zero), "b.json: avg_latency_ms is null (no iterations)");
+
+  WriteAll(file, "{\"schema\": ");
+  ReferenceRun run;
+  EXPECT_EQ(ReadReferenceRun(file, &run).message().rfind(file + ": not valid JSON", 0), 0u);
+  WriteAll(file, SmallReport(12.5).dump());
+  ASSERT_TRUE(ReadReferenceRun(file, &run).ok());
+  EXPECT_EQ(run.avg_latency_ms, 12.5);
+  EXPECT_EQ(run.precision, "fp16");
+}
+
+// `baseline show` renders any stored report; what it lacks reads "-" (with the reason if given).
+TEST(BaselineText, ShowSaysWhatTheReportLacks) {
+  json r = SmallReport(12.5);
+  r["memory_peak_mb"] = nullptr;
+  r["memory_peak_mb_reason"] = "no NVML samples";
+  r["findings"] = {{{"priority", "high"}, {"title", "Idle GPU"}, {"summary", "gaps"}, {"amdahl", {{"gain_pct", 4.3}}}}};
+  std::string text = BaselineShowText("resnet50", "b/resnet50.json", r);
+  EXPECT_NE(text.find("baseline resnet50 (b/resnet50.json)\n  model resnet50, precision fp16, batch -\n"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("iterations -: avg 12.500 ms, p50 -, p95 18.750"), std::string::npos) << text;
+  EXPECT_NE(text.find("memory peak - (no NVML samples), temperature -\n  data quality: ok\n"), std::string::npos);
+  EXPECT_NE(text.find("top findings (1 of 1):\n  1. [high] Idle GPU (est. gain 4.3%)\n     gaps\n"),
+            std::string::npos) << text;
+  EXPECT_EQ(BaselineSavedText("x", "b/x.json", r), "saved baseline 'x' to b/x.json: avg latency 12.500 ms, commit c0ffee\n");
 }
 
 TEST_F(BaselineStore, SaveCreatesTheDirectoryAndLoadReturnsTheReport) {

@@ -64,6 +64,7 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <string_view>
 
 #include "tracegate/analyzer/analysis.h"
 #include "tracegate/analyzer/model.h"
@@ -86,7 +87,9 @@ nlohmann::json AnalysisToJson(const Trace& trace, const Analysis& analysis, cons
 [[nodiscard]] Status WriteAnalysisJson(const std::string& path, const nlohmann::json& doc,
                                        const IterationAnalysis& iterations);
 
-// The human summary printed by `tracegate analyze` (fits one screen for a typical trace).
-void PrintAnalysis(std::ostream& out, const Trace& trace, const Analysis& analysis);
+// The human summary printed by `tracegate analyze` (fits one screen for a typical trace), from the
+// report document as the Markdown and HTML reports are. `no_activity_reason`: why a recording
+// holds no GPU work (its record.no_cuda_activity metadata, which the report does not carry).
+void PrintAnalysis(std::ostream& out, const nlohmann::json& report, std::string_view no_activity_reason = {});
 
 }  // namespace tg

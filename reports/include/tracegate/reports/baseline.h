@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tracegate/analyzer/status.h"
+#include "tracegate/reports/report_read.h"  // CheckReport, which SaveBaseline and LoadBaseline make
 
 namespace tg {
 
@@ -54,17 +55,20 @@ Status ReadHistory(const std::string& dir, const std::string& name, std::vector<
 std::string BaselinePath(const std::string& dir, const std::string& name);
 std::string HistoryPath(const std::string& dir);
 
-// The checks SaveBaseline and LoadBaseline make, for any report a command reads: a JSON object
-// with schema tracegate.report/v1 and the keys a gate reads with their types (avg_latency_ms,
-// p95_latency_ms, throughput_fps: number or null; latency_samples_ms: array of numbers;
-// devices: array; data_quality: {has_errors, counters[]}). InvalidInput "<label>: ..." naming the
-// first problem.
-Status CheckReport(const nlohmann::json& report, const std::string& label);
-
 // A history row for `report` (kind "saved" or "gated"): its commit, avg/p95 latency and
 // throughput (0 when null), recorded_at = now (UTC). verdict is left "" for the caller.
 HistoryRow HistoryRowFor(const std::string& name, const std::string& kind, const nlohmann::json& report,
                          const std::string& source);
+
+// The texts `tracegate baseline` prints (baseline_text.cpp). Saved: "saved baseline 'NAME' to
+// PATH: avg latency ..., commit ...". List: one row per baseline, columns as wide as their
+// longest entry. Show: a stored report's run, headline, data quality and top 5 findings, "-" for
+// what it lacks. History: one row per save and gate with the change of avg latency from the
+// first row, and an ASCII trend line.
+std::string BaselineSavedText(const std::string& name, const std::string& path, const nlohmann::json& report);
+std::string BaselineListText(const std::string& dir, const std::vector<BaselineInfo>& list);
+std::string BaselineShowText(const std::string& name, const std::string& path, const nlohmann::json& report);
+std::string BaselineHistoryText(const std::string& name, const std::string& dir, const std::vector<HistoryRow>& rows);
 
 // `path` as a report: a tracegate report JSON is read and checked (CheckReport); any other file
 // is imported as a trace and analyzed with default options (RunAnalysis + AnalysisToJson, commit
