@@ -5,8 +5,11 @@
 #include <cctype>
 #include <cmath>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "tracegate/reports/analysis_report.h"
+#include "reports/report/json_writer.h"
 #include "reports/report/kernel_table_json.h"
 #include "reports/report/timeline_json.h"
 #include "analyzer/util/fileio.h"
@@ -17,6 +20,8 @@ namespace tg {
 
 namespace {
 
+using internal::DoubleTexts;
+using internal::JsonWriter;
 using nlohmann::json;
 
 json IdOrNull(int64_t id) { return id == kUnknownId ? json(nullptr) : json(id); }
@@ -173,7 +178,8 @@ json TagOrNull(const std::string& value) {
   return value.empty() ? json(nullptr) : json(value);
 }
 
-// The seed's headline keys (flat, at the top of the document) from the kept iterations.
+// The headline keys (flat, at the top of the document) from the kept iterations; docs/RULES.md
+// ("Iterations and phases") defines them.
 void HeadlineJson(json& doc, const IterationAnalysis& it) {
   const SampleStats& l = it.latency_ms;
   bool has = !it.iterations.empty() && it.total_ns > 0;
@@ -211,93 +217,107 @@ json PhasesJson(const IterationAnalysis& it) {
   return j;
 }
 
-// One iteration row as nlohmann's dump(2) writes an object at depth 2 of the report: members in
-// key order (nlohmann's objects are sorted maps), numbers and strings formatted by nlohmann
-// itself. The one definition of a row: writing the text directly is ~10x faster than building
-// and dumping a tree, and IterationTableJson parses it when a tree is wanted.
-class IterationRowWriter {
- public:
-  explicit IterationRowWriter(std::string& out) : out_(out) {}
-
-  void Row(const Iteration& i) {
-    out_ += '{';
-    first_ = true;
-    Int("end_ns", i.end);
-    Double("gpu_busy_ms", NsToMs(i.gpu_busy_ns));
-    Int("index", i.index);
-    Double("infer_range_ms", NsToMs(i.infer_range_ns));
-    Int("kernels", i.kernels);
-    Double("latency_ms", NsToMs(i.latency_ns()));
-    Int("memcpys", i.memcpys);
-    Int("memsets", i.memsets);
-    Key("name");
-    out_ += json(i.name).dump(-1, ' ', false, json::error_handler_t::replace);
-    Key("phases_ms");
-    std::array<size_t, kPhaseCount> order{};
-    for (size_t p = 0; p < kPhaseCount; ++p) order[p] = p;
-    std::sort(order.begin(), order.end(),
+// The phases in key order (the order nlohmann writes phases_ms in).
+const std::array<size_t, kPhaseCount>& PhasesByName() {
+  static const std::array<size_t, kPhaseCount> order = [] {
+    std::array<size_t, kPhaseCount> o{};
+    for (size_t p = 0; p < kPhaseCount; ++p) o[p] = p;
+    std::sort(o.begin(), o.end(),
               [](size_t a, size_t b) { return std::string_view(kPhaseNames[a]) < std::string_view(kPhaseNames[b]); });
-    out_ += '{';
-    for (size_t k = 0; k < kPhaseCount; ++k) {
-      out_ += k ? ",\n        \"" : "\n        \"";
-      out_ += kPhaseNames[order[k]];
-      out_ += "\": ";
-      Number(NsToMs(i.phase_ns[order[k]]));
-    }
-    out_ += "\n      }";
-    Double("post_range_ms", NsToMs(i.post_range_ns));
-    Double("pre_range_ms", NsToMs(i.pre_range_ns));
-    Int("start_ns", i.start);
-    Double("sync_ms", NsToMs(i.sync_ns));
-    Int("syncs", i.syncs);
-    out_ += "\n    }";
-  }
+    return o;
+  }();
+  return order;
+}
 
- private:
-  void Key(const char* key) {
-    out_ += first_ ? "\n      \"" : ",\n      \"";
-    first_ = false;
-    out_ += key;
-    out_ += "\": ";
-  }
-  template <typename T>
-  void Int(const char* key, T v) {
-    Key(key);
-    out_ += std::to_string(v);
-  }
-  void Double(const char* key, double v) {
-    Key(key);
-    Number(v);
-  }
-  // As nlohmann's serializer::dump_float: null for NaN and infinities, else its Grisu2 to_chars
-  // (calling it directly skips building a serializer per number; the test compares the bytes).
-  void Number(double v) {
-    if (!std::isfinite(v)) {
-      out_ += "null";
-      return;
-    }
-    char buf[64];
-    out_.append(buf, static_cast<size_t>(::nlohmann::detail::to_chars(buf, buf + sizeof buf, v) - buf));
-  }
+// One iteration row, its members in nlohmann's key order (sorted), so that the streamed file and
+// the tree's dump agree. The one definition of a row: Out is RowDoubles (gathers its doubles, to
+// format a run of rows' doubles at once) or RowText (writes it); writing the text directly is
+// ~10x faster than building and dumping a tree, and IterationTableJson parses it when a tree is
+// wanted.
+template <class Out>
+void IterationRow(Out& o, const Iteration& i) {
+  o.BeginObject();
+  o.Int("end_ns", i.end);
+  o.Double("gpu_busy_ms", NsToMs(i.gpu_busy_ns));
+  o.Int("index", i.index);
+  o.Double("infer_range_ms", NsToMs(i.infer_range_ns));
+  o.Int("kernels", i.kernels);
+  o.Double("latency_ms", NsToMs(i.latency_ns()));
+  o.Int("memcpys", i.memcpys);
+  o.Int("memsets", i.memsets);
+  o.String("name", i.name);
+  o.Object("phases_ms");
+  for (size_t p : PhasesByName()) o.Double(kPhaseNames[p], NsToMs(i.phase_ns[p]));
+  o.EndObject();
+  o.Double("post_range_ms", NsToMs(i.post_range_ns));
+  o.Double("pre_range_ms", NsToMs(i.pre_range_ns));
+  o.Int("start_ns", i.start);
+  o.Double("sync_ms", NsToMs(i.sync_ns));
+  o.Int("syncs", i.syncs);
+  o.EndObject();
+}
 
-  std::string& out_;
-  bool first_ = true;
+struct RowDoubles {
+  std::vector<double>& values;
+  void BeginObject() {}
+  void Object(const char*) {}
+  void EndObject() {}
+  void Int(const char*, uint64_t) {}
+  void Int(const char*, int64_t) {}
+  void String(const char*, const std::string&) {}
+  void Double(const char*, double v) { values.push_back(v); }
 };
 
-// Rows [first, last) as dump(2) writes them inside the array, each after its separator.
-std::string RenderRows(const std::vector<Iteration>& rows, size_t first, size_t last) {
-  std::string out;
-  out.reserve((last - first) * 512);
-  IterationRowWriter writer(out);
-  for (size_t r = first; r < last; ++r) {
-    out += r ? ",\n    " : "\n    ";
-    writer.Row(rows[r]);
+struct RowText {
+  JsonWriter& w;
+  const DoubleTexts& doubles;
+  size_t next = 0;
+  void BeginObject() { w.BeginObject(); }
+  void Object(const char* key) {
+    w.Key(key);
+    w.BeginObject();
   }
-  return out;
+  void EndObject() { w.EndObject(); }
+  void Int(const char* key, uint64_t v) {
+    w.Key(key);
+    w.Uint(v);
+  }
+  void Int(const char* key, int64_t v) {
+    w.Key(key);
+    w.Int(v);
+  }
+  void String(const char* key, const std::string& v) {
+    w.Key(key);
+    w.String(v);
+  }
+  void Double(const char* key, double) {
+    w.Key(key);
+    w.Double(doubles, next++);
+  }
+};
+
+// Rows [first, last) as elements of the array open in `w`, a chunk of rows at a time (their
+// doubles formatted in one run, without holding the texts of every row's doubles at once).
+void WriteIterationRows(JsonWriter& w, const std::vector<Iteration>& rows, size_t first, size_t last) {
+  constexpr size_t kChunk = 256;
+  std::vector<double> values;
+  for (size_t begin = first; begin < last; begin += kChunk) {
+    const size_t end = std::min(last, begin + kChunk);
+    values.clear();
+    RowDoubles gather{values};
+    for (size_t r = begin; r < end; ++r) IterationRow(gather, rows[r]);
+    const DoubleTexts doubles(values);
+    RowText text{w, doubles};
+    for (size_t r = begin; r < end; ++r) IterationRow(text, rows[r]);
+  }
 }
 
 json IterationTableJson(const IterationAnalysis& it) {
-  return json::parse("[" + RenderRows(it.iterations, 0, it.iterations.size()) + "\n]");
+  JsonWriter w;
+  w.BeginArray();
+  WriteIterationRows(w, it.iterations, 0, it.iterations.size());
+  w.EndArray();
+  return json::parse(w.TakeText());
 }
 
 json PeakJson(const PeakRates& p) {
@@ -430,25 +450,37 @@ json AnalysisToJson(const Trace& trace, const Analysis& analysis, const Analysis
 }
 
 Status WriteAnalysisJson(const std::string& path, const json& doc, const IterationAnalysis& iterations) {
-  // The first half of the rows is rendered on a second thread while this one writes the rest.
+  const auto table = doc.find("iteration_table");  // end() when doc is not an object
+  if (table == doc.end() || !table->is_array() || !table->empty())
+    return InvalidInput(path + ": the report has no empty \"iteration_table\" to fill");
+  // The members before the table, the rows (the first half on a second thread, into a text of
+  // their own), then the rest: three pieces of text, written to the file in that order.
   const std::vector<Iteration>& rows = iterations.iterations;
   const size_t half = rows.size() >= 512 ? rows.size() / 2 : 0;  // few rows: all on this thread
-  std::string first_half;
-  SideTask helper([&] { first_half = RenderRows(rows, 0, half); });
-  std::string text = doc.dump(2, ' ', false, json::error_handler_t::replace);
-  std::string second_half = RenderRows(rows, half, rows.size());
+  JsonWriter w;
+  w.BeginObject();
+  for (auto it = doc.begin(); it != table; ++it) {
+    w.Key(it.key());
+    w.Value(*it);
+  }
+  w.Key(table.key());
+  w.BeginArray();
+  JsonWriter first = w.Fork(half);
+  first.Reserve(half * 512);
+  SideTask helper([&] { WriteIterationRows(first, rows, 0, half); });
+  const std::string head = w.TakeText();
+  w.Reserve((rows.size() - half) * 512);
+  WriteIterationRows(w, rows, half, rows.size());
+  w.EndArray();
+  for (auto it = std::next(table); it != doc.end(); ++it) {
+    w.Key(it.key());
+    w.Value(*it);
+  }
+  w.EndObject();
+  std::string tail = w.TakeText();
+  tail.push_back('\n');  // as WriteJsonFile ends the file
   helper.Wait();
-  // A top-level key at indent 2; inside a string value the quotes would be escaped.
-  static constexpr std::string_view kEmptyTable = "\n  \"iteration_table\": []";
-  const size_t at = text.find(kEmptyTable);
-  if (at == std::string::npos) return InvalidInput(path + ": the report has no empty \"iteration_table\" to fill");
-  text.push_back('\n');
-  if (rows.empty()) return WriteFileAtomic(path, text);
-  // What dump(2) writes for the array at depth 1: "[", each row indented by 4, "  ]". Written
-  // around the "[]" in pieces: joining them would copy the whole report twice more.
-  const size_t value = at + kEmptyTable.size() - 2;
-  const std::string_view all = text;
-  return WriteFileAtomic(path, {all.substr(0, value), "[", first_half, second_half, "\n  ]", all.substr(value + 2)});
+  return WriteFileAtomic(path, {head, first.TakeText(), tail});
 }
 
 }  // namespace tg

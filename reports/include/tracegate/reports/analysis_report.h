@@ -32,7 +32,7 @@
 //     (report_provenance.h): --commit or the git HEAD; max/min-max of the NVML samples; the trace
 //     start when its clock is Unix-epoch ns. Each is null + _reason when unknown.
 //   iterations, avg_latency_ms, std_latency_ms, p50/p95/p99_latency_ms, latency_cv, throughput_fps,
-//   pre/h2d/infer/d2h/post_ms_ratio, idle_ratio, latency_samples_ms     headline (seed 001 5.10);
+//   pre/h2d/infer/d2h/post_ms_ratio, idle_ratio, latency_samples_ms     headline (docs/RULES.md);
 //     ratios are sums over kept iterations / summed latency (iterations.h defines the phases)
 //   iteration_source{from_markers, description, regex, pid, found, skipped}
 //   phases{pre, h2d, infer, d2h, post, idle: {mean_ms, ratio}}
