@@ -1,6 +1,8 @@
 // Peak rates of known GPUs. FP16 is the dense tensor-core rate: datasheets print the sparse rate
 // (2:4 sparsity) beside it, which is twice the dense one; we quote both in the source string where
-// the dense figure is derived. Where SPEC.md (seed 002) gives a figure, it wins over the datasheet.
+// the dense figure is derived. The rows whose source begins "SPEC.md" keep the figures of the
+// project's original specification, which win over the datasheet (docs/RULES.md, "Roofline"); the
+// report prints the source (peak.source), so those strings stay as they are.
 #include "tracegate/analyzer/gpu_specs.h"
 
 #include <array>

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 
@@ -476,21 +477,41 @@ TEST(RulesFile, RejectsTyposWithTheFileNamed) {
 
 TEST(RulesFile, EveryRuleHasParamsStrategiesAndASource) {
   for (const RuleDef& d : RuleDefs()) {
-    EXPECT_FALSE(d.params.empty()) << d.id;
-    EXPECT_FALSE(d.strategies.empty()) << d.id;
+    EXPECT_NE(d.params.size(), 0u) << d.id;
+    EXPECT_NE(d.strategies.size(), 0u) << d.id;
     EXPECT_NE(std::string(d.source), "") << d.id;
+    EXPECT_EQ(FindRule(d.id), &d) << d.id;
   }
   EXPECT_EQ(RuleDefs().size(), 15u);
+  EXPECT_EQ(FindRule("idle_gap"), nullptr);
 }
 
-TEST(RulesFile, DocsListEveryRuleAndParameter) {
+// docs/RULES.md's pattern-matrix table restates the rule table: one row per rule, in the table's
+// order, with its priority, each parameter's default (in the row, or for fusion_candidate's chain
+// parameters under "Fusion candidates") and its source.
+TEST(RulesFile, DocsTableMatchesTheRuleTable) {
   std::ifstream in(std::string(TRACEGATE_SOURCE_DIR) + "/docs/RULES.md");
   ASSERT_TRUE(in);
   std::string docs((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t previous = 0;
   for (const RuleDef& d : RuleDefs()) {
-    EXPECT_NE(docs.find("`" + std::string(d.id) + "`"), std::string::npos) << d.id;
-    for (const RuleParam& p : d.params)
-      EXPECT_NE(docs.find("`" + std::string(p.key) + "`"), std::string::npos) << d.id << "." << p.key;
+    const std::string head = "\n| `" + std::string(d.id) + "` | " + PriorityName(d.priority) + " | ";
+    const size_t at = docs.find(head);
+    ASSERT_NE(at, std::string::npos) << head;
+    EXPECT_GT(at, previous) << d.id << " is out of the rule table's order";
+    previous = at;
+    const std::string row = docs.substr(at + 1, docs.find('\n', at + 1) - at - 1);
+    EXPECT_NE(row.find("| " + std::string(d.source) + " |"), std::string::npos) << row;
+    for (const RuleParam& p : d.params) {
+      // "`key` (default)", or "`metric > key` (default)" where the row states the comparison.
+      const std::string named = "`" + std::string(p.key) + "` (", compared = " " + std::string(p.key) + "` (";
+      const std::string* text = &row;
+      size_t k = row.find(named), length = named.size();
+      if (k == std::string::npos) k = row.find(compared), length = compared.size();
+      if (k == std::string::npos) text = &docs, k = docs.find(named), length = named.size();
+      ASSERT_NE(k, std::string::npos) << d.id << "." << p.key;
+      EXPECT_DOUBLE_EQ(std::strtod(text->c_str() + k + length, nullptr), p.value) << d.id << "." << p.key;
+    }
   }
 }
 

@@ -1,6 +1,7 @@
-// Amdahl's law (seed 000): speeding up a share P of the run by S gives the whole run
-// 1 / ((1 - P) + P / S); the upper bound (S -> infinity) is 1 / (1 - P). Several parts:
-// 1 / ((1 - sum P_i) + sum P_i / S_i). S may be +infinity (the part disappears).
+// Amdahl's law (docs/RULES.md, "The pattern matrix" and "`tracegate predict`"): speeding up a
+// share P of the run by S gives the whole run 1 / ((1 - P) + P / S); the upper bound
+// (S -> infinity) is 1 / (1 - P). Several parts: 1 / ((1 - sum P_i) + sum P_i / S_i). S may be
+// +infinity (the part disappears).
 #pragma once
 
 #include <cmath>

@@ -1,6 +1,6 @@
 // Peak rates of known GPUs for the roofline: memory bandwidth and dense FP32 / FP16 tensor
-// throughput, from vendor datasheets (the seed's figures where it gives them). Users override
-// them (--peak-gbs, --peak-tflops or rules.json "gpu").
+// throughput, from vendor datasheets or the project's original figures (docs/RULES.md,
+// "Roofline"). Users override them (--peak-gbs, --peak-tflops or rules.json "gpu").
 #pragma once
 
 #include <span>

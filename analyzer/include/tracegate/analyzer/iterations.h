@@ -1,4 +1,4 @@
-// Iterations and per-iteration phases (seed 001, 5.1):
+// Iterations and per-iteration phases (docs/RULES.md, "Iterations and phases"):
 //   T_total = T_pre + T_h2d + T_infer + T_d2h + T_post + T_idle   for every iteration.
 //
 // Iterations come from host ranges (NVTX, Kineto user annotations) whose names match

@@ -21,7 +21,7 @@ constexpr std::string_view SeverityName(Severity s) {
   return "unknown";
 }
 
-// Keep in the same order as kQualityInfo below.
+// kQualityInfo below describes each, indexed by this enum (a static_assert checks its order).
 enum class Quality : uint16_t {
   kSourceDroppedRecords,    // the producer says it lost records (CUPTI dropped, buffer cap)
   kTraceIncomplete,         // the recording did not finish (crash, kill)
@@ -91,6 +91,18 @@ inline constexpr std::array<QualityInfo, static_cast<size_t>(Quality::kCount)> k
      "JSON events with a member tracegate reads (ts, dur, name, args.stream, ...) given twice; the "
      "last occurrence wins, as JavaScript's JSON.parse and Python's json read it; kept"},
 }};
+
+// InfoOf indexes kQualityInfo by the enum, and QualityFromKey looks keys up: entry i must describe
+// Quality(i), and every key must be set and unique.
+constexpr bool QualityInfoMatchesEnum() {
+  for (size_t i = 0; i < kQualityInfo.size(); ++i) {
+    if (static_cast<size_t>(kQualityInfo[i].id) != i || kQualityInfo[i].key.empty()) return false;
+    for (size_t j = 0; j < i; ++j)
+      if (kQualityInfo[j].key == kQualityInfo[i].key) return false;
+  }
+  return true;
+}
+static_assert(QualityInfoMatchesEnum(), "kQualityInfo must list every Quality once, in the enum's order");
 
 constexpr const QualityInfo& InfoOf(Quality q) { return kQualityInfo[static_cast<size_t>(q)]; }
 

@@ -1,6 +1,7 @@
-// The bottleneck pattern matrix's rules (SPEC.md; seed 001 5.3): one table of every rule with its
-// priority, parameters and their defaults, strategies and source. docs/RULES.md describes each;
-// findings.cpp evaluates them. A rules file (--rules rules.json) overrides parameters:
+// The bottleneck pattern matrix's rules (docs/RULES.md, "The pattern matrix"): one table of every
+// rule with its priority, parameters and their defaults, strategies, source and the function that
+// evaluates it (analyzer/analysis/rules/rule_table.cpp). A rules file (--rules rules.json)
+// overrides parameters:
 //   {"rules": {"idle_gaps": {"threshold": 0.15}, "drift": {"enabled": false}},
 //    "kernel_classes": {"transform": "transpose|permute"},
 //    "gpu": {"peak_bandwidth_gbs": 4800, "peak_tflops": 989}}
@@ -8,7 +9,9 @@
 // silently keep a default).
 #pragma once
 
+#include <initializer_list>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,18 +29,30 @@ struct RuleParam {
   const char* meaning;   // one line, with the unit
 };
 
+struct Finding;
+struct RuleDef;
+namespace internal {
+class RuleContext;  // what every rule reads: analyzer/analysis/rules/rule_helpers.h
+}
+// Appends the rule's findings, if it fires, to `out`.
+using RuleEvaluate = void (*)(const internal::RuleContext& c, const RuleDef& rule, std::vector<Finding>& out);
+
+// One row of the rule table. The table is a constant expression, so its order promises (ids
+// unique, fusion_candidate last) are static_asserts beside it.
 struct RuleDef {
   const char* id;
   const char* title;
   Priority priority;
   const char* metric;    // what is measured, one line
-  std::vector<RuleParam> params;
-  std::vector<const char*> strategies;
-  const char* source;    // where the rule and its default come from
+  std::initializer_list<RuleParam> params;
+  std::initializer_list<const char*> strategies;
+  const char* source;    // where the rule and its default come from; no output prints it
+  RuleEvaluate evaluate;
 };
 
-// Every rule, in the order docs/RULES.md lists them.
-const std::vector<RuleDef>& RuleDefs();
+// Every rule, in the order docs/RULES.md lists them (a unit test checks the page against it) and
+// EvaluateRules runs them.
+std::span<const RuleDef> RuleDefs();
 const RuleDef* FindRule(std::string_view id);
 
 class RulesConfig {

@@ -1,0 +1,114 @@
+// Kernel rules: what the kernels do. memory_bound (the roofline, or kernel classes by name),
+// transform_kernels (layout and copy kernels by name) and fusion_candidate (chains that one kernel
+// could do; it reads FindingsInput::fusion, which RunAnalysis fills on a second thread).
+#include "analyzer/analysis/rules/rule_helpers.h"
+#include "analyzer/util/demangle.h"
+#include "tracegate/analyzer/strings.h"
+
+namespace tg::internal {
+
+void EvaluateMemoryBound(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out) {
+  const std::vector<RooflineItem>& roof = *c.in().roofline;
+  bool use_roofline = !roof.empty() && c.in().peak->has_bandwidth && c.in().peak->has_flops;
+  Finding f = StartFinding(rule);
+  double share = 0, thr = 0;
+  if (use_roofline) {
+    double bw_thr = c.P(rule, "bandwidth_share");
+    TimeNs time = 0;
+    std::vector<uint8_t> row_in(c.trace().kernels.size(), 0);  // kernels of qualifying items
+    for (const RooflineItem& item : roof) {
+      if (!item.memory_bound || item.bandwidth_share < bw_thr) continue;
+      time += item.time_ns;
+      for (size_t r : item.kernel_rows) row_in[r] = 1;
+      f.involved.push_back(Involved{"kernel", item.label, item.launches, item.time_ns,
+                                    StrFormat("%.0f GB/s (%.0f%% of peak), %.2f TFLOP/s (%.1f%% of peak), %.2f FLOP/B, %s",
+                                        item.achieved_gbs, item.bandwidth_share * 100, item.achieved_tflops,
+                                        item.flops_share * 100, item.intensity, item.source.c_str())});
+    }
+    thr = c.P(rule, "min_share");
+    if (!(c.Share(time) >= thr)) return;
+    share = c.Share(WallTimeWhere(c.trace().kernels, [&](size_t i) { return row_in[i] != 0; }));
+    if (!(share >= thr)) return;
+    f.evidence.push_back(Ev("memory_bound_time_ratio", share, thr, ">="));
+    f.summary = StrFormat("Kernels below the roofline ridge running at >= %.0f%% of peak bandwidth (%s) take %.1f%% of "
+                    "the iteration: only moving fewer bytes makes them faster.",
+                    bw_thr * 100, c.in().peak->source.c_str(), share * 100);
+  } else {
+    std::map<std::string, Tally> groups;
+    TimeNs time = KernelTimeWhere(c, IsLikelyMemoryBound, &groups);
+    thr = c.P(rule, "heuristic_min_share");
+    if (!(c.Share(time) >= thr)) return;
+    const std::vector<KernelClass>& cls = *c.in().kernel_classes;
+    share = c.Share(WallTimeWhere(c.trace().kernels, [&](size_t i) { return c.KernelKept(i) && IsLikelyMemoryBound(cls[i]); }));
+    if (!(share >= thr)) return;
+    f.heuristic = true;
+    f.evidence.push_back(Ev("likely_memory_bound_time_ratio", share, thr, ">="));
+    f.summary = StrFormat("Element-wise, normalisation, reduction and layout kernels take %.1f%% of the iteration. They "
+                    "are classed as memory-bound by name (a heuristic: pass --costs or annotate ranges with "
+                    "bytes=/flops= for a roofline%s).",
+                    share * 100, roof.empty() ? "" : "; the GPU's peak rates are unknown, pass --peak-gbs/--peak-tflops");
+    f.involved = TopInvolved(groups, "kernel", kTopInvolved);
+  }
+  double s = c.P(rule, "assumed_speedup");
+  f.amdahl = MakeAmdahl(share, s, "assumed", StrFormat("memory-bound kernels move fewer bytes and run %.2fx faster", s));
+  out.push_back(std::move(f));
+}
+
+void EvaluateTransformKernels(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out) {
+  std::map<std::string, Tally> groups;
+  TimeNs transform = KernelTimeWhere(c, [](KernelClass k) { return k == KernelClass::kTransform; }, &groups);
+  TimeNs all = KernelTimeWhere(c, [](KernelClass) { return true; }, nullptr);
+  if (all <= 0) return;
+  double share = static_cast<double>(transform) / static_cast<double>(all), thr = c.P(rule, "threshold");
+  if (!(share >= thr)) return;
+  Finding f = StartFinding(rule);
+  f.heuristic = true;
+  f.evidence.push_back(Ev("transform_kernel_time_ratio", share, thr, ">="));
+  f.summary = StrFormat("Transpose, concat, layout-conversion and copy kernels take %.1f%% of kernel time: they move data "
+                  "without computing (classed by name).", share * 100);
+  f.involved = TopInvolved(groups, "kernel", kTopInvolved);
+  double s = c.P(rule, "assumed_speedup");
+  const std::vector<KernelClass>& cls = *c.in().kernel_classes;
+  const TimeNs transform_wall = WallTimeWhere(
+      c.trace().kernels, [&](size_t i) { return c.KernelKept(i) && cls[i] == KernelClass::kTransform; });
+  f.amdahl = MakeAmdahl(c.Share(transform_wall), s, "assumed", StrFormat("half the layout work disappears (%.2fx)", s));
+  out.push_back(std::move(f));
+}
+
+void EvaluateFusionCandidate(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out) {
+  double min_share = c.P(rule, "min_share");
+  for (const FusionCandidate& cand : *c.in().fusion) {
+    if (!(cand.share >= min_share)) continue;
+    Finding f = StartFinding(rule);
+    f.heuristic = true;
+    std::string chain, classes;
+    for (size_t k = 0; k < cand.names.size(); ++k) {
+      chain += (k ? " -> " : "") + ShortKernelName(Demangle(c.trace().Name(cand.names[k])));
+      classes += (k ? " -> " : "") + std::string(kKernelClassNames[static_cast<size_t>(cand.classes[k])]);
+    }
+    f.title = "Fusion candidate: " + classes;
+    f.evidence.push_back(Ev("chain_time_ratio", cand.share, min_share, ">="));
+    f.evidence.push_back(Ev("occurrences_per_iteration", cand.per_iteration, 0, ">", "count"));
+    f.summary = StrFormat("The chain %s runs %llu times (%.1f per iteration) and takes %.1f%% of the iteration. Fused, each "
+                    "occurrence would save about %.1f us (local speedup %.3fx); over every occurrence the run gains "
+                    "%.2f%%.",
+                    chain.c_str(), static_cast<unsigned long long>(cand.occurrences), cand.per_iteration,
+                    cand.share * 100,
+                    cand.occurrences ? NsToMs(cand.saving_ns) * 1000 / static_cast<double>(cand.occurrences) : 0.0,
+                    cand.local_speedup, (cand.overall - 1) * 100);
+    for (size_t k = 0; k < cand.names.size(); ++k) {
+      size_t row = k < cand.first_rows.size() ? cand.first_rows[k] : 0;
+      TimeNs d = k < cand.first_rows.size() ? c.trace().kernels.end[row] - c.trace().kernels.start[row] : 0;
+      f.involved.push_back(Involved{"kernel", ShortKernelName(Demangle(c.trace().Name(cand.names[k]))),
+                                    cand.occurrences, d,
+                                    std::string(kKernelClassNames[static_cast<size_t>(cand.classes[k])]) +
+                                        (k == 0 ? ", head" : ", follower") + "; time is the first occurrence's"});
+    }
+    f.amdahl = MakeAmdahl(cand.share, cand.local_speedup, "assumed",
+                          StrFormat("the fused kernel costs the head plus %.0f%% of the followers; launch gaps vanish",
+                              c.P(rule, "follower_residual") * 100));
+    out.push_back(std::move(f));
+  }
+}
+
+}  // namespace tg::internal

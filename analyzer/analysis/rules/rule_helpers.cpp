@@ -1,0 +1,79 @@
+// The helpers every rule family shares (rule_helpers.h): the context, starting a finding, the
+// involved lists, the phase-share rules' common test, and MakeAmdahl.
+#include "analyzer/analysis/rules/rule_helpers.h"
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+#include "analyzer/util/demangle.h"
+#include "tracegate/analyzer/amdahl.h"
+#include "tracegate/analyzer/strings.h"
+
+namespace tg {
+
+AmdahlEstimate MakeAmdahl(double share, double speedup, std::string basis, std::string assumption) {
+  AmdahlEstimate a;
+  a.share = std::clamp(std::isfinite(share) ? share : 0.0, 0.0, 1.0);
+  a.speedup = speedup > 0 && !std::isnan(speedup) ? speedup : 1.0;
+  a.basis = std::move(basis);
+  a.assumption = std::move(assumption);
+  a.overall = AmdahlSpeedup(a.share, a.speedup);
+  a.upper_bound = AmdahlBound(a.share);
+  a.gain_pct = std::isfinite(a.overall) ? (a.overall - 1.0) * 100.0 : 0.0;
+  return a;
+}
+
+namespace internal {
+
+RuleContext::RuleContext(const FindingsInput& in, const RulesConfig& rules)
+    : in_(in), rules_(rules), n_(in.iterations->iterations.size()), total_ns_(in.iterations->total_ns) {}
+
+const std::string& RuleContext::ShortName(StringId id) const {
+  if (short_names_.size() <= id) short_names_.resize(trace().strings.size());
+  std::string& name = short_names_[id];
+  if (name.empty()) name = ShortKernelName(Demangle(trace().Name(id)));
+  return name;
+}
+
+Finding StartFinding(const RuleDef& rule) {
+  Finding f;
+  f.id = rule.id;
+  f.title = rule.title;
+  f.priority = rule.priority;
+  for (const char* s : rule.strategies) f.strategies.emplace_back(s);
+  return f;
+}
+
+std::vector<Involved> TopInvolved(const std::map<std::string, Tally>& groups, const std::string& kind, size_t top) {
+  std::vector<Involved> out;
+  for (const auto& [name, t] : groups) out.push_back(Involved{kind, name, t.count, t.time_ns, ""});
+  std::sort(out.begin(), out.end(), [](const Involved& a, const Involved& b) {
+    return std::tie(b.time_ns, a.name) < std::tie(a.time_ns, b.name);
+  });
+  if (out.size() > top) out.resize(top);
+  return out;
+}
+
+std::map<std::string, Tally> ByKernelName(const RuleContext& c, const IdTallies& t) {
+  return t.ByName([&](StringId id) -> const std::string& { return c.ShortName(id); });
+}
+
+std::string CopyGroupName(CopyKind kind, int64_t bytes, bool pageable) {
+  return StrFormat("Memcpy %s %lld B%s", std::string(CopyKindName(kind)).c_str(), static_cast<long long>(bytes),
+                   pageable ? " pageable" : "");
+}
+
+bool PhaseAbove(const RuleContext& c, const RuleDef& rule, Phase phase, const char* metric, const char* assumption,
+                Finding* f) {
+  double r = c.PhaseRatio(phase), thr = c.P(rule, "threshold");
+  if (!(r > thr)) return false;
+  *f = StartFinding(rule);
+  f->evidence.push_back(Ev(metric, r, thr, ">"));
+  double s = c.P(rule, "assumed_speedup");
+  f->amdahl = MakeAmdahl(r, s, "assumed", StrFormat("%s %.2fx", assumption, s));
+  return true;
+}
+
+}  // namespace internal
+}  // namespace tg

@@ -1,0 +1,203 @@
+// The rule table: every rule's definition and the function that evaluates it, in the order
+// docs/RULES.md lists them and EvaluateRules runs them. docs/RULES.md ("The pattern matrix")
+// restates every row; tests/unit/findings_test.cpp checks that it lists the rules in this order
+// with these priorities, defaults and sources.
+#include <algorithm>
+#include <string_view>
+
+#include "analyzer/analysis/rules/rule_helpers.h"
+#include "tracegate/analyzer/findings.h"
+#include "tracegate/analyzer/rules.h"
+
+namespace tg {
+
+const char* PriorityName(Priority p) {
+  switch (p) {
+    case Priority::kHigh: return "high";
+    case Priority::kMedium: return "medium";
+    case Priority::kLow: return "low";
+  }
+  return "medium";
+}
+
+namespace {
+
+using namespace internal;
+
+constexpr RuleDef kRules[] = {
+  {"idle_gaps", "Device idle between GPU work", Priority::kHigh,
+   "idle_ratio: share of the iteration in the idle phase (no GPU work of the iteration, no pre/post stage)",
+   {{"threshold", 0.10, "fires when idle_ratio > threshold (ratio)"},
+    {"assumed_speedup", 2.0, "S assumed for the idle time (CUDA graphs / prefetch remove about half)"}},
+   {"Merge small kernels or let a compiler fuse them (torch.compile, TensorRT)",
+    "Prefetch / preload the next batch so the GPU never waits for input",
+    "Capture the iteration in a CUDA graph to remove per-launch host overhead"},
+   "pattern matrix: device idle > 10% of the window", EvaluateIdleGaps},
+  {"launch_bound", "Launch-bound: many short kernels with gaps between them", Priority::kHigh,
+   "share of the iteration's kernels shorter than short_kernel_us, with idle_ratio above idle_threshold",
+   {{"short_kernel_us", 10.0, "a kernel shorter than this is below typical launch overhead (us)"},
+    {"min_short_share", 0.5, "fires when at least this share of kernels is short (ratio)"},
+    {"min_kernels_per_iteration", 20.0, "and the iteration launches at least this many kernels"},
+    {"idle_threshold", 0.10, "and idle_ratio exceeds this (ratio)"},
+    {"assumed_speedup", 2.0, "S assumed for the idle time (CUDA graphs batch the launches)"}},
+   {"Capture the loop in a CUDA graph (torch.cuda.graphs, torch.compile mode='reduce-overhead')",
+    "Fuse the short kernels; raise the batch size so each kernel does more work",
+    "Move launch work off the critical Python thread"},
+   "timeline signs (many gaps); pattern matrix (merge small kernels, CUDA graphs)", EvaluateLaunchBound},
+  {"h2d_bound", "Host-to-device copies take a large share", Priority::kHigh,
+   "h2d_ms_ratio: share of the iteration in the h2d phase",
+   {{"threshold", 0.20, "fires when h2d_ms_ratio > threshold (ratio)"},
+    {"assumed_speedup", 2.0, "S assumed for copy time (pinned memory and merged, async copies)"}},
+   {"Merge small copies into one", "Use pinned (page-locked) host memory and cudaMemcpyAsync",
+    "Overlap copies with compute on a second stream", "Move preprocessing to the device so less data crosses PCIe"},
+   "pattern matrix: H2D > 20%", EvaluateH2dBound},
+  {"throttling", "Clocks fall as temperature rises", Priority::kHigh,
+   "relative drop of the SM clock across samples and its correlation with temperature",
+   {{"clock_drop", 0.10, "fires when (max - min) SM clock / max clock >= this (ratio)"},
+    {"min_r", 0.5, "and Pearson r(temperature, SM clock) <= -min_r"},
+    {"min_samples", 5.0, "samples of one device needed"}},
+   {"Check cooling and airflow; watch nvidia-smi -q -d PERFORMANCE for thermal slowdown",
+    "Lock application clocks for benchmarks (nvidia-smi -lgc) so runs compare",
+    "Warm the GPU up before timing; shorten very long runs or add pauses"},
+   "time decomposition: long runs checked for thermal throttling", EvaluateThrottling},
+  {"memory_bound", "Memory-bound kernels", Priority::kMedium,
+   "share of the iteration in kernels below the roofline ridge at high bandwidth (or, without costs, "
+   "element-wise / normalisation / transform kernels by name)",
+   {{"min_share", 0.05, "fires when those kernels take at least this share of the iteration (ratio)"},
+    {"bandwidth_share", 0.5, "with costs: achieved bandwidth at least this share of peak (ratio)"},
+    {"heuristic_min_share", 0.10, "without costs: likely-memory-bound kernels' share needed (ratio)"},
+    {"assumed_speedup", 1.3, "S assumed for those kernels (less traffic by fusion or layout)"}},
+   {"Fuse element-wise work into the producer's epilogue to remove intermediate reads and writes",
+    "Change the layout (channels-last / NHWC) or tile so data is reused from cache",
+    "Use lower precision (FP16/BF16) to halve the bytes moved"},
+   "pattern matrix; roofline", EvaluateMemoryBound},
+  {"single_stream", "All GPU work on one stream while copies could overlap", Priority::kMedium,
+   "share of the iteration in copies that overlap no kernel, when each device uses one stream",
+   {{"threshold", 0.05, "fires when serial copies take at least this share of the iteration (ratio)"}},
+   {"Issue copies on a second stream with pinned memory and overlap them with compute",
+    "Pipeline: copy batch n+1 while batch n computes", "Run independent branches on separate streams"},
+   "pattern matrix: streams used = 1 while independent work exists", EvaluateSingleStream},
+  {"pageable_copies", "Copies from pageable host memory", Priority::kMedium,
+   "share of the iteration in copies whose host side is pageable",
+   {{"threshold", 0.02, "fires when pageable copies take at least this share of the iteration (ratio)"},
+    {"assumed_speedup", 2.0, "S assumed for those copies (pinned memory is about twice as fast and can be async)"}},
+   {"Allocate host buffers pinned (cudaMallocHost, tensor.pin_memory(), DataLoader(pin_memory=True))",
+    "Then copy asynchronously (non_blocking=True) so the copy can overlap compute"},
+   "pattern matrix: H2D remedies (pinned memory)", EvaluatePageableCopies},
+  {"small_copies", "Many small copies: merge candidates", Priority::kMedium,
+   "small copies (under --small-copy-bytes) per iteration in one direction",
+   {{"min_per_iteration", 3.0, "fires when a direction has at least this many small copies per iteration"},
+    {"min_share", 0.005, "and they take at least this share of the iteration (ratio)"}},
+   {"Pack the small tensors into one buffer and copy it once",
+    "Keep constant inputs on the device instead of copying them every iteration"},
+   "timeline signs (many small copies): merge them", EvaluateSmallCopies},
+  {"sync_in_loop", "Synchronisation inside the loop", Priority::kMedium,
+   "device or stream synchronisations per iteration",
+   {{"max_per_iteration", 1.0, "fires when syncs per iteration exceed this"},
+    {"min_wait_share", 0.01, "and the host waits in them at least this share of the iteration (ratio)"},
+    {"assumed_speedup", 2.0, "S assumed for the time spent waiting in syncs"}},
+   {"Remove cudaDeviceSynchronize / torch.cuda.synchronize / .item() / .cpu() from the loop body",
+    "Synchronise once per iteration, on an event, only where the host needs the result"},
+   "timeline signs (sync / wait track: high share of waiting)", EvaluateSyncInLoop},
+  {"slow_post", "Slow post-processing", Priority::kMedium,
+   "post_ms_ratio: share of the iteration in the post phase",
+   {{"threshold", 0.25, "fires when post_ms_ratio > threshold (ratio)"},
+    {"assumed_speedup", 2.0, "S assumed for post-processing (parallel or on the device)"}},
+   {"Parallelise post-processing or overlap it with the next iteration",
+    "Move it to the device (GPU NMS, top-k, decode)"},
+   "pattern matrix: post > 25%", EvaluateSlowPost},
+  {"unstable", "Unstable latency", Priority::kMedium,
+   "latency_cv = std / mean of iteration latency",
+   {{"threshold", 0.15, "fires when latency_cv > threshold"},
+    {"min_iterations", 3.0, "iterations needed"}},
+   {"Fix seeds, inputs and clocks; close other GPU work; warm up (--skip the first iterations)",
+    "Look at the slowest iterations' timelines: what runs there that does not run in the median one"},
+   "time decomposition: CV > 0.15 means unstable", EvaluateUnstable},
+  {"drift", "Latency drifts up across the run", Priority::kMedium,
+   "rise of the least-squares latency trend over the run, relative to mean latency",
+   {{"threshold", 0.05, "fires when slope x (n - 1) / mean > threshold (ratio)"},
+    {"min_r", 0.5, "and the trend's Pearson r >= min_r"},
+    {"min_iterations", 10.0, "iterations needed"}},
+   {"Look for memory growth (allocator, caches, lists kept across iterations)",
+    "Check clocks and temperature (throttling)"},
+   "time decomposition: drift over long runs", EvaluateDrift},
+  {"transform_kernels", "Layout and copy kernels", Priority::kLow,
+   "share of kernel time in transpose / permute / concat / split / layout-conversion / copy kernels",
+   {{"threshold", 0.10, "fires when their share of kernel time >= threshold (ratio)"},
+    {"assumed_speedup", 2.0, "S assumed for those kernels (half of them removed)"}},
+   {"Keep one layout end to end (channels-last) so conversions disappear",
+    "Fuse transposes into the consumer (transpose + matmul) and avoid concat by writing into one buffer",
+    "Align channels to multiples of 16/32"},
+   "layout hints", EvaluateTransformKernels},
+  {"int8_no_gain", "INT8 without a gain", Priority::kLow,
+   "latency gain of this INT8 run over a higher-precision reference report (--reference)",
+   {{"threshold", 0.10, "fires when reference / this - 1 < threshold (ratio)"},
+    {"expected_speedup", 1.5, "the speedup INT8 should reach (low end of the 1.5-2.2x precision tier)"}},
+   {"Recalibrate; check that the heavy layers really run in INT8 (look for dequantize/quantize kernels)",
+    "Use mixed precision: INT8 where it pays, FP16 elsewhere"},
+   "pattern matrix: INT8 vs FP16/FP32 < 10%; precision tiers", EvaluateInt8NoGain},
+  {"fusion_candidate", "Fusion candidate", Priority::kLow,
+   "chains of element-wise / normalisation / activation kernels following a kernel on one stream",
+   {{"max_gap_us", 10.0, "a follower starts at most this long after its predecessor (us)"},
+    {"follower_residual", 0.25, "share of the followers' time a fused kernel still spends (ratio)"},
+    {"min_share", 0.01, "report a chain when it takes at least this share of the iteration (ratio)"},
+    {"top", 5.0, "chains reported at most"}},
+   {"Fuse the chain into the head kernel's epilogue (cuDNN fused conv-bias-add-relu, cuBLASLt epilogues)",
+    "Let a compiler fuse it (torch.compile, TensorRT, XLA); fold batch-norm into the conv weights"},
+   "operator fusion; Amdahl", EvaluateFusionCandidate},
+};
+
+// RuleSubset splits the table into fusion_candidate and the rest. Findings tie on priority and
+// overall speedup in rule order (OrderFindings is stable), so the fusion findings evaluated
+// apart come out where they would in one run only if fusion_candidate is the last row.
+constexpr bool FusionOnlyInLastRow() {
+  const size_t last = std::size(kRules) - 1;
+  for (size_t i = 0; i < std::size(kRules); ++i)
+    if ((kRules[i].evaluate == EvaluateFusionCandidate) != (i == last)) return false;
+  return std::string_view(kRules[last].id) == "fusion_candidate";
+}
+static_assert(FusionOnlyInLastRow(), "fusion_candidate must be the rule table's last row (see RuleSubset)");
+
+// A rules file names rules by id, and a finding's id picks its report entries: ids are unique,
+// and every row has an evaluate function, parameters and strategies.
+constexpr bool RowsComplete() {
+  for (size_t i = 0; i < std::size(kRules); ++i) {
+    if (!kRules[i].evaluate || kRules[i].params.size() == 0 || kRules[i].strategies.size() == 0) return false;
+    for (size_t j = 0; j < i; ++j)
+      if (std::string_view(kRules[i].id) == kRules[j].id) return false;
+  }
+  return true;
+}
+static_assert(RowsComplete(), "every rule needs a unique id, an evaluate function, parameters and strategies");
+
+}  // namespace
+
+std::span<const RuleDef> RuleDefs() { return kRules; }
+
+const RuleDef* FindRule(std::string_view id) {
+  for (const RuleDef& d : kRules)
+    if (id == d.id) return &d;
+  return nullptr;
+}
+
+void OrderFindings(std::vector<Finding>& findings) {
+  std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
+    if (a.priority != b.priority) return a.priority < b.priority;
+    return a.amdahl.overall > b.amdahl.overall;
+  });
+}
+
+std::vector<Finding> EvaluateRules(const FindingsInput& in, const RulesConfig& rules, RuleSubset subset) {
+  std::vector<Finding> out;
+  if (!in.trace || !in.iterations || in.iterations->iterations.empty()) return out;
+  const internal::RuleContext c(in, rules);
+  for (const RuleDef& rule : kRules) {
+    const bool fusion = rule.evaluate == internal::EvaluateFusionCandidate;
+    if ((subset == RuleSubset::kAllButFusion && fusion) || (subset == RuleSubset::kFusionOnly && !fusion)) continue;
+    if (rules.Enabled(rule.id)) rule.evaluate(c, rule, out);
+  }
+  OrderFindings(out);
+  return out;
+}
+
+}  // namespace tg

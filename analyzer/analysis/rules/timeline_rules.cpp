@@ -1,0 +1,167 @@
+// Timeline rules: the GPU waits for the host. idle_gaps (no work of the iteration on the device),
+// launch_bound (kernels shorter than their launch), single_stream (copies that could overlap
+// compute do not) and sync_in_loop (the host blocks on the device inside the loop).
+#include <algorithm>
+#include <string_view>
+
+#include "analyzer/analysis/rules/rule_helpers.h"
+#include "analyzer/util/intervals.h"
+#include "tracegate/analyzer/amdahl.h"
+#include "tracegate/analyzer/strings.h"
+
+namespace tg::internal {
+
+void EvaluateIdleGaps(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out) {
+  Finding f;
+  if (!PhaseAbove(c, rule, Phase::kIdle, "idle_ratio", "idle time shrinks", &f)) return;
+  double idle = c.PhaseRatio(Phase::kIdle);
+  f.summary = StrFormat("The GPU has no work of the iteration for %.1f%% of it (%.3f ms of %.3f ms on average) "
+                  "while the host is in no pre/post stage: launch overhead, waits or host work between kernels.",
+                  idle * 100, c.PhaseMeanMs(Phase::kIdle), c.iters().latency_ms.mean);
+  for (const DeviceSummary& d : c.in().summary->devices)
+    for (size_t g = 0; g < d.largest_gaps.size() && g < kTopInvolved; ++g) {
+      const IdleGap& gap = d.largest_gaps[g];
+      f.involved.push_back(Involved{"gap", ShortKernelName(gap.before) + " -> " + ShortKernelName(gap.after), 1,
+                                    gap.duration_ns, StrFormat("device %d, %.3f ms into the trace", d.device,
+                                                         NsToMs(gap.start_ns - c.in().summary->start_ns))});
+    }
+  out.push_back(std::move(f));
+}
+
+void EvaluateLaunchBound(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out) {
+  const KernelTable& k = c.trace().kernels;
+  const TimeNs short_ns = static_cast<TimeNs>(c.P(rule, "short_kernel_us") * 1000);
+  uint64_t kept = 0, short_count = 0;
+  IdTallies by_id(c.trace());
+  for (size_t i = 0; i < k.size(); ++i) {
+    if (!c.KernelKept(i)) continue;
+    kept++;
+    TimeNs d = k.end[i] - k.start[i];
+    if (d < short_ns) {
+      short_count++;
+      by_id.Add(k.name[i], d);
+    }
+  }
+  if (kept == 0) return;
+  const std::map<std::string, Tally> groups = ByKernelName(c, by_id);
+  double short_share = static_cast<double>(short_count) / static_cast<double>(kept);
+  double per_iter = c.PerIteration(static_cast<double>(kept));
+  double idle = c.PhaseRatio(Phase::kIdle);
+  double min_share = c.P(rule, "min_short_share"), min_k = c.P(rule, "min_kernels_per_iteration"),
+         idle_thr = c.P(rule, "idle_threshold");
+  if (!(short_share >= min_share && per_iter >= min_k && idle > idle_thr)) return;
+  Finding f = StartFinding(rule);
+  f.evidence.push_back(Ev("short_kernel_ratio", short_share, min_share, ">="));
+  f.evidence.push_back(Ev("kernels_per_iteration", per_iter, min_k, ">=", "count"));
+  f.evidence.push_back(Ev("idle_ratio", idle, idle_thr, ">"));
+  f.summary = StrFormat("%.0f%% of the %.0f kernels per iteration run shorter than %.0f us, about the cost of a launch, "
+                  "and the GPU idles %.1f%% of the iteration between them: the host cannot launch fast enough.",
+                  short_share * 100, per_iter, c.P(rule, "short_kernel_us"), idle * 100);
+  f.involved = TopInvolved(groups, "kernel", kTopInvolved);
+  double s = c.P(rule, "assumed_speedup");
+  f.amdahl = MakeAmdahl(idle, s, "assumed", StrFormat("idle time between launches shrinks %.2fx", s));
+  out.push_back(std::move(f));
+}
+
+void EvaluateSingleStream(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out) {
+  const Trace& t = c.trace();
+  std::map<int32_t, std::vector<int64_t>> streams;  // device -> distinct streams of kept work
+  auto note = [&](int32_t device, int64_t stream) {
+    auto& v = streams[device];
+    if (std::find(v.begin(), v.end(), stream) == v.end()) v.push_back(stream);
+  };
+  for (size_t i = 0; i < t.kernels.size(); ++i)
+    if (c.KernelKept(i)) note(t.kernels.device[i], t.kernels.stream[i]);
+  for (size_t i = 0; i < t.memcpys.size(); ++i)
+    if (c.CopyKept(i)) note(t.memcpys.device[i], t.memcpys.stream[i]);
+  if (streams.empty()) return;
+  for (const auto& [device, v] : streams)
+    if (v.size() != 1) return;
+  std::map<std::string, Tally> groups;
+  const MemcpyTable& m = t.memcpys;
+  auto host_device = [&](size_t i) { return m.kind[i] == CopyKind::kHtoD || m.kind[i] == CopyKind::kDtoH; };
+  TimeNs copy_ns = CopyTimeWhere(c, host_device, &groups);
+  double thr = c.P(rule, "threshold");
+  if (!(c.Share(copy_ns) >= thr)) return;
+  copy_ns = WallTimeWhere(m, [&](size_t i) { return c.CopyKept(i) && host_device(i); });
+  double share = c.Share(copy_ns);
+  if (!(share >= thr)) return;
+  Finding f = StartFinding(rule);
+  f.evidence.push_back(Ev("streams_per_device", 1, 1, "==", "count"));
+  f.evidence.push_back(Ev("serial_copy_ratio", share, thr, ">="));
+  f.summary = StrFormat("All GPU work runs on one stream per device, so the %.1f%% of the iteration spent in host<->device "
+                  "copies never overlaps compute.", share * 100);
+  f.involved = TopInvolved(groups, "copy", kTopInvolved);
+  // Both wall times (with several devices, kernels of different devices overlap).
+  const TimeNs kernel_ns = WallTimeWhere(t.kernels, [&](size_t i) { return c.KernelKept(i); });
+  TimeNs hidden = std::min(copy_ns, kernel_ns);
+  f.amdahl = MakeAmdahl(c.Share(hidden), kInfiniteSpeedup, "measured",
+                        "copies overlap compute completely; at most min(copy, kernel) time is hidden");
+  out.push_back(std::move(f));
+}
+
+namespace {
+
+bool IsBlockingSync(SyncKind k) {
+  return k == SyncKind::kStreamSync || k == SyncKind::kContextSync || k == SyncKind::kEventSync;
+}
+
+bool IsSyncApi(std::string_view name) {
+  for (std::string_view s : {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
+                             "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize"})
+    if (name.substr(0, s.size()) == s) return true;
+  return false;
+}
+
+}  // namespace
+
+void EvaluateSyncInLoop(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out) {
+  const Trace& t = c.trace();
+  std::map<std::string, Tally> groups;
+  uint64_t count = 0;
+  std::vector<Interval> waits;  // several threads may wait at once: the union is the waiting time
+  auto add = [&](std::string name, TimeNs s, TimeNs e) {
+    groups[std::move(name)].Add(e - s);
+    count++;
+    waits.emplace_back(s, e);
+  };
+  bool from_records = false;
+  for (size_t i = 0; i < t.syncs.size(); ++i)
+    if (IsBlockingSync(t.syncs.kind[i])) from_records = true;
+  if (from_records) {
+    for (size_t i = 0; i < t.syncs.size(); ++i)
+      if (c.iters().sync_iteration[i] >= 0 && IsBlockingSync(t.syncs.kind[i]))
+        add(std::string(SyncKindName(t.syncs.kind[i])), t.syncs.start[i], t.syncs.end[i]);
+  } else {
+    // Decided once per distinct name; grouped by name id, then by name.
+    std::vector<int8_t> is_sync(t.strings.size(), -1);
+    IdTallies by_id(t);
+    for (size_t i = 0; i < t.api_calls.size(); ++i) {
+      if (c.iters().api_iteration[i] < 0) continue;
+      const StringId id = t.api_calls.name[i];
+      if (is_sync[id] < 0) is_sync[id] = IsSyncApi(t.Name(id)) ? 1 : 0;
+      if (!is_sync[id]) continue;
+      by_id.Add(id, t.api_calls.end[i] - t.api_calls.start[i]);
+      count++;
+      waits.emplace_back(t.api_calls.start[i], t.api_calls.end[i]);
+    }
+    groups = by_id.ByName([&](StringId id) { return t.Name(id); });
+  }
+  double per_iter = c.PerIteration(static_cast<double>(count)), max = c.P(rule, "max_per_iteration");
+  double wait = c.Share(UnionLength(waits)), min_wait = c.P(rule, "min_wait_share");
+  if (!(per_iter > max && wait >= min_wait)) return;
+  Finding f = StartFinding(rule);
+  f.evidence.push_back(Ev("syncs_per_iteration", per_iter, max, ">", "count"));
+  f.evidence.push_back(Ev("sync_wait_ratio", wait, min_wait, ">="));
+  f.summary = StrFormat("The host blocks on the device %.1f times per iteration (%s), waiting %.1f%% of the iteration; "
+                  "after each wait the GPU starves until the host launches again.",
+                  per_iter, from_records ? "sync records" : "synchronisation API calls", wait * 100);
+  f.involved = TopInvolved(groups, "sync", kTopInvolved);
+  // Waiting costs time only while the GPU has nothing to do: the idle phase bounds P.
+  double p = std::min(wait, c.PhaseRatio(Phase::kIdle)), s = c.P(rule, "assumed_speedup");
+  f.amdahl = MakeAmdahl(p, s, "assumed",
+                        StrFormat("the GPU's idle time around the waits (P = min(wait, idle)) shrinks %.2fx", s));
+  out.push_back(std::move(f));
+}
+
+}  // namespace tg::internal
