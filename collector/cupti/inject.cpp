@@ -6,6 +6,7 @@
 // running collector (its flush thread, its exit handler) must never be unmapped under itself.
 // No C++ exception leaves an entry point: they are called from C code (the driver, NVTX).
 #include <cupti.h>
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -18,10 +19,10 @@
 #include "options.h"
 #include "collector/src/parts.h"
 
-// CUPTI's NVTX entry points, documented in the CUPTI guide ("NVTX support") but declared in no
-// header: a tool library that is its own NVTX injection hands NVTX on to CUPTI through them.
-extern "C" CUptiResult CUPTIAPI cuptiNvtxInitialize(void* get_export_table);
-extern "C" CUptiResult CUPTIAPI cuptiNvtxInitialize2(void* get_export_table);
+extern "C" {
+__attribute__((visibility("default"))) int InitializeInjectionNvtx(void* get_export_table);
+__attribute__((visibility("default"))) int InitializeInjectionNvtx2(void* get_export_table);
+}
 
 namespace {
 
@@ -74,16 +75,25 @@ void StartGuarded(const char* entry) {
   }
 }
 
-// NVTX -> CUPTI. 1 whatever CUPTI says: the collector may already run, and NVTX would unload the
-// library on 0 (nodelete keeps it mapped, but NVTX would also stop calling into it).
-int HandNvtxToCupti(const char* entry, CUptiResult (*init)(void*), void* get_export_table) {
+// NVTX -> CUPTI, through libcupti's own injection entry point of the same name (the libcupti we
+// link, found through one of its functions). The CUPTI guide documents cuptiNvtxInitialize2 for
+// this, but on a machine without a driver the first NVTX call after it crashed (CUDA 13.0.88,
+// tests/unit/cupti/injection_test.cpp), where libcupti's entry point does not; the GPU run checks
+// that ranges arrive either way. Returns 1 whatever CUPTI says: the collector may already run,
+// and NVTX would unload the library on 0 (nodelete keeps it mapped, but NVTX would stop calling).
+using NvtxEntry = int (*)(void*);
+int HandNvtxToCupti(const char* entry, NvtxEntry self, void* get_export_table) {
   StartGuarded(entry);
-  const CUptiResult r = init(get_export_table);
-  if (r != CUPTI_SUCCESS) {
-    const char* text = nullptr;
-    if (cuptiGetResultString(r, &text) != CUPTI_SUCCESS || !text) text = "unknown CUPTI error";
-    Warn(std::string("NVTX ranges are not recorded: CUPTI's NVTX initialisation failed: ") + text);
+  Dl_info info{};
+  void* cupti = ::dladdr(reinterpret_cast<void*>(&cuptiActivityEnable), &info) && info.dli_fname
+                    ? ::dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD)
+                    : nullptr;
+  auto init = cupti ? reinterpret_cast<NvtxEntry>(::dlsym(cupti, entry)) : nullptr;
+  if (!init || init == self) {
+    Warn(std::string("NVTX ranges are not recorded: libcupti has no ") + entry);
+    return 1;
   }
+  if (init(get_export_table) == 0) Warn("NVTX ranges are not recorded: CUPTI's NVTX initialisation failed");
   return 1;
 }
 
@@ -99,14 +109,14 @@ __attribute__((visibility("default"))) int InitializeInjection(void) {
 }
 
 // Called by NVTX (v2 and later loaders) on the first NVTX call. CUPTI turns NVTX calls into marker
-// records through its own NVTX handlers, installed by cuptiNvtxInitialize2.
+// records through its own NVTX handlers.
 __attribute__((visibility("default"))) int InitializeInjectionNvtx2(void* get_export_table) {
-  return HandNvtxToCupti("InitializeInjectionNvtx2", cuptiNvtxInitialize2, get_export_table);
+  return HandNvtxToCupti("InitializeInjectionNvtx2", &InitializeInjectionNvtx2, get_export_table);
 }
 
 // The same for programs built with NVTX v1 headers (older libraries still ship them).
 __attribute__((visibility("default"))) int InitializeInjectionNvtx(void* get_export_table) {
-  return HandNvtxToCupti("InitializeInjectionNvtx", cuptiNvtxInitialize, get_export_table);
+  return HandNvtxToCupti("InitializeInjectionNvtx", &InitializeInjectionNvtx, get_export_table);
 }
 
 }  // extern "C"

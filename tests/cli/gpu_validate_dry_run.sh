@@ -20,7 +20,7 @@ fi
 
 # Parts 1-3 with a short budget: the GPU-only checks fail fast (no programs, no GPU), and the
 # budget cuts what is left; what matters is that each part gets through and says so.
-TRACEGATE_VALIDATE_DRY_RUN=1 TRACEGATE_VALIDATE_BUDGET_S=40 TRACEGATE_VALIDATE_KEEP_RAW=1 \
+TRACEGATE_VALIDATE_DRY_RUN=1 TRACEGATE_VALIDATE_BUDGET_S=40 TRACEGATE_VALIDATE_KEEP_RAW=1 TRACEGATE_VALIDATE_REPEATS=1 \
   timeout 120 bash "$repo/tests/gpu/validate.sh" "$bin" "$dir/out" >"$dir/log" 2>&1
 rc=$?
 [ "$rc" = 1 ] && ok || fail "dry run exit $rc, want 1 (GPU checks fail without a GPU): $(tail -20 "$dir/log")"
@@ -51,5 +51,10 @@ for p in 1 2 3; do
   s=$(sed -n "s/^| part $p | | [0-9]* check(s) failed, \([0-9]*\) s |.*/\1/p" "$sum")
   [ -n "$s" ] && [ "$s" -le 60 ] && ok || fail "part $p took ${s:-?} s with a 40 s budget"
 done
-grep -q 'SKIPPED' "$sum" && ok || fail "no check was cut by the budget: $(cat "$sum")"
+# A part whose budget is spent skips what is left, with a row each, and still finishes.
+TRACEGATE_VALIDATE_DRY_RUN=1 TRACEGATE_VALIDATE_BUDGET_S=12 timeout 60 bash "$repo/tests/gpu/validate.sh" "$bin" "$dir/out2" 1 \
+  >"$dir/log2" 2>&1
+[ $? = 1 ] && ok || fail "a spent budget must fail the part"
+[ "$(grep -c '| SKIPPED |$' "$dir/out2/summary.md")" = 8 ] && ok || fail "want 8 skipped rows: $(cat "$dir/out2/summary.md")"
+[ -s "$dir/out2/raw_part1.tar.gz" ] && [ ! -e "$dir/out2/raw" ] && ok || fail "part 1 not packed: $(ls "$dir/out2")"
 finish gpu_validate_dry_run

@@ -11,9 +11,10 @@ set -u -o pipefail
 tg=$1; lb=$2; out=$3; reps=${4:-5}; set_=${5:-all}
 mkdir -p "$out"
 py=tests/gpu/resnet50_infer.py
-t() {  # t LABEL CMD...: wall seconds of CMD, appended to the table
+failed=""
+t() {  # t LABEL CMD...: wall seconds of CMD, appended to the table (a failed run fails the script)
   local label=$1 s e; shift
-  s=$(date +%s%N); "$@" >>"$out/overhead.log" 2>&1; e=$(date +%s%N)
+  s=$(date +%s%N); "$@" >>"$out/overhead.log" 2>&1 || failed="$failed $label"; e=$(date +%s%N)
   printf '%s\t%d.%03d\n' "$label" $(((e - s) / 1000000000)) $(((e - s) / 1000000 % 1000)) | tee -a "$out/overhead.tsv"
 }
 [ -f "$out/overhead.tsv" ] || : >"$out/overhead.tsv"
@@ -52,3 +53,6 @@ if "resnet50_b32/none" in med and "resnet50_b32/tracegate" in med:
     print(f"resnet50_b32 tracegate overhead {100 * over:+.2f}% (goal < 2%): {'FAIL' if bad else 'ok'}")
 sys.exit(1 if bad else 0)
 PY
+rc=$?
+if [ -n "$failed" ]; then echo "FAIL: runs that failed (see overhead.log):$failed"; exit 1; fi
+exit $rc

@@ -17,8 +17,8 @@
 # TRACEGATE_VALIDATE_DRY_RUN=1 (tests/cli/gpu_validate_dry_run.sh, no GPU): BUNDLE may be a build
 # directory; tests/tools' fakes stand in (fake_known_workload for known_workload, fake_nvml for
 # libnvidia-ml), every check is still attempted, and a missing GPU program fails its row only.
-# TRACEGATE_VALIDATE_BUDGET_S: seconds per part (default 560); TRACEGATE_VALIDATE_KEEP_RAW=1 keeps
-# OUT/raw beside the archive.
+# TRACEGATE_VALIDATE_BUDGET_S: seconds per part (default 560); TRACEGATE_VALIDATE_REPEATS: runs per
+# overhead median (default 5); TRACEGATE_VALIDATE_KEEP_RAW=1 keeps OUT/raw beside the archive.
 set -u -o pipefail
 if [ $# -lt 2 ]; then
   echo "usage: validate.sh BUNDLE OUT [PART: 1, 2 or 3]" >&2
@@ -65,7 +65,8 @@ check() {
     return
   fi
   echo "== $id (at most ${limit} s): $*"
-  timeout --kill-after=10 "$limit" "$@" >"$raw/$id.log" 2>&1
+  # Through bash, so CMD may be one of the functions below (exported with the variables they read).
+  timeout --kill-after=10 "$limit" bash -c '"$@"' _ "$@" >"$raw/$id.log" 2>&1
   rc=$?
   tail -n 15 "$raw/$id.log"
   measured=$(grep -E -- "$pattern" "$raw/$id.log" | tail -n 12)
@@ -151,6 +152,9 @@ pack() {  # the part's raw outputs as one archive under 16 MiB
   [ "${TRACEGATE_VALIDATE_KEEP_RAW:-0}" = 1 ] || rm -rf "$out/raw"
 }
 
+export -f environment conv_tops amdahl_error coexist resnet compare_modes
+export tg py bundle dry
+reps=${TRACEGATE_VALIDATE_REPEATS:-5}
 [ -f "$out/summary.md" ] || printf '| check | goal | measured | result |\n| --- | --- | --- | --- |\n' >"$out/summary.md"
 total_failures=0
 for part in $parts; do
@@ -158,6 +162,7 @@ for part in $parts; do
   failures=0
   raw=$out/raw/part$part
   mkdir -p "$raw"
+  export raw
   echo "| **part $part** | $(date -u +%FT%TZ)$([ "$dry" = 1 ] && echo ', dry run with CPU fakes') | | |" >>"$out/summary.md"
   case $part in
     1)
@@ -186,11 +191,11 @@ for part in $parts; do
       check knobs "each knob's finding exactly when the knob is on" 200 'reported|FAIL' \
         bash tests/gpu/reference_workloads.sh "$bundle" "$raw/rw" 32 4
       check overhead_launch "launch-bound: tracegate below torch.profiler (medians of 5)" 200 'median' \
-        bash tests/gpu/overhead.sh "$tg" "$lb" "$raw/overhead" 5 launch
+        bash tests/gpu/overhead.sh "$tg" "$lb" "$raw/overhead" "$reps" launch
       ;;
     3)
       check overhead_resnet "ResNet-50 batch 32: tracegate < 2% over none (medians of 5)" 260 'median|goal' \
-        bash tests/gpu/overhead.sh "$tg" "$lb" "$raw/overhead" 5 resnet
+        bash tests/gpu/overhead.sh "$tg" "$lb" "$raw/overhead" "$reps" resnet
       for mode in eager compile; do
         for b in 1 32; do
           check "resnet_${mode}_b$b" "ResNet-50 $mode batch $b: tracegate = torch.profiler (kernel count and time, 1%)" \

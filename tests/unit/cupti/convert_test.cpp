@@ -273,6 +273,9 @@ TEST(CuptiConvert, SyncTakesItsDeviceFromTheContextRecord) {
 TEST(CuptiConvert, EverySyncTypeMapsByNumber) {
   ActivityConverter c = MakeConverter();
   Trace batch;
+  auto ctx = Zeroed<CUpti_ActivityContext3>(CUPTI_ACTIVITY_KIND_CONTEXT);
+  ctx.contextId = 1;
+  Feed(c, ctx, batch);
   for (int t = 0; t <= 4; ++t) Feed(c, MakeSync(static_cast<CUpti_ActivitySynchronizationType>(t), 1), batch);
   ASSERT_EQ(batch.syncs.size(), 5u);
   EXPECT_EQ(batch.syncs.kind[0], SyncKind::kUnknown);
