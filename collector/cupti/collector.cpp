@@ -5,6 +5,9 @@
 // No lock of ours is held across a CUPTI call that can run our callbacks (cuptiActivityFlushAll,
 // cuptiActivityDisable, cuptiActivityEnable), and no CUPTI function is called under g_convert:
 // CUPTI may call the completed callback, which takes g_convert, while holding its own locks.
+//
+// Every function CUPTI or a thread of ours calls catches what it might throw (std::bad_alloc from
+// a conversion, say): an exception leaving a C callback would end the recorded program.
 #include "collector.h"
 
 #include <cupti.h>
@@ -18,6 +21,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <fstream>
 #include <memory>
 #include <mutex>
@@ -26,6 +30,7 @@
 
 #include "buffer_pool.h"
 #include "convert.h"
+#include "devices.h"
 #include "collector/src/part_writer.h"
 #include "collector/src/parts.h"
 
@@ -43,6 +48,7 @@ struct Session {
   std::vector<std::string> missed;
   uint64_t dropped = 0;         // records CUPTI reported dropped, under g_convert
   uint64_t published_peak = 0;  // under g_convert
+  bool devices_published = false;  // under g_convert
   uint64_t refusals_before = 0; // the pool's refusals when this session started
   std::thread flusher;
   std::mutex flush_mu;
@@ -116,6 +122,7 @@ void FreeClientOwned(const CUpti_Activity& r) {
 // Hands one converted batch to the writer: events, devices, quality counters. Under g_convert.
 void Publish(Session& s, Trace&& batch) {
   for (const Device& d : batch.devices) s.writer->AddDevice(d);
+  s.devices_published = s.devices_published || !batch.devices.empty();
   for (const QualityInfo& q : kQualityInfo)
     if (uint64_t n = batch.quality.Get(q.id)) s.writer->AddQuality(q.id, n);
   if (batch.GpuEventCount() + batch.api_calls.size() + batch.syncs.size() + batch.ranges.size() > 0)
@@ -153,38 +160,75 @@ uint64_t DroppedSinceLastCall() {
   return dropped;
 }
 
+void Warn(const std::string& line) { std::fprintf(stderr, "tracegate: %s\n", line.c_str()); }
+
+// Runs `body`; an exception becomes one warning per place (`where`), never a crash of the program.
+template <typename Body>
+void Guarded(const char* where, Body body) noexcept {
+  try {
+    body();
+  } catch (const std::exception& e) {
+    static std::atomic<bool> said{false};
+    if (!said.exchange(true)) Warn(std::string(where) + ": " + e.what() + "; the recording may be incomplete");
+  } catch (...) {
+    Warn(std::string(where) + ": unknown error; the recording may be incomplete");
+  }
+}
+
 void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
-  BufferPool* pool = g_pool.load();
-  *buffer = pool ? pool->Acquire() : nullptr;
-  *size = *buffer ? pool->buffer_bytes() : 0;
+  *buffer = nullptr;
+  *size = 0;
   *max_records = 0;
+  Guarded("CUPTI buffer request", [&] {
+    BufferPool* pool = g_pool.load();
+    *buffer = pool ? pool->Acquire() : nullptr;
+    *size = *buffer ? pool->buffer_bytes() : 0;
+  });
+}
+
+// The CUDA device UUIDs of DEVICE records (devices.h), before the converter sees them.
+void PublishUuids(Session& s, const std::vector<const CUpti_Activity*>& records) {
+  for (const CUpti_Activity* r : records)
+    if (r->kind == CUPTI_ACTIVITY_KIND_DEVICE) {
+      const auto& d = reinterpret_cast<const CUpti_ActivityDevice5&>(*r);
+      s.writer->SetMetadata(std::string(kDeviceUuidPrefix) + std::to_string(d.id),
+                            GpuUuidString(reinterpret_cast<const unsigned char*>(d.uuid.bytes)));
+    }
 }
 
 void CUPTIAPI BufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid_bytes) {
   // Walk the buffer without our lock (cuptiActivityGetNextRecord is CUPTI's), convert under it.
   std::vector<const CUpti_Activity*> records;
-  CUpti_Activity* record = nullptr;
-  while (cuptiActivityGetNextRecord(buffer, valid_bytes, &record) == CUPTI_SUCCESS) records.push_back(record);
-  {
+  Guarded("CUPTI buffer", [&] {
+    CUpti_Activity* record = nullptr;
+    while (cuptiActivityGetNextRecord(buffer, valid_bytes, &record) == CUPTI_SUCCESS) records.push_back(record);
     std::lock_guard<std::mutex> lock(g_convert);
     if (Session* s = g_session) {
       Trace batch;
       for (const CUpti_Activity* r : records) s->converter->Convert(*r, batch);
+      PublishUuids(*s, records);
       Publish(*s, std::move(batch));
     }
-  }
+  });
   for (const CUpti_Activity* r : records) FreeClientOwned(*r);
   if (BufferPool* pool = g_pool.load()) pool->Release(buffer);
 }
 
-void CUPTIAPI IgnoreCallback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
-
-void Warn(const std::string& line) { std::fprintf(stderr, "tracegate: %s\n", line.c_str()); }
+// cudaDeviceReset and a context's destruction end the life of that context's records: CUPTI's
+// buffers are flushed now, while they can still be delivered, as NVIDIA's injection sample does.
+void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  Guarded("CUPTI callback", [&] {
+    const bool reset = domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020 &&
+                       static_cast<const CUpti_CallbackData*>(data)->callbackSite == CUPTI_API_ENTER;
+    const bool destroy = domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING;
+    if (reset || destroy) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  });
+}
 
 // Every flush interval: CUPTI's completed buffers to the converter, then the part to disk, so a
 // killed process loses about one interval. Holds no lock across cuptiActivityFlushAll: CUPTI calls
 // BufferCompleted from inside it, which takes g_convert.
-void FlushLoop(Session* s) {
+void FlushLoopUnguarded(Session* s) {
   bool reported = false;
   std::unique_lock<std::mutex> lk(s->flush_mu);
   while (!s->flush_stop) {
@@ -206,6 +250,36 @@ void FlushLoop(Session* s) {
   }
 }
 
+void FlushLoop(Session* s) {
+  Guarded("the flush thread", [s] { FlushLoopUnguarded(s); });
+}
+
+// When no DEVICE record came (CUDA started before the collector), the devices as the driver the
+// process loaded describes them. Under g_convert.
+void PublishDriverDevices(Session& s) {
+  if (s.devices_published) {
+    s.writer->SetMetadata(kDeviceSourceKey, "cupti");
+    return;
+  }
+  std::vector<DriverDevice> devices = DevicesFromDriver([](const char* name) { return ::dlsym(RTLD_DEFAULT, name); });
+  for (const DriverDevice& d : devices) {
+    s.writer->AddDevice(d.device);
+    if (!d.uuid.empty()) s.writer->SetMetadata(std::string(kDeviceUuidPrefix) + std::to_string(d.device.id), d.uuid);
+  }
+  if (!devices.empty()) s.writer->SetMetadata(kDeviceSourceKey, "driver");
+}
+
+// The QuietApis' records off; what CUPTI refused stays on and is not worth a warning.
+void QuietenApis(Session& s) {
+  std::string names;
+  for (const QuietApi& q : QuietApis()) {
+    if (q.driver && !s.options.driver_api) continue;
+    CUptiResult r = q.driver ? cuptiActivityEnableDriverApi(q.cbid, 0) : cuptiActivityEnableRuntimeApi(q.cbid, 0);
+    if (r == CUPTI_SUCCESS) names += (names.empty() ? "" : ",") + std::string(q.name);
+  }
+  if (!names.empty()) s.writer->SetMetadata(kQuietApisKey, names);
+}
+
 // Subscribes and enables every kind; what fails goes to s.missed. False: CUPTI is unusable here.
 bool EnableCupti(Session& s) {
   CUpti_SubscriberParams params{};
@@ -214,7 +288,7 @@ bool EnableCupti(Session& s) {
   char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = {};
   params.oldSubscriberName = holder;
   params.oldSubscriberSize = CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN;
-  CUptiResult r = cuptiSubscribe_v2(&s.subscriber, IgnoreCallback, nullptr, &params);
+  CUptiResult r = cuptiSubscribe_v2(&s.subscriber, OnCallback, nullptr, &params);
   if (r != CUPTI_SUCCESS) {
     s.subscriber = nullptr;
     std::string who = holder[0] ? std::string(" (") + holder + ")" : "";
@@ -223,6 +297,8 @@ bool EnableCupti(Session& s) {
                            : "all CUDA activity: CUPTI cannot be used: " + CuptiError(r));
     return false;
   }
+  cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
+  cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
   // Thread ids as the OS numbers them (gettid), like the other tools' traces.
   cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
   r = cuptiActivityRegisterCallbacks(BufferRequested, BufferCompleted);
@@ -239,6 +315,7 @@ bool EnableCupti(Session& s) {
     if (r == CUPTI_SUCCESS) s.enabled.push_back(k.kind);
     else s.missed.push_back(std::string(k.name) + ": " + CuptiError(r));
   }
+  QuietenApis(s);
   return true;
 }
 
@@ -261,6 +338,16 @@ void InstallForkHandlers() {
 }
 
 }  // namespace
+
+const std::vector<QuietApi>& QuietApis() {
+  static const std::vector<QuietApi> apis = {
+      {false, CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020, "cudaGetDevice"},
+      {true, CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent, "cuCtxGetCurrent"},
+      {true, CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxGetState, "cuDevicePrimaryCtxGetState"},
+      {true, CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute, "cuKernelGetAttribute"},
+  };
+  return apis;
+}
 
 Status StartCollector(const RecordingOptions& options, const std::string& part_path) {
   if (options.flush_ms <= 0 || options.buffer_mb <= 0 || options.buffer_cap_mb <= 0)
@@ -338,6 +425,7 @@ Status StopCollector() {
     Trace last;
     s->converter->Close(last);
     Publish(*s, std::move(last));
+    PublishDriverDevices(*s);
     PublishCounters(*s, dropped);
     // A refused buffer loses at least one record even if CUPTI's count says none.
     if (s->dropped == 0) s->writer->AddQuality(Quality::kSourceDroppedRecords, Refusals(*s));

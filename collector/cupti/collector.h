@@ -6,7 +6,9 @@
 // buffer callbacks are plain C functions.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tracegate/collector/recorder.h"
 #include "tracegate/analyzer/status.h"
@@ -26,6 +28,16 @@ namespace tg::cupti {
 
 bool CollectorRecording();
 
+// API functions whose records the collector turns off, as PyTorch's profiler (Kineto) does: called
+// around every launch by frameworks, they would multiply the records and the overhead without
+// saying anything about the GPU. driver: driver API (else runtime); cbid: CUPTI callback id.
+struct QuietApi {
+  bool driver;
+  uint32_t cbid;
+  const char* name;
+};
+const std::vector<QuietApi>& QuietApis();
+
 // Part metadata written by the collector.
 inline constexpr const char* kMissedKey = "cupti_missed";           // what could not be recorded
 // (tg::kMemoryPeakKey, parts.h: the largest live total of CUDA device allocations on one device)
@@ -33,5 +45,8 @@ inline constexpr const char* kMemoryPeakSourceKey = "memory_peak_mb_source";
 inline constexpr const char* kMemoryPeakSource = "cupti allocations";
 inline constexpr const char* kBufferRefusalsKey = "cupti_buffer_refusals";  // buffer cap reached
 inline constexpr const char* kOverheadPrefix = "cupti_overhead_ns.";  // + overhead kind
+inline constexpr const char* kQuietApisKey = "cupti_api_not_recorded";  // QuietApis' names
+// "cupti" or "driver": where the part's device table came from (devices.h)
+inline constexpr const char* kDeviceSourceKey = "cupti_device_source";
 
 }  // namespace tg::cupti

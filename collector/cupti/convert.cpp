@@ -129,6 +129,13 @@ void ActivityConverter::Convert(const CUpti_Activity& record, Trace& batch) {
     case CUPTI_ACTIVITY_KIND_CONTEXT: {
       const auto& c = As<CUpti_ActivityContext3>(record);
       context_device_[c.contextId] = static_cast<int32_t>(c.deviceId);
+      if (auto it = pending_syncs_.find(c.contextId); it != pending_syncs_.end()) {
+        for (tg::Sync& y : it->second) {
+          y.device = static_cast<int32_t>(c.deviceId);
+          batch.syncs.Add(y);
+        }
+        pending_syncs_.erase(it);
+      }
       return;
     }
     default:
@@ -139,8 +146,12 @@ void ActivityConverter::Convert(const CUpti_Activity& record, Trace& batch) {
 }
 
 void ActivityConverter::Close(Trace& batch) {
-  batch.quality.Add(Quality::kUnmatchedRangeEnd, open_ranges_.size());
+  batch.quality.Add(Quality::kUnmatchedRangeEnd, open_ranges_.size() + pending_ends_.size());
   open_ranges_.clear();
+  pending_ends_.clear();
+  for (auto& [context, syncs] : pending_syncs_)
+    for (const tg::Sync& y : syncs) batch.syncs.Add(y);  // device stays -1
+  pending_syncs_.clear();
 }
 
 void ActivityConverter::Kernel(const CUpti_ActivityKernel10& r, Trace& batch) {
@@ -202,6 +213,10 @@ void ActivityConverter::Sync(const CUpti_ActivitySynchronization2& r, Trace& bat
   y.kind = ToSyncKind(r.type);
   y.event_id = SyncId(r.cudaEventId);
   y.pid = pid_;
+  if (y.device < 0) {
+    pending_syncs_[r.contextId].push_back(y);
+    return;
+  }
   batch.syncs.Add(y);
 }
 
@@ -246,16 +261,24 @@ void ActivityConverter::Marker(const CUpti_ActivityMarker2& r, Trace& batch) {
     if (end) open_ranges_.erase(r.id);
     return;
   }
-  if (start) {
-    open_ranges_[r.id] = std::move(open);
-    return;
-  }
   Range range;
   range.end = static_cast<TimeNs>(r.timestamp);
-  if (end) {
+  if (start) {
+    auto ended = pending_ends_.find(r.id);
+    if (ended == pending_ends_.end()) {
+      open_ranges_[r.id] = std::move(open);
+      return;
+    }
+    range.end = ended->second;
+    pending_ends_.erase(ended);
+    if (range.end < open.start) {
+      batch.quality.Add(Quality::kNegativeDuration);
+      return;
+    }
+  } else if (end) {
     auto it = open_ranges_.find(r.id);
     if (it == open_ranges_.end()) {
-      batch.quality.Add(Quality::kUnmatchedRangeEnd);
+      pending_ends_[r.id] = range.end;
       return;
     }
     open = std::move(it->second);

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "tracegate/analyzer/model.h"
 
@@ -78,7 +79,8 @@ class ActivityConverter {
   // freed here.
   void Convert(const CUpti_Activity& record, Trace& batch);
 
-  // End of recording: NVTX ranges still open are counted as unmatched_range_end into batch.
+  // End of recording: NVTX ranges still open, and ends whose start never came, are counted as
+  // unmatched_range_end into batch; syncs whose context never came are added with device -1.
   void Close(Trace& batch);
 
   const AllocationTracker& allocations() const { return allocations_; }
@@ -117,6 +119,10 @@ class ActivityConverter {
   ApiNameLookup api_name_;
   std::unordered_map<uint32_t, int32_t> context_device_;
   std::unordered_map<uint32_t, OpenRange> open_ranges_;  // NVTX start markers by marker id
+  // Records that arrived before the record they refer to (CUPTI delivers per-thread and
+  // per-context buffers in no set order): syncs by context id, NVTX end times by marker id.
+  std::unordered_map<uint32_t, std::vector<tg::Sync>> pending_syncs_;
+  std::unordered_map<uint32_t, TimeNs> pending_ends_;
   std::unordered_map<std::string, std::string, Heterogeneous, std::equal_to<>> demangled_;
   std::map<std::pair<ApiKind, uint32_t>, std::string> api_names_;
   AllocationTracker allocations_;

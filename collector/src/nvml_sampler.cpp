@@ -25,6 +25,7 @@ constexpr int kNvmlTemperatureGpu = 0;
 constexpr int kNvmlClockSm = 1;
 constexpr int kNvmlClockMem = 2;
 constexpr unsigned kNameLength = 96;  // NVML_DEVICE_NAME_V2_BUFFER_SIZE
+constexpr unsigned kUuidLength = 96;  // NVML_DEVICE_UUID_V2_BUFFER_SIZE
 
 struct NvmlApi {
   int (*init)() = nullptr;
@@ -37,6 +38,7 @@ struct NvmlApi {
   int (*clock)(NvmlDevice, int, unsigned*) = nullptr;
   int (*memory)(NvmlDevice, NvmlMemory*) = nullptr;
   int (*power)(NvmlDevice, unsigned*) = nullptr;  // mW
+  int (*uuid)(NvmlDevice, char*, unsigned) = nullptr;  // optional: samples then keep NVML's index
 };
 
 template <class F>
@@ -54,6 +56,7 @@ struct NvmlSampler::Impl {
   NvmlApi api;
   bool initialized = false;
   std::vector<NvmlDevice> devices;
+  std::vector<std::string> uuids;
   std::string note;
   SampleTable samples;  // written by the thread until Stop joins it
 
@@ -90,6 +93,7 @@ bool NvmlSampler::Impl::Load() {
     note = "not sampled: " + options.library + " has no " + missing + " (NVML too old)";
     return false;
   }
+  api.uuid = reinterpret_cast<decltype(api.uuid)>(::dlsym(lib, "nvmlDeviceGetUUID"));
   if (int rc = api.init(); rc != kNvmlSuccess) {
     note = "not sampled: nvmlInit failed: " + Error(rc);
     return false;
@@ -107,6 +111,9 @@ bool NvmlSampler::Impl::Load() {
     if (api.device_by_index(i, &d) != kNvmlSuccess) d = nullptr;  // sampled as -1 readings
     if (d && api.name(d, name, kNameLength) != kNvmlSuccess) name[0] = '\0';
     devices.push_back(d);
+    char uuid[kUuidLength] = {};
+    if (!d || !api.uuid || api.uuid(d, uuid, kUuidLength) != kNvmlSuccess) uuid[0] = '\0';
+    uuids.emplace_back(uuid);
     names += (i ? ", " : "") + std::to_string(i) + ": " + (name[0] ? name : "?");
   }
   if (devices.empty()) {
@@ -181,5 +188,6 @@ NvmlSampler::~NvmlSampler() { Stop(); }
 
 const SampleTable& NvmlSampler::Samples() const { return impl_->samples; }
 const std::string& NvmlSampler::Note() const { return impl_->note; }
+const std::vector<std::string>& NvmlSampler::Uuids() const { return impl_->uuids; }
 
 }  // namespace tg

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "tracegate/analyzer/model.h"
 
@@ -33,6 +34,8 @@ class NvmlSampler {
   // "not sampled: <why>".
   const SampleTable& Samples() const;
   const std::string& Note() const;
+  // The UUID of each GPU by NVML index ("GPU-..."; "" where NVML does not say), known from Start.
+  const std::vector<std::string>& Uuids() const;
 
  private:
   struct Impl;

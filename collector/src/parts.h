@@ -38,6 +38,10 @@ inline constexpr std::string_view kPartCompleteKey = "tracegate.part_complete";
 // recording's peak, as processes sharing a GPU add up).
 inline constexpr std::string_view kMemoryPeakKey = "memory_peak_mb";
 
+// Part metadata key prefix: + CUDA device id -> that device's UUID ("GPU-..." as NVML prints it),
+// written by the collector, so `record` can put NVML samples on the right CUDA device.
+inline constexpr std::string_view kDeviceUuidPrefix = "cuda_device_uuid.";
+
 // The clock of every timestamp in a recording, ns: CLOCK_REALTIME, so samples taken by the
 // launcher and activity recorded in other processes line up.
 int64_t RecordClockNs();

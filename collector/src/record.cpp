@@ -2,6 +2,7 @@
 // forwarding, waiting for every process the command started, then merge and write.
 #include "tracegate/collector/record.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -12,10 +13,12 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iterator>
+#include <map>
 
 #include "analyzer/util/fileio.h"
 #include "collector/src/nvml_sampler.h"
@@ -195,6 +198,27 @@ void Describe(const RecordOptions& o, int status, const std::string& telemetry, 
   if (r->trace.GpuEventCount() == 0) md[std::string(record_meta::kNoActivity)] = NoActivityReason(r->merge);
 }
 
+// NVML numbers every GPU; CUDA only those CUDA_VISIBLE_DEVICES shows, in its order. When the
+// parts name their CUDA devices' UUIDs, each sample moves to the CUDA device with its GPU's UUID,
+// and GPUs the command could not see are left out; otherwise samples keep NVML's index.
+void AddSamplesByUuid(const NvmlSampler& sampler, Trace* trace) {
+  std::map<std::string, int32_t> cuda_id;  // UUID -> CUDA device
+  for (const auto& [key, value] : trace->metadata)
+    if (key.rfind(kDeviceUuidPrefix, 0) == 0) cuda_id[value] = std::atoi(key.c_str() + kDeviceUuidPrefix.size());
+  const std::vector<std::string>& uuids = sampler.Uuids();
+  const SampleTable& samples = sampler.Samples();
+  for (size_t i = 0; i < samples.size(); ++i) {
+    Sample s = samples.Row(i);
+    if (!cuda_id.empty()) {
+      const size_t nvml = static_cast<size_t>(s.device);
+      auto it = nvml < uuids.size() ? cuda_id.find(uuids[nvml]) : cuda_id.end();
+      if (it == cuda_id.end()) continue;
+      s.device = it->second;
+    }
+    trace->samples.Add(s);
+  }
+}
+
 // The default output must never replace a file: the trace is written under a temp name, then
 // linked to the first free tracegate<N>.db (link fails when the name exists, even in a race).
 Status WriteNew(const Trace& trace, const std::string& dir, std::string* path) {
@@ -223,7 +247,10 @@ Status FindInjectLibrary(std::string* path) {
   if (const char* env = std::getenv(internal::kInjectLib); env && *env) {
     if (::access(env, R_OK) != 0)
       return NotFound(std::string(internal::kInjectLib) + "=" + env + ": " + std::strerror(errno));
-    *path = env;
+    // Absolute: the driver opens it in the command's processes, which may change directory.
+    std::error_code ec;
+    std::filesystem::path abs = std::filesystem::absolute(env, ec);
+    *path = ec ? std::string(env) : abs.lexically_normal().string();
     return Status::Ok();
   }
   char exe[4096];
@@ -238,6 +265,48 @@ Status FindInjectLibrary(std::string* path) {
   return Status::Ok();
 }
 
+Status CheckInjectLibrary(const std::string& path) {
+  // In a child: loading runs the library's static constructors and may map libcupti, neither of
+  // which belongs in the launcher. Our environment is the command's, less the collector's
+  // variables, so the child finds what the command's processes would.
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return IoError(std::string("cannot create a pipe: ") + std::strerror(errno));
+  std::fflush(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return IoError(std::string("cannot fork: ") + std::strerror(errno));
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    if (::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) ::_exit(0);
+    const char* err = ::dlerror();
+    std::string why = err ? err : "unknown dlopen error";
+    ssize_t written = ::write(fds[1], why.data(), why.size());
+    (void)written;
+    ::_exit(1);
+  }
+  ::close(fds[1]);
+  std::string why;
+  char buf[512];
+  for (;;) {
+    ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n > 0) why.append(buf, static_cast<size_t>(n));
+    else if (n == 0 || errno != EINTR) break;
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return Status::Ok();
+  if (why.empty()) why = "the test load ended with " + ExitText(status);
+  return InvalidInput("the collector's injection library cannot be loaded, so the CUDA driver could not load it "
+                      "into the command either and nothing would be recorded: " + why +
+                      " (libtracegate_inject.so finds its libraries through its RUNPATH and LD_LIBRARY_PATH; "
+                      "with a ci/gpu_bundle.sh bundle, source its env.sh first)");
+}
+
 std::string DefaultOutputPath(const std::string& dir) {
   for (int n = 1;; ++n) {
     std::string p = dir + "/tracegate" + std::to_string(n) + ".db";
@@ -248,8 +317,12 @@ std::string DefaultOutputPath(const std::string& dir) {
 
 Status Record(const RecordOptions& o, RecordResult* r) {
   if (o.command.empty()) return InvalidInput("record: no command given (tracegate record -- CMD ARGS...)");
+  if (!o.inject_lib.empty()) TG_RETURN_IF_ERROR(CheckInjectLibrary(o.inject_lib));
   std::string out_dir = o.output.empty() ? "." : DirOf(o.output);
+  // Absolute: the command's processes write their parts there from wherever they cd to.
   std::string parts_dir = out_dir + "/.tracegate-parts-" + std::to_string(::getpid());
+  if (std::error_code abs_ec; !parts_dir.empty() && parts_dir[0] != '/')
+    parts_dir = std::filesystem::absolute(parts_dir, abs_ec).lexically_normal().string();
   std::error_code ec;
   std::filesystem::remove_all(parts_dir, ec);  // a leftover of a killed launcher with our pid
   if (::mkdir(parts_dir.c_str(), 0700) != 0)
@@ -309,8 +382,7 @@ Status Record(const RecordOptions& o, RecordResult* r) {
   r->exit_code = ExitCode(status);
 
   TG_RETURN_IF_ERROR(MergeParts(parts_dir, &r->trace, &r->merge));
-  const SampleTable& samples = sampler->Samples();
-  for (size_t i = 0; i < samples.size(); ++i) r->trace.samples.Add(samples.Row(i));
+  AddSamplesByUuid(*sampler, &r->trace);
   Describe(o, status, sampler->Note(), r);
   if (o.output.empty()) {
     TG_RETURN_IF_ERROR(WriteNew(r->trace, out_dir, &r->output));

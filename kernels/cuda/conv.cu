@@ -18,7 +18,12 @@
 // so without ReLU that is its only candidate. The v7 heuristic knows nothing of the fused call's
 // bias and activation, so when cuDNN answers a Run with a not-supported status (returned before
 // anything is launched) the version moves to its next candidate and tries again; that happens in
-// the first (warm-up) run and is then remembered.
+// the first (warm-up) run and is then remembered. Each refusal is logged on stderr. Not every
+// not-supported status is about the algorithm: a missing engine sub-library
+// (SUBLIBRARY_UNAVAILABLE), a missing runtime prerequisite (NVRTC for runtime-compiled engines), an
+// incompatible driver, runtime or architecture would silently move every version to a slower
+// algorithm, so those stop the run with cuDNN's message instead. (CUDNN_LOGLEVEL_DBG=2 makes cuDNN
+// say more; docs/gpu/README.md runs the first GPU session with it.)
 //
 // int8 (semantics ConvBnAddReluInt8Reference; rules from the cuDNN 9 API reference's "supported
 // configurations" tables of cudnnConvolutionForward and cudnnConvolutionBiasActivationForward):
@@ -38,6 +43,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -107,7 +113,19 @@ cudnnDataType_t DataType(Precision p) {
 // PSEUDO_HALF_CONFIG).
 cudnnDataType_t ComputeType(Precision p) { return p == Precision::kInt8 ? CUDNN_DATA_INT32 : CUDNN_DATA_FLOAT; }
 
-bool NotSupported(cudnnStatus_t status) { return CUDNN_STATUS_CATEGORY(status) == CUDNN_STATUS_NOT_SUPPORTED; }
+// True when another algorithm may succeed; false for every other status, including the
+// not-supported ones that no algorithm can get past (see the file comment).
+bool TryNextAlgorithm(cudnnStatus_t status) {
+  if (CUDNN_STATUS_CATEGORY(status) != CUDNN_STATUS_NOT_SUPPORTED) return false;
+  switch (status) {
+    case CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER:
+    case CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDART:
+    case CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH:
+    case CUDNN_STATUS_NOT_SUPPORTED_RUNTIME_PREREQUISITE_MISSING:
+    case CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE: return false;
+    default: return true;
+  }
+}
 
 }  // namespace
 
@@ -206,7 +224,10 @@ struct ConvBnAddRelu::Impl {
       EnsureWorkspace(c.workspace);
       const cudnnStatus_t status = launch(c);
       if (status == CUDNN_STATUS_SUCCESS) return;
-      if (!NotSupported(status) || v.current + 1 >= v.candidates.size()) ThrowCudaError(what, cudnnGetErrorString(status));
+      if (!TryNextAlgorithm(status) || v.current + 1 >= v.candidates.size())
+        ThrowCudaError(what, std::string(cudnnGetErrorString(status)) + " (" + AlgoName(c.algo) + ")");
+      std::fprintf(stderr, "tracegate kernels: cuDNN refused %s with %s (%s); trying %s\n", what, AlgoName(c.algo),
+                   cudnnGetErrorString(status), AlgoName(v.candidates[v.current + 1].algo));
       Select(v, v.current + 1);
     }
   }

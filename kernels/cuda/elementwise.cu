@@ -224,6 +224,14 @@ __global__ void __launch_bounds__(kThreads) CopyKernel(const float4* __restrict_
   const size_t stride = size_t{gridDim.x} * blockDim.x;
   for (size_t v = size_t{blockIdx.x} * blockDim.x + threadIdx.x; v < vectors; v += stride) out[v] = in[v];
 }
+__global__ void SpinKernel(uint64_t ns) {
+  uint64_t start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < ns);
+}
+
 __global__ void CopyTail(const float* in, float* out, size_t from, size_t n) {
   const size_t i = from + threadIdx.x;
   if (i < n) out[i] = in[i];
@@ -251,6 +259,11 @@ void LaunchCopyKernel(const void* in, void* out, size_t n_floats, cudaStream_t s
     CopyTail<<<1, 4, 0, stream>>>(static_cast<const float*>(in), static_cast<float*>(out), vectors * 4, n_floats);
     TG_CUDA_CHECK_LAUNCH();
   }
+}
+
+void LaunchSpin(uint64_t ns, cudaStream_t stream) {
+  SpinKernel<<<1, 1, 0, stream>>>(ns);
+  TG_CUDA_CHECK_LAUNCH();
 }
 
 void LaunchBatchNorm(Precision p, const void* x, const void* scale, const void* shift, void* y, size_t n,

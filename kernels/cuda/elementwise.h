@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 
 #include "tracegate/kernels/reference.h"
 
@@ -35,6 +36,11 @@ void LaunchElementwise(ElementwiseOp op, Precision p, bool fused, const Elementw
 // Device-to-device copy kernel used as the bandwidth yardstick next to cudaMemcpyAsync D2D:
 // out = in, n elements of 4 bytes, 16-byte vector loads.
 void LaunchCopyKernel(const void* in, void* out, size_t n_floats, cudaStream_t stream);
+
+// A kernel that keeps the stream busy for `ns` nanoseconds (the GPU's global timer): queued before
+// a timed region's start event, it lets the host enqueue the region's work (library calls spend
+// host time before their first kernel) while the GPU waits, so the event pair times only the GPU.
+void LaunchSpin(uint64_t ns, cudaStream_t stream);
 
 // Separate element-wise kernels the unfused convolution chain and the model use, NHWC with
 // `channels` innermost, storage precision p: y = x * scale[c] + shift[c]; y = a + b; y = relu(x)

@@ -9,11 +9,10 @@ source "$(dirname "$0")/testlib.bash"
 bin=$(dirname "$tg")
 fake=$bin/fake_recorder
 [ -x "$fake" ] || { fail "no $fake (built by tests/tools)"; finish record; exit; }
-# A build without CUPTI has no injection library; the launcher only names it to the CUDA driver,
-# and no CUDA process runs here, so any readable file stands in.
+# A build without CUPTI has no injection library; the launcher test-loads it (its preflight) and
+# names it to the CUDA driver, and no CUDA process runs here, so any loadable library stands in.
 if [ ! -f "$bin/libtracegate_inject.so" ]; then
-  : >"$dir/inject-stand-in.so"
-  export TRACEGATE_INJECT_LIB=$dir/inject-stand-in.so
+  export TRACEGATE_INJECT_LIB=$(find "$bin" -maxdepth 3 -name libfake_nvml.so -type f | head -1)
 fi
 cd "$dir" || exit 1
 
@@ -35,6 +34,21 @@ expect_rc 2 $rc "record without the injection library"
 expect_grep "missing.so" err "error names the library"
 [ "$(wc -l <err)" = 1 ] && ok || fail "more than one error line: $(cat err)"
 [ ! -e none.db ] && ok || fail "none.db written without the injection library"
+
+# An injection library the loader refuses: the preflight prints dlerror's reason in one line, exit 2,
+# and nothing runs (the CUDA driver would have failed the same way, silently).
+: >"$dir/broken.so"
+TRACEGATE_INJECT_LIB=$dir/broken.so "$tg" record -o none.db -- sh -c 'echo ran >ran' 2>err; rc=$?
+expect_rc 2 $rc "record with an unloadable injection library"
+expect_grep "injection library cannot be loaded.*broken.so.*(file too short|invalid ELF header)" err "error quotes dlerror"
+[ "$(wc -l <err)" = 1 ] && ok || fail "more than one error line: $(cat err)"
+[ ! -e ran ] && [ ! -e none.db ] && ok || fail "the command ran or none.db was written after a failed preflight"
+
+# A relative -o: the parts directory is absolute, so a command that changes directory still writes
+# its part where the launcher merges it.
+mkdir -p sub
+"$tg" record -o sub/rel.db -- sh -c "cd / && exec '$fake' --kernels 3" 2>err; expect_rc 0 $? "record -o sub/rel.db with a cd"
+[ "$(kernels_in sub/rel.db)" = 3 ] && ok || fail "sub/rel.db: $(kernels_in sub/rel.db) kernels, want 3: $(cat err)"
 
 # The command's exit code; a signal as 128 + N; a command that cannot run as 127.
 "$tg" record -o exit3.db -- sh -c 'exit 3' 2>err; expect_rc 3 $? "record -- sh -c 'exit 3'"

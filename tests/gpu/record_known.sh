@@ -3,8 +3,10 @@
 # recording holds exactly that work: the same kernels the same number of times, kernel durations
 # within a few percent of the program's CUDA-event timings, the copies, the memset, the
 # synchronisations, the NVTX range, the graph launches with their graph ids, the memory peak, and
-# no lost data. Usage: record_known.sh TRACEGATE KNOWN_WORKLOAD [KEEP_DIR]
-# (KEEP_DIR: keep the recording and the program's output there, e.g. for docs/gpu/).
+# no lost data; the NVML samples on the same clock as the activity and on the CUDA device ids.
+# Usage: record_known.sh TRACEGATE KNOWN_WORKLOAD [KEEP_DIR]
+# (KEEP_DIR: keep the recording and the program's output there, e.g. $OUT/record_known).
+# Without a GPU, tests/tools' fake_known_workload stands in for KNOWN_WORKLOAD (validate.sh's dry run).
 set -u
 tg=$1
 known=$2
@@ -38,6 +40,7 @@ def check(cond, msg):
 
 # What the program says it did (its stdout passes through `tracegate record`).
 event_ms = defaultdict(list)
+warmups = Counter()
 graph_kernels, copies, memsets, ranges, allocated_mb = {}, Counter(), Counter(), set(), 0
 for line in open(program_out):
     f = line.split()
@@ -45,6 +48,8 @@ for line in open(program_out):
         continue
     if f[0] == "kernel":
         event_ms[f[1]].append(float(f[2]))
+    elif f[0] == "warmup":
+        warmups[f[1]] += int(f[2])
     elif f[0] == "graph_kernel":
         graph_kernels[f[1]] = int(f[2])
     elif f[0] == "copy":
@@ -61,19 +66,25 @@ con = sqlite3.connect(db)
 q = lambda sql: con.execute(sql).fetchall()
 name = lambda i: con.execute("SELECT value FROM StringIds WHERE id = ?", (i,)).fetchone()[0]
 
-# Kernels: exactly the launched ones; demangled names "known_fma_kernel(float*, unsigned long, int)".
+# Kernels: exactly the launched ones. The workload's kernels sit in an anonymous namespace, so the
+# demangled names read "(anonymous namespace)::known_fma_kernel(float*, unsigned long, int)": the
+# short name is the last scope of what precedes the argument list.
+def short_name(demangled):
+    base = demangled.replace("(anonymous namespace)::", "")
+    return base.split("(")[0].split("<")[0].split("::")[-1]
 kernels = defaultdict(list)
 for start, end, name_id, graph_id, graph_node in q(
         "SELECT start, end, demangledName, graphId, graphNodeId FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY start"):
-    kernels[name(name_id).split("(")[0]].append((start, end, graph_id, graph_node))
-expected = Counter({k: len(v) for k, v in event_ms.items()}) + Counter(graph_kernels)
+    kernels[short_name(name(name_id))].append((start, end, graph_id, graph_node))
+expected = Counter({k: len(v) for k, v in event_ms.items()}) + Counter(graph_kernels) + warmups
 got = Counter({k: len(v) for k, v in kernels.items()})
 check(got == expected, f"kernels: recorded {dict(got)}, the program launched {dict(expected)}")
 
-# Durations: the i-th launch of each kernel against its CUDA-event time, within 3% (+5 us for the
-# event's own resolution and the launch between the event and the kernel).
+# Durations: the i-th timed launch of each kernel (after its untimed warm-ups, which take module
+# loading out of the timings) against its CUDA-event time, within 3% (+5 us for the event's own
+# resolution and the launch between the event and the kernel).
 for k, times in event_ms.items():
-    for i, (ms, rec) in enumerate(zip(times, kernels.get(k, []))):
+    for i, (ms, rec) in enumerate(zip(times, kernels.get(k, [])[warmups[k]:])):
         cupti_ms = (rec[1] - rec[0]) / 1e6
         slack = 0.03 * ms + 0.005
         print(f"{k}[{i}]: CUDA events {ms:.4f} ms, recorded {cupti_ms:.4f} ms, difference {100 * (cupti_ms - ms) / ms:+.2f}%")
@@ -124,6 +135,23 @@ quality = {k: n for k, n in q("SELECT key, count FROM tracegate_quality") if n}
 for bad in ("source_dropped_records", "trace_incomplete", "unmatched_correlation", "unmatched_range_end"):
     check(bad not in quality, f"data quality: {bad} = {quality.get(bad)}")
 print("quality counters:", quality or "none")
+
+# Telemetry: NVML samples on the activity's clock (the samples bracket the kernels) and on CUDA's
+# device ids (NVML's index is remapped by UUID: under CUDA_VISIBLE_DEVICES they differ).
+samples = q("SELECT min(time), max(time), count(*) FROM tracegate_samples")[0]
+sample_devices = {d for (d,) in q("SELECT DISTINCT deviceId FROM tracegate_samples")}
+gpu_ids = {i for (i,) in q("SELECT id FROM TARGET_INFO_GPU")}
+k_first, k_last = q("SELECT min(start), max(end) FROM CUPTI_ACTIVITY_KIND_KERNEL")[0]
+print(f"NVML samples: {samples[2]} on devices {sorted(sample_devices)}; CUDA devices {sorted(gpu_ids)}; "
+      f"telemetry: {meta.get('record.telemetry')}")
+check(samples[2] > 0, f"no NVML samples: {meta.get('record.telemetry')}")
+if samples[2] and k_first is not None:
+    check(samples[0] <= k_first and samples[1] >= k_last,
+          f"samples {samples[0]}..{samples[1]} do not bracket the kernels {k_first}..{k_last}: another clock?")
+check(sample_devices <= gpu_ids, f"samples on devices {sorted(sample_devices)}, CUDA devices are {sorted(gpu_ids)}")
+uuids = {k: v for k, v in meta.items() if k.startswith("cuda_device_uuid.")}
+check(len(uuids) >= 1, "no cuda_device_uuid.* metadata: samples cannot be matched to CUDA devices")
+print("device UUIDs:", uuids, "device table from:", meta.get("cupti_device_source"))
 
 for f in fails:
     print("FAIL:", f)

@@ -46,14 +46,19 @@ def main():
 
     run(args.warmup)
     start = time.perf_counter()
+    # The timed iterations sit in an NVTX range "profiled", so a recording of this script can be
+    # compared with torch.profiler's trace of the same iterations (tests/gpu/compare_profilers.py).
+    torch.cuda.nvtx.range_push("profiled")
     if args.torch_profiler:
         from torch.profiler import ProfilerActivity, profile
         with profile(activities=[ProfilerActivity.CUDA]) as prof:
             run(args.iters)
+        torch.cuda.nvtx.range_pop()
         elapsed = time.perf_counter() - start
         prof.export_chrome_trace(args.torch_profiler)
     else:
         run(args.iters)
+        torch.cuda.nvtx.range_pop()
         elapsed = time.perf_counter() - start
     mode = "tiny" if args.tiny else "compile" if args.compile else "eager"
     print(f"resnet50 {mode} batch {args.batch}: {args.iters} iterations in {elapsed:.3f} s, "

@@ -1,7 +1,7 @@
 // A fake libnvidia-ml.so.1 for the NVML sampler's tests: two GPUs with fixed readings, except
 // that GPU 1 has no power reading (NVML_ERROR_NOT_SUPPORTED, 3), as some boards report.
 // Values (checked by nvml_sampler_test.cpp): GPU i: temperature 40 + i C, SM clock 1980 MHz,
-// memory clock 2619 MHz, 1 GiB + i MiB used, GPU 0 at 350.5 W.
+// memory clock 2619 MHz, 1 GiB + i MiB used, GPU 0 at 350.5 W; UUID "GPU-" and i in every digit.
 #include <cstdint>
 #include <cstring>
 
@@ -33,6 +33,11 @@ int nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t* m) {
   m->total = 80ull << 30;
   m->used = (1ull << 30) + (uint64_t{Index(d)} << 20);
   m->free = m->total - m->used;
+  return 0;
+}
+int nvmlDeviceGetUUID(nvmlDevice_t d, char* uuid, unsigned length) {
+  std::strncpy(uuid, Index(d) == 0 ? "GPU-00000000-0000-0000-0000-000000000000" : "GPU-11111111-1111-1111-1111-111111111111",
+               length);
   return 0;
 }
 int nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned* mw) {

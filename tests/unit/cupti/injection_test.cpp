@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "collector.h"
 #include "record_test_util.h"
@@ -35,11 +36,24 @@ TEST(CuptiInjection, ExportsOnlyTheEntryPoints) {
   ASSERT_NE(lib, nullptr) << ::dlerror();
   EXPECT_NE(::dlsym(lib, "InitializeInjection"), nullptr);
   EXPECT_NE(::dlsym(lib, "InitializeInjectionNvtx2"), nullptr);
+  EXPECT_NE(::dlsym(lib, "InitializeInjectionNvtx"), nullptr);  // NVTX v1 loaders
   // tracegate's own symbols stay inside: a program linking tracegate never binds to this copy.
   EXPECT_EQ(::dlsym(lib, "_ZN2tg5cupti14StartCollectorERKNS_16RecordingOptionsERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE"),
             nullptr);
   EXPECT_EQ(::dlsym(lib, "_ZN2tg8DemangleESt17basic_string_viewIcSt11char_traitsIcEE"), nullptr);
   ::dlclose(lib);
+}
+
+// NVTX dlcloses an injection library whose entry point fails; the collector may run a thread in it
+// by then, so the library is linked -z nodelete and stays mapped after dlclose.
+TEST(CuptiInjection, StaysLoadedAfterDlclose) {
+  int code = InChild([] {
+    void* lib = ::dlopen(TRACEGATE_INJECT_LIB, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) return 10;
+    ::dlclose(lib);
+    return ::dlopen(TRACEGATE_INJECT_LIB, RTLD_NOW | RTLD_NOLOAD) != nullptr ? 0 : 11;
+  });
+  EXPECT_EQ(code, 0);
 }
 
 TEST(CuptiInjection, ProcessExitFinishesThePart) {
@@ -78,8 +92,11 @@ TEST(CuptiInjection, ProcessExitFinishesThePart) {
 TEST(CuptiInjection, NvtxBeforeCudaStartsTheCollector) {
   if (::access("/dev/nvidiactl", F_OK) == 0) GTEST_SKIP() << "a GPU driver is present: tests/gpu covers the recording";
   ScratchDir dir;
+  const std::string err_path = dir.str() + "/probe.err";
+  std::fflush(nullptr);
   pid_t probe = ::fork();
   if (probe == 0) {
+    if (!std::freopen(err_path.c_str(), "w", stderr)) ::_exit(126);
     ::setenv(internal::kPartsDir, dir.str().c_str(), 1);
     ::setenv(internal::kNvtxInjection, TRACEGATE_INJECT_LIB, 1);
     ::execl(TRACEGATE_NVTX_PROBE, TRACEGATE_NVTX_PROBE, static_cast<char*>(nullptr));
@@ -94,6 +111,15 @@ TEST(CuptiInjection, NvtxBeforeCudaStartsTheCollector) {
   EXPECT_EQ(part.metadata[std::string(kPartCompleteKey)], "1");
   ASSERT_EQ(part.processes.size(), 1u);
   EXPECT_EQ(part.processes[0].name, TRACEGATE_NVTX_PROBE);
+  // NVTX accepted the library (it prints this when the entry point returns 0, then unloads it).
+  std::string err;
+  if (FILE* f = std::fopen(err_path.c_str(), "r")) {
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) err.append(buf, n);
+    std::fclose(f);
+  }
+  EXPECT_EQ(err.find("Failed to initialize injection library"), std::string::npos) << err;
 }
 
 TEST(CuptiInjection, ForkedChildNeverWritesTheParentsPart) {

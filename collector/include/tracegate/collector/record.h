@@ -55,6 +55,11 @@ struct RecordResult {
 // without the CUDA toolkit.
 [[nodiscard]] Status FindInjectLibrary(std::string* path);
 
+// Loads the injection library in a child process, as the CUDA driver will in the command's: the
+// error says what the dynamic loader said (dlerror), instead of a recording in which "no process
+// initialized CUDA". Record calls it first (InvalidInput when the library cannot be loaded).
+[[nodiscard]] Status CheckInjectLibrary(const std::string& path);
+
 // "<dir>/tracegate1.db", or the first "<dir>/tracegate<N>.db" that does not exist.
 std::string DefaultOutputPath(const std::string& dir);
 

@@ -1,0 +1,136 @@
+// The collector's start-up pieces that need no GPU: the re-entrant one-time start of the injection
+// entry points, the device table from the driver when CUPTI sends none, and the API functions the
+// collector stops recording.
+#include <cupti.h>
+#include <cuda.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "collector.h"
+#include "devices.h"
+#include "options.h"
+
+namespace tg::cupti {
+namespace {
+
+// Starting CUPTI may run cuInit, whose driver calls InitializeInjection again on the same thread:
+// the inner call must return at once (std::call_once would wait for itself forever).
+TEST(StartOnce, ReentrantCallReturnsAtOnce) {
+  StartOnce once;
+  int outer = 0, inner = 0;
+  bool inner_ran = true;
+  EXPECT_TRUE(once.Run([&] {
+    ++outer;
+    inner_ran = once.Run([&] { ++inner; });
+  }));
+  EXPECT_EQ(outer, 1);
+  EXPECT_EQ(inner, 0);
+  EXPECT_FALSE(inner_ran);
+  EXPECT_TRUE(once.started());
+  EXPECT_FALSE(once.Run([&] { ++outer; }));
+  EXPECT_EQ(outer, 1);
+}
+
+TEST(StartOnce, ConcurrentCallDoesNotWaitForTheFirst) {
+  StartOnce once;
+  std::atomic<bool> release{false}, inside{false};
+  std::thread first([&] {
+    once.Run([&] {
+      inside.store(true);
+      while (!release.load()) std::this_thread::yield();
+    });
+  });
+  while (!inside.load()) std::this_thread::yield();
+  // Another thread arriving while the first start runs returns at once, not having run.
+  EXPECT_FALSE(once.Run([] {}));
+  EXPECT_FALSE(once.started());
+  release.store(true);
+  first.join();
+  EXPECT_TRUE(once.started());
+}
+
+TEST(StartOnce, AThrowingStartIsNotRunAgain) {
+  StartOnce once;
+  EXPECT_THROW(once.Run([] { throw std::runtime_error("x"); }), std::runtime_error);
+  EXPECT_FALSE(once.Run([] { FAIL() << "ran twice"; }));
+}
+
+TEST(DriverDevices, UuidPrintsAsNvmlDoes) {
+  const unsigned char b[16] = {0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef,
+                               0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe};
+  EXPECT_EQ(GpuUuidString(b), "GPU-01234567-89ab-cdef-1032-547698badcfe");
+}
+
+TEST(DriverDevices, NoDriverNoDevices) {
+  EXPECT_TRUE(DevicesFromDriver([](const char*) -> void* { return nullptr; }).empty());
+}
+
+// A stand-in driver with two devices (the real one is not loaded here).
+namespace fake {
+CUresult Count(int* n) { *n = 2; return CUDA_SUCCESS; }
+CUresult Get(CUdevice* d, int i) { *d = 10 + i; return CUDA_SUCCESS; }
+CUresult Name(char* s, int len, CUdevice d) {
+  std::strncpy(s, d == 10 ? "NVIDIA H100 80GB HBM3" : "NVIDIA H200", size_t(len));
+  return CUDA_SUCCESS;
+}
+CUresult Mem(size_t* bytes, CUdevice) { *bytes = size_t{80} << 30; return CUDA_SUCCESS; }
+CUresult Attr(int* v, CUdevice_attribute a, CUdevice) {
+  switch (a) {
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = 132; return CUDA_SUCCESS;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = 9; return CUDA_SUCCESS;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = 0; return CUDA_SUCCESS;
+    case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: *v = 2'619'000; return CUDA_SUCCESS;  // kHz
+    case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: *v = 5120; return CUDA_SUCCESS;
+    default: return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+CUresult Uuid(CUuuid* u, CUdevice d) {
+  std::memset(u->bytes, d == 10 ? 0xaa : 0xbb, sizeof u->bytes);
+  return CUDA_SUCCESS;
+}
+}  // namespace fake
+
+TEST(DriverDevices, DescribesEveryDeviceAsCuptiWould) {
+  auto symbol = [](const char* name) -> void* {
+    const std::string n = name;
+    if (n == "cuDeviceGetCount") return reinterpret_cast<void*>(&fake::Count);
+    if (n == "cuDeviceGet") return reinterpret_cast<void*>(&fake::Get);
+    if (n == "cuDeviceGetName") return reinterpret_cast<void*>(&fake::Name);
+    if (n == "cuDeviceTotalMem_v2") return reinterpret_cast<void*>(&fake::Mem);
+    if (n == "cuDeviceGetAttribute") return reinterpret_cast<void*>(&fake::Attr);
+    if (n == "cuDeviceGetUuid_v2") return reinterpret_cast<void*>(&fake::Uuid);
+    return nullptr;
+  };
+  std::vector<DriverDevice> d = DevicesFromDriver(symbol);
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0].device.id, 0);
+  EXPECT_EQ(d[0].device.name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(d[0].device.sm_count, 132);
+  EXPECT_EQ(d[0].device.memory_bytes, int64_t{80} << 30);
+  EXPECT_EQ(d[0].device.compute_major, 9);
+  EXPECT_EQ(d[0].device.compute_minor, 0);
+  EXPECT_NEAR(d[0].device.peak_bandwidth_gbs, 3352.3, 0.1);  // 2 x 2.619 GHz x 640 bytes
+  EXPECT_EQ(d[0].uuid, "GPU-aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa");
+  EXPECT_EQ(d[1].device.id, 1);
+  EXPECT_EQ(d[1].device.name, "NVIDIA H200");
+  EXPECT_EQ(d[1].uuid, "GPU-bbbbbbbb-bbbb-bbbb-bbbb-bbbbbbbbbbbb");
+}
+
+// The callback ids are the functions Kineto leaves out (CUPTI names them without a driver).
+TEST(QuietApis, IdsNameTheIntendedFunctions) {
+  ASSERT_FALSE(QuietApis().empty());
+  for (const QuietApi& q : QuietApis()) {
+    const char* name = nullptr;
+    ASSERT_EQ(cuptiGetCallbackName(q.driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, q.cbid, &name),
+              CUPTI_SUCCESS);
+    EXPECT_EQ(std::string(name).rfind(q.name, 0), 0u) << name << " vs " << q.name;
+  }
+}
+
+}  // namespace
+}  // namespace tg::cupti
