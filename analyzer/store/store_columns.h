@@ -10,7 +10,7 @@
 //   Bind(Stmt& q, int param, const Row& r, Names& names)   names(StringId): the file's string id
 //   Read(const Stmt& q, int col, Row& r, Reader& rd)       rd.Name(int64_t): the trace's string id;
 //                                                          rd.Unknown(Quality): a value out of range
-// Reads run in list order, so a column may refine what the one before it read (tgPid after
+// Reads run in list order, so a column may refine what one before it read (tgPid after
 // globalPid, shortName after demangledName). Everything is resolved at compile time: a row costs
 // the same binds and reads as hand-written code.
 #pragma once
@@ -90,20 +90,22 @@ struct Name : StoreColumn<F> {
   template <class Row, class Names>
   static void Bind(Stmt& q, int p, const Row& r, Names& names) { q.Int(p, names(r.*F)); }
   template <class Row, class Reader>
-  static void Read(const Stmt& q, int c, Row& r, Reader& rd) {
+  static bool Read(const Stmt& q, int c, Row& r, Reader& rd) {
     int64_t id;
-    r.*F = q.Get(c, id) ? rd.Name(id) : StringTable::kEmpty;
+    const bool held = q.Get(c, id);
+    r.*F = held ? rd.Name(id) : StringTable::kEmpty;
+    return held;
   }
 };
 
-// A second name column for the same field (kernels: shortName after demangledName). Written the
-// same; read only when the column before it has no id.
+// A second name column for the same field, right after the first (kernels: shortName after
+// demangledName). Written the same; read only when the first has no id.
 template <auto F>
 struct FallbackName : Name<F> {
   template <class Row, class Reader>
-  static void Read(const Stmt& q, int c, Row& r, Reader& rd) {
+  static void Read(const Stmt& q, int c, Row& r, Reader& rd, bool first_held) {
     int64_t id;
-    if (!q.Get(c - 1, id) && q.Get(c, id)) r.*F = rd.Name(id);
+    if (!first_held && q.Get(c, id)) r.*F = rd.Name(id);
   }
 };
 
@@ -190,9 +192,11 @@ struct TgPid : StoreColumn<Pid> {
   template <class Row, class Names>
   static void Bind(Stmt& q, int p, const Row& r, Names&) { Fits(r) ? q.Null(p) : q.Int(p, r.*Pid); }
   template <class Row, class Reader>
-  static void Read(const Stmt& q, int c, Row& r, Reader&) {
+  static bool Read(const Stmt& q, int c, Row& r, Reader&) {
     int64_t v;
-    if (q.Get(c, v)) r.*Pid = v;
+    const bool held = q.Get(c, v);
+    if (held) r.*Pid = v;
+    return held;
   }
 };
 
@@ -204,9 +208,8 @@ struct TgTid : StoreColumn<Tid> {
     TgPid<Pid, Tid>::Fits(r) ? q.Null(p) : q.Int(p, r.*Tid);
   }
   template <class Row, class Reader>
-  static void Read(const Stmt& q, int c, Row& r, Reader&) {
-    int64_t v;
-    if (q.Get(c - 1, v)) r.*Tid = q.IntOr(c, kUnknownId);
+  static void Read(const Stmt& q, int c, Row& r, Reader&, bool tg_pid_held) {
+    if (tg_pid_held) r.*Tid = q.IntOr(c, kUnknownId);
   }
 };
 
@@ -365,14 +368,26 @@ void BindRow(const StoreTable<C...>& t, Stmt& q, int p, const Row& r, Names& nam
 }
 
 // Reads the selected columns of the current result row into r (times and ByHand columns aside).
+// A Read that returns bool says whether its column held a value; a Read with a fifth parameter
+// (FallbackName, TgTid) is handed that of the column right before it, so no column is read twice.
 template <class Row, class Reader, class... C>
 void ReadRow(const StoreTable<C...>& t, const Stmt& q, Row& r, Reader& rd) {
   int col = 0;
+  bool held = false;
   std::apply([&](const auto&... c) {
     auto one = [&](const auto& column) {
       using K = std::remove_cvref_t<decltype(column)>;
       if constexpr (K::kSelected) {
-        if constexpr (!K::kByHand) K::Read(q, col, r, rd);
+        bool this_held = false;  // unknown: taken as "no value"
+        if constexpr (K::kByHand) {
+        } else if constexpr (requires { K::Read(q, col, r, rd, held); }) {
+          K::Read(q, col, r, rd, held);
+        } else if constexpr (std::is_same_v<decltype(K::Read(q, col, r, rd)), bool>) {
+          this_held = K::Read(q, col, r, rd);
+        } else {
+          K::Read(q, col, r, rd);
+        }
+        held = this_held;
         ++col;
       }
     };
