@@ -49,97 +49,22 @@ std::string_view SyncKindName(SyncKind k) {
   return "unknown";
 }
 
-void KernelTable::Add(const Kernel& k) {
-  start.push_back(k.start); end.push_back(k.end); name.push_back(k.name);
-  device.push_back(k.device); stream.push_back(k.stream); correlation.push_back(k.correlation);
-  grid_x.push_back(k.grid_x); grid_y.push_back(k.grid_y); grid_z.push_back(k.grid_z);
-  block_x.push_back(k.block_x); block_y.push_back(k.block_y); block_z.push_back(k.block_z);
-  registers.push_back(k.registers); shared_static.push_back(k.shared_static);
-  shared_dynamic.push_back(k.shared_dynamic); pid.push_back(k.pid);
-  graph_id.push_back(k.graph_id); graph_node_id.push_back(k.graph_node_id);
-}
+// Add / Row / Reserve of every table, from its column list (model.h).
+#define TG_PUSH_COLUMN(T, n, def, S) n.push_back(r.n);
+#define TG_ROW_VALUE(T, n, def, S) static_cast<T>(n[i]),
+#define TG_RESERVE_COLUMN(T, n, def, S) n.reserve(count);
+#define TG_DEFINE_TABLE(Table, R, COLUMNS)                                   \
+  void Table::Add(const R& r) { COLUMNS(TG_PUSH_COLUMN) }                    \
+  R Table::Row(size_t i) const { return R{COLUMNS(TG_ROW_VALUE)}; }          \
+  void Table::Reserve(size_t count) { COLUMNS(TG_RESERVE_COLUMN) }
 
-Kernel KernelTable::Row(size_t i) const {
-  return Kernel{start[i], end[i], name[i], device[i], stream[i], correlation[i],
-                grid_x[i], grid_y[i], grid_z[i], block_x[i], block_y[i], block_z[i],
-                registers[i], shared_static[i], shared_dynamic[i], pid[i], graph_id[i],
-                graph_node_id[i]};
-}
-
-void KernelTable::Reserve(size_t n) {
-  for (auto* v : {&start, &end, &stream, &correlation, &pid}) v->reserve(n);
-  for (auto* v : {&device, &grid_x, &block_x, &registers, &shared_static}) v->reserve(n);
-  name.reserve(n);
-}
-
-void MemcpyTable::Add(const Memcpy& m) {
-  start.push_back(m.start); end.push_back(m.end); device.push_back(m.device);
-  stream.push_back(m.stream); correlation.push_back(m.correlation); bytes.push_back(m.bytes);
-  kind.push_back(m.kind); src_kind.push_back(m.src_kind); dst_kind.push_back(m.dst_kind);
-  pid.push_back(m.pid);
-}
-
-Memcpy MemcpyTable::Row(size_t i) const {
-  return Memcpy{start[i], end[i], device[i], stream[i], correlation[i], bytes[i],
-                kind[i], src_kind[i], dst_kind[i], pid[i]};
-}
-
-void MemsetTable::Add(const Memset& m) {
-  start.push_back(m.start); end.push_back(m.end); device.push_back(m.device);
-  stream.push_back(m.stream); correlation.push_back(m.correlation); bytes.push_back(m.bytes);
-  value.push_back(m.value); mem_kind.push_back(m.mem_kind); pid.push_back(m.pid);
-}
-
-Memset MemsetTable::Row(size_t i) const {
-  return Memset{start[i], end[i], device[i], stream[i], correlation[i], bytes[i],
-                value[i], mem_kind[i], pid[i]};
-}
-
-void SyncTable::Add(const Sync& s) {
-  start.push_back(s.start); end.push_back(s.end); device.push_back(s.device);
-  stream.push_back(s.stream); correlation.push_back(s.correlation); kind.push_back(s.kind);
-  event_id.push_back(s.event_id); pid.push_back(s.pid);
-}
-
-Sync SyncTable::Row(size_t i) const {
-  return Sync{start[i], end[i], device[i], stream[i], correlation[i], kind[i], event_id[i], pid[i]};
-}
-
-void ApiTable::Add(const ApiCall& a) {
-  start.push_back(a.start); end.push_back(a.end); name.push_back(a.name); kind.push_back(a.kind);
-  pid.push_back(a.pid); tid.push_back(a.tid); correlation.push_back(a.correlation);
-  return_value.push_back(a.return_value);
-}
-
-ApiCall ApiTable::Row(size_t i) const {
-  return ApiCall{start[i], end[i], name[i], kind[i], pid[i], tid[i], correlation[i], return_value[i]};
-}
-
-void ApiTable::Reserve(size_t n) {
-  for (auto* v : {&start, &end, &pid, &tid, &correlation}) v->reserve(n);
-  name.reserve(n); kind.reserve(n); return_value.reserve(n);
-}
-
-void RangeTable::Add(const Range& r) {
-  start.push_back(r.start); end.push_back(r.end); name.push_back(r.name); domain.push_back(r.domain);
-  pid.push_back(r.pid); tid.push_back(r.tid); depth.push_back(r.depth);
-  on_gpu.push_back(r.on_gpu ? 1 : 0); stream.push_back(r.stream);
-}
-
-Range RangeTable::Row(size_t i) const {
-  return Range{start[i], end[i], name[i], domain[i], pid[i], tid[i], depth[i], on_gpu[i] != 0, stream[i]};
-}
-
-void SampleTable::Add(const Sample& s) {
-  time.push_back(s.time); device.push_back(s.device); temperature_c.push_back(s.temperature_c);
-  sm_clock_mhz.push_back(s.sm_clock_mhz); mem_clock_mhz.push_back(s.mem_clock_mhz);
-  memory_used_mb.push_back(s.memory_used_mb); power_w.push_back(s.power_w);
-}
-
-Sample SampleTable::Row(size_t i) const {
-  return Sample{time[i], device[i], temperature_c[i], sm_clock_mhz[i], mem_clock_mhz[i],
-                memory_used_mb[i], power_w[i]};
-}
+TG_DEFINE_TABLE(KernelTable, Kernel, TG_KERNEL_COLUMNS)
+TG_DEFINE_TABLE(MemcpyTable, Memcpy, TG_MEMCPY_COLUMNS)
+TG_DEFINE_TABLE(MemsetTable, Memset, TG_MEMSET_COLUMNS)
+TG_DEFINE_TABLE(SyncTable, Sync, TG_SYNC_COLUMNS)
+TG_DEFINE_TABLE(ApiTable, ApiCall, TG_API_COLUMNS)
+TG_DEFINE_TABLE(RangeTable, Range, TG_RANGE_COLUMNS)
+TG_DEFINE_TABLE(SampleTable, Sample, TG_SAMPLE_COLUMNS)
 
 namespace {
 void Extend(std::pair<TimeNs, TimeNs>& w, bool& any, const std::vector<TimeNs>& s,

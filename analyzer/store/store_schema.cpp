@@ -1,10 +1,16 @@
 #include "analyzer/store/store_schema.h"
 
+#include <algorithm>
+#include <string_view>
+
+#include "analyzer/store/store_columns.h"
+
 namespace tg::internal {
 
 // Column names, order and NOT NULL follow nsys export schema 3.x; nsys columns the model has no
 // data for are left out unless nsys declares them NOT NULL (those get 0). tg* columns are ours.
-const char* const kCreateTables = R"sql(
+namespace {
+constexpr std::string_view kTablesSql = R"sql(
 CREATE TABLE tracegate_schema (
   version INTEGER NOT NULL,   -- store schema version (kStoreSchemaVersion)
   producer TEXT NOT NULL      -- tool and version that wrote the file
@@ -76,6 +82,82 @@ CREATE TABLE tracegate_gpu_ranges (
   tgPid INTEGER, tgTid INTEGER, tgDepth INTEGER, tgStream INTEGER
 );
 )sql";
+
+// The column names of `table`'s CREATE TABLE in kTablesSql, one by one: `at` walks the column
+// list; -- comments are skipped (they may hold commas).
+class CreateColumns {
+ public:
+  constexpr CreateColumns(std::string_view sql, std::string_view table) {
+    const std::string_view head = "CREATE TABLE ";
+    for (size_t at = sql.find(head); at != std::string_view::npos; at = sql.find(head, at + 1)) {
+      std::string_view rest = sql.substr(at + head.size());
+      if (rest.substr(0, table.size()) == table && rest.substr(table.size(), 2) == " (") {
+        rest_ = rest.substr(table.size() + 2);
+        return;
+      }
+    }
+    done_ = true;
+  }
+  // The next column's name; "" after the last.
+  constexpr std::string_view Next() {
+    if (done_) return {};
+    SkipSpace();
+    size_t n = 0;
+    while (n < rest_.size() && rest_[n] != ' ' && rest_[n] != ',' && rest_[n] != ')' && rest_[n] != '\n') ++n;
+    std::string_view name = rest_.substr(0, n);
+    // To the comma or closing parenthesis that ends this column's definition.
+    for (int depth = 0; !rest_.empty(); rest_.remove_prefix(1)) {
+      if (rest_.substr(0, 2) == "--") {
+        SkipComment();
+        if (rest_.empty()) break;
+      }
+      if (rest_[0] == '(') ++depth;
+      if (rest_[0] == ')' && depth-- == 0) {
+        done_ = true;
+        break;
+      }
+      if (rest_[0] == ',' && depth == 0) {
+        rest_.remove_prefix(1);
+        break;
+      }
+    }
+    return name;
+  }
+
+ private:
+  constexpr void SkipSpace() {
+    while (!rest_.empty() && (rest_[0] == ' ' || rest_[0] == '\n' || rest_.substr(0, 2) == "--"))
+      rest_[0] == '-' ? SkipComment() : rest_.remove_prefix(1);
+  }
+  constexpr void SkipComment() { rest_.remove_prefix(std::min(rest_.find('\n'), rest_.size())); }
+  std::string_view rest_;
+  bool done_ = false;
+};
+
+// True when the store table list names exactly the columns of the CREATE TABLE, in order.
+template <class... C>
+constexpr bool MatchesCreateTable(const StoreTable<C...>& t, std::string_view table) {
+  CreateColumns sql(kTablesSql, table);
+  bool same = true;
+  std::apply([&](const auto&... c) { ((same = same && sql.Next() == c.name), ...); }, t.columns);
+  return same && sql.Next().empty();
+}
+
+static_assert(MatchesCreateTable(kKernelStore, kKernelStore.name), "kKernelStore differs from its CREATE TABLE");
+static_assert(MatchesCreateTable(kMemcpyStore, kMemcpyStore.name), "kMemcpyStore differs from its CREATE TABLE");
+static_assert(MatchesCreateTable(kMemsetStore, kMemsetStore.name), "kMemsetStore differs from its CREATE TABLE");
+static_assert(MatchesCreateTable(kSyncStore, kSyncStore.name), "kSyncStore differs from its CREATE TABLE");
+static_assert(MatchesCreateTable(kApiStore, kApiStore.name), "kApiStore differs from its CREATE TABLE");
+static_assert(MatchesCreateTable(kRangeStore, kRangeStore.name), "kRangeStore differs from NVTX_EVENTS");
+static_assert(MatchesCreateTable(kRangeStore, kGpuRangeTable), "kRangeStore differs from tracegate_gpu_ranges");
+static_assert(MatchesCreateTable(kSampleStore, kSampleStore.name), "kSampleStore differs from its CREATE TABLE");
+// The parser itself: a table that is not there has no columns.
+static_assert(CreateColumns(kTablesSql, "CUPTI_ACTIVITY_KIND").Next().empty());
+
+}  // namespace
+
+const char* const kCreateTables = kTablesSql.data();  // a literal: NUL-terminated
+
 
 // Time-window queries are indexed on every table. Correlation joins are indexed on the API side
 // only: SQLite scans the GPU table and looks each row's correlationId up in tg_runtime_corr, so

@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "analyzer/store/sqlite_db.h"
+#include "analyzer/store/store_columns.h"
 #include "analyzer/store/store_schema.h"
 #include "analyzer/util/fileio.h"
 #include "tracegate/analyzer/store.h"
@@ -97,23 +98,19 @@ class StringMap {
   std::vector<StringId> map_;
 };
 
-// A globalPid column (param p) and its tgPid overflow column (param tg).
-void BindPid(internal::Stmt& s, int p, int tg, int64_t pid) {
-  internal::GlobalId g = internal::EncodeGlobalPid(pid);
-  g.null ? s.Null(p) : s.Int(p, g.value);
-  g.fits ? s.Null(tg) : s.Int(tg, pid);
+// Writes every row of `table` through the store table's column list.
+template <class Table, class... C>
+Status InsertTable(BatchInsert& insert, const internal::StoreTable<C...>& columns, const Table& table,
+                   StringMap& names, std::string_view what) {
+  return insert.Insert(table.size(), [&](internal::Stmt& q, int p, size_t i) {
+    internal::BindRow(columns, q, p, table.Row(i), names);
+  }, what);
 }
 
-// A globalTid column (param p) and its tgPid / tgTid overflow columns (params tg, tg + 1).
-void BindTid(internal::Stmt& s, int p, int tg, int64_t pid, int64_t tid) {
-  internal::GlobalId g = internal::EncodeGlobalId(pid, tid);
-  g.null ? s.Null(p) : s.Int(p, g.value);
-  g.fits ? s.Null(tg) : s.Int(tg, pid);
-  g.fits ? s.Null(tg + 1) : s.Int(tg + 1, tid);
+// Parameter of a range column (1-based, before the batch offset).
+constexpr int RangeParam(std::string_view column) {
+  return internal::ColumnPosition<true>(internal::kRangeStore, column) + 1;
 }
-
-constexpr const char* kRangeColumns =
-    "start, end, eventType, text, globalTid, textId, domainId, tgPid, tgTid, tgDepth, tgStream";
 
 }  // namespace
 
@@ -195,25 +192,18 @@ Status StoreWriter::Impl::Prepare() {
   if (s = version.Run("cannot write schema version"); !s.ok()) return s;
   if (s = db.Exec("COMMIT", "cannot write store"); !s.ok()) return s;
 
-  const std::tuple<BatchInsert*, const char*, const char*> tables[] = {
+  using internal::WrittenColumns;
+  const std::string range_columns = WrittenColumns(internal::kRangeStore);
+  const std::tuple<BatchInsert*, std::string, std::string> tables[] = {
       {&st->string, "StringIds", "id, value"},
-      {&st->kernel, "CUPTI_ACTIVITY_KIND_KERNEL",
-       "start, end, deviceId, contextId, streamId, correlationId, globalPid, demangledName, shortName,"
-       " registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ, staticSharedMemory,"
-       " dynamicSharedMemory, localMemoryPerThread, localMemoryTotal, gridId, graphNodeId, graphId, tgPid"},
-      {&st->memcpy, "CUPTI_ACTIVITY_KIND_MEMCPY",
-       "start, end, deviceId, contextId, streamId, correlationId, globalPid, bytes, copyKind, srcKind,"
-       " dstKind, tgPid"},
-      {&st->memset, "CUPTI_ACTIVITY_KIND_MEMSET",
-       "start, end, deviceId, contextId, streamId, correlationId, globalPid, value, bytes, memKind, tgPid"},
-      {&st->sync, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
-       "start, end, deviceId, contextId, streamId, correlationId, globalPid, syncType, eventId, tgPid"},
-      {&st->api, "CUPTI_ACTIVITY_KIND_RUNTIME",
-       "start, end, eventClass, globalTid, correlationId, nameId, returnValue, tgPid, tgTid"},
-      {&st->range[0], "NVTX_EVENTS", kRangeColumns},
-      {&st->range[1], internal::kGpuRangeTable, kRangeColumns},
-      {&st->sample, "tracegate_samples",
-       "time, deviceId, temperatureC, smClockMHz, memClockMHz, memoryUsedMB, powerW"},
+      {&st->kernel, std::string(internal::kKernelStore.name), WrittenColumns(internal::kKernelStore)},
+      {&st->memcpy, std::string(internal::kMemcpyStore.name), WrittenColumns(internal::kMemcpyStore)},
+      {&st->memset, std::string(internal::kMemsetStore.name), WrittenColumns(internal::kMemsetStore)},
+      {&st->sync, std::string(internal::kSyncStore.name), WrittenColumns(internal::kSyncStore)},
+      {&st->api, std::string(internal::kApiStore.name), WrittenColumns(internal::kApiStore)},
+      {&st->range[0], std::string(internal::kRangeStore.name), range_columns},
+      {&st->range[1], internal::kGpuRangeTable, range_columns},
+      {&st->sample, std::string(internal::kSampleStore.name), WrittenColumns(internal::kSampleStore)},
   };
   for (const auto& [insert, table, columns] : tables)
     if (s = insert->Prepare(db, table, columns); !s.ok()) return s;
@@ -273,66 +263,20 @@ Status StoreWriter::Impl::CheckIds(const Trace& b, const StringMap& names) const
 Status StoreWriter::Impl::AppendRows(const Trace& b) {
   StringMap names(b.strings, strings);
   TG_RETURN_IF_ERROR(CheckIds(b, names));
-  const KernelTable& k = b.kernels;
-  Status s = st->kernel.Insert(k.size(), [&](internal::Stmt& q, int p, size_t i) {
-    q.Int(p + 1, k.start[i]); q.Int(p + 2, k.end[i]); q.Int(p + 3, U32ToDb(k.device[i]));
-    q.Int(p + 4, 0);  // contextId: not in the model
-    q.Int(p + 5, U32ToDb(k.stream[i])); q.IntOrNull(p + 6, k.correlation[i], kUnknownId);
-    BindPid(q, p + 7, p + 24, k.pid[i]);
-    StringId name = names(k.name[i]);
-    q.Int(p + 8, name); q.Int(p + 9, name);  // demangledName, shortName: the model keeps one name
-    q.Int(p + 10, k.registers[i]);
-    q.Int(p + 11, k.grid_x[i]); q.Int(p + 12, k.grid_y[i]); q.Int(p + 13, k.grid_z[i]);
-    q.Int(p + 14, k.block_x[i]); q.Int(p + 15, k.block_y[i]); q.Int(p + 16, k.block_z[i]);
-    q.Int(p + 17, k.shared_static[i]); q.Int(p + 18, k.shared_dynamic[i]);
-    q.Int(p + 19, 0); q.Int(p + 20, 0); q.Int(p + 21, 0);  // local memory, gridId: not in the model
-    q.IntOrNull(p + 22, k.graph_node_id[i], kUnknownId); q.IntOrNull(p + 23, k.graph_id[i], kUnknownId);
-  }, "cannot write kernels");
-  if (!s.ok()) return s;
-  const MemcpyTable& m = b.memcpys;
-  s = st->memcpy.Insert(m.size(), [&](internal::Stmt& q, int p, size_t i) {
-    q.Int(p + 1, m.start[i]); q.Int(p + 2, m.end[i]); q.Int(p + 3, U32ToDb(m.device[i])); q.Int(p + 4, 0);
-    q.Int(p + 5, U32ToDb(m.stream[i])); q.IntOrNull(p + 6, m.correlation[i], kUnknownId);
-    BindPid(q, p + 7, p + 12, m.pid[i]);
-    q.Int(p + 8, m.bytes[i]); q.Int(p + 9, static_cast<int>(m.kind[i]));
-    q.Int(p + 10, static_cast<int>(m.src_kind[i])); q.Int(p + 11, static_cast<int>(m.dst_kind[i]));
-  }, "cannot write memcpys");
-  if (!s.ok()) return s;
-  const MemsetTable& ms = b.memsets;
-  s = st->memset.Insert(ms.size(), [&](internal::Stmt& q, int p, size_t i) {
-    q.Int(p + 1, ms.start[i]); q.Int(p + 2, ms.end[i]); q.Int(p + 3, U32ToDb(ms.device[i])); q.Int(p + 4, 0);
-    q.Int(p + 5, U32ToDb(ms.stream[i])); q.IntOrNull(p + 6, ms.correlation[i], kUnknownId);
-    BindPid(q, p + 7, p + 11, ms.pid[i]);
-    q.Int(p + 8, ms.value[i]); q.Int(p + 9, ms.bytes[i]); q.Int(p + 10, static_cast<int>(ms.mem_kind[i]));
-  }, "cannot write memsets");
-  if (!s.ok()) return s;
-  const SyncTable& y = b.syncs;
-  s = st->sync.Insert(y.size(), [&](internal::Stmt& q, int p, size_t i) {
-    q.Int(p + 1, y.start[i]); q.Int(p + 2, y.end[i]); q.Int(p + 3, U32ToDb(y.device[i])); q.Int(p + 4, 0);
-    q.Int(p + 5, U32ToDb(y.stream[i])); q.IntOrNull(p + 6, y.correlation[i], kUnknownId);
-    BindPid(q, p + 7, p + 10, y.pid[i]);
-    q.Int(p + 8, static_cast<int>(y.kind[i])); q.Int(p + 9, U32ToDb(y.event_id[i]));
-  }, "cannot write synchronizations");
-  if (!s.ok()) return s;
-  const ApiTable& a = b.api_calls;
-  s = st->api.Insert(a.size(), [&](internal::Stmt& q, int p, size_t i) {
-    q.Int(p + 1, a.start[i]); q.Int(p + 2, a.end[i]);
-    q.Int(p + 3, a.kind[i] == ApiKind::kDriver ? internal::kEventClassDriver : internal::kEventClassRuntime);
-    BindTid(q, p + 4, p + 8, a.pid[i], a.tid[i]);
-    q.IntOrNull(p + 5, a.correlation[i], kUnknownId); q.Int(p + 6, names(a.name[i]));
-    q.Int(p + 7, a.return_value[i]);
-  }, "cannot write API calls");
-  if (!s.ok()) return s;
-  if (s = AppendRanges(b.ranges, names); !s.ok()) return s;
-  const SampleTable& sa = b.samples;
-  return st->sample.Insert(sa.size(), [&](internal::Stmt& q, int p, size_t i) {
-    q.Int(p + 1, sa.time[i]); q.Int(p + 2, U32ToDb(sa.device[i]));
-    q.Real(p + 3, sa.temperature_c[i]); q.Real(p + 4, sa.sm_clock_mhz[i]); q.Real(p + 5, sa.mem_clock_mhz[i]);
-    q.Real(p + 6, sa.memory_used_mb[i]); q.Real(p + 7, sa.power_w[i]);  // NaN (not sampled) -> NULL
-  }, "cannot write samples");
+  TG_RETURN_IF_ERROR(InsertTable(st->kernel, internal::kKernelStore, b.kernels, names, "cannot write kernels"));
+  TG_RETURN_IF_ERROR(InsertTable(st->memcpy, internal::kMemcpyStore, b.memcpys, names, "cannot write memcpys"));
+  TG_RETURN_IF_ERROR(InsertTable(st->memset, internal::kMemsetStore, b.memsets, names, "cannot write memsets"));
+  TG_RETURN_IF_ERROR(InsertTable(st->sync, internal::kSyncStore, b.syncs, names, "cannot write synchronizations"));
+  TG_RETURN_IF_ERROR(InsertTable(st->api, internal::kApiStore, b.api_calls, names, "cannot write API calls"));
+  TG_RETURN_IF_ERROR(AppendRanges(b.ranges, names));
+  return InsertTable(st->sample, internal::kSampleStore, b.samples, names, "cannot write samples");
 }
 
 Status StoreWriter::Impl::AppendRanges(const RangeTable& r, StringMap& names) {
+  // The columns kRangeStore leaves to this code, and two it binds that domain rows leave NULL.
+  constexpr int kEnd = RangeParam("end"), kEventType = RangeParam("eventType"), kText = RangeParam("text");
+  constexpr int kTextId = RangeParam("textId"), kDomainId = RangeParam("domainId");
+  constexpr int kDepth = RangeParam("tgDepth"), kStream = RangeParam("tgStream");
   // A named domain is declared once per process and table, as nsys does with eventType 75 rows;
   // the first range of each (table, domain, pid) gives the row its time and thread.
   std::map<std::tuple<bool, StringId, int64_t>, size_t> new_domains;
@@ -346,9 +290,10 @@ Status StoreWriter::Impl::AppendRanges(const RangeTable& r, StringMap& names) {
     const size_t i = entry.second;
     const auto [gpu, domain, pid] = key;
     auto bind = [&, domain = domain, i](internal::Stmt& q, int p, size_t) {
-      q.Int(p + 1, r.start[i]); q.Null(p + 2); q.Int(p + 3, internal::kNvtxDomainCreate);
-      q.Text(p + 4, strings.View(domain)); BindTid(q, p + 5, p + 8, r.pid[i], r.tid[i]);
-      q.Null(p + 6); q.Int(p + 7, domain); q.Null(p + 10); q.Null(p + 11);
+      internal::BindRow(internal::kRangeStore, q, p, r.Row(i), names);  // start and thread
+      q.Null(p + kEnd); q.Int(p + kEventType, internal::kNvtxDomainCreate);
+      q.Text(p + kText, strings.View(domain)); q.Null(p + kTextId); q.Int(p + kDomainId, domain);
+      q.Null(p + kDepth); q.Null(p + kStream);
     };
     TG_RETURN_IF_ERROR(st->range[gpu].Insert(1, bind, "cannot write NVTX domains"));
     domains_written.insert(key);
@@ -360,13 +305,11 @@ Status StoreWriter::Impl::AppendRanges(const RangeTable& r, StringMap& names) {
       if ((r.on_gpu[i] != 0) == gpu) rows.push_back(i);
     Status s = st->range[gpu].Insert(rows.size(), [&](internal::Stmt& q, int p, size_t j) {
       size_t i = rows[j];
+      internal::BindRow(internal::kRangeStore, q, p, r.Row(i), names);
       bool mark = r.start[i] == r.end[i];
-      q.Int(p + 1, r.start[i]);
-      mark ? q.Null(p + 2) : q.Int(p + 2, r.end[i]);
-      q.Int(p + 3, mark ? internal::kNvtxMark : internal::kNvtxPushPop);
-      q.Null(p + 4); BindTid(q, p + 5, p + 8, r.pid[i], r.tid[i]);
-      q.Int(p + 6, names(r.name[i])); q.Int(p + 7, names(r.domain[i]));
-      q.Int(p + 10, r.depth[i]); q.IntOrNull(p + 11, r.stream[i], kUnknownId);
+      mark ? q.Null(p + kEnd) : q.Int(p + kEnd, r.end[i]);
+      q.Int(p + kEventType, mark ? internal::kNvtxMark : internal::kNvtxPushPop);
+      q.Null(p + kText); q.Int(p + kTextId, names(r.name[i])); q.Int(p + kDomainId, names(r.domain[i]));
     }, "cannot write ranges");
     if (!s.ok()) return s;
   }

@@ -62,6 +62,39 @@ const T& As(const CUpti_Activity& record) {
 
 }  // namespace
 
+// The columns each conversion below sets (and, second, those CUPTI records have no data for): a
+// new model column must be added to one of them, and to the conversion.
+static_assert(ColumnCheck<tg::Kernel>()
+                  .With(&tg::Kernel::start, &tg::Kernel::end, &tg::Kernel::name, &tg::Kernel::device,
+                        &tg::Kernel::stream, &tg::Kernel::correlation, &tg::Kernel::grid_x, &tg::Kernel::grid_y,
+                        &tg::Kernel::grid_z, &tg::Kernel::block_x, &tg::Kernel::block_y, &tg::Kernel::block_z,
+                        &tg::Kernel::registers, &tg::Kernel::shared_static, &tg::Kernel::shared_dynamic,
+                        &tg::Kernel::pid, &tg::Kernel::graph_id, &tg::Kernel::graph_node_id)
+                  .All());
+static_assert(ColumnCheck<tg::Memcpy>()
+                  .With(&tg::Memcpy::start, &tg::Memcpy::end, &tg::Memcpy::device, &tg::Memcpy::stream,
+                        &tg::Memcpy::correlation, &tg::Memcpy::bytes, &tg::Memcpy::kind, &tg::Memcpy::src_kind,
+                        &tg::Memcpy::dst_kind, &tg::Memcpy::pid)
+                  .All());
+static_assert(ColumnCheck<tg::Memset>()
+                  .With(&tg::Memset::start, &tg::Memset::end, &tg::Memset::device, &tg::Memset::stream,
+                        &tg::Memset::correlation, &tg::Memset::bytes, &tg::Memset::value, &tg::Memset::mem_kind,
+                        &tg::Memset::pid)
+                  .All());
+static_assert(ColumnCheck<tg::Sync>()
+                  .With(&tg::Sync::start, &tg::Sync::end, &tg::Sync::device, &tg::Sync::stream,
+                        &tg::Sync::correlation, &tg::Sync::kind, &tg::Sync::event_id, &tg::Sync::pid)
+                  .All());
+static_assert(ColumnCheck<ApiCall>()
+                  .With(&ApiCall::start, &ApiCall::end, &ApiCall::name, &ApiCall::kind, &ApiCall::pid,
+                        &ApiCall::tid, &ApiCall::correlation, &ApiCall::return_value)
+                  .All());
+static_assert(ColumnCheck<Range>()
+                  .With(&Range::start, &Range::end, &Range::name, &Range::domain, &Range::pid, &Range::tid)
+                  // NVTX is host-side: no stream; FinalizeTrace computes the depth.
+                  .With(&Range::on_gpu, &Range::stream, &Range::depth)
+                  .All());
+
 const RecordedKind* FindRecordedKind(CUpti_ActivityKind kind) {
   for (const RecordedKind& k : kRecordedKinds)
     if (k.kind == kind) return &k;

@@ -34,6 +34,45 @@ constexpr int64_t kUnknownDevicePid = -2;  // -1 is Kineto's "overhead" pid
 
 int64_t GpuPid(int64_t device) { return device >= 0 ? device : kUnknownDevicePid; }
 
+// The columns the Exporter writes (and, second, those it leaves out: GPU events sit on their
+// device's track, not their process's): a new model column must be added to one of them.
+static_assert(ColumnCheck<Kernel>()
+                  .With(&Kernel::start, &Kernel::end, &Kernel::name, &Kernel::device, &Kernel::stream,
+                        &Kernel::correlation, &Kernel::grid_x, &Kernel::grid_y, &Kernel::grid_z, &Kernel::block_x,
+                        &Kernel::block_y, &Kernel::block_z, &Kernel::registers, &Kernel::shared_static,
+                        &Kernel::shared_dynamic, &Kernel::graph_id, &Kernel::graph_node_id)
+                  .With(&Kernel::pid)
+                  .All());
+static_assert(ColumnCheck<Memcpy>()
+                  .With(&Memcpy::start, &Memcpy::end, &Memcpy::device, &Memcpy::stream, &Memcpy::correlation,
+                        &Memcpy::bytes, &Memcpy::kind, &Memcpy::src_kind, &Memcpy::dst_kind)
+                  .With(&Memcpy::pid)
+                  .All());
+static_assert(ColumnCheck<Memset>()
+                  .With(&Memset::start, &Memset::end, &Memset::device, &Memset::stream, &Memset::correlation,
+                        &Memset::bytes, &Memset::mem_kind)
+                  .With(&Memset::pid, &Memset::value)  // Kineto has no memset value
+                  .All());
+static_assert(ColumnCheck<Sync>()
+                  .With(&Sync::start, &Sync::end, &Sync::device, &Sync::stream, &Sync::correlation, &Sync::kind,
+                        &Sync::event_id)
+                  .With(&Sync::pid)
+                  .All());
+static_assert(ColumnCheck<ApiCall>()
+                  .With(&ApiCall::start, &ApiCall::end, &ApiCall::name, &ApiCall::kind, &ApiCall::pid,
+                        &ApiCall::tid, &ApiCall::correlation)
+                  .With(&ApiCall::return_value)  // Kineto has no return value
+                  .All());
+static_assert(ColumnCheck<Range>()
+                  .With(&Range::start, &Range::end, &Range::name, &Range::domain, &Range::pid, &Range::tid,
+                        &Range::on_gpu, &Range::stream)
+                  .With(&Range::depth)  // a reader recomputes it from the intervals
+                  .All());
+static_assert(ColumnCheck<Sample>()
+                  .With(&Sample::time, &Sample::device, &Sample::temperature_c, &Sample::sm_clock_mhz,
+                        &Sample::mem_clock_mhz, &Sample::memory_used_mb, &Sample::power_w)
+                  .All());
+
 class Exporter {
  public:
   Exporter(const Trace& t, JsonStream& out) : t_(t), out_(out), names_(t.strings) {

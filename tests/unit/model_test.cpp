@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <iterator>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -42,6 +44,54 @@ TEST(StringTable, ViewsStayValidAcrossManyInserts) {
   EXPECT_EQ(t.View(first), "first");
   EXPECT_EQ(t.View(t.Find("kernel_199999")), "kernel_199999");
 }
+
+// The column lists generate rows and tables that agree: one table column per row field, and
+// Add/Row carry every column (sparse ones included) in list order.
+template <class Table>
+void ExpectRowRoundTrip(const typename Table::RowType& row) {
+  using Row = typename Table::RowType;
+  Table a, b;
+  a.Reserve(2);
+  a.Add(Row{});
+  a.Add(row);
+  b.Add(a.Row(0));
+  b.Add(a.Row(1));
+  EXPECT_EQ(std::tuple_size_v<decltype(a.Columns())>, std::size(Row::kColumnNames));
+  EXPECT_EQ(a.size(), 2u);
+  EXPECT_TRUE(a.Columns() == b.Columns());
+}
+
+TEST(ColumnLists, EveryTableRoundTripsEveryColumn) {
+  ExpectRowRoundTrip<KernelTable>(Kernel{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18});
+  ExpectRowRoundTrip<MemcpyTable>(Memcpy{1, 2, 3, 4, 5, 6, CopyKind::kDtoH, MemKind::kPinned, MemKind::kDevice, 7});
+  ExpectRowRoundTrip<MemsetTable>(Memset{1, 2, 3, 4, 5, 6, 7, MemKind::kManaged, 8});
+  ExpectRowRoundTrip<SyncTable>(Sync{1, 2, 3, 4, 5, SyncKind::kStreamSync, 6, 7});
+  ExpectRowRoundTrip<ApiTable>(ApiCall{1, 2, 3, ApiKind::kDriver, 4, 5, 6, 7});
+  ExpectRowRoundTrip<RangeTable>(Range{1, 2, 3, 4, 5, 6, 7, true, 8});
+  ExpectRowRoundTrip<SampleTable>(Sample{1, 2, 3.5, 4.5, 5.5, 6.5, 7.5});
+}
+
+TEST(ColumnLists, RowDefaultsAndSparseFillsAreTheListed) {
+  const Kernel k;
+  EXPECT_EQ(k.device, -1);
+  EXPECT_EQ(k.grid_y, 0);  // the row default; the table stores 1 as its common value
+  EXPECT_EQ(k.graph_id, kUnknownId);
+  KernelTable t;
+  t.Add(Kernel{.grid_y = 1, .graph_id = kUnknownId});
+  EXPECT_EQ(t.grid_y.stored(), 0u);
+  EXPECT_EQ(t.graph_id.stored(), 0u);
+  EXPECT_EQ(t.shared_dynamic.stored(), 0u);
+}
+
+// Column indexes and names come from the same list; ColumnCheck finds a column left out.
+static_assert(Kernel::ColumnIndex(&Kernel::start) == 0);
+static_assert(Kernel::kColumnNames[Kernel::ColumnIndex(&Kernel::graph_node_id)] == "graph_node_id");
+static_assert(Range::kColumnNames[Range::ColumnIndex(&Range::on_gpu)] == "on_gpu");
+static_assert(!ColumnCheck<Sync>().With(&Sync::start, &Sync::end).All());
+static_assert(ColumnCheck<Sample>()
+                  .With(&Sample::time, &Sample::device, &Sample::temperature_c, &Sample::sm_clock_mhz)
+                  .With(&Sample::mem_clock_mhz, &Sample::memory_used_mb, &Sample::power_w)
+                  .All());
 
 TEST(KernelTable, RowRoundTripsEveryColumn) {
   KernelTable kt;

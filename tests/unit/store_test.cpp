@@ -10,7 +10,12 @@
 #include <limits>
 #include <map>
 #include <sstream>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
 
+#include "analyzer/store/store_columns.h"
 #include "sqlite_test_util.h"
 #include "tracegate/analyzer/import.h"
 #include "tracegate/analyzer/store.h"
@@ -354,6 +359,44 @@ TEST_F(StoreTest, NsysKernelSummaryQueryGivesTheModelsAnswer) {
                            "JOIN StringIds s ON s.id = e.textId "
                            "WHERE e.eventType IN (34, 59, 60) GROUP BY 1"),
             (std::map<std::string, int64_t>{{"NCCL:allreduce", 2}, {"app:checkpoint", 1}}));
+}
+
+// The column lists the writer and reader are generated from (store_columns.h) are the columns of
+// the tables a written store has, in order: store_schema.cpp checks the CREATE TABLE text at
+// compile time; this checks what SQLite made of it.
+std::vector<std::string> TableColumns(const std::string& path, std::string_view table) {
+  std::vector<std::string> out;
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  const std::string sql = "PRAGMA table_info(" + std::string(table) + ")";
+  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK);
+  while (sqlite3_step(st) == SQLITE_ROW) out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 1)));
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return out;
+}
+
+template <class... C>
+std::vector<std::string> ListedColumns(const internal::StoreTable<C...>& t) {
+  std::vector<std::string> out;
+  std::apply([&](const auto&... c) { (out.emplace_back(c.name), ...); }, t.columns);
+  return out;
+}
+
+TEST_F(StoreTest, ColumnListsAreTheStoreTablesColumns) {
+  const std::string path = Path("columns.db");
+  ASSERT_TRUE(WriteStore(FullTrace(), path).ok());
+  EXPECT_EQ(TableColumns(path, internal::kKernelStore.name), ListedColumns(internal::kKernelStore));
+  EXPECT_EQ(TableColumns(path, internal::kMemcpyStore.name), ListedColumns(internal::kMemcpyStore));
+  EXPECT_EQ(TableColumns(path, internal::kMemsetStore.name), ListedColumns(internal::kMemsetStore));
+  EXPECT_EQ(TableColumns(path, internal::kSyncStore.name), ListedColumns(internal::kSyncStore));
+  EXPECT_EQ(TableColumns(path, internal::kApiStore.name), ListedColumns(internal::kApiStore));
+  EXPECT_EQ(TableColumns(path, internal::kRangeStore.name), ListedColumns(internal::kRangeStore));
+  EXPECT_EQ(TableColumns(path, internal::kGpuRangeTable), ListedColumns(internal::kRangeStore));
+  EXPECT_EQ(TableColumns(path, internal::kSampleStore.name), ListedColumns(internal::kSampleStore));
+  EXPECT_EQ(internal::WrittenColumns(internal::kKernelStore).find(" mangledName"), std::string::npos);  // left NULL
+  EXPECT_EQ(internal::SelectedColumns(internal::kKernelStore).size(), 20u);  // no contextId, local memory, gridId
 }
 
 // Users' two common queries stay indexed: a time window on a table, and the GPU activity ->

@@ -107,6 +107,39 @@ bool GpuDevice(const RawEvent& ev, const Id& pid, int32_t& device) {
 
 }  // namespace
 
+// What AddComplete fills from a Kineto event, and (second list) what Kineto traces do not have,
+// left at the row default or computed later: a new model column must be added to one of them.
+static_assert(ColumnCheck<Kernel>()
+                  .With(&Kernel::start, &Kernel::end, &Kernel::name, &Kernel::device, &Kernel::stream,
+                        &Kernel::correlation, &Kernel::grid_x, &Kernel::grid_y, &Kernel::grid_z, &Kernel::block_x,
+                        &Kernel::block_y, &Kernel::block_z, &Kernel::registers, &Kernel::shared_static, &Kernel::pid)
+                  // "shared memory" is static + dynamic in one number: all of it goes to shared_static.
+                  .With(&Kernel::shared_dynamic, &Kernel::graph_id, &Kernel::graph_node_id)
+                  .All());
+static_assert(ColumnCheck<Memcpy>()
+                  .With(&Memcpy::start, &Memcpy::end, &Memcpy::device, &Memcpy::stream, &Memcpy::correlation,
+                        &Memcpy::bytes, &Memcpy::kind, &Memcpy::src_kind, &Memcpy::dst_kind, &Memcpy::pid)
+                  .All());
+static_assert(ColumnCheck<Memset>()
+                  .With(&Memset::start, &Memset::end, &Memset::device, &Memset::stream, &Memset::correlation,
+                        &Memset::bytes, &Memset::mem_kind, &Memset::pid)
+                  .With(&Memset::value)
+                  .All());
+static_assert(ColumnCheck<Sync>()
+                  .With(&Sync::start, &Sync::end, &Sync::device, &Sync::stream, &Sync::correlation, &Sync::kind,
+                        &Sync::event_id, &Sync::pid)
+                  .All());
+static_assert(ColumnCheck<ApiCall>()
+                  .With(&ApiCall::start, &ApiCall::end, &ApiCall::name, &ApiCall::kind, &ApiCall::pid,
+                        &ApiCall::tid, &ApiCall::correlation)
+                  .With(&ApiCall::return_value)
+                  .All());
+static_assert(ColumnCheck<Range>()
+                  .With(&Range::start, &Range::end, &Range::name, &Range::domain, &Range::pid, &Range::tid,
+                        &Range::on_gpu, &Range::stream)
+                  .With(&Range::depth)  // FinalizeTrace computes it
+                  .All());
+
 KinetoBuilder::KinetoBuilder(Trace& trace)
     : trace_(trace),
       quality_(trace.quality),
@@ -315,33 +348,6 @@ void KinetoBuilder::AddMetadata(const RawEvent& ev) {
 
 namespace {
 
-// Every column of a table the builder fills, for reserving and appending column by column.
-auto Columns(KernelTable& t) {
-  return std::tie(t.start, t.end, t.name, t.device, t.stream, t.correlation, t.grid_x, t.grid_y, t.grid_z,
-                  t.block_x, t.block_y, t.block_z, t.registers, t.shared_static, t.shared_dynamic, t.pid,
-                  t.graph_id, t.graph_node_id);
-}
-auto Columns(MemcpyTable& t) {
-  return std::tie(t.start, t.end, t.device, t.stream, t.correlation, t.bytes, t.kind, t.src_kind, t.dst_kind, t.pid);
-}
-auto Columns(MemsetTable& t) {
-  return std::tie(t.start, t.end, t.device, t.stream, t.correlation, t.bytes, t.value, t.mem_kind, t.pid);
-}
-auto Columns(SyncTable& t) {
-  return std::tie(t.start, t.end, t.device, t.stream, t.correlation, t.kind, t.event_id, t.pid);
-}
-auto Columns(ApiTable& t) {
-  return std::tie(t.start, t.end, t.name, t.kind, t.pid, t.tid, t.correlation, t.return_value);
-}
-auto Columns(RangeTable& t) {
-  return std::tie(t.start, t.end, t.name, t.domain, t.pid, t.tid, t.depth, t.on_gpu, t.stream);
-}
-
-template <class Table>
-void ReserveColumns(Table& t, size_t n) {
-  std::apply([n](auto&... column) { (column.reserve(n), ...); }, Columns(t));
-}
-
 // Calls f(a_i, b_i) for the elements of two tuples of the same size, in order.
 template <class A, class B, class F>
 void Zip(A&& a, B&& b, F f) {
@@ -354,7 +360,7 @@ void Zip(A&& a, B&& b, F f) {
 // the two tables never exist whole twice.
 template <class Table>
 void MoveColumns(Table& to, Table& from) {
-  Zip(Columns(to), Columns(from), [](auto& d, auto& s) {
+  Zip(to.Columns(), from.Columns(), [](auto& d, auto& s) {
     if constexpr (requires { d.Append(s); }) {
       d.Append(s);  // SparseColumn
     } else {
@@ -379,7 +385,7 @@ void MapNames(SparseColumn<StringId>& names, size_t first, const std::vector<Str
 void KinetoBuilder::ReserveFor(double scale) {
   auto grow = [scale](auto& table) {
     auto want = static_cast<size_t>(static_cast<double>(table.size()) * scale) + 256;
-    if (want > table.size()) ReserveColumns(table, want);
+    if (want > table.size()) table.Reserve(want);
   };
   std::apply([&](auto&... table) { (grow(table), ...); }, Tables(trace_));
 }

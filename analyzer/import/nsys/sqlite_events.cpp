@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "analyzer/import/nsys/sqlite_read.h"
+#include "analyzer/store/store_columns.h"
 #include "analyzer/store/store_schema.h"
 
 namespace tg::internal {
@@ -22,18 +23,6 @@ int64_t ReadPid(const internal::Stmt& q, int global_col, int tg_col) {
   int64_t v;
   if (q.Get(tg_col, v)) return v;
   return q.Get(global_col, v) ? internal::PidOf(v) : kUnknownId;
-}
-
-void ReadPidTid(const internal::Stmt& q, int global_col, int tg_col, int64_t& pid, int64_t& tid) {
-  int64_t g;
-  if (q.Get(tg_col, pid)) {
-    tid = q.IntOr(tg_col + 1, kUnknownId);
-  } else if (q.Get(global_col, g)) {
-    pid = internal::PidOf(g);
-    tid = internal::TidOf(g);
-  } else {
-    pid = tid = kUnknownId;
-  }
 }
 
 // Checks start/end (columns 0 and 1): both INTEGER, end >= start; false when the row must be
@@ -62,153 +51,50 @@ std::string Join(const int (&values)[N]) {
   return out;
 }
 
-MemKind ToMemKind(const internal::Stmt& q, int col) {
-  int64_t v = q.IntOr(col, static_cast<int64_t>(MemKind::kUnknown));
-  return v >= 0 && v <= static_cast<int64_t>(MemKind::kUnknown) ? static_cast<MemKind>(v) : MemKind::kUnknown;
-}
+// What the store columns' Read needs from the source (store_columns.h).
+struct RowReader {
+  Source& src;
+  StringId Name(int64_t id) { return src.names(id); }
+  // A tracegate store keeps the counters its producer found: only an nsys export counts here.
+  void Unknown(Quality q) {
+    if (!src.is_store) src.found.Add(q);
+  }
+};
 
-Status ReadKernels(Source& src) {
-  const std::string table = "CUPTI_ACTIVITY_KIND_KERNEL";
+// ReadTimes reads start and end from the first two selected columns.
+template <class... C>
+constexpr bool TimesFirst(const internal::StoreTable<C...>& t) {
+  return internal::ColumnPosition<false>(t, "start") == 0 && internal::ColumnPosition<false>(t, "end") == 1;
+}
+static_assert(TimesFirst(internal::kKernelStore) && TimesFirst(internal::kMemcpyStore) &&
+              TimesFirst(internal::kMemsetStore) && TimesFirst(internal::kSyncStore) &&
+              TimesFirst(internal::kApiStore) && TimesFirst(internal::kRangeStore));
+
+// Kernels, copies, memsets, syncs and API calls: every row with valid times, column by column
+// as its store table list says.
+template <class Table, class... C>
+Status ReadTable(Source& src, const internal::StoreTable<C...>& columns, Table& t) {
+  const std::string table(columns.name);
   if (!src.Has(table)) return Status::Ok();
   internal::Stmt q;
-  Status s = SelectColumns(src, table,
-                           {"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
-                            "demangledName", "shortName", "registersPerThread", "gridX", "gridY", "gridZ",
-                            "blockX", "blockY", "blockZ", "staticSharedMemory", "dynamicSharedMemory",
-                            "graphId", "graphNodeId", "tgPid"},
-                           "", q);
-  if (!s.ok()) return s;
-  KernelTable& t = src.trace.kernels;
+  TG_RETURN_IF_ERROR(SelectColumns(src, table, internal::SelectedColumns(columns), "", q));
   t.Reserve(t.size() + RowEstimate(src, table));
-  Kernel k;
+  typename Table::RowType row;
+  RowReader rd{src};
+  Status s;
   while (q.Next(s)) {
-    if (!ReadTimes(q, src, k.start, k.end)) continue;
-    k.device = static_cast<int32_t>(U32FromDb(q.IntOr(2, kNone)));
-    k.stream = U32FromDb(q.IntOr(3, kNone));
-    k.correlation = q.IntOr(4, kUnknownId);
-    k.pid = ReadPid(q, 5, 19);
-    // The full (templated) name when the export has it, else the base name.
-    int64_t name_id;
-    k.name = q.Get(6, name_id) || q.Get(7, name_id) ? src.names(name_id) : StringTable::kEmpty;
-    k.registers = static_cast<int32_t>(q.Int(8));
-    k.grid_x = static_cast<int32_t>(q.Int(9));
-    k.grid_y = static_cast<int32_t>(q.Int(10));
-    k.grid_z = static_cast<int32_t>(q.Int(11));
-    k.block_x = static_cast<int32_t>(q.Int(12));
-    k.block_y = static_cast<int32_t>(q.Int(13));
-    k.block_z = static_cast<int32_t>(q.Int(14));
-    k.shared_static = static_cast<int32_t>(q.Int(15));
-    k.shared_dynamic = static_cast<int32_t>(q.Int(16));
-    k.graph_id = q.IntOr(17, kUnknownId);
-    k.graph_node_id = q.IntOr(18, kUnknownId);
-    t.Add(k);
+    if (!ReadTimes(q, src, row.start, row.end)) continue;
+    internal::ReadRow(columns, q, row, rd);
+    t.Add(row);
   }
   return s;
 }
 
-Status ReadMemcpys(Source& src) {
-  const std::string table = "CUPTI_ACTIVITY_KIND_MEMCPY";
-  if (!src.Has(table)) return Status::Ok();
-  internal::Stmt q;
-  Status s = SelectColumns(src, table,
-                           {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "bytes",
-                            "copyKind", "srcKind", "dstKind", "tgPid"},
-                           "", q);
-  if (!s.ok()) return s;
-  Memcpy m;
-  while (q.Next(s)) {
-    if (!ReadTimes(q, src, m.start, m.end)) continue;
-    m.device = static_cast<int32_t>(U32FromDb(q.IntOr(2, kNone)));
-    m.stream = U32FromDb(q.IntOr(3, kNone));
-    m.correlation = q.IntOr(4, kUnknownId);
-    m.pid = ReadPid(q, 5, 10);
-    m.bytes = q.Int(6);
-    int64_t kind = q.IntOr(7, 0);
-    // ENUM_CUDA_MEMCPY_OPER goes beyond the model (11-13: unified-memory migrations): unknown.
-    bool known = kind >= 1 && kind <= static_cast<int64_t>(CopyKind::kPtoP);
-    m.kind = known ? static_cast<CopyKind>(kind) : CopyKind::kUnknown;
-    if (!known && !src.is_store) src.found.Add(Quality::kUnknownCopyKind);
-    m.src_kind = ToMemKind(q, 8);
-    m.dst_kind = ToMemKind(q, 9);
-    src.trace.memcpys.Add(m);
-  }
-  return s;
-}
-
-Status ReadMemsets(Source& src) {
-  const std::string table = "CUPTI_ACTIVITY_KIND_MEMSET";
-  if (!src.Has(table)) return Status::Ok();
-  internal::Stmt q;
-  Status s = SelectColumns(src, table,
-                           {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "value",
-                            "bytes", "memKind", "tgPid"},
-                           "", q);
-  if (!s.ok()) return s;
-  Memset m;
-  while (q.Next(s)) {
-    if (!ReadTimes(q, src, m.start, m.end)) continue;
-    m.device = static_cast<int32_t>(U32FromDb(q.IntOr(2, kNone)));
-    m.stream = U32FromDb(q.IntOr(3, kNone));
-    m.correlation = q.IntOr(4, kUnknownId);
-    m.pid = ReadPid(q, 5, 9);
-    m.value = static_cast<int32_t>(q.Int(6));
-    m.bytes = q.Int(7);
-    m.mem_kind = ToMemKind(q, 8);
-    src.trace.memsets.Add(m);
-  }
-  return s;
-}
-
-Status ReadSyncs(Source& src) {
-  const std::string table = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
-  if (!src.Has(table)) return Status::Ok();
-  internal::Stmt q;
-  Status s = SelectColumns(src, table,
-                           {"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
-                            "syncType", "eventId", "tgPid"},
-                           "", q);
-  if (!s.ok()) return s;
-  Sync y;
-  while (q.Next(s)) {
-    if (!ReadTimes(q, src, y.start, y.end)) continue;
-    y.device = static_cast<int32_t>(U32FromDb(q.IntOr(2, kNone)));
-    y.stream = U32FromDb(q.IntOr(3, kNone));
-    y.correlation = q.IntOr(4, kUnknownId);
-    y.pid = ReadPid(q, 5, 8);
-    int64_t kind = q.IntOr(6, 0);
-    bool known = kind >= 0 && kind <= static_cast<int64_t>(SyncKind::kContextSync);
-    y.kind = known ? static_cast<SyncKind>(kind) : SyncKind::kUnknown;
-    y.event_id = U32FromDb(q.IntOr(7, kNone));
-    src.trace.syncs.Add(y);
-  }
-  return s;
-}
-
-Status ReadApiCalls(Source& src) {
-  const std::string table = "CUPTI_ACTIVITY_KIND_RUNTIME";
-  if (!src.Has(table)) return Status::Ok();
-  internal::Stmt q;
-  Status s = SelectColumns(src, table,
-                           {"start", "end", "eventClass", "globalTid", "correlationId", "nameId",
-                            "returnValue", "tgPid", "tgTid"},
-                           "", q);
-  if (!s.ok()) return s;
-  ApiTable& t = src.trace.api_calls;
-  t.Reserve(t.size() + RowEstimate(src, table));
-  ApiCall a;
-  while (q.Next(s)) {
-    if (!ReadTimes(q, src, a.start, a.end)) continue;
-    a.kind = q.IntOr(2, internal::kEventClassRuntime) == internal::kEventClassDriver ? ApiKind::kDriver
-                                                                              : ApiKind::kRuntime;
-    ReadPidTid(q, 3, 7, a.pid, a.tid);
-    a.correlation = q.IntOr(4, kUnknownId);
-    int64_t name_id;
-    a.name = q.Get(5, name_id) ? src.names(name_id) : StringTable::kEmpty;
-    a.return_value = static_cast<int32_t>(q.Int(6));
-    t.Add(a);
-  }
-  return s;
-}
+Status ReadKernels(Source& src) { return ReadTable(src, internal::kKernelStore, src.trace.kernels); }
+Status ReadMemcpys(Source& src) { return ReadTable(src, internal::kMemcpyStore, src.trace.memcpys); }
+Status ReadMemsets(Source& src) { return ReadTable(src, internal::kMemsetStore, src.trace.memsets); }
+Status ReadSyncs(Source& src) { return ReadTable(src, internal::kSyncStore, src.trace.syncs); }
+Status ReadApiCalls(Source& src) { return ReadTable(src, internal::kApiStore, src.trace.api_calls); }
 
 // NVTX_EVENTS (or tracegate_gpu_ranges): marks and ranges; domain names from eventType 75 rows,
 // which belong to a process (nsys numbers domains per process).
@@ -230,37 +116,41 @@ Status ReadRanges(Source& src, const std::string& table, bool on_gpu) {
   const int marks[] = {internal::kNvtxMark, internal::kNvtxtMark};
   const int ranges[] = {internal::kNvtxPushPop, internal::kNvtxStartEnd, internal::kNvtxtPushPop,
                         internal::kNvtxtStartEnd};
+  // Columns read here rather than by ReadRow, at their place in the SELECT.
+  using internal::ColumnPosition;
+  constexpr int kEnd = ColumnPosition<false>(internal::kRangeStore, "end");
+  constexpr int kType = ColumnPosition<false>(internal::kRangeStore, "eventType");
+  constexpr int kText = ColumnPosition<false>(internal::kRangeStore, "text");
+  constexpr int kTextId = ColumnPosition<false>(internal::kRangeStore, "textId");
+  constexpr int kDomainId = ColumnPosition<false>(internal::kRangeStore, "domainId");
   internal::Stmt q;
-  s = SelectColumns(src, table,
-                    {"start", "end", "eventType", "text", "textId", "globalTid", "domainId", "tgPid", "tgTid",
-                     "tgDepth", "tgStream"},
+  s = SelectColumns(src, table, internal::SelectedColumns(internal::kRangeStore),
                     "WHERE eventType IN (" + Join(marks) + ", " + Join(ranges) + ")", q);
   if (!s.ok()) return s;
   Range r;
   r.on_gpu = on_gpu;
+  RowReader rd{src};
   while (q.Next(s)) {
     if (!q.Get(0, r.start)) {
       src.found.Add(Quality::kMissingTimestamp);
       continue;
     }
-    int64_t type = q.Int(2);
+    int64_t type = q.Int(kType);
     if (std::find(std::begin(marks), std::end(marks), type) != std::end(marks)) {
       r.end = r.start;
-    } else if (!q.Get(1, r.end)) {
+    } else if (!q.Get(kEnd, r.end)) {
       src.found.Add(Quality::kUnmatchedRangeEnd);  // a range that was never closed
       continue;
     } else if (r.end < r.start) {
       src.found.Add(Quality::kNegativeDuration);
       continue;
     }
-    r.name = q.Get(4, text_id) ? src.names(text_id) : src.trace.strings.Intern(q.Text(3));
-    ReadPidTid(q, 5, 7, r.pid, r.tid);
-    int64_t domain_id = q.IntOr(6, 0);
+    r.name = q.Get(kTextId, text_id) ? src.names(text_id) : src.trace.strings.Intern(q.Text(kText));
+    internal::ReadRow(internal::kRangeStore, q, r, rd);  // thread, depth, stream
+    int64_t domain_id = q.IntOr(kDomainId, 0);
     r.domain = StringTable::kEmpty;  // domain 0 is NVTX's default domain
     if (domain_id != 0)
       if (auto it = domains.find({domain_id, r.pid}); it != domains.end()) r.domain = it->second;
-    r.depth = static_cast<int32_t>(q.IntOr(9, 0));
-    r.stream = q.IntOr(10, kUnknownId);
     src.trace.ranges.Add(r);
   }
   return s;
@@ -278,22 +168,21 @@ std::string NvtxTable(const Source& src) {
 }
 
 Status ReadSamples(Source& src) {
-  const std::string table = "tracegate_samples";
+  const std::string table(internal::kSampleStore.name);
   if (!src.Has(table)) return Status::Ok();
   internal::Stmt q;
-  Status s = SelectColumns(src, table,
-                           {"time", "deviceId", "temperatureC", "smClockMHz", "memClockMHz", "memoryUsedMB",
-                            "powerW"},
-                           "", q);
+  Status s = SelectColumns(src, table, internal::SelectedColumns(internal::kSampleStore), "", q);
   if (!s.ok()) return s;
-  auto real = [&q](int c) { return q.IsNull(c) ? std::nan("") : q.Real(c); };  // NULL: not sampled
+  Sample sample;
+  RowReader rd{src};
   while (q.Next(s)) {
     if (q.IsNull(0)) {
       src.found.Add(Quality::kMissingTimestamp);
       continue;
     }
-    auto device = static_cast<int32_t>(U32FromDb(q.IntOr(1, kNone)));
-    src.trace.samples.Add(Sample{q.Int(0), device, real(2), real(3), real(4), real(5), real(6)});
+    sample.time = q.Int(0);
+    internal::ReadRow(internal::kSampleStore, q, sample, rd);
+    src.trace.samples.Add(sample);
   }
   return s;
 }

@@ -37,14 +37,14 @@ StringId NameResolver::operator()(int64_t id) {
   return it->second.name;
 }
 
-Status SelectColumns(const Source& src, const std::string& table, std::initializer_list<const char*> columns,
+Status SelectColumns(const Source& src, const std::string& table, const std::vector<std::string_view>& columns,
                      std::string_view where, internal::Stmt& out) {
   std::unordered_set<std::string> have;
   TG_RETURN_IF_ERROR(internal::ColumnNames(src.db, table, have));
   std::string q = "SELECT ";
-  for (const char* c : columns) {
+  for (std::string_view c : columns) {
     if (q.size() > 7) q += ", ";
-    q += have.count(c) ? internal::Quote(c) : "NULL";
+    q += have.count(std::string(c)) ? internal::Quote(c) : "NULL";
   }
   q += " FROM " + internal::Quote(table);
   if (!where.empty()) q += " " + std::string(where);

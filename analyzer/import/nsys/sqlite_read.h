@@ -3,10 +3,11 @@
 #pragma once
 
 #include <cstdint>
-#include <initializer_list>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "analyzer/store/sqlite_db.h"
 #include "tracegate/analyzer/model.h"
@@ -54,7 +55,7 @@ struct Source {
 // Prepares "SELECT c1, c2, ... FROM table <where>"; columns the table lacks read as NULL, since
 // nsys creates tables and columns only when it has data for them.
 [[nodiscard]] Status SelectColumns(const Source& src, const std::string& table,
-                                   std::initializer_list<const char*> columns, std::string_view where,
+                                   const std::vector<std::string_view>& columns, std::string_view where,
                                    internal::Stmt& out);
 // Rows in the table, for reserving (max(rowid): no full scan; an estimate when rows were deleted).
 size_t RowEstimate(const Source& src, const std::string& table);

@@ -1,15 +1,18 @@
 // The trace model: one CUDA-free, columnar representation that every importer fills and every
 // analysis reads. Times are int64 nanoseconds on one clock per trace. Names are interned
-// (StringTable). Each table keeps one std::vector per column; `Add(row)` appends and `Row(i)`
-// reads one back. Enum values follow CUPTI / Nsight Systems numbering so the store can use the
+// (StringTable). Each table keeps one std::vector (or SparseColumn) per column; `Add(row)`
+// appends and `Row(i)` reads one back. Every column is declared once, in the TG_*_COLUMNS lists. Enum values follow CUPTI / Nsight Systems numbering so the store can use the
 // same integers as nsys exports.
 #pragma once
 
 #include <algorithm>
+#include <iterator>
 #include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "tracegate/analyzer/quality.h"
@@ -52,88 +55,6 @@ enum class ApiKind : uint8_t { kRuntime = 0, kDriver = 1 };
 
 // Id meaning "not known" for correlation ids, streams, devices, pids and tids.
 inline constexpr int64_t kUnknownId = -1;
-
-struct Kernel {
-  TimeNs start = 0, end = 0;
-  StringId name = 0;  // as the source gives it (demangled when the source demangles)
-  int32_t device = -1;
-  int64_t stream = kUnknownId;
-  int64_t correlation = kUnknownId;
-  int32_t grid_x = 0, grid_y = 0, grid_z = 0;
-  int32_t block_x = 0, block_y = 0, block_z = 0;
-  int32_t registers = 0;           // per thread
-  int32_t shared_static = 0;       // bytes
-  int32_t shared_dynamic = 0;      // bytes
-  int64_t pid = kUnknownId;
-  int64_t graph_id = kUnknownId;   // CUDA graph launches keep their graph and node ids
-  int64_t graph_node_id = kUnknownId;
-};
-
-struct Memcpy {
-  TimeNs start = 0, end = 0;
-  int32_t device = -1;
-  int64_t stream = kUnknownId;
-  int64_t correlation = kUnknownId;
-  int64_t bytes = 0;
-  CopyKind kind = CopyKind::kUnknown;
-  MemKind src_kind = MemKind::kUnknown;
-  MemKind dst_kind = MemKind::kUnknown;
-  int64_t pid = kUnknownId;
-};
-
-struct Memset {
-  TimeNs start = 0, end = 0;
-  int32_t device = -1;
-  int64_t stream = kUnknownId;
-  int64_t correlation = kUnknownId;
-  int64_t bytes = 0;
-  int32_t value = 0;
-  MemKind mem_kind = MemKind::kUnknown;
-  int64_t pid = kUnknownId;
-};
-
-struct Sync {
-  TimeNs start = 0, end = 0;
-  int32_t device = -1;
-  int64_t stream = kUnknownId;  // -1 for context / event syncs without a stream
-  int64_t correlation = kUnknownId;
-  SyncKind kind = SyncKind::kUnknown;
-  int64_t event_id = kUnknownId;
-  int64_t pid = kUnknownId;
-};
-
-struct ApiCall {
-  TimeNs start = 0, end = 0;
-  StringId name = 0;
-  ApiKind kind = ApiKind::kRuntime;
-  int64_t pid = kUnknownId;
-  int64_t tid = kUnknownId;
-  int64_t correlation = kUnknownId;
-  int32_t return_value = 0;
-};
-
-// NVTX ranges (push/pop and start/end), NVTX marks (start == end) and profiler user annotations.
-struct Range {
-  TimeNs start = 0, end = 0;
-  StringId name = 0;
-  StringId domain = 0;  // empty for the default domain
-  int64_t pid = kUnknownId;
-  int64_t tid = kUnknownId;
-  int32_t depth = 0;     // nesting level on its thread, 0 = outermost
-  bool on_gpu = false;   // Kineto gpu_user_annotation: a range projected onto a stream
-  int64_t stream = kUnknownId;
-};
-
-// Telemetry (NVML): one row per device per sampling tick. NaN / -1 where not sampled.
-struct Sample {
-  TimeNs time = 0;
-  int32_t device = -1;
-  double temperature_c = -1;
-  double sm_clock_mhz = -1;
-  double mem_clock_mhz = -1;
-  double memory_used_mb = -1;
-  double power_w = -1;
-};
 
 struct Device {
   int32_t id = -1;
@@ -236,92 +157,203 @@ class SparseColumn {
   std::vector<T> values_;     // sparse: their values; dense: every row
 };
 
-// Columnar tables. Each column is a vector; all columns of a table have the same length.
-struct KernelTable {
-  std::vector<TimeNs> start, end;
-  std::vector<StringId> name;
-  std::vector<int32_t> device;
-  std::vector<int64_t> stream, correlation;
-  // 1-D launches (most of them) have y = z = 1; dynamic shared memory is mostly 0.
-  std::vector<int32_t> grid_x, block_x;
-  SparseColumn<int32_t> grid_y{1}, grid_z{1}, block_y{1}, block_z{1};
-  std::vector<int32_t> registers, shared_static;
-  SparseColumn<int32_t> shared_dynamic{0};
-  std::vector<int64_t> pid;
-  SparseColumn<int64_t> graph_id{kUnknownId}, graph_node_id{kUnknownId};
-  size_t size() const { return start.size(); }
-  void Add(const Kernel& k);
-  Kernel Row(size_t i) const;
-  void Reserve(size_t n);
-};
+// ---- The columns: one declaration per column ----------------------------------------------------
+// Each event table is declared once, as a list of X(type, name, row default, storage): the row
+// struct (Kernel, ...), the columnar table (KernelTable, ...), their Add/Row/Reserve/Columns and
+// the column names and indexes are generated from it. Storage is Dense (one std::vector) or
+// Sparse<fill> (a SparseColumn for a column that nearly always holds `fill`). The store
+// (analyzer/store/store_columns.h), the Kineto builder, the CUPTI converter and the Chrome export
+// are checked against these lists at compile time (ColumnCheck), so a new column that one of
+// them does not handle fails the build there. Comments inside a list are /* */: a // comment
+// would swallow the line continuation.
 
-struct MemcpyTable {
-  std::vector<TimeNs> start, end;
-  std::vector<int32_t> device;
-  std::vector<int64_t> stream, correlation, bytes;
-  std::vector<CopyKind> kind;
-  std::vector<MemKind> src_kind, dst_kind;
-  std::vector<int64_t> pid;
-  size_t size() const { return start.size(); }
-  void Add(const Memcpy& m);
-  Memcpy Row(size_t i) const;
-};
+struct Dense {};
+template <auto Fill>
+struct Sparse {};
 
-struct MemsetTable {
-  std::vector<TimeNs> start, end;
-  std::vector<int32_t> device;
-  std::vector<int64_t> stream, correlation, bytes;
-  std::vector<int32_t> value;
-  std::vector<MemKind> mem_kind;
-  std::vector<int64_t> pid;
-  size_t size() const { return start.size(); }
-  void Add(const Memset& m);
-  Memset Row(size_t i) const;
+namespace internal {
+template <class T, class Storage>
+struct ColumnStorage {
+  using Type = std::vector<T>;
+  static Type Make() { return {}; }
 };
-
-struct SyncTable {
-  std::vector<TimeNs> start, end;
-  std::vector<int32_t> device;
-  std::vector<int64_t> stream, correlation;
-  std::vector<SyncKind> kind;
-  std::vector<int64_t> event_id, pid;
-  size_t size() const { return start.size(); }
-  void Add(const Sync& s);
-  Sync Row(size_t i) const;
+// std::vector<bool> packs bits: a byte per row reads faster and can be handed out by reference.
+template <>
+struct ColumnStorage<bool, Dense> {
+  using Type = std::vector<uint8_t>;
+  static Type Make() { return {}; }
 };
-
-struct ApiTable {
-  std::vector<TimeNs> start, end;
-  std::vector<StringId> name;
-  std::vector<ApiKind> kind;
-  std::vector<int64_t> pid, tid, correlation;
-  SparseColumn<int32_t> return_value{0};  // cudaSuccess nearly always
-  size_t size() const { return start.size(); }
-  void Add(const ApiCall& a);
-  ApiCall Row(size_t i) const;
-  void Reserve(size_t n);
+template <class T, auto Fill>
+struct ColumnStorage<T, Sparse<Fill>> {
+  using Type = SparseColumn<T>;
+  static Type Make() { return Type(static_cast<T>(Fill)); }
 };
+}  // namespace internal
 
-struct RangeTable {
-  std::vector<TimeNs> start, end;
-  std::vector<StringId> name;
-  SparseColumn<StringId> domain{0};  // empty (the default domain) for most NVTX ranges
-  std::vector<int64_t> pid, tid;
-  std::vector<int32_t> depth;
-  std::vector<uint8_t> on_gpu;
-  SparseColumn<int64_t> stream{kUnknownId};  // set for GPU-projected ranges only
-  size_t size() const { return start.size(); }
-  void Add(const Range& r);
-  Range Row(size_t i) const;
-};
+#define TG_KERNEL_COLUMNS(X)                                                                     \
+  X(TimeNs, start, 0, Dense)                                                                     \
+  X(TimeNs, end, 0, Dense)                                                                       \
+  X(StringId, name, 0, Dense) /* as the source gives it (demangled when the source demangles) */ \
+  X(int32_t, device, -1, Dense)                                                                  \
+  X(int64_t, stream, kUnknownId, Dense)                                                          \
+  X(int64_t, correlation, kUnknownId, Dense)                                                     \
+  X(int32_t, grid_x, 0, Dense) /* 1-D launches (most of them) have y = z = 1 */                  \
+  X(int32_t, grid_y, 0, Sparse<1>)                                                               \
+  X(int32_t, grid_z, 0, Sparse<1>)                                                               \
+  X(int32_t, block_x, 0, Dense)                                                                  \
+  X(int32_t, block_y, 0, Sparse<1>)                                                              \
+  X(int32_t, block_z, 0, Sparse<1>)                                                              \
+  X(int32_t, registers, 0, Dense)         /* per thread */                                       \
+  X(int32_t, shared_static, 0, Dense)     /* bytes */                                            \
+  X(int32_t, shared_dynamic, 0, Sparse<0>) /* bytes; mostly 0 */                                 \
+  X(int64_t, pid, kUnknownId, Dense)                                                             \
+  /* CUDA graph launches keep their graph and node ids; kUnknownId outside graphs */             \
+  X(int64_t, graph_id, kUnknownId, Sparse<kUnknownId>)                                           \
+  X(int64_t, graph_node_id, kUnknownId, Sparse<kUnknownId>)
 
-struct SampleTable {
-  std::vector<TimeNs> time;
-  std::vector<int32_t> device;
-  std::vector<double> temperature_c, sm_clock_mhz, mem_clock_mhz, memory_used_mb, power_w;
-  size_t size() const { return time.size(); }
-  void Add(const Sample& s);
-  Sample Row(size_t i) const;
+// The first columns of copies, memsets and syncs (kernels have their name between end and device).
+#define TG_GPU_ACTIVITY_COLUMNS(X)                  \
+  X(TimeNs, start, 0, Dense)                        \
+  X(TimeNs, end, 0, Dense)                          \
+  X(int32_t, device, -1, Dense)                     \
+  X(int64_t, stream, kUnknownId, Dense)             \
+  X(int64_t, correlation, kUnknownId, Dense)
+
+#define TG_MEMCPY_COLUMNS(X)                        \
+  TG_GPU_ACTIVITY_COLUMNS(X)                        \
+  X(int64_t, bytes, 0, Dense)                       \
+  X(CopyKind, kind, CopyKind::kUnknown, Dense)      \
+  X(MemKind, src_kind, MemKind::kUnknown, Dense)    \
+  X(MemKind, dst_kind, MemKind::kUnknown, Dense)    \
+  X(int64_t, pid, kUnknownId, Dense)
+
+#define TG_MEMSET_COLUMNS(X)                        \
+  TG_GPU_ACTIVITY_COLUMNS(X)                        \
+  X(int64_t, bytes, 0, Dense)                       \
+  X(int32_t, value, 0, Dense)                       \
+  X(MemKind, mem_kind, MemKind::kUnknown, Dense)    \
+  X(int64_t, pid, kUnknownId, Dense)
+
+// Syncs: stream is -1 for context / event syncs without a stream.
+#define TG_SYNC_COLUMNS(X)                          \
+  TG_GPU_ACTIVITY_COLUMNS(X)                        \
+  X(SyncKind, kind, SyncKind::kUnknown, Dense)      \
+  X(int64_t, event_id, kUnknownId, Dense)           \
+  X(int64_t, pid, kUnknownId, Dense)
+
+#define TG_API_COLUMNS(X)                                                \
+  X(TimeNs, start, 0, Dense)                                             \
+  X(TimeNs, end, 0, Dense)                                               \
+  X(StringId, name, 0, Dense)                                            \
+  X(ApiKind, kind, ApiKind::kRuntime, Dense)                             \
+  X(int64_t, pid, kUnknownId, Dense)                                     \
+  X(int64_t, tid, kUnknownId, Dense)                                     \
+  X(int64_t, correlation, kUnknownId, Dense)                             \
+  X(int32_t, return_value, 0, Sparse<0>) /* cudaSuccess nearly always */
+
+#define TG_RANGE_COLUMNS(X)                                                                        \
+  X(TimeNs, start, 0, Dense)                                                                       \
+  X(TimeNs, end, 0, Dense)                                                                         \
+  X(StringId, name, 0, Dense)                                                                      \
+  X(StringId, domain, 0, Sparse<0>) /* empty for the default domain (most NVTX ranges) */          \
+  X(int64_t, pid, kUnknownId, Dense)                                                               \
+  X(int64_t, tid, kUnknownId, Dense)                                                               \
+  X(int32_t, depth, 0, Dense)   /* nesting level on its thread, 0 = outermost */                   \
+  X(bool, on_gpu, false, Dense) /* Kineto gpu_user_annotation: a range projected onto a stream */  \
+  X(int64_t, stream, kUnknownId, Sparse<kUnknownId>) /* set for GPU-projected ranges only */
+
+// NaN / -1 where not sampled.
+#define TG_SAMPLE_COLUMNS(X)            \
+  X(TimeNs, time, 0, Dense)             \
+  X(int32_t, device, -1, Dense)         \
+  X(double, temperature_c, -1, Dense)   \
+  X(double, sm_clock_mhz, -1, Dense)    \
+  X(double, mem_clock_mhz, -1, Dense)   \
+  X(double, memory_used_mb, -1, Dense)  \
+  X(double, power_w, -1, Dense)
+
+// What the lists above generate. Row structs stay aggregates in list order, so Kernel{start,
+// end, name, ...} keeps working.
+#define TG_ROW_FIELD(T, n, def, S) T n = def;
+#define TG_COLUMN_NAME(T, n, def, S) #n,
+#define TG_COLUMN_INDEX(T, n, def, S)                          \
+  if constexpr (std::is_same_v<M, T>) {                        \
+    if (m == &Self::n) return i;                               \
+  }                                                            \
+  ++i;
+#define TG_TABLE_COLUMN(T, n, def, S) \
+  typename internal::ColumnStorage<T, S>::Type n = internal::ColumnStorage<T, S>::Make();
+#define TG_TIE_COLUMN(T, n, def, S) std::tie(n),
+
+// In a row struct: its column names and ColumnIndex(&Row::field), both in list order.
+#define TG_ROW_COLUMNS(R, COLUMNS)                                                   \
+  static constexpr std::string_view kColumnNames[] = {COLUMNS(TG_COLUMN_NAME)};      \
+  template <class M>                                                                 \
+  static constexpr int ColumnIndex(M R::*m) {                                        \
+    using Self = R;                                                                  \
+    int i = 0;                                                                       \
+    COLUMNS(TG_COLUMN_INDEX)                                                         \
+    return -1;                                                                       \
+  }
+
+// In a table: Add / Row / Reserve (model.cpp) and every column as a tuple of references, in list
+// order, for per-column loops.
+#define TG_TABLE_METHODS(R, COLUMNS, FIRST)                                                  \
+  using RowType = R;                                                                         \
+  size_t size() const { return FIRST.size(); }                                               \
+  void Add(const R& r);                                                                      \
+  R Row(size_t i) const;                                                                     \
+  void Reserve(size_t n);                                                                    \
+  auto Columns() { return std::tuple_cat(COLUMNS(TG_TIE_COLUMN) std::tuple<>()); }           \
+  auto Columns() const { return std::tuple_cat(COLUMNS(TG_TIE_COLUMN) std::tuple<>()); }
+
+// A row struct (one field per column, in list order) and its columnar table (one column per
+// field, all of the same length).
+#define TG_ROW_AND_TABLE(R, Table, COLUMNS, FIRST) \
+  struct R {                                       \
+    COLUMNS(TG_ROW_FIELD)                          \
+    TG_ROW_COLUMNS(R, COLUMNS)                     \
+  };                                               \
+  struct Table {                                   \
+    COLUMNS(TG_TABLE_COLUMN)                       \
+    TG_TABLE_METHODS(R, COLUMNS, FIRST)            \
+  };
+
+TG_ROW_AND_TABLE(Kernel, KernelTable, TG_KERNEL_COLUMNS, start)
+TG_ROW_AND_TABLE(Memcpy, MemcpyTable, TG_MEMCPY_COLUMNS, start)
+TG_ROW_AND_TABLE(Memset, MemsetTable, TG_MEMSET_COLUMNS, start)
+TG_ROW_AND_TABLE(Sync, SyncTable, TG_SYNC_COLUMNS, start)
+TG_ROW_AND_TABLE(ApiCall, ApiTable, TG_API_COLUMNS, start)
+// NVTX ranges (push/pop and start/end), NVTX marks (start == end) and profiler user annotations.
+TG_ROW_AND_TABLE(Range, RangeTable, TG_RANGE_COLUMNS, start)
+// Telemetry (NVML): one row per device per sampling tick.
+TG_ROW_AND_TABLE(Sample, SampleTable, TG_SAMPLE_COLUMNS, time)
+
+// Which columns of `Row` a stage handles, from member pointers: each stage that must carry
+// every column (store, importers, collector, export) static_asserts
+// ColumnCheck<Row>().With(&Row::a, ...).All(), so a new column it does not handle (or explicitly
+// skip) fails the build there.
+template <class Row>
+class ColumnCheck {
+ public:
+  template <class... M>
+  constexpr ColumnCheck With(M Row::*... m) const {
+    ColumnCheck c = *this;
+    ((c.seen_[static_cast<size_t>(Row::ColumnIndex(m))] = true), ...);
+    return c;
+  }
+  template <class... M>
+  constexpr ColumnCheck With(const std::tuple<M Row::*...>& m) const {
+    return std::apply([this](auto... f) { return With(f...); }, m);
+  }
+  constexpr bool All() const {
+    for (bool s : seen_)
+      if (!s) return false;
+    return true;
+  }
+
+ private:
+  bool seen_[std::size(Row::kColumnNames)] = {};
 };
 
 // Well-known metadata keys (free-form keys are allowed too).
