@@ -85,21 +85,20 @@ Status CheckVersion(const internal::Db& db, int64_t version) {
 // Opens history.db to read. A WAL file in a directory this process cannot write has no -shm
 // file to map once its last writer closed; it is then read as an immutable file, which is what
 // it is to a process that cannot write beside it.
-Status OpenForReading(const std::string& path, internal::Db& db) {
+// *version is 0 for a file whose creation never committed (its creator was killed or failed).
+Status OpenForReading(const std::string& path, internal::Db& db, int64_t* version) {
   Status s = db.Open(path, path, SQLITE_OPEN_READONLY);
   if (s.ok()) {
-    int64_t version = 0;
-    s = ReadVersion(db, "cannot read the history", &version);
-    if (s.ok()) return CheckVersion(db, version);
+    s = ReadVersion(db, "cannot read the history", version);
+    if (s.ok()) return CheckVersion(db, *version);
   }
   std::string uri = "file:" + path + "?immutable=1";
   internal::Db immutable;
   if (!immutable.Open(uri, path, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI).ok()) return s;
-  int64_t version = 0;
-  if (!ReadVersion(immutable, "cannot read the history", &version).ok()) return s;
+  if (!ReadVersion(immutable, "cannot read the history", version).ok()) return s;
   db.Close();
   TG_RETURN_IF_ERROR(db.Open(uri, path, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI));
-  return CheckVersion(db, version);
+  return CheckVersion(db, *version);
 }
 
 }  // namespace
@@ -201,11 +200,13 @@ Status AppendHistory(const std::string& dir, const HistoryRow& row) {
 Status ReadHistory(const std::string& dir, const std::string& name, std::vector<HistoryRow>* out) {
   TG_RETURN_IF_ERROR(ValidateBaselineName(name));
   std::string path = HistoryPath(dir);
+  const Status none = NotFound(path + ": no history yet (tracegate baseline save and gate record it)");
   std::error_code ec;
-  if (!fs::exists(path, ec))
-    return NotFound(path + ": no history yet (tracegate baseline save and gate record it)");
+  if (!fs::exists(path, ec)) return none;
   internal::Db db;
-  TG_RETURN_IF_ERROR(OpenForReading(path, db));
+  int64_t version = 0;
+  TG_RETURN_IF_ERROR(OpenForReading(path, db, &version));
+  if (version == 0) return none;
   sqlite3_busy_timeout(db.handle(), kBusyTimeoutMs);
   internal::Stmt q;
   TG_RETURN_IF_ERROR(q.Prepare(db, kSelectRows));
