@@ -51,8 +51,9 @@ std::string Db::WriteFailureCause() const {
 
 Status Db::Error(int rc, std::string_view what) const {
   std::string detail = std::string(what) + ": " + (db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc));
-  if (rc == SQLITE_IOERR_WRITE || rc == SQLITE_FULL || rc == SQLITE_IOERR_FSYNC || rc == SQLITE_IOERR_TRUNCATE)
-    detail += WriteFailureCause();
+  // Any I/O error, not only a failed write: a WAL file's shared-memory file is created on the
+  // first read, and a size limit or a full disk shows there first.
+  if ((rc & 0xff) == SQLITE_IOERR || rc == SQLITE_FULL) detail += WriteFailureCause();
   switch (rc & 0xff) {  // the primary code of an extended one
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:

@@ -28,6 +28,13 @@ class Db {
   std::string WriteFailureCause() const;
   Status Error(int rc, std::string_view what) const;
 
+  // Whether the last failed call failed because another connection holds a lock (BUSY or
+  // LOCKED, any extended code): worth retrying, unlike every other failure.
+  bool LastErrorIsBusy() const {
+    const int rc = db_ ? sqlite3_errcode(db_) & 0xff : SQLITE_OK;
+    return rc == SQLITE_BUSY || rc == SQLITE_LOCKED;
+  }
+
   sqlite3* handle() const { return db_; }
   const std::string& label() const { return label_; }
 

@@ -36,6 +36,12 @@ std::string TempPathFor(const std::string& path) {
 Status WriteFileAtomic(const std::string& path, std::string_view content) { return WriteFileAtomic(path, {content}); }
 
 Status WriteFileAtomic(const std::string& path, std::initializer_list<std::string_view> parts) {
+  std::string tmp;
+  TG_RETURN_IF_ERROR(WriteTempFile(path, parts, &tmp));
+  return CommitTempFile(tmp, path);
+}
+
+Status WriteTempFile(const std::string& path, std::initializer_list<std::string_view> parts, std::string* tmp_out) {
   std::string tmp = TempPathFor(path);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return IoError(path + ": cannot create: " + std::strerror(errno));
@@ -60,7 +66,8 @@ Status WriteFileAtomic(const std::string& path, std::initializer_list<std::strin
     ::unlink(tmp.c_str());
     return IoError(path + ": write failed: " + std::strerror(err));
   }
-  return CommitTempFile(tmp, path);
+  *tmp_out = std::move(tmp);
+  return Status::Ok();
 }
 
 Status CommitTempFile(const std::string& tmp, const std::string& path) {

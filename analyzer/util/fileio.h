@@ -18,6 +18,12 @@ std::string TempPathFor(const std::string& path);
 // The same for content given in pieces, written one after the other (no joined copy).
 [[nodiscard]] Status WriteFileAtomic(const std::string& path, std::initializer_list<std::string_view> parts);
 
+// The first half of WriteFileAtomic: writes and fsyncs a temp file beside `path` (its name in
+// *tmp), for callers that must do something else before the rename (CommitTempFile) makes it
+// visible. Nothing is left behind on failure.
+[[nodiscard]] Status WriteTempFile(const std::string& path, std::initializer_list<std::string_view> parts,
+                                   std::string* tmp);
+
 // Renames a finished temp file over `path` and fsyncs the directory; removes tmp on failure.
 [[nodiscard]] Status CommitTempFile(const std::string& tmp, const std::string& path);
 

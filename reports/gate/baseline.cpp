@@ -1,18 +1,21 @@
 // Baselines: <dir>/<NAME>.json written atomically, and <dir>/history.db (SQLite) with one row
-// per save and per gate. See tracegate/baseline.h.
+// per save and per gate (reports/gate/history.cpp). See tracegate/reports/baseline.h.
 #include "tracegate/reports/baseline.h"
 
+#include <unistd.h>
+
 #include <algorithm>
-#include <ctime>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <system_error>
 
-#include "analyzer/store/sqlite_db.h"  // the store's SQLite wrappers (history.db)
 #include "tracegate/reports/analysis_report.h"
 #include "analyzer/util/fileio.h"
 #include "reports/document/report_document.h"
 #include "tracegate/reports/json_out.h"
 #include "tracegate/reports/report_provenance.h"
+#include "reports/gate/history.h"
 
 namespace tg {
 
@@ -26,63 +29,39 @@ namespace fs = std::filesystem;
 constexpr size_t kMaxNameLength = 100;
 constexpr const char* kJsonSuffix = ".json";
 
-// history.db layout. user_version says which layout a file has; a newer one is refused.
-constexpr int kHistoryVersion = 1;
-constexpr const char* kCreateHistory =
-    "CREATE TABLE IF NOT EXISTS history ("
-    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
-    " name TEXT NOT NULL,"
-    " kind TEXT NOT NULL CHECK (kind IN ('saved', 'gated')),"
-    " recorded_at TEXT NOT NULL,"          // ISO-8601 UTC
-    " commit_id TEXT,"                     // NULL when the report has none
-    " avg_latency_ms REAL, p95_latency_ms REAL, throughput_fps REAL,"  // NULL when absent
-    " verdict TEXT,"                       // NULL for saves
-    " source TEXT NOT NULL);"
-    "CREATE INDEX IF NOT EXISTS history_name ON history (name, id);";
-constexpr const char* kInsertRow =
-    "INSERT INTO history (name, kind, recorded_at, commit_id, avg_latency_ms, p95_latency_ms, throughput_fps,"
-    " verdict, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
-constexpr const char* kSelectRows =
-    "SELECT id, name, kind, recorded_at, commit_id, avg_latency_ms, p95_latency_ms, throughput_fps, verdict,"
-    " source FROM history WHERE name = ? ORDER BY id";
-
 bool EndsWith(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-std::string NowIso() {
-  std::string iso;
-  EpochNsToIso(static_cast<TimeNs>(std::time(nullptr)) * 1'000'000'000, &iso);
-  return iso;
-}
+// Puts a finished temp file in place of `path` so that it can be undone: the old file (if any)
+// is kept as a hard link until Keep(). Undo() moves the new file back to its temp name and the
+// old one back into place.
+class FileSwap {
+ public:
+  Status Replace(const std::string& tmp, const std::string& path) {
+    std::string backup = TempPathFor(path);
+    if (::link(path.c_str(), backup.c_str()) == 0) backup_ = std::move(backup);
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+      int err = errno;
+      Keep();
+      return IoError(path + ": cannot rename temp file into place: " + std::strerror(err));
+    }
+    return Status::Ok();
+  }
+  void Undo(const std::string& tmp, const std::string& path) {
+    ::rename(path.c_str(), tmp.c_str());
+    if (!backup_.empty()) ::rename(backup_.c_str(), path.c_str());
+    backup_.clear();
+  }
+  void Keep() {
+    if (!backup_.empty()) ::unlink(backup_.c_str());
+    backup_.clear();
+  }
+  ~FileSwap() { Keep(); }
 
-// Binds a metric, NULL when absent (HistoryRow keeps 0 for "absent": latencies are positive).
-void BindMetric(internal::Stmt& q, int i, double v) { v != 0 ? q.Real(i, v) : q.Null(i); }
-void BindText(internal::Stmt& q, int i, const std::string& v) { v.empty() ? q.Null(i) : q.Text(i, v); }
-
-// Opens history.db for writing (creating it and its table) or for reading.
-Status OpenHistory(const std::string& dir, bool write, internal::Db& db) {
-  std::string path = HistoryPath(dir);
-  int flags = write ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
-  TG_RETURN_IF_ERROR(db.Open(path, path, flags));
-  sqlite3_busy_timeout(db.handle(), 5000);  // two CI jobs gating at once wait for each other
-  internal::Stmt q;
-  TG_RETURN_IF_ERROR(q.Prepare(db, "PRAGMA user_version"));
-  Status s;
-  int64_t version = q.Next(s) ? q.Int(0) : 0;
-  if (!s.ok()) return s;
-  if (version > kHistoryVersion)
-    return Unsupported(path + ": history written by a newer tracegate (version " + std::to_string(version) + ")");
-  if (!write) return Status::Ok();
-  if (Status e = db.Exec(kCreateHistory, "cannot create the history table"); !e.ok()) return e;
-  return db.Exec("PRAGMA user_version = " + std::to_string(kHistoryVersion), "cannot stamp the history version");
-}
-
-// OpenHistory, then prepares `sql` on it.
-Status PrepareHistory(const std::string& dir, bool write, const std::string& sql, internal::Db& db, internal::Stmt& q) {
-  TG_RETURN_IF_ERROR(OpenHistory(dir, write, db));
-  return q.Prepare(db, sql);
-}
+ private:
+  std::string backup_;
+};
 
 Status ReadInfo(const std::string& dir, const std::string& name, BaselineInfo* info) {
   json report;
@@ -122,7 +101,7 @@ HistoryRow HistoryRowFor(const std::string& name, const std::string& kind, const
   HistoryRow row;
   row.name = name;
   row.kind = kind;
-  row.recorded_at = NowIso();
+  row.recorded_at = internal::NowIso();
   row.commit = Text(report, "commit");
   row.avg_latency_ms = Number(report, "avg_latency_ms").value_or(0);
   row.p95_latency_ms = Number(report, "p95_latency_ms").value_or(0);
@@ -141,10 +120,29 @@ Status SaveBaseline(const std::string& dir, const std::string& name, const json&
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return IoError(dir + ": cannot create the baseline directory: " + ec.message());
-  std::string path = BaselinePath(dir, name);
-  TG_RETURN_IF_ERROR(WriteJsonFile(path, report));
-  if (Status s = AppendHistory(dir, HistoryRowFor(name, "saved", report, source)); !s.ok())
-    return Status(s.code(), "saved " + path + ", but the history was not updated: " + s.message());
+  const std::string path = BaselinePath(dir, name);
+  const std::string text = JsonText(report);
+  const HistoryRow row = HistoryRowFor(name, "saved", report, source);
+  // The file is written before the history is locked, so a full disk fails here with nothing
+  // changed and without holding up other jobs.
+  std::string tmp;
+  TG_RETURN_IF_ERROR(WriteTempFile(path, {text}, &tmp));
+  Status s = internal::WithHistoryRetry(
+      [&](internal::HistoryWrite& h) -> Status {
+        TG_RETURN_IF_ERROR(h.Insert(row));
+        // The file takes its place inside the row's transaction: both land or neither does.
+        FileSwap swap;
+        TG_RETURN_IF_ERROR(swap.Replace(tmp, path));
+        if (Status c = h.Commit(); !c.ok()) {
+          swap.Undo(tmp, path);
+          return c;
+        }
+        swap.Keep();
+        return Status::Ok();
+      },
+      dir);
+  ::unlink(tmp.c_str());  // still there when nothing was saved
+  if (!s.ok()) return Status(s.code(), s.message() + "; nothing was saved (the baseline and its history are as before)");
   return Status::Ok();
 }
 
@@ -191,55 +189,6 @@ Status ListBaselines(const std::string& dir, std::vector<BaselineInfo>* out) {
     out->push_back(std::move(info));
   }
   return Status::Ok();
-}
-
-Status AppendHistory(const std::string& dir, const HistoryRow& row) {
-  TG_RETURN_IF_ERROR(ValidateBaselineName(row.name));
-  if (row.kind != "saved" && row.kind != "gated")
-    return InvalidInput("history row kind '" + row.kind + "': expected saved or gated");
-  internal::Db db;
-  internal::Stmt q;
-  TG_RETURN_IF_ERROR(PrepareHistory(dir, true, kInsertRow, db, q));
-  std::string when = row.recorded_at.empty() ? NowIso() : row.recorded_at;
-  q.Text(1, row.name);
-  q.Text(2, row.kind);
-  q.Text(3, when);
-  BindText(q, 4, row.commit);
-  BindMetric(q, 5, row.avg_latency_ms);
-  BindMetric(q, 6, row.p95_latency_ms);
-  BindMetric(q, 7, row.throughput_fps);
-  BindText(q, 8, row.verdict);
-  q.Text(9, row.source);
-  return q.Run("cannot append to the history");
-}
-
-Status ReadHistory(const std::string& dir, const std::string& name, std::vector<HistoryRow>* out) {
-  TG_RETURN_IF_ERROR(ValidateBaselineName(name));
-  std::string path = HistoryPath(dir);
-  std::error_code ec;
-  if (!fs::exists(path, ec))
-    return NotFound(path + ": no history yet (tracegate baseline save and gate record it)");
-  internal::Db db;
-  internal::Stmt q;
-  TG_RETURN_IF_ERROR(PrepareHistory(dir, false, kSelectRows, db, q));
-  q.Text(1, name);
-  out->clear();
-  Status s;
-  while (q.Next(s)) {
-    HistoryRow r;
-    r.id = q.Int(0);
-    r.name = q.Text(1);
-    r.kind = q.Text(2);
-    r.recorded_at = q.Text(3);
-    r.commit = q.Text(4);
-    r.avg_latency_ms = q.Real(5);  // NULL reads as 0
-    r.p95_latency_ms = q.Real(6);
-    r.throughput_fps = q.Real(7);
-    r.verdict = q.Text(8);
-    r.source = q.Text(9);
-    out->push_back(std::move(r));
-  }
-  return s;
 }
 
 }  // namespace tg

@@ -4,10 +4,14 @@
 
 namespace tg {
 
-Status WriteJsonFile(const std::string& path, const nlohmann::json& doc, int indent) {
+std::string JsonText(const nlohmann::json& doc, int indent) {
   std::string text = doc.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
   text.push_back('\n');
-  return WriteFileAtomic(path, text);
+  return text;
+}
+
+Status WriteJsonFile(const std::string& path, const nlohmann::json& doc, int indent) {
+  return WriteFileAtomic(path, JsonText(doc, indent));
 }
 
 }  // namespace tg
