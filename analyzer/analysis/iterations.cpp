@@ -222,6 +222,26 @@ TimeNs UnionLength(const Piece* first, const Piece* last, Keep keep) {
   return open ? total + (hi - lo) : total;  // hi - lo first: total + hi can overflow
 }
 
+// Adds the parts of the GPU work [s, e) that fall in the iterations' spans, whichever iteration
+// launched it: an instant the device is busy is not idle in the iteration it falls in. The spans
+// are disjoint and in order (SeparateSpans), so every instant lands in at most one iteration and
+// the iterations' idle never sums to more than the device's. `hint`: the span the last call
+// started in (work comes roughly in time order).
+void AddGpuPiece(std::vector<Piece>& pieces, const std::vector<Iteration>& its, size_t& hint, TimeNs s, TimeNs e,
+                 Cls c) {
+  if (e <= s) return;
+  size_t k = hint;
+  if (!(k < its.size() && its[k].end > s && (k == 0 || its[k - 1].end <= s))) {
+    k = static_cast<size_t>(
+        std::partition_point(its.begin(), its.end(), [s](const Iteration& it) { return it.end <= s; }) - its.begin());
+    hint = k;
+  }
+  for (; k < its.size() && its[k].start < e; ++k) {
+    TimeNs a = std::max(s, its[k].start), b = std::min(e, its[k].end);
+    if (b > a) pieces.push_back({a, b, static_cast<int32_t>(k), c});
+  }
+}
+
 void AddPiece(std::vector<Piece>& pieces, const std::vector<Iteration>& its, int32_t k, TimeNs s, TimeNs e,
               Cls c) {
   if (k < 0) return;
@@ -375,17 +395,18 @@ void ComputePhases(const Trace& t, const Assigner& assign, Matchers& m, Iteratio
     }
     blocks.push_back(pieces.size());
   };
+  size_t hint = 0;
   const KernelTable& k = t.kernels;
-  for (size_t i = 0; i < k.size(); ++i) AddPiece(pieces, its, out->kernel_iteration[i], k.start[i], k.end[i], kGpu);
+  for (size_t i = 0; i < k.size(); ++i) AddGpuPiece(pieces, its, hint, k.start[i], k.end[i], kGpu);
   end_block();
   const MemcpyTable& c = t.memcpys;
   for (size_t i = 0; i < c.size(); ++i) {
     Cls cls = c.kind[i] == CopyKind::kHtoD ? kH2d : c.kind[i] == CopyKind::kDtoH ? kD2h : kGpu;
-    AddPiece(pieces, its, out->memcpy_iteration[i], c.start[i], c.end[i], cls);
+    AddGpuPiece(pieces, its, hint, c.start[i], c.end[i], cls);
   }
   end_block();
   const MemsetTable& s = t.memsets;
-  for (size_t i = 0; i < s.size(); ++i) AddPiece(pieces, its, out->memset_iteration[i], s.start[i], s.end[i], kGpu);
+  for (size_t i = 0; i < s.size(); ++i) AddGpuPiece(pieces, its, hint, s.start[i], s.end[i], kGpu);
   end_block();
   const RangeTable& r = t.ranges;
   for (size_t i = 0; i < r.size(); ++i) {
@@ -406,6 +427,17 @@ void ComputePhases(const Trace& t, const Assigner& assign, Matchers& m, Iteratio
     while (q != end && q->iter == static_cast<int32_t>(i)) ++q;
     FillPhases(p, q, out->iterations[i]);
     p = q;
+  }
+}
+
+// Iterations never overlap: when the host runs ahead, the GPU work of step N ends after step N+1's
+// range begins, and N+1's GPU step is measured from the end of N's GPU work to the end of its own
+// (its host step, the marker, stays in marker_start/marker_end). Latencies then add up to at most
+// the window, and no instant is counted in two iterations.
+void SeparateSpans(std::vector<Iteration>& its) {
+  for (size_t i = 1; i < its.size(); ++i) {
+    its[i].start = std::max(its[i].start, its[i - 1].end);
+    its[i].end = std::max(its[i].end, its[i].start);
   }
 }
 
@@ -467,6 +499,7 @@ Status AnalyzeIterations(const Trace& trace, const IterationOptions& options, It
   out->sync_iteration = assign.Gpu(trace.syncs, out->api_iteration);
 
   CountWork(trace, out);
+  SeparateSpans(out->iterations);
   ComputePhases(trace, assign, matchers, out);
   ComputeStats(out);
   return Status::Ok();

@@ -142,17 +142,47 @@ void SummarizeQuality(const Trace& t, Summary& s) {
                                      t.quality.Get(info.id)});
 }
 
+// What a trace without device activity holds, in one line: the host calls (the launches among
+// them), the ranges, and the events of categories the importer skipped (an accelerator whose
+// activity is recorded under categories tracegate does not model looks exactly like this).
+std::string DescribeNoDeviceActivity(const Trace& t, const Summary& s) {
+  std::vector<int8_t> is_launch(t.strings.size(), -1);
+  uint64_t launches = 0;
+  for (StringId id : t.api_calls.name) {
+    if (is_launch[id] < 0) is_launch[id] = t.Name(id).find("Launch") != std::string_view::npos ? 1 : 0;
+    launches += static_cast<uint64_t>(is_launch[id]);
+  }
+  const SummaryCounts& c = s.counts;
+  std::string line = "no device activity: the trace holds no kernel, copy or memset records";
+  if (c.runtime_calls + c.driver_calls == 0 && c.syncs == 0) {
+    line += " and no CUDA API calls (a CPU-only process or rank)";
+  } else {
+    line += "; it holds " + std::to_string(c.runtime_calls + c.driver_calls) + " CUDA API calls (" +
+            std::to_string(launches) + " kernel launches)";
+    if (launches > 0) line += ": the launched work was not recorded (device activity tracing off or lost)";
+  }
+  line += ", " + std::to_string(c.ranges) + " ranges";
+  const uint64_t skipped = t.quality.Get(Quality::kUnknownCategorySkipped);
+  if (skipped > 0) {
+    line += ", and " + std::to_string(skipped) + " events of categories tracegate does not model (unknown_category_skipped";
+    if (auto it = t.metadata.find("unmodelled_categories"); it != t.metadata.end()) line += ": " + it->second;
+    line += "), which may be an accelerator's activity";
+  }
+  return line;
+}
+
 }  // namespace
 
-Summary Summarize(const Trace& trace, const AnalyzeOptions& options) {
+Summary Summarize(const Trace& trace, const AnalyzeOptions& options, const ApiIndex* api_index) {
   Summary s;
   s.counts = CountEvents(trace);
   std::tie(s.start_ns, s.end_ns) = trace.Window();
   s.duration_ns = s.end_ns - s.start_ns;
   SummarizeKernels(trace, options, s);
   SummarizeCopies(trace, options, s);
-  internal::SummarizeTimelines(trace, options, s);
+  internal::SummarizeTimelines(trace, options, api_index, s);
   SummarizeQuality(trace, s);
+  if (s.devices.empty()) s.no_device_activity = DescribeNoDeviceActivity(trace, s);
   return s;
 }
 

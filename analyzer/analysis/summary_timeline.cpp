@@ -4,6 +4,7 @@
 // Zero-length activities are points: they add no busy time but do split a gap (the device did
 // something at that instant), so for every device busy_ns + gap_total_ns == active_ns exactly.
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 
 #include "analyzer/util/sort_runs.h"
@@ -143,8 +144,9 @@ bool LargerGap(const GapRef& a, const GapRef& b) {
 }
 
 // `lane_bounds`: the device's items are its lanes' time-sorted blocks, at these offsets.
-void SummarizeDevice(const Trace& t, const AnalyzeOptions& options, GpuItem* first, GpuItem* last,
-                     const std::vector<size_t>& lane_bounds, DeviceSummary& d) {
+void SummarizeDevice(const Trace& t, const AnalyzeOptions& options, const IdleCauseFinder* causes, GpuItem* first,
+                     GpuItem* last, const std::vector<size_t>& lane_bounds, DeviceSummary& d) {
+  std::vector<GapItem> all_gaps;
   internal::MergeSortedBlocks(first, lane_bounds, ByTime);
   d.first_start_ns = first->start;
   d.last_end_ns = first->end;
@@ -160,6 +162,7 @@ void SummarizeDevice(const Trace& t, const AnalyzeOptions& options, GpuItem* fir
     size_t b = GapBucketOf(len);
     d.gap_histogram[b]++;
     d.gap_histogram_ns[b] += len;
+    if (causes) all_gaps.push_back(GapItem{gs, ge, before.ref, after.ref});
     if (options.largest_gaps == 0) return;
     GapRef g{gs, len, before.ref, after.ref};
     if (heap.size() < options.largest_gaps) {
@@ -175,6 +178,7 @@ void SummarizeDevice(const Trace& t, const AnalyzeOptions& options, GpuItem* fir
   d.idle_ratio = d.has_idle_ratio
                      ? static_cast<double>(d.active_ns - d.busy_ns) / static_cast<double>(d.active_ns)
                      : 0.0;
+  if (causes) causes->Attribute(all_gaps, d);
   std::sort(heap.begin(), heap.end(), LargerGap);
   d.largest_gaps.reserve(heap.size());
   for (const GapRef& g : heap)
@@ -183,7 +187,9 @@ void SummarizeDevice(const Trace& t, const AnalyzeOptions& options, GpuItem* fir
 
 }  // namespace
 
-void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, Summary& s) {
+void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, const ApiIndex* api_index, Summary& s) {
+  std::optional<IdleCauseFinder> causes;
+  if (api_index) causes.emplace(t, *api_index);
   std::vector<LaneKey> lane_keys;
   std::vector<size_t> lane_start;
   // Pass 1: per stream (lane), each lane's items contiguous in the trace's order, then sorted.
@@ -232,7 +238,7 @@ void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, Summary& 
       bounds.push_back(lane_start[lane + 1] - begin);
     }
     size_t end = begin + d.kernels + d.memcpys + d.memsets;
-    SummarizeDevice(t, options, items.data() + begin, items.data() + end, bounds, d);
+    SummarizeDevice(t, options, causes ? &*causes : nullptr, items.data() + begin, items.data() + end, bounds, d);
     for (size_t l = first_lane; l < lane; ++l)
       s.streams[l].device_busy_share =
           d.busy_ns > 0 ? static_cast<double>(s.streams[l].busy_ns) / static_cast<double>(d.busy_ns) : 0.0;

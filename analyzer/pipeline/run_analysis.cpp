@@ -45,7 +45,7 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
         throw;
       }
       index_built.set_value();
-      out->summary = Summarize(trace, config.summary);
+      out->summary = Summarize(trace, config.summary, &*api_index);
       kernel_classes = ClassifyKernels(trace, classifier);  // the iterations take longer
     });
     iterations = AnalyzeIterations(trace, config.iterations, &out->iterations, [&]() -> const ApiIndex& {

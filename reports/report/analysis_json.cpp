@@ -106,6 +106,17 @@ json DeviceJson(const Trace& t, const DeviceSummary& d) {
             {"idle_ns", d.active_ns - d.busy_ns}};
   SetOrNull(j, "idle_ratio", d.has_idle_ratio, d.idle_ratio, "empty active window");
   j["gaps"] = GapsJson(d);
+  if (d.idle_causes.attributed) {
+    json causes = json::object();
+    for (size_t c = 0; c < kIdleCauseCount; ++c) {
+      json one = {{"gaps", d.idle_causes.gaps[c]}, {"time_ns", d.idle_causes.ns[c]}};
+      SetOrNull(one, "ratio", d.gap_total_ns > 0,
+                d.gap_total_ns > 0 ? static_cast<double>(d.idle_causes.ns[c]) / static_cast<double>(d.gap_total_ns) : 0,
+                "no idle time between the device's work");
+      causes[kIdleCauseNames[c]] = std::move(one);
+    }
+    j["idle_causes"] = std::move(causes);
+  }
   return j;
 }
 
@@ -180,7 +191,7 @@ json TagOrNull(const std::string& value) {
 
 // The headline keys (flat, at the top of the document) from the kept iterations; docs/RULES.md
 // ("Iterations and phases") defines them.
-void HeadlineJson(json& doc, const IterationAnalysis& it) {
+void HeadlineJson(json& doc, const IterationAnalysis& it, const Summary& summary) {
   const SampleStats& l = it.latency_ms;
   bool has = !it.iterations.empty() && it.total_ns > 0;
   const char* why = it.iterations.empty() ? "no iterations" : "the iterations have zero length (empty trace)";
@@ -195,6 +206,12 @@ void HeadlineJson(json& doc, const IterationAnalysis& it) {
   for (size_t p = 0; p < kPhaseCount; ++p) {
     std::string key = std::string(kPhaseNames[p]) + (static_cast<Phase>(p) == Phase::kIdle ? "_ratio" : "_ms_ratio");
     SetOrNull(doc, key, has, it.phase_ratio[p], why);
+  }
+  // Without device activity idle time is undefined, not 100%: a state of the recording.
+  if (!summary.no_device_activity.empty()) {
+    doc["idle_ratio"] = nullptr;
+    doc["idle_ratio_reason"] = summary.no_device_activity;
+    doc["no_device_activity"] = summary.no_device_activity;
   }
   json samples = json::array();
   for (const Iteration& i : it.iterations) samples.push_back(NsToMs(i.latency_ns()));
@@ -239,6 +256,7 @@ void IterationRow(Out& o, const Iteration& i) {
   o.BeginObject();
   o.Int("end_ns", i.end);
   o.Double("gpu_busy_ms", NsToMs(i.gpu_busy_ns));
+  o.Double("host_step_ms", NsToMs(i.host_ns()));
   o.Int("index", i.index);
   o.Double("infer_range_ms", NsToMs(i.infer_range_ns));
   o.Int("kernels", i.kernels);
@@ -409,7 +427,7 @@ json AnalysisToJson(const Trace& trace, const Analysis& analysis, const Analysis
   if (config.precision.empty()) doc["precision_reason"] = "not given (--precision)";
   doc["batch"] = config.iterations.batch;
   AddProvenanceJson(doc, trace, analysis, config);
-  HeadlineJson(doc, analysis.iterations);
+  HeadlineJson(doc, analysis.iterations, summary);
   doc["iteration_source"] = IterationSourceJson(analysis.iterations, config.iterations);
   doc["phases"] = PhasesJson(analysis.iterations);
   doc["findings"] = FindingsJson(analysis.findings);

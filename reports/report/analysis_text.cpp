@@ -91,8 +91,11 @@ void PrintSource(std::ostream& out, const json& r) {
 void PrintDevices(std::ostream& out, const json& r, std::string_view no_activity_reason) {
   const json& devices = Array(r, "devices");
   if (devices.empty()) {
+    // The recorder knows why it recorded nothing; otherwise the report says what the trace holds.
     if (!no_activity_reason.empty())
       out << "\ndevices: no CUDA activity recorded: " << no_activity_reason << "\n";
+    else if (std::string none = Text(r, "no_device_activity"); !none.empty())
+      out << "\ndevices: " << none << "\n";
     else
       out << "\ndevices: no GPU work in this trace\n";
     return;
@@ -108,6 +111,17 @@ void PrintDevices(std::ostream& out, const json& r, std::string_view no_activity
         << " of " << FormatMs(Int(d, "active_ns")) << " active, idle " << (idle ? Pct(*idle) : std::string("n/a"))
         << "; " << gap_count << " gaps, " << FormatMs(Int(gaps, "total_ns")) << "\n";
     if (gap_count == 0) continue;
+    if (const json* causes = internal::Find(d, "idle_causes"); causes && causes->is_object()) {
+      out << "    idle causes:";
+      bool first_cause = true;
+      for (const char* cause : kIdleCauseNames) {
+        const json& c = Object(*causes, cause);
+        out << (first_cause ? "" : " |") << " " << cause << " " << Pct(Number(c, "ratio").value_or(0)) << " ("
+            << Count(c, "gaps") << " gaps)";
+        first_cause = false;
+      }
+      out << "\n";
+    }
     out << "    gaps:";
     bool first = true;
     for (const json& bucket : Array(gaps, "histogram")) {
@@ -216,9 +230,13 @@ void PrintIterations(std::ostream& out, const json& r) {
   if (fps) out << StrFormat("  throughput %.4g/s (batch %lld)", *fps, static_cast<long long>(Int(r, "batch")));
   out << "\n  phases (share of iteration time):";
   const json& phases = Object(r, "phases");
+  const std::string none = Text(r, "no_device_activity");
   for (const char* phase : kPhaseNames)
-    out << " " << phase << " " << Pct(Number(Object(phases, phase), "ratio").value_or(0));
+    out << " " << phase << " "
+        << (none.empty() || std::string_view(phase) != "idle" ? Pct(Number(Object(phases, phase), "ratio").value_or(0))
+                                                              : std::string("n/a"));
   out << "\n";
+  if (!none.empty()) out << "  " << none << "\n";
 }
 
 // A speedup; null in the report means unbounded.

@@ -192,8 +192,13 @@ TEST(Rules, SyncInLoopCountsApiCallsWhenThereAreNoSyncRecords) {
 TEST(Rules, LaunchBoundFiresOnManyShortKernelsWithGaps) {
   auto trace = [](TimeNs dur) {
     Trace t;
-    AddRange(t, "iteration", 0, 30 * 10'000);
-    for (int i = 0; i < 30; ++i) AddKernel(t, "tiny_kernel", i * 10'000, i * 10'000 + dur);
+    AddRange(t, "iteration", -10'000, 30 * 10'000);
+    // Each launch call returns 1 us before its kernel starts, after the previous kernel ended:
+    // every gap waits for the host (host_launch).
+    for (int i = 0; i < 30; ++i) {
+      AddApi(t, "cudaLaunchKernel", i * 10'000 - 4'000, i * 10'000 - 1'000, i + 1);
+      AddKernel(t, "tiny_kernel", i * 10'000, i * 10'000 + dur, 0, 7, i + 1);
+    }
     return t;
   };
   // 30 kernels of 5 us every 10 us: all short, idle 0.5.

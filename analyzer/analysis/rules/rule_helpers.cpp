@@ -36,6 +36,20 @@ const std::string& RuleContext::ShortName(StringId id) const {
   return name;
 }
 
+std::optional<double> RuleContext::IdleCauseShare(IdleCause cause) const {
+  if (!in_.summary) return std::nullopt;
+  TimeNs total = 0, of_cause = 0;
+  bool attributed = false;
+  for (const DeviceSummary& d : in_.summary->devices) {
+    if (!d.idle_causes.attributed) continue;
+    attributed = true;
+    total += d.gap_total_ns;
+    of_cause += d.idle_causes.ns[static_cast<size_t>(cause)];
+  }
+  if (!attributed || total <= 0) return std::nullopt;
+  return static_cast<double>(of_cause) / static_cast<double>(total);
+}
+
 Finding StartFinding(const RuleDef& rule) {
   Finding f;
   f.id = rule.id;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -34,6 +35,12 @@ class RuleContext {
   double PhaseMeanMs(Phase p) const { return iters().phase_mean_ms[static_cast<size_t>(p)]; }
   bool KernelKept(size_t i) const { return iters().kernel_iteration[i] >= 0; }
   bool CopyKept(size_t i) const { return iters().memcpy_iteration[i] >= 0; }
+  // No kernel, copy or memset at all: the device's idle time is undefined, so the rules about
+  // waiting (idle, launches, syncs) have nothing to judge (Summary::no_device_activity says why).
+  bool NoDeviceActivity() const { return in_.summary && !in_.summary->no_device_activity.empty(); }
+  // Share of the devices' gap time (all devices together) attributed to `cause`; nullopt when no
+  // device's gaps were attributed (a summary made without the API index) or there are no gaps.
+  std::optional<double> IdleCauseShare(IdleCause cause) const;
   // Short display name of a kernel row's name, computed once per distinct name.
   const std::string& KernelName(size_t row) const { return ShortName(trace().kernels.name[row]); }
   const std::string& ShortName(StringId id) const;

@@ -11,13 +11,57 @@
 
 namespace tg::internal {
 
+namespace {
+
+// "host_launch 62% | dependency_sync 30% | ..." of the devices' gap time, and the strategy that
+// fits the largest cause first (the table's strategies follow).
+struct CauseView {
+  std::string text;
+  IdleCause top = IdleCause::kUnknown;
+  bool known = false;
+};
+
+CauseView DescribeCauses(const RuleContext& c) {
+  CauseView v;
+  double best = -1;
+  for (size_t i = 0; i < kIdleCauseCount; ++i) {
+    const std::optional<double> share = c.IdleCauseShare(static_cast<IdleCause>(i));
+    if (!share) return v;
+    v.known = true;
+    if (*share <= 0) continue;
+    v.text += (v.text.empty() ? "" : ", ") + StrFormat("%s %.0f%%", kIdleCauseNames[i], *share * 100);
+    if (*share > best) best = *share, v.top = static_cast<IdleCause>(i);
+  }
+  return v;
+}
+
+const char* StrategyFor(IdleCause cause) {
+  switch (cause) {
+    case IdleCause::kHostLaunch: return "The GPU mostly waits for launches: capture the loop in a CUDA graph or fuse kernels";
+    case IdleCause::kCommunication:
+      return "The GPU mostly waits around collectives: overlap communication with compute (bucketed, asynchronous "
+             "all-reduce) and look for a straggling rank";
+    case IdleCause::kDependencySync:
+      return "The GPU mostly waits on queued work held by a dependency: find the event, stream or sync it waits on "
+             "and overlap or remove that dependency";
+    default: return "The cause of most idle time is not in the trace: record CUDA API calls and syncs to attribute it";
+  }
+}
+
+}  // namespace
+
 void EvaluateIdleGaps(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out) {
   Finding f;
+  if (c.NoDeviceActivity()) return;
   if (!PhaseAbove(c, rule, Phase::kIdle, "idle_ratio", "idle time shrinks", &f)) return;
   double idle = c.PhaseRatio(Phase::kIdle);
   f.summary = StrFormat("The GPU has no work of the iteration for %.1f%% of it (%.3f ms of %.3f ms on average) "
                   "while the host is in no pre/post stage: launch overhead, waits or host work between kernels.",
                   idle * 100, c.PhaseMeanMs(Phase::kIdle), c.iters().latency_ms.mean);
+  if (const CauseView causes = DescribeCauses(c); causes.known && !causes.text.empty()) {
+    f.summary += " Idle time by cause (of the devices' gaps): " + causes.text + ".";
+    f.strategies.insert(f.strategies.begin(), StrategyFor(causes.top));
+  }
   for (const DeviceSummary& d : c.in().summary->devices)
     for (size_t g = 0; g < d.largest_gaps.size() && g < kTopInvolved; ++g) {
       const IdleGap& gap = d.largest_gaps[g];
@@ -30,6 +74,7 @@ void EvaluateIdleGaps(const RuleContext& c, const RuleDef& rule, std::vector<Fin
 
 void EvaluateLaunchBound(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out) {
   const KernelTable& k = c.trace().kernels;
+  if (c.NoDeviceActivity()) return;
   const TimeNs short_ns = static_cast<TimeNs>(c.P(rule, "short_kernel_us") * 1000);
   uint64_t kept = 0, short_count = 0;
   IdTallies by_id(c.trace());
@@ -47,19 +92,26 @@ void EvaluateLaunchBound(const RuleContext& c, const RuleDef& rule, std::vector<
   double short_share = static_cast<double>(short_count) / static_cast<double>(kept);
   double per_iter = c.PerIteration(static_cast<double>(kept));
   double idle = c.PhaseRatio(Phase::kIdle);
+  // Only the idle time spent waiting for a launch is the host's: the share of the gaps whose next
+  // work's launch call had not returned when the gap began (all of it when causes are unknown).
+  const std::optional<double> host_share = c.IdleCauseShare(IdleCause::kHostLaunch);
+  const double launch_idle = host_share ? idle * *host_share : idle;
   double min_share = c.P(rule, "min_short_share"), min_k = c.P(rule, "min_kernels_per_iteration"),
          idle_thr = c.P(rule, "idle_threshold");
-  if (!(short_share >= min_share && per_iter >= min_k && idle > idle_thr)) return;
+  if (!(short_share >= min_share && per_iter >= min_k && idle > idle_thr && launch_idle > idle_thr)) return;
   Finding f = StartFinding(rule);
   f.evidence.push_back(Ev("short_kernel_ratio", short_share, min_share, ">="));
   f.evidence.push_back(Ev("kernels_per_iteration", per_iter, min_k, ">=", "count"));
   f.evidence.push_back(Ev("idle_ratio", idle, idle_thr, ">"));
+  if (host_share) f.evidence.push_back(Ev("host_launch_idle_ratio", launch_idle, idle_thr, ">"));
   f.summary = StrFormat("%.0f%% of the %.0f kernels per iteration run shorter than %.0f us, about the cost of a launch, "
-                  "and the GPU idles %.1f%% of the iteration between them: the host cannot launch fast enough.",
-                  short_share * 100, per_iter, c.P(rule, "short_kernel_us"), idle * 100);
+                  "and the GPU waits %.1f%% of the iteration for work the host has not launched yet%s: the host "
+                  "cannot launch fast enough.",
+                  short_share * 100, per_iter, c.P(rule, "short_kernel_us"), launch_idle * 100,
+                  host_share ? StrFormat(" (%.0f%% of its idle time)", *host_share * 100).c_str() : "");
   f.involved = TopInvolved(groups, "kernel", kTopInvolved);
   double s = c.P(rule, "assumed_speedup");
-  f.amdahl = MakeAmdahl(idle, s, "assumed", StrFormat("idle time between launches shrinks %.2fx", s));
+  f.amdahl = MakeAmdahl(launch_idle, s, "assumed", StrFormat("idle time waiting for launches shrinks %.2fx", s));
   out.push_back(std::move(f));
 }
 
@@ -116,6 +168,7 @@ bool IsSyncApi(std::string_view name) {
 }  // namespace
 
 void EvaluateSyncInLoop(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out) {
+  if (c.NoDeviceActivity()) return;  // a host waiting on a device with no recorded work: nothing to show
   const Trace& t = c.trace();
   std::map<std::string, Tally> groups;
   uint64_t count = 0;
@@ -157,10 +210,14 @@ void EvaluateSyncInLoop(const RuleContext& c, const RuleDef& rule, std::vector<F
                   "after each wait the GPU starves until the host launches again.",
                   per_iter, from_records ? "sync records" : "synchronisation API calls", wait * 100);
   f.involved = TopInvolved(groups, "sync", kTopInvolved);
-  // Waiting costs time only while the GPU has nothing to do: the idle phase bounds P.
-  double p = std::min(wait, c.PhaseRatio(Phase::kIdle)), s = c.P(rule, "assumed_speedup");
+  // Waiting costs time only while the GPU has nothing to do and then waits for the host to launch
+  // again (after a sync the queue is empty): the host-launch part of the idle phase bounds P.
+  const std::optional<double> host_share = c.IdleCauseShare(IdleCause::kHostLaunch);
+  const double starved = c.PhaseRatio(Phase::kIdle) * host_share.value_or(1.0);
+  double p = std::min(wait, starved), s = c.P(rule, "assumed_speedup");
   f.amdahl = MakeAmdahl(p, s, "assumed",
-                        StrFormat("the GPU's idle time around the waits (P = min(wait, idle)) shrinks %.2fx", s));
+                        StrFormat("the GPU's idle time waiting for launches around the waits (P = min(wait, idle x "
+                                  "host-launch share)) shrinks %.2fx", s));
   out.push_back(std::move(f));
 }
 

@@ -11,15 +11,19 @@
 // the start of the API call that launched them (matched by correlation id, same process); work
 // without a matching call belongs to the iteration whose marker contains its start, else its end.
 // An iteration's span runs from its marker's start to the later of the marker's end and the end
-// of the last GPU work that belongs to it: its latency is the span's length.
+// of the last GPU work that belongs to it: its latency is the span's length. Spans never overlap:
+// when the host runs ahead and step N's GPU work ends after step N+1's marker starts, step N+1's
+// span starts where step N's ends (the GPU step); the marker (the host step) is kept beside it.
 //
 // Phases partition the span: each instant goes to the first of these that is active then:
-//   h2d   an HtoD copy of this iteration
-//   d2h   a DtoH copy of this iteration
-//   infer any other GPU work of this iteration (kernels, memsets, other copies)
+//   h2d   an HtoD copy
+//   d2h   a DtoH copy
+//   infer any other GPU work (kernels, memsets, other copies)
+// (GPU work of any iteration that runs inside the span: time the device spends on another
+// iteration's work is not idle, so the idle phases sum to at most the device's idle time)
 //   pre   a range matching pre_regex that starts inside this iteration's marker
 //   post  a range matching post_regex that starts inside this iteration's marker
-//   idle  none of these: the GPU has nothing of this iteration to do and the host is in no
+//   idle  none of these: the GPU has no work at all and the host is in no
 //         pre/post stage (launch overhead, waits, framework time, sleeps).
 // Ranges matching infer_regex do not take time from idle (host time in an infer range while the
 // GPU waits is exactly the scheduling gap the idle rule looks for); their host-side length is
@@ -64,11 +68,12 @@ struct Iteration {
   TimeNs marker_start = 0, marker_end = 0;
   TimeNs start = 0, end = 0;      // span; latency = end - start
   std::array<TimeNs, kPhaseCount> phase_ns{};  // sums to end - start exactly
-  TimeNs gpu_busy_ns = 0;         // union of this iteration's GPU work
+  TimeNs gpu_busy_ns = 0;         // union of the GPU work (of any iteration) inside the span
   uint64_t kernels = 0, memcpys = 0, memsets = 0, syncs = 0;
   TimeNs sync_ns = 0;             // summed duration of its sync records
   TimeNs pre_range_ns = 0, infer_range_ns = 0, post_range_ns = 0;  // union of phase ranges, clipped
   TimeNs latency_ns() const { return end - start; }
+  TimeNs host_ns() const { return marker_end - marker_start; }  // the host step (the marker)
 };
 
 struct IterationAnalysis {

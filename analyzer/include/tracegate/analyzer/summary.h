@@ -55,6 +55,25 @@ struct IdleGap {
   std::string after;          // activity starting just after
 };
 
+// Why the device had nothing to do in a gap, decided per gap from evidence in the trace (the
+// first that applies; docs/RULES.md, "Idle causes"):
+//   host_launch      the launch call of the work after the gap ends at or after the gap starts:
+//                    the work did not exist yet, the GPU waited for the host to launch it
+//   communication    the work before or after the gap is a collective (NCCL/RCCL) kernel
+//   dependency_sync  the work was queued before the gap and a wait (cudaStreamWaitEvent, an event,
+//                    stream or device sync) was in progress during the gap
+//   unknown          queued before the gap with no wait recorded, or no launch call found
+enum class IdleCause : uint8_t { kHostLaunch, kCommunication, kDependencySync, kUnknown, kCount };
+inline constexpr size_t kIdleCauseCount = static_cast<size_t>(IdleCause::kCount);
+inline constexpr std::array<const char*, kIdleCauseCount> kIdleCauseNames{"host_launch", "communication",
+                                                                        "dependency_sync", "unknown"};
+
+struct IdleCauses {
+  bool attributed = false;                        // computed (Summarize was given the API index)
+  std::array<uint64_t, kIdleCauseCount> gaps{};   // gaps per cause
+  std::array<TimeNs, kIdleCauseCount> ns{};       // gap time per cause; sums to gap_total_ns
+};
+
 struct DeviceSummary {
   int32_t device = -1;
   bool known = false;         // found in trace.devices
@@ -70,6 +89,7 @@ struct DeviceSummary {
   std::array<uint64_t, kGapBucketCount> gap_histogram{};      // counts per bucket
   std::array<TimeNs, kGapBucketCount> gap_histogram_ns{};     // total gap time per bucket
   std::vector<IdleGap> largest_gaps;                          // longest first (ties: earlier first)
+  IdleCauses idle_causes;
 };
 
 struct KernelStat {
@@ -127,6 +147,11 @@ struct Summary {
   SummaryCounts counts;
   TimeNs start_ns = 0, end_ns = 0, duration_ns = 0;  // Trace::Window()
   std::vector<DeviceSummary> devices;                // sorted by device id
+  // "" when the trace holds device activity (kernels, copies or memsets). Otherwise one line that
+  // names what the trace does hold: with no device activity, device idle time is undefined (a
+  // state of the recording, not a finding), so the idle ratios are null and the rules that read
+  // them stay silent.
+  std::string no_device_activity;
   // Kernels
   TimeNs total_kernel_ns = 0;
   uint64_t distinct_kernels = 0;                     // distinct display names
@@ -141,6 +166,9 @@ struct Summary {
   std::vector<QualityEntry> quality;
 };
 
-Summary Summarize(const Trace& trace, const AnalyzeOptions& options);
+class ApiIndex;
+// `api_index` (the correlation index of trace.api_calls; may be null) lets every device gap be
+// attributed to a cause (DeviceSummary::idle_causes); without it the causes stay unattributed.
+Summary Summarize(const Trace& trace, const AnalyzeOptions& options, const ApiIndex* api_index = nullptr);
 
 }  // namespace tg
