@@ -40,9 +40,20 @@ json KernelJson(const KernelDelta& k) {
           {"base_ms_per_iteration", k.base_ms},
           {"new_ms_per_iteration", k.new_ms},
           {"delta_ms_per_iteration", k.delta_ms},
+          {"delta_pct_of_base", NumberOr(k.has_delta_pct, k.delta_pct)},
           {"base_mean_us", k.base_mean_us},
           {"new_mean_us", k.new_mean_us},
           {"share_of_change", NumberOr(k.has_share, k.share_of_change)}};
+}
+
+json FamilyJson(const FamilyDelta& f) {
+  return {{"name", f.name},
+          {"change", KernelChangeName(f.change)},
+          {"variants", f.variants},
+          {"base_ms_per_iteration", f.base_ms},
+          {"new_ms_per_iteration", f.new_ms},
+          {"delta_ms_per_iteration", f.delta_ms},
+          {"delta_pct_of_base", NumberOr(f.has_delta_pct, f.delta_pct)}};
 }
 
 json PhaseJson(const PhaseDelta& p) {
@@ -85,6 +96,9 @@ json ComparisonToJson(const Comparison& c) {
   for (const MetricDelta& m : c.metrics) metrics.push_back(MetricJson(m));
   for (const KernelDelta& k : c.kernels) kernels.push_back(KernelJson(k));
   for (const PhaseDelta& p : c.phases) phases.push_back(PhaseJson(p));
+  json families = json::array(), families_over = json::array();
+  for (const FamilyDelta& f : c.families) families.push_back(FamilyJson(f));
+  for (size_t i : c.families_over) families_over.push_back(c.families[i].name);
   json kernel_names = json::array(), phase_names = json::array();
   for (size_t i : c.kernel_contributors) kernel_names.push_back(c.kernels[i].name);
   for (size_t i : c.phase_contributors) phase_names.push_back(c.phases[i].phase);
@@ -99,7 +113,9 @@ json ComparisonToJson(const Comparison& c) {
             {"allow_device_mismatch", o.allow_device_mismatch},
             {"alpha", o.alpha},
             {"kernel_change_pct", o.kernel_change_pct},
-            {"kernel_change_min_ms", o.kernel_change_min_ms}}},
+            {"kernel_change_min_ms", o.kernel_change_min_ms},
+            {"max_malformed_pct", o.max_malformed_pct},
+            {"kernel_threshold_pct", NumberOr(o.has_kernel_threshold, o.kernel_threshold_pct)}}},
           {"base", SideJson(c.base)},
           {"new", SideJson(c.next)},
           {"latency",
@@ -112,6 +128,8 @@ json ComparisonToJson(const Comparison& c) {
           {"metrics", std::move(metrics)},
           {"phases", std::move(phases)},
           {"kernels", std::move(kernels)},
+          {"kernel_families", std::move(families)},
+          {"kernel_families_over_threshold", std::move(families_over)},
           {"contributors", {{"kernels", std::move(kernel_names)}, {"phases", std::move(phase_names)}}},
           {"statistics", StatisticsJson(c)}};
 }
