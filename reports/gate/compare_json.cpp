@@ -32,28 +32,30 @@ json MetricJson(const MetricDelta& m) {
   return j;
 }
 
+// The per-iteration times of a kernel or a family (the document's objects sort their keys).
+json PerIteration(double base_ms, double new_ms, double delta_ms, bool has_pct, double pct) {
+  return {{"base_ms_per_iteration", base_ms},
+          {"new_ms_per_iteration", new_ms},
+          {"delta_ms_per_iteration", delta_ms},
+          {"delta_pct_of_base", NumberOr(has_pct, pct)}};
+}
+
 json KernelJson(const KernelDelta& k) {
-  return {{"name", k.name},
-          {"change", KernelChangeName(k.change)},
-          {"base_count", k.base_count},
-          {"new_count", k.new_count},
-          {"base_ms_per_iteration", k.base_ms},
-          {"new_ms_per_iteration", k.new_ms},
-          {"delta_ms_per_iteration", k.delta_ms},
-          {"delta_pct_of_base", NumberOr(k.has_delta_pct, k.delta_pct)},
-          {"base_mean_us", k.base_mean_us},
-          {"new_mean_us", k.new_mean_us},
-          {"share_of_change", NumberOr(k.has_share, k.share_of_change)}};
+  json j = PerIteration(k.base_ms, k.new_ms, k.delta_ms, k.has_delta_pct, k.delta_pct);
+  j.update({{"name", k.name},
+            {"change", KernelChangeName(k.change)},
+            {"base_count", k.base_count},
+            {"new_count", k.new_count},
+            {"base_mean_us", k.base_mean_us},
+            {"new_mean_us", k.new_mean_us},
+            {"share_of_change", NumberOr(k.has_share, k.share_of_change)}});
+  return j;
 }
 
 json FamilyJson(const FamilyDelta& f) {
-  return {{"name", f.name},
-          {"change", KernelChangeName(f.change)},
-          {"variants", f.variants},
-          {"base_ms_per_iteration", f.base_ms},
-          {"new_ms_per_iteration", f.new_ms},
-          {"delta_ms_per_iteration", f.delta_ms},
-          {"delta_pct_of_base", NumberOr(f.has_delta_pct, f.delta_pct)}};
+  json j = PerIteration(f.base_ms, f.new_ms, f.delta_ms, f.has_delta_pct, f.delta_pct);
+  j.update({{"name", f.name}, {"change", KernelChangeName(f.change)}, {"variants", f.variants}});
+  return j;
 }
 
 json PhaseJson(const PhaseDelta& p) {

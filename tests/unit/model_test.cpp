@@ -185,15 +185,16 @@ TEST(FinalizeTrace, CountsLaunchesWithoutGpuRecordPerProcess) {
 
 // GPU records without a pid (Kineto) match any process; a trace without GPU records loses every launch.
 TEST(FinalizeTrace, CountsLaunchesAgainstPidlessRecordsAndEmptyTables) {
-  Trace t;
-  for (int64_t c : {7, 8, 9}) t.api_calls.Add(ApiCall{0, 5, t.strings.Intern("cudaGraphLaunch"), ApiKind::kRuntime, 3, 1, c, 0});
-  Trace none = t;
-  Kernel k; k.start = 6; k.end = 9; k.correlation = 9;  // pid unknown
-  t.kernels.Add(k);
-  FinalizeTrace(t);
-  EXPECT_EQ(t.quality.Get(Quality::kUnmatchedLaunch), 2u);  // 7 and 8; 9 is matched
-  FinalizeTrace(none);
-  EXPECT_EQ(none.quality.Get(Quality::kUnmatchedLaunch), 3u);
+  for (bool with_kernel : {true, false}) {
+    Trace t;
+    for (int64_t c : {7, 8, 9})
+      t.api_calls.Add(ApiCall{0, 5, t.strings.Intern("cudaGraphLaunch"), ApiKind::kRuntime, 3, 1, c, 0});
+    Kernel k; k.start = 6; k.end = 9; k.correlation = 9;  // pid unknown
+    if (with_kernel) t.kernels.Add(k);
+    FinalizeTrace(t);
+    // With the kernel: 7 and 8 (9 is matched); without any GPU record: all three.
+    EXPECT_EQ(t.quality.Get(Quality::kUnmatchedLaunch), with_kernel ? 2u : 3u);
+  }
 }
 
 // Narrow id ranges use a bitmap, wide ones a sorted vector: both count the same GPU rows.

@@ -154,8 +154,12 @@ Comparison CannotReadInputs(const std::string& message, const CompareOptions& op
 
 // The comparison document (schema tracegate.comparison/v1): verdict{name, text, problems, notes},
 // options, base/new{label, devices, model, commit, samples, latency_cv}, latency{...}, metrics[],
-// phases[], kernels[] (every kernel, with change), contributors{kernels[], phases[]} (names),
-// statistics{mann_whitney{...}, bootstrap{...}, significant, alpha}. null where undefined.
+// phases[], kernels[] (every kernel, with change, delta_pct_of_base; share_of_change is null unless
+// the latency change is significant), kernel_families[]{name, change, variants, base/new/delta
+// ms_per_iteration, delta_pct_of_base} (changed beyond noise), kernel_families_over_threshold[]
+// (names), contributors{kernels[], phases[]} (names), statistics{mann_whitney{...}, bootstrap{...},
+// significant, alpha}; options add max_malformed_pct and kernel_threshold_pct (null: off). null
+// where undefined.
 nlohmann::json ComparisonToJson(const Comparison& c);
 
 // The terminal summary of `tracegate compare` and `gate`: the verdict line first, then the
