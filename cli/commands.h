@@ -84,6 +84,7 @@ inline constexpr int kExitRegression = 1;
 struct CompareArgs {
   std::string base, next;        // reports or traces (a trace is analyzed with default options)
   double threshold_pct = 5;
+  double max_malformed_pct = 1;
   std::string md_out, json_out;  // --md, --json; empty: none
 };
 int RunCompare(const CompareArgs& args);
@@ -95,6 +96,8 @@ struct GateArgs {
   double threshold_pct = 5;
   bool require_significance = false;
   bool allow_device_mismatch = false;
+  double max_malformed_pct = 1;
+  double kernel_threshold_pct = -1;  // --kernel-threshold; < 0: off
   std::string junit_out, md_out;  // --junit, --md; empty: none
 };
 int RunGate(const GateArgs& args);

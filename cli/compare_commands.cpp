@@ -1,4 +1,5 @@
 // tracegate compare and tracegate gate: two runs side by side, and the CI verdict as an exit code.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -64,6 +65,7 @@ int RunCompare(const CompareArgs& args) {
   if (Status s = ReadReportOrTrace(args.next, &next); !s.ok()) return Fail(s);
   CompareOptions options;
   options.threshold_pct = args.threshold_pct;
+  options.max_malformed_pct = args.max_malformed_pct;
   Comparison c = CompareReports(base, next, options, args.base, args.next);
   PrintComparison(std::cout, c);
   if (Status s = WriteOutputs(c, args.md_out, args.json_out, ""); !s.ok()) return Fail(s);
@@ -75,6 +77,9 @@ int RunGate(const GateArgs& args) {
   options.threshold_pct = args.threshold_pct;
   options.require_significance = args.require_significance;
   options.allow_device_mismatch = args.allow_device_mismatch;
+  options.max_malformed_pct = args.max_malformed_pct;
+  options.has_kernel_threshold = args.kernel_threshold_pct >= 0;
+  options.kernel_threshold_pct = std::max(args.kernel_threshold_pct, 0.0);
   json base, next;
   std::string resolved;
   Status read = LoadBaseline(args.dir, args.baseline, &base, &resolved);

@@ -38,7 +38,10 @@ constexpr const char* kPredictFooter =
 constexpr const char* kGateFooter =
     "Regression: avg_latency_ms > baseline x (1 + PCT/100), and with --require-significance also\n"
     "Mann-Whitney p < 0.05 on latency_samples_ms. Cannot judge (exit 2): unreadable input, another\n"
-    "schema, no avg_latency_ms, different devices, or an error-level data-quality counter.\n"
+    "schema, no avg_latency_ms, different devices, an error-level data-quality counter, or lost data\n"
+    "(malformed_event over --max-malformed-pct of the rows read; no kernels, memcpys or API calls\n"
+    "where the other run has some). --kernel-threshold PCT also fails a kernel family whose GPU time\n"
+    "per iteration grew by more than PCT, even when the latency did not move (off by default).\n"
     "The first line printed is the verdict. A baseline given by NAME, or a file inside --dir, gets a\n"
     "'gated' row in <dir>/history.db.\n"
     "Example:\n"
@@ -149,6 +152,9 @@ int main(int argc, char** argv) {
   cm->add_option("new", cmp.next, "New report JSON or trace")->required();
   cm->add_option("--threshold", cmp.threshold_pct, "Allowed avg_latency_ms increase, percent")
       ->capture_default_str()->check(CLI::Range(0.0, 1000.0));
+  cm->add_option("--max-malformed-pct", cmp.max_malformed_pct,
+                 "Cannot judge when malformed_event is over this percent of the rows read")
+      ->capture_default_str()->check(CLI::Range(0.0, 100.0));
   cm->add_option("--md", cmp.md_out, "Write the Markdown summary here");
   cm->add_option("--json", cmp.json_out, "Write the comparison JSON here");
 
@@ -163,6 +169,12 @@ int main(int argc, char** argv) {
   g->add_flag("--require-significance", gate.require_significance,
               "Fail only when the latency samples also differ (Mann-Whitney p < 0.05)");
   g->add_flag("--allow-device-mismatch", gate.allow_device_mismatch, "Compare runs from different GPUs anyway");
+  g->add_option("--max-malformed-pct", gate.max_malformed_pct,
+                "Cannot judge when malformed_event is over this percent of the rows read")
+      ->capture_default_str()->check(CLI::Range(0.0, 100.0));
+  g->add_option("--kernel-threshold", gate.kernel_threshold_pct,
+                "Also fail when a kernel family's GPU time per iteration grew by more than PCT percent")
+      ->check(CLI::Range(0.0, 1000.0));
   g->add_option("--junit", gate.junit_out, "Write JUnit XML here");
   g->add_option("--md", gate.md_out, "Write the Markdown summary here");
 

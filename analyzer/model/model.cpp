@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
+#include <map>
 
 #include "analyzer/util/sort_runs.h"
 
@@ -191,6 +193,101 @@ uint64_t DropNegative(T& table, const std::vector<TimeNs>& time) {
 }
 }  // namespace
 
+namespace {
+enum class CallRole : int8_t { kUnknown = -1, kOther, kLaunch, kDeviceSync };
+
+// Launches are the API calls that start GPU work which always leaves a GPU record (kernel, memcpy
+// or memset activity carrying the call's correlation id): kernel launches of the runtime, driver
+// and HIP APIs and graph launches (cudaLaunchHostFunc runs on the CPU and is not one). Device syncs
+// return only when all GPU work launched before them has finished. nsys adds a version suffix
+// ("cudaLaunchKernel_v7000"); per-thread-stream variants end in _ptsz / _ptds / _spt.
+CallRole RoleOf(std::string_view name) {
+  for (size_t us; (us = name.rfind('_')) != std::string_view::npos;) {
+    const std::string_view tail = name.substr(us + 1);
+    const bool version = tail.size() > 1 && tail[0] == 'v' &&
+                         std::all_of(tail.begin() + 1, tail.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!version && tail != "ptsz" && tail != "ptds" && tail != "spt") break;
+    name = name.substr(0, us);
+  }
+  static constexpr std::string_view kLaunches[] = {
+      "cudaLaunchKernel", "cudaLaunchKernelExC", "cudaLaunchCooperativeKernel",
+      "cudaLaunchCooperativeKernelMultiDevice", "cudaGraphLaunch", "cuLaunchKernel", "cuLaunchKernelEx",
+      "cuLaunchCooperativeKernel", "cuLaunchCooperativeKernelMultiDevice", "cuLaunchGrid", "cuLaunchGridAsync",
+      "cuGraphLaunch", "hipLaunchKernel", "hipExtLaunchKernel", "hipModuleLaunchKernel", "hipExtModuleLaunchKernel",
+      "hipHccModuleLaunchKernel", "hipLaunchCooperativeKernel", "hipGraphLaunch"};
+  static constexpr std::string_view kDeviceSyncs[] = {"cudaDeviceSynchronize", "cuCtxSynchronize",
+                                                      "hipDeviceSynchronize"};
+  auto in = [name](const auto& list) { return std::find(std::begin(list), std::end(list), name) != std::end(list); };
+  return in(kLaunches) ? CallRole::kLaunch : in(kDeviceSyncs) ? CallRole::kDeviceSync : CallRole::kOther;
+}
+
+// Successful launch calls whose correlation id no GPU record of their process carries. Correlation
+// ids are numbered per process in call order, so records match by (pid, id); records without a pid
+// (Kineto's GPU events) match any process. A launch after the last GPU work its process recorded
+// may not have run before the capture stopped (the capture's tail): it counts only when its
+// process recorded GPU work with a later correlation id, or returned from a later device sync
+// (which waits for the launch's work), or when the trace holds no GPU record at all (lost tables).
+uint64_t CountUnmatchedLaunches(const Trace& trace) {
+  const ApiTable& api = trace.api_calls;
+  std::vector<CallRole> roles(trace.strings.size(), CallRole::kUnknown);  // per name id
+  auto role = [&](size_t i) {
+    CallRole& r = roles[api.name[i]];
+    if (r == CallRole::kUnknown) r = RoleOf(trace.strings.View(api.name[i]));
+    return api.correlation[i] == kUnknownId ? CallRole::kOther : r;
+  };
+  auto launch = [&](size_t i) { return role(i) == CallRole::kLaunch && api.return_value[i] == 0; };
+  size_t launches = 0;
+  for (size_t i = 0; i < api.size(); ++i) launches += launch(i);
+  if (launches == 0) return 0;
+  std::vector<std::pair<int64_t, int64_t>> records;  // (pid, correlation), sorted
+  std::map<int64_t, int64_t> last;  // pid -> largest correlation id of a GPU record or device sync
+  auto later = [&](int64_t pid, int64_t corr) {
+    auto [it, inserted] = last.try_emplace(pid, corr);
+    if (!inserted) it->second = std::max(it->second, corr);
+  };
+  auto add = [&](const std::vector<int64_t>& pid, const std::vector<int64_t>& corr) {
+    for (size_t i = 0; i < corr.size(); ++i) {
+      if (corr[i] == kUnknownId) continue;
+      records.emplace_back(pid[i], corr[i]);
+      later(pid[i], corr[i]);
+    }
+  };
+  add(trace.kernels.pid, trace.kernels.correlation);
+  add(trace.memcpys.pid, trace.memcpys.correlation);
+  add(trace.memsets.pid, trace.memsets.correlation);
+  const bool no_records = records.empty();
+  for (size_t i = 0; i < api.size(); ++i)
+    if (role(i) == CallRole::kDeviceSync) later(api.pid[i], api.correlation[i]);
+  std::sort(records.begin(), records.end());
+  std::vector<int64_t> any_pid;  // for launches without a pid
+  for (const auto& r : records) any_pid.push_back(r.second);
+  std::sort(any_pid.begin(), any_pid.end());
+  int64_t last_any = INT64_MIN;
+  for (const auto& [pid, corr] : last) last_any = std::max(last_any, corr);
+  auto last_of = [&](int64_t pid) {
+    auto it = last.find(pid);
+    return it == last.end() ? INT64_MIN : it->second;
+  };
+  uint64_t unmatched = 0;
+  for (size_t i = 0; i < api.size(); ++i) {
+    if (!launch(i)) continue;
+    const int64_t pid = api.pid[i], c = api.correlation[i];
+    bool found;
+    int64_t after;  // the largest correlation id of its process's GPU records and device syncs
+    if (pid == kUnknownId) {
+      found = std::binary_search(any_pid.begin(), any_pid.end(), c);
+      after = last_any;
+    } else {
+      found = std::binary_search(records.begin(), records.end(), std::pair{pid, c}) ||
+              std::binary_search(records.begin(), records.end(), std::pair{kUnknownId, c});
+      after = std::max(last_of(pid), last_of(kUnknownId));
+    }
+    if (!found && (no_records || after > c)) ++unmatched;
+  }
+  return unmatched;
+}
+}  // namespace
+
 void FinalizeTrace(Trace& trace) {
   // Every kept timestamp is in [0, INT64_MAX], so end - start of any two never overflows.
   uint64_t negative = DropNegative(trace.kernels, trace.kernels.start) +
@@ -213,6 +310,7 @@ void FinalizeTrace(Trace& trace) {
     count(trace.memsets.correlation);
     trace.quality.Set(Quality::kUnmatchedCorrelation, unmatched);
   }
+  trace.quality.Set(Quality::kUnmatchedLaunch, CountUnmatchedLaunches(trace));
   trace.quality.Add(Quality::kOverlappingRanges, ComputeRangeDepth(trace.ranges));
   uint64_t invalid_utf8 = 0;
   for (StringId id = 0; id < trace.strings.size(); ++id) {

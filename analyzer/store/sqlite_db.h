@@ -92,6 +92,13 @@ class Stmt {
       default: return -1;
     }
   }
+  // True with the value in v when the column holds a REAL (no conversion from other types).
+  bool GetReal(int c, double& v) const {
+    sqlite3_value* x = sqlite3_column_value(stmt_, c);
+    if (sqlite3_value_type(x) != SQLITE_FLOAT) return false;
+    v = sqlite3_value_double(x);
+    return true;
+  }
   int64_t IntOr(int c, int64_t fallback) const {
     Get(c, fallback);
     return fallback;

@@ -187,24 +187,12 @@ void CheckDevices(Comparison& c) {
 // (at::native::elementwise_kernel<...> for each functor) are one entry with their deltas summed,
 // so the line names kernel families in the order of their contribution.
 std::vector<std::string> ContributorNames(const Comparison& c) {
-  struct Family {
-    std::string name;
-    double delta_ms = 0;
-    size_t variants = 0;
-  };
-  std::vector<Family> families;
-  std::map<std::string, size_t> index;
-  for (size_t i : c.kernel_contributors) {
-    auto [it, inserted] = index.try_emplace(ShortKernelName(c.kernels[i].name), families.size());
-    if (inserted) families.push_back({it->first, 0, 0});
-    families[it->second].delta_ms += c.kernels[i].delta_ms;
-    ++families[it->second].variants;
-  }
+  std::vector<FamilyDelta> families = GroupFamilies(c, c.kernel_contributors);
   std::stable_sort(families.begin(), families.end(),
-                   [](const Family& x, const Family& y) { return std::abs(x.delta_ms) > std::abs(y.delta_ms); });
+                   [](const FamilyDelta& x, const FamilyDelta& y) { return std::abs(x.delta_ms) > std::abs(y.delta_ms); });
   std::vector<std::string> names;
   for (size_t j = 0; j < families.size() && j < c.options.contributors; ++j) {
-    const Family& f = families[j];
+    const FamilyDelta& f = families[j];
     names.push_back(f.name + " " + FormatSigned(f.delta_ms, 3) + " ms/iter" +
                     (f.variants > 1 ? " (" + std::to_string(f.variants) + " variants)" : ""));
   }
@@ -216,6 +204,17 @@ std::string LatencyText(const Comparison& c) {
          FormatSigned(c.latency_delta_pct, 2) + "%, limit " + FormatSigned(c.options.threshold_pct, -1) + "%)";
 }
 
+// "name +7.00% (+0.123 ms/iter)" for the families over --kernel-threshold.
+std::string FamiliesOverText(const Comparison& c) {
+  std::vector<std::string> names;
+  for (size_t i : c.families_over) {
+    const FamilyDelta& f = c.families[i];
+    names.push_back(f.name + " " + FormatSigned(f.delta_pct, 2) + "% (" + FormatSigned(f.delta_ms, 3) + " ms/iter)");
+  }
+  return "kernel GPU time per iteration over the " + FormatSigned(c.options.kernel_threshold_pct, -1) +
+         "% limit: " + Join(names, ", ");
+}
+
 std::string VerdictText(const Comparison& c) {
   if (c.verdict == Verdict::kCannotJudge) {
     std::vector<std::string> why;
@@ -223,6 +222,9 @@ std::string VerdictText(const Comparison& c) {
     return VerdictHeading(c.verdict) + ": " + Join(why, "; ");
   }
   std::string p_text = c.mann_whitney.ok ? "Mann-Whitney p = " + FormatP(c.mann_whitney.p_two_sided) : "";
+  const bool latency_regression = c.over_threshold && (!c.options.require_significance || c.significant);
+  if (c.verdict == Verdict::kRegression && !latency_regression)
+    return VerdictHeading(c.verdict) + ": " + FamiliesOverText(c) + "; " + LatencyText(c);
   if (c.verdict == Verdict::kPass) {
     if (c.over_threshold)
       return VerdictHeading(c.verdict) + ": " + LatencyText(c) + " is over the limit but not significant (" + p_text +
@@ -239,6 +241,7 @@ std::string VerdictText(const Comparison& c) {
     phases.push_back(p.phase + " " + FormatSigned(p.delta_ms, 3) + " ms");
   }
   if (!phases.empty()) text += "; phases: " + Join(phases, ", ");
+  if (!c.families_over.empty()) text += "; " + FamiliesOverText(c);
   return text;
 }
 
@@ -275,11 +278,12 @@ Comparison CompareReports(const json& base, const json& next, const CompareOptio
     c.limit_ms = avg.base * (1 + options.threshold_pct / 100);
     c.over_threshold = avg.next > c.limit_ms;
   }
-  DiffKernelsAndPhases(base, next, c);
+  CheckLostData(base, next, c);
   const std::vector<double> bs = Samples(base), ns = Samples(next);
   c.mann_whitney = MannWhitneyU(bs, ns);
-  c.bootstrap = BootstrapRatioOfMeans(bs, ns);
   c.significant = c.mann_whitney.ok && c.mann_whitney.p_two_sided < options.alpha;
+  DiffKernelsAndPhases(base, next, c);  // after the test: shares need to know it
+  c.bootstrap = BootstrapRatioOfMeans(bs, ns);
   if (!c.mann_whitney.ok) c.notes.push_back("Mann-Whitney U not computed: " + c.mann_whitney.reason);
   if (c.problems.empty() && c.over_threshold && options.require_significance && !c.mann_whitney.ok)
     c.problems.push_back({"latency", "over the limit, but --require-significance needs at least 2 latency samples "
@@ -288,7 +292,7 @@ Comparison CompareReports(const json& base, const json& next, const CompareOptio
                                          std::to_string(ns.size()) + ")"});
   if (!c.problems.empty())
     c.verdict = Verdict::kCannotJudge;
-  else if (c.over_threshold && (!options.require_significance || c.significant))
+  else if ((c.over_threshold && (!options.require_significance || c.significant)) || !c.families_over.empty())
     c.verdict = Verdict::kRegression;
   else
     c.verdict = Verdict::kPass;

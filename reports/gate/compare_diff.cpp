@@ -8,6 +8,7 @@
 #include "reports/document/report_document.h"
 #include "reports/gate/compare_internal.h"
 #include "tracegate/analyzer/iterations.h"
+#include "tracegate/analyzer/kernel_class.h"
 
 namespace tg {
 
@@ -65,6 +66,8 @@ void DiffKernels(const json& base, const json& next, Comparison& c) {
       k.new_mean_us = in->second.mean_us;
     }
     k.delta_ms = k.new_ms - k.base_ms;
+    k.has_delta_pct = k.base_ms > 0;
+    if (k.has_delta_pct) k.delta_pct = k.delta_ms / k.base_ms * 100;
     if (ib == b.end())
       k.change = KernelChange::kAdded;
     else if (in == n.end())
@@ -107,9 +110,11 @@ std::vector<size_t> Contributors(const std::vector<T>& items, double latency_del
   return out;
 }
 
+// A share of the latency change means something only when the latency really changed: with a
+// change that is noise (say +0.01 ms), a kernel's +0.3 ms would read as a share of 30.
 template <typename T>
-void SetShares(std::vector<T>& items, double latency_delta) {
-  if (latency_delta == 0) return;
+void SetShares(std::vector<T>& items, double latency_delta, bool significant) {
+  if (latency_delta == 0 || !significant) return;
   for (T& item : items) {
     item.has_share = true;
     item.share_of_change = item.delta_ms / latency_delta;
@@ -118,11 +123,60 @@ void SetShares(std::vector<T>& items, double latency_delta) {
 
 }  // namespace
 
+std::vector<FamilyDelta> GroupFamilies(const Comparison& c, const std::vector<size_t>& kernels) {
+  std::vector<FamilyDelta> families;
+  std::map<std::string, size_t> index;
+  for (size_t i : kernels) {
+    const KernelDelta& k = c.kernels[i];
+    auto [it, inserted] = index.try_emplace(ShortKernelName(k.name), families.size());
+    if (inserted) families.push_back({.name = it->first, .change = k.change});
+    FamilyDelta& f = families[it->second];
+    f.base_ms += k.base_ms;
+    f.new_ms += k.new_ms;
+    f.delta_ms += k.delta_ms;
+    ++f.variants;
+    if (f.change != k.change) f.change = KernelChange::kChanged;  // some variants added or removed
+  }
+  for (FamilyDelta& f : families) {
+    f.has_delta_pct = f.change != KernelChange::kAdded && f.base_ms > 0;
+    if (f.has_delta_pct) f.delta_pct = f.delta_ms / f.base_ms * 100;
+  }
+  return families;
+}
+
+namespace {
+
+// The families whose time moved beyond noise (the per-kernel rule of CompareOptions applied to the
+// family's sum, so many variants that each moved a little still count), largest move first, and
+// those over kernel_threshold_pct: grown by more than it on both sides' common ground.
+void DiffFamilies(Comparison& c) {
+  std::vector<size_t> all(c.kernels.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  const CompareOptions& o = c.options;
+  for (FamilyDelta& f : GroupFamilies(c, all)) {
+    const double moved = std::abs(f.delta_ms);
+    if (f.change == KernelChange::kUnchanged) f.change = KernelChange::kChanged;
+    if (moved >= o.kernel_change_min_ms && moved >= f.base_ms * o.kernel_change_pct / 100)
+      c.families.push_back(std::move(f));
+  }
+  std::stable_sort(c.families.begin(), c.families.end(), [](const FamilyDelta& x, const FamilyDelta& y) {
+    return std::abs(x.delta_ms) > std::abs(y.delta_ms);
+  });
+  if (!o.has_kernel_threshold) return;
+  for (size_t i = 0; i < c.families.size(); ++i) {
+    const FamilyDelta& f = c.families[i];
+    if (f.has_delta_pct && f.new_ms > 0 && f.delta_pct > o.kernel_threshold_pct) c.families_over.push_back(i);
+  }
+}
+
+}  // namespace
+
 void DiffKernelsAndPhases(const json& base, const json& next, Comparison& c) {
   DiffKernels(base, next, c);
   DiffPhases(base, next, c);
-  SetShares(c.kernels, c.latency_delta_ms);
-  SetShares(c.phases, c.latency_delta_ms);
+  DiffFamilies(c);
+  SetShares(c.kernels, c.latency_delta_ms, c.significant);
+  SetShares(c.phases, c.latency_delta_ms, c.significant);
   c.kernel_contributors = Contributors(c.kernels, c.latency_delta_ms);
   c.phase_contributors = Contributors(c.phases, c.latency_delta_ms);
 }

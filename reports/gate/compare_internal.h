@@ -7,14 +7,24 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tracegate/reports/compare.h"
 
 namespace tg {
 
-// Fills c.kernels (from each side's kernel_table) and c.phases (phases.<p>.mean_ms), their shares
-// of c.latency_delta_ms and the contributors; a note when a side lacks the section.
+// Fills c.kernels (from each side's kernel_table), c.phases (phases.<p>.mean_ms), c.families,
+// their shares of c.latency_delta_ms (when c.significant) and the contributors; a note when a
+// side lacks the section.
 void DiffKernelsAndPhases(const nlohmann::json& base, const nlohmann::json& next, Comparison& c);
+
+// The families (ShortKernelName) of c.kernels[i] for i in `kernels`, in first-seen order, with
+// their times summed.
+std::vector<FamilyDelta> GroupFamilies(const Comparison& c, const std::vector<size_t>& kernels);
+
+// Lost data on either side (compare.h): "data_quality" problems naming the counter or table and
+// its numbers; a note when a side has no counts{} to check.
+void CheckLostData(const nlohmann::json& base, const nlohmann::json& next, Comparison& c);
 
 // "%.<decimals>f"; decimals < 0: the shortest form ("%g"), so a threshold of 5 reads "5".
 std::string FormatNumber(double v, int decimals);

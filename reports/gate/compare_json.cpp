@@ -32,17 +32,30 @@ json MetricJson(const MetricDelta& m) {
   return j;
 }
 
+// The per-iteration times of a kernel or a family (the document's objects sort their keys).
+json PerIteration(double base_ms, double new_ms, double delta_ms, bool has_pct, double pct) {
+  return {{"base_ms_per_iteration", base_ms},
+          {"new_ms_per_iteration", new_ms},
+          {"delta_ms_per_iteration", delta_ms},
+          {"delta_pct_of_base", NumberOr(has_pct, pct)}};
+}
+
 json KernelJson(const KernelDelta& k) {
-  return {{"name", k.name},
-          {"change", KernelChangeName(k.change)},
-          {"base_count", k.base_count},
-          {"new_count", k.new_count},
-          {"base_ms_per_iteration", k.base_ms},
-          {"new_ms_per_iteration", k.new_ms},
-          {"delta_ms_per_iteration", k.delta_ms},
-          {"base_mean_us", k.base_mean_us},
-          {"new_mean_us", k.new_mean_us},
-          {"share_of_change", NumberOr(k.has_share, k.share_of_change)}};
+  json j = PerIteration(k.base_ms, k.new_ms, k.delta_ms, k.has_delta_pct, k.delta_pct);
+  j.update({{"name", k.name},
+            {"change", KernelChangeName(k.change)},
+            {"base_count", k.base_count},
+            {"new_count", k.new_count},
+            {"base_mean_us", k.base_mean_us},
+            {"new_mean_us", k.new_mean_us},
+            {"share_of_change", NumberOr(k.has_share, k.share_of_change)}});
+  return j;
+}
+
+json FamilyJson(const FamilyDelta& f) {
+  json j = PerIteration(f.base_ms, f.new_ms, f.delta_ms, f.has_delta_pct, f.delta_pct);
+  j.update({{"name", f.name}, {"change", KernelChangeName(f.change)}, {"variants", f.variants}});
+  return j;
 }
 
 json PhaseJson(const PhaseDelta& p) {
@@ -85,6 +98,9 @@ json ComparisonToJson(const Comparison& c) {
   for (const MetricDelta& m : c.metrics) metrics.push_back(MetricJson(m));
   for (const KernelDelta& k : c.kernels) kernels.push_back(KernelJson(k));
   for (const PhaseDelta& p : c.phases) phases.push_back(PhaseJson(p));
+  json families = json::array(), families_over = json::array();
+  for (const FamilyDelta& f : c.families) families.push_back(FamilyJson(f));
+  for (size_t i : c.families_over) families_over.push_back(c.families[i].name);
   json kernel_names = json::array(), phase_names = json::array();
   for (size_t i : c.kernel_contributors) kernel_names.push_back(c.kernels[i].name);
   for (size_t i : c.phase_contributors) phase_names.push_back(c.phases[i].phase);
@@ -99,7 +115,9 @@ json ComparisonToJson(const Comparison& c) {
             {"allow_device_mismatch", o.allow_device_mismatch},
             {"alpha", o.alpha},
             {"kernel_change_pct", o.kernel_change_pct},
-            {"kernel_change_min_ms", o.kernel_change_min_ms}}},
+            {"kernel_change_min_ms", o.kernel_change_min_ms},
+            {"max_malformed_pct", o.max_malformed_pct},
+            {"kernel_threshold_pct", NumberOr(o.has_kernel_threshold, o.kernel_threshold_pct)}}},
           {"base", SideJson(c.base)},
           {"new", SideJson(c.next)},
           {"latency",
@@ -112,6 +130,8 @@ json ComparisonToJson(const Comparison& c) {
           {"metrics", std::move(metrics)},
           {"phases", std::move(phases)},
           {"kernels", std::move(kernels)},
+          {"kernel_families", std::move(families)},
+          {"kernel_families_over_threshold", std::move(families_over)},
           {"contributors", {{"kernels", std::move(kernel_names)}, {"phases", std::move(phase_names)}}},
           {"statistics", StatisticsJson(c)}};
 }

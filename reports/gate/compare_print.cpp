@@ -53,6 +53,18 @@ void PrintComparison(std::ostream& out, const Comparison& c) {
       out << line << Clip(k.name) << "\n";
     }
   }
+  if (!c.families.empty()) {
+    out << "  kernel families changed (GPU ms per iteration, summed over variants):\n";
+    for (size_t j = 0; j < c.families.size() && j < kPrintedContributors; ++j) {
+      const FamilyDelta& f = c.families[j];
+      std::snprintf(line, sizeof line, "    %10s %9s  %10s -> %-10s ", FormatSigned(f.delta_ms, 3).c_str(),
+                    f.has_delta_pct ? (FormatSigned(f.delta_pct, 2) + "%").c_str() : KernelChangeName(f.change).data(),
+                    FormatNumber(f.base_ms, 3).c_str(), FormatNumber(f.new_ms, 3).c_str());
+      out << line << Clip(f.name) << (f.variants > 1 ? " (" + std::to_string(f.variants) + " variants)" : "") << "\n";
+    }
+    if (c.families.size() > kPrintedContributors)
+      out << "    " << c.families.size() - kPrintedContributors << " more in tracegate compare --json\n";
+  }
   if (!c.phase_contributors.empty()) {
     out << "  phases (ms per iteration):";
     for (size_t i : c.phase_contributors)

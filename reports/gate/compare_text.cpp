@@ -106,19 +106,25 @@ void MetricsTable(std::ostream& out, const Comparison& c) {
 }
 
 std::string Share(bool has, double share) { return has ? FormatNumber(share * 100, 1) + "%" : "n/a"; }
+std::string Pct(bool has, double pct) { return has ? FormatSigned(pct, 2) + "%" : "n/a"; }
 
 void ContributorTables(std::ostream& out, const Comparison& c) {
   if (!c.has_latency || c.latency_delta_ms == 0) return;
   out << "\n### What moved the latency (" << FormatSigned(c.latency_delta_ms, 3) << " ms per iteration)\n\n";
   if (!c.kernel_contributors.empty()) {
-    out << "| kernel | base ms/iter | new ms/iter | delta ms/iter | share of the change |\n"
-           "|---|---:|---:|---:|---:|\n";
+    out << "| kernel | base ms/iter | new ms/iter | delta ms/iter | delta % of its base | share of the change |\n"
+           "|---|---:|---:|---:|---:|---:|\n";
     for (size_t j = 0; j < c.kernel_contributors.size() && j < kMarkdownContributorRows; ++j) {
       const KernelDelta& k = c.kernels[c.kernel_contributors[j]];
       out << "| " << MdCode(k.name) << " | " << FormatNumber(k.base_ms, 3) << " | " << FormatNumber(k.new_ms, 3)
-          << " | " << FormatSigned(k.delta_ms, 3) << " | " << Share(k.has_share, k.share_of_change) << " |\n";
+          << " | " << FormatSigned(k.delta_ms, 3) << " | " << Pct(k.has_delta_pct, k.delta_pct) << " | "
+          << Share(k.has_share, k.share_of_change) << " |\n";
     }
     out << "\nKernel time is summed over streams; on overlapping streams it can exceed its effect on latency.\n\n";
+  }
+  if (!c.significant) {
+    out << "Shares of the change are given only when the latency change is significant (Mann-Whitney p < "
+        << FormatNumber(c.options.alpha, -1) << ").\n\n";
   }
   if (!c.phases.empty()) {
     out << "| phase | base ms | new ms | delta ms | share of the change |\n|---|---:|---:|---:|---:|\n";
@@ -126,6 +132,21 @@ void ContributorTables(std::ostream& out, const Comparison& c) {
       out << "| " << p.phase << " | " << FormatNumber(p.base_ms, 3) << " | " << FormatNumber(p.new_ms, 3) << " | "
           << FormatSigned(p.delta_ms, 3) << " | " << Share(p.has_share, p.share_of_change) << " |\n";
   }
+}
+
+void KernelFamilies(std::ostream& out, const Comparison& c) {
+  if (c.families.empty()) return;
+  out << "\n### Kernel families whose GPU time changed\n\n"
+         "| kernel family | variants | base ms/iter | new ms/iter | delta ms/iter | delta % of its base |\n"
+         "|---|---:|---:|---:|---:|---:|\n";
+  for (size_t j = 0; j < c.families.size() && j < kMarkdownKernelRows; ++j) {
+    const FamilyDelta& f = c.families[j];
+    out << "| " << MdCode(f.name) << " | " << f.variants << " | " << FormatNumber(f.base_ms, 3) << " | "
+        << FormatNumber(f.new_ms, 3) << " | " << FormatSigned(f.delta_ms, 3) << " | "
+        << (f.has_delta_pct ? Pct(true, f.delta_pct) : std::string(KernelChangeName(f.change))) << " |\n";
+  }
+  if (c.families.size() > kMarkdownKernelRows)
+    out << "\n" << c.families.size() - kMarkdownKernelRows << " more in the JSON comparison (--json).\n";
 }
 
 void KernelChanges(std::ostream& out, const Comparison& c) {
@@ -214,6 +235,7 @@ std::string ComparisonMarkdown(const Comparison& c) {
       << (c.options.require_significance ? ", significance required" : "") << "\n\n";
   MetricsTable(out, c);
   ContributorTables(out, c);
+  KernelFamilies(out, c);
   KernelChanges(out, c);
   Statistics(out, c);
   std::vector<std::string> problems;
@@ -238,11 +260,19 @@ std::string ComparisonJunit(const Comparison& c) {
   const bool inputs_ok = cases.front().kind.empty();
   for (JunitCase& jc : cases)
     if (!inputs_ok && jc.kind.empty()) jc = {jc.name, "skipped", "not judged: the inputs cannot be compared"};
-  JunitCase& latency = cases.back();
-  if (c.verdict == Verdict::kRegression) {
-    latency = {latency.name, "failure", c.verdict_text};
-  } else if (c.verdict == Verdict::kCannotJudge && latency.kind.empty()) {
-    latency = {latency.name, "skipped", "not judged: the inputs cannot be compared"};
+  const bool latency_failed = c.verdict == Verdict::kRegression && c.over_threshold &&
+                              (!c.options.require_significance || c.significant);
+  if (c.options.has_kernel_threshold) {
+    JunitCase kernels{"kernel_gpu_time", "", ""};
+    if (!c.families_over.empty()) kernels = {kernels.name, "failure", c.verdict_text};
+    else if (c.verdict == Verdict::kCannotJudge) kernels = {kernels.name, "skipped", "not judged: the inputs cannot be compared"};
+    cases.push_back(std::move(kernels));
+  }
+  JunitCase& latency_case = cases[3];
+  if (latency_failed) {
+    latency_case = {latency_case.name, "failure", c.verdict_text};
+  } else if (c.verdict == Verdict::kCannotJudge && latency_case.kind.empty()) {
+    latency_case = {latency_case.name, "skipped", "not judged: the inputs cannot be compared"};
   }
   size_t failures = 0, errors = 0, skipped = 0;
   for (const JunitCase& jc : cases) {

@@ -57,10 +57,10 @@ CASES = [  # name, file suffix, content (str or bytes), ("exit2", stderr text) |
   ("store_future_schema", ".db", None, ("exit2", "newer")),
   ("sqlite_truncated", ".sqlite", None, ("exit2", "")),
   # nsys cases: counters beyond those of the unmodified fixture (NSYS_BASE below).
-  ("nsys_end_before_start", ".sqlite", nsys("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET end = start - 1 WHERE start = 1000;"), ("counted", {"negative_duration": 1})),
+  ("nsys_end_before_start", ".sqlite", nsys("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET end = start - 1 WHERE start = 1000;"), ("counted", {"negative_duration": 1, "unmatched_launch": 1})),
   ("nsys_missing_string", ".sqlite", nsys("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET shortName = 999999, demangledName = 999999 WHERE start = 1000;"), ("counted", {"unresolved_name": 1})),
-  ("nsys_text_start", ".sqlite", nsys("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = 'soon' WHERE start = 1000;"), ("counted", {"malformed_event": 1})),
-  ("nsys_negative_start", ".sqlite", nsys("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = -500 WHERE start = 1000;"), ("counted", {"negative_timestamp": 1})),
+  ("nsys_text_start", ".sqlite", nsys("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = 'soon' WHERE start = 1000;"), ("counted", {"malformed_event": 1, "unmatched_launch": 1})),
+  ("nsys_negative_start", ".sqlite", nsys("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = -500 WHERE start = 1000;"), ("counted", {"negative_timestamp": 1, "unmatched_launch": 1})),
   ("nsys_invalid_utf8", ".sqlite", nsys("UPDATE StringIds SET value = CAST(X'6261644142FF' AS TEXT) WHERE id = (SELECT demangledName FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE start = 1000);"), ("counted", {"invalid_utf8": 1})),
 ]
 # SQLite files that are not traces: written here, not generated as text.

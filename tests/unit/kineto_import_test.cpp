@@ -355,7 +355,11 @@ TEST(KinetoRealTraces, CountsMatchAnIndependentParse) {
     for (int64_t b : t.memcpys.bytes) imported_bytes += b;
     EXPECT_EQ(imported_bytes, copied_bytes);
     EXPECT_GT(t.kernels.size(), 0u);
-    EXPECT_FALSE(t.quality.HasErrors());
+    // kineto_compare_test lacks the kernel of correlation 1972583 (in kineto_compare_base) while its
+    // cudaLaunchKernel and a later cudaDeviceSynchronize are there: one lost GPU record.
+    const bool lost_kernel = entry.path().filename() == "kineto_compare_test.json.gz";
+    EXPECT_EQ(t.quality.Get(Quality::kUnmatchedLaunch), lost_kernel ? 1u : 0u) << entry.path();
+    EXPECT_EQ(t.quality.HasErrors(), lost_kernel) << entry.path();
     EXPECT_EQ(t.quality.Get(Quality::kMalformedEvent), 0u);
     EXPECT_EQ(t.metadata.at("source_format"), "kineto_json");
   }

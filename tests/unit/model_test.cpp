@@ -206,6 +206,47 @@ TEST(FinalizeTrace, CountsGpuWorkWithoutLaunch) {
   EXPECT_EQ(t.quality.Get(Quality::kUnmatchedCorrelation), 1u);
 }
 
+// Launches without a GPU record: matched per process (correlation ids are per process), the
+// capture's tail excused, a later device sync or later GPU work of the process making it count.
+TEST(FinalizeTrace, CountsLaunchesWithoutGpuRecordPerProcess) {
+  Trace t;
+  auto call = [&](const char* name, int64_t pid, int64_t corr, int32_t rv = 0) {
+    t.api_calls.Add(ApiCall{0, 5, t.strings.Intern(name), ApiKind::kRuntime, pid, 1, corr, rv});
+  };
+  auto kernel = [&](int64_t pid, int64_t corr) {
+    Kernel k; k.start = 6; k.end = 9; k.pid = pid; k.correlation = corr;
+    t.kernels.Add(k);
+  };
+  call("cudaLaunchKernel_v7000", 10, 1);   // matched in process 10
+  kernel(10, 1);
+  call("cudaLaunchKernel", 11, 1);         // id 1 of process 11: the kernel of process 10 is not it
+  call("cuLaunchKernelEx", 11, 2);         // matched
+  kernel(11, 2);
+  call("cudaLaunchKernel", 11, 3, 1);      // failed launch: no record expected
+  call("cudaLaunchKernel", 11, 4);         // the tail of process 11 ...
+  call("cudaLaunchHostFunc", 11, 5);       // not a GPU launch
+  call("cudaLaunchKernel_ptsz", 10, 2);    // ... but process 10 synchronised the device after it
+  call("cudaDeviceSynchronize_v3020", 10, 3);
+  call("cudaLaunchKernel", 10, 4);         // tail of process 10
+  FinalizeTrace(t);
+  EXPECT_EQ(t.quality.Get(Quality::kUnmatchedLaunch), 2u);  // (11, 1) and (10, 2)
+  EXPECT_TRUE(t.quality.HasErrors());
+}
+
+// GPU records without a pid (Kineto) match any process; a trace without GPU records loses every launch.
+TEST(FinalizeTrace, CountsLaunchesAgainstPidlessRecordsAndEmptyTables) {
+  for (bool with_kernel : {true, false}) {
+    Trace t;
+    for (int64_t c : {7, 8, 9})
+      t.api_calls.Add(ApiCall{0, 5, t.strings.Intern("cudaGraphLaunch"), ApiKind::kRuntime, 3, 1, c, 0});
+    Kernel k; k.start = 6; k.end = 9; k.correlation = 9;  // pid unknown
+    if (with_kernel) t.kernels.Add(k);
+    FinalizeTrace(t);
+    // With the kernel: 7 and 8 (9 is matched); without any GPU record: all three.
+    EXPECT_EQ(t.quality.Get(Quality::kUnmatchedLaunch), with_kernel ? 2u : 3u);
+  }
+}
+
 // Narrow id ranges use a bitmap, wide ones a sorted vector: both count the same GPU rows.
 TEST(FinalizeTrace, CountsUnmatchedCorrelationsForNarrowAndWideIds) {
   for (int64_t stride : {int64_t{1}, int64_t{1} << 40}) {

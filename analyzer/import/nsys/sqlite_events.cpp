@@ -25,11 +25,28 @@ int64_t ReadPid(const internal::Stmt& q, int global_col, int tg_col) {
   return q.Get(global_col, v) ? internal::PidOf(v) : kUnknownId;
 }
 
+// GetInteger, and a REAL that holds a whole number below 2^53 read as that integer: every such
+// double is exactly one int64, so nothing is lost. Other REALs (a fraction, or so large that
+// neighbouring integers share one double) cannot give the exact nanosecond: -2.
+int GetTime(const internal::Stmt& q, int c, TimeNs& v) {
+  const int got = q.GetInteger(c, v);
+  double real;
+  if (got >= 0 || !q.GetReal(c, real)) return got;
+  constexpr double kExactLimit = 9007199254740992.0;  // 2^53
+  if (!(std::abs(real) < kExactLimit) || std::trunc(real) != real) return -2;
+  v = static_cast<TimeNs>(real);
+  return 1;
+}
+
 // Checks start/end (columns 0 and 1): both INTEGER, end >= start; false when the row must be
 // dropped (and counts why).
 bool ReadTimes(const internal::Stmt& q, Source& src, TimeNs& start, TimeNs& end) {
-  const int s = q.GetInteger(0, start), e = q.GetInteger(1, end);
-  if (s < 0 || e < 0) {  // a time stored as text or a real number
+  const int s = GetTime(q, 0, start), e = GetTime(q, 1, end);
+  if (s == -2 || e == -2) {
+    src.found.Add(Quality::kInexactTimestamp);
+    return false;
+  }
+  if (s < 0 || e < 0) {  // a time stored as text or a blob
     src.found.Add(Quality::kMalformedEvent);
     return false;
   }

@@ -40,6 +40,8 @@ enum class Quality : uint16_t {
   kInvalidUtf8,             // names with bytes that are not UTF-8; repaired with U+FFFD, kept
   kUnresolvedName,          // SQLite name ids missing from StringIds; kept with a placeholder name
   kDuplicateKey,            // JSON event with a member it uses given twice; the last one wins, kept
+  kUnmatchedLaunch,         // kernel/graph launch call with no GPU record of its correlation id
+  kInexactTimestamp,        // SQLite REAL time that is no exact int64 nanosecond value; dropped
   kCount
 };
 
@@ -90,6 +92,15 @@ inline constexpr std::array<QualityInfo, static_cast<size_t>(Quality::kCount)> k
     {Quality::kDuplicateKey, "duplicate_key", Severity::kWarning,
      "JSON events with a member tracegate reads (ts, dur, name, args.stream, ...) given twice; the "
      "last occurrence wins, as JavaScript's JSON.parse and Python's json read it; kept"},
+    {Quality::kUnmatchedLaunch, "unmatched_launch", Severity::kError,
+     "kernel and graph launch calls (cudaLaunchKernel, cuLaunchKernel, cudaGraphLaunch, ...) that "
+     "returned success but whose correlation id matches no kernel, memcpy or memset of their process, "
+     "while that process later issued recorded GPU work or returned from a device sync, or the trace "
+     "has no GPU record at all: GPU records were lost. Launches after the last recorded GPU work of "
+     "their process are the capture's tail and not counted"},
+    {Quality::kInexactTimestamp, "inexact_timestamp", Severity::kError,
+     "SQLite rows whose start or end is a REAL that is not a whole number of nanoseconds below "
+     "2^53 (whole numbers below 2^53 are read exactly); the exact time is lost, so the row is dropped"},
 }};
 
 // InfoOf indexes kQualityInfo by the enum, and QualityFromKey looks keys up: entry i must describe

@@ -7,10 +7,18 @@
 //                 allow_device_mismatch); a side has an error-level data-quality counter
 //                 (data_quality.has_errors, or a counter with severity "error" and count > 0);
 //                 with require_significance, the latency is over the limit but the Mann-Whitney
-//                 test cannot run (fewer than 2 latency samples on a side).
+//                 test cannot run (fewer than 2 latency samples on a side); lost data on a side:
+//                 malformed_event over max_malformed_pct % of the rows read (counts{} plus the
+//                 dropped rows), or no kernels / memcpys / runtime+driver calls where the other
+//                 side has some (compare_lost.cpp).
 //   regression    new avg_latency_ms > base avg_latency_ms x (1 + threshold_pct / 100), and, with
-//                 require_significance, the Mann-Whitney p-value on latency_samples_ms < alpha.
+//                 require_significance, the Mann-Whitney p-value on latency_samples_ms < alpha;
+//                 or, with kernel_threshold_pct, a kernel family present on both sides whose GPU
+//                 time per iteration changed beyond noise and grew by more than that percentage.
 //   pass          otherwise.
+// Kernel families (ShortKernelName: the template instantiations of one kernel summed) whose GPU
+// time per iteration changed beyond noise (kernel_change_pct / kernel_change_min_ms) are always
+// listed, whether or not the latency moved.
 // Kernels come from each report's kernel_table (per-iteration time of every distinct kernel).
 // Contributors explain a latency change: the kernels and phases whose per-iteration time moved
 // the same way as avg_latency_ms, largest move first. Kernel time is summed over streams, so on
@@ -39,6 +47,9 @@ struct CompareOptions {
   double kernel_change_pct = 1;      // a kernel whose per-iteration time moves less than this % of
   double kernel_change_min_ms = 0.001;  // its base time, or less than this, is "unchanged"
   size_t contributors = 3;           // kernels named in the verdict line
+  double max_malformed_pct = 1;      // malformed_event above this % of the rows read: cannot judge
+  bool has_kernel_threshold = false;  // kernel_threshold_pct applies (gate --kernel-threshold)
+  double kernel_threshold_pct = 0;
 };
 
 enum class Verdict { kPass, kRegression, kCannotJudge };
@@ -66,14 +77,26 @@ struct KernelDelta {
   double base_ms = 0, new_ms = 0;       // per iteration (0 on the side that lacks the kernel)
   double base_mean_us = 0, new_mean_us = 0;
   double delta_ms = 0;                  // new_ms - base_ms
-  bool has_share = false;
-  double share_of_change = 0;           // delta_ms / avg latency delta, when that is not 0
+  bool has_delta_pct = false;
+  double delta_pct = 0;                 // delta_ms / base_ms x 100, when base_ms > 0
+  bool has_share = false;               // only when the latency change is significant and not 0
+  double share_of_change = 0;           // delta_ms / avg latency delta
+};
+
+// A kernel family (ShortKernelName) summed over its variants; per iteration.
+struct FamilyDelta {
+  std::string name;
+  KernelChange change = KernelChange::kUnchanged;  // added / removed: no variant on one side
+  size_t variants = 0;
+  double base_ms = 0, new_ms = 0, delta_ms = 0;
+  bool has_delta_pct = false;
+  double delta_pct = 0;                 // delta_ms / base_ms x 100, when base_ms > 0
 };
 
 struct PhaseDelta {
   std::string phase;                    // pre, h2d, infer, d2h, post, idle
   double base_ms = 0, new_ms = 0, delta_ms = 0;  // phases.<phase>.mean_ms
-  bool has_share = false;
+  bool has_share = false;               // as KernelDelta
   double share_of_change = 0;
 };
 
@@ -89,6 +112,7 @@ struct SideInfo {
 };
 
 // Why the comparison cannot judge. check: "inputs", "devices", "data_quality" or "latency".
+// Lost data (compare_lost.cpp) is a "data_quality" problem.
 struct CompareProblem {
   std::string check;
   std::string message;
@@ -111,6 +135,8 @@ struct Comparison {
   std::vector<KernelDelta> kernels;     // all kernels of both sides, by |delta_ms| desc, then name
   std::vector<size_t> kernel_contributors;  // indexes into kernels, largest contribution first
   std::vector<size_t> phase_contributors;   // indexes into phases, largest contribution first
+  std::vector<FamilyDelta> families;    // kernel families changed beyond noise, by |delta_ms| desc
+  std::vector<size_t> families_over;    // indexes into families over kernel_threshold_pct
   MannWhitneyResult mann_whitney;       // base samples vs new samples
   BootstrapResult bootstrap;            // mean(new) / mean(base)
   bool significant = false;             // mann_whitney.ok and p < alpha
@@ -128,8 +154,12 @@ Comparison CannotReadInputs(const std::string& message, const CompareOptions& op
 
 // The comparison document (schema tracegate.comparison/v1): verdict{name, text, problems, notes},
 // options, base/new{label, devices, model, commit, samples, latency_cv}, latency{...}, metrics[],
-// phases[], kernels[] (every kernel, with change), contributors{kernels[], phases[]} (names),
-// statistics{mann_whitney{...}, bootstrap{...}, significant, alpha}. null where undefined.
+// phases[], kernels[] (every kernel, with change, delta_pct_of_base; share_of_change is null unless
+// the latency change is significant), kernel_families[]{name, change, variants, base/new/delta
+// ms_per_iteration, delta_pct_of_base} (changed beyond noise), kernel_families_over_threshold[]
+// (names), contributors{kernels[], phases[]} (names), statistics{mann_whitney{...}, bootstrap{...},
+// significant, alpha}; options add max_malformed_pct and kernel_threshold_pct (null: off). null
+// where undefined.
 nlohmann::json ComparisonToJson(const Comparison& c);
 
 // The terminal summary of `tracegate compare` and `gate`: the verdict line first, then the
