@@ -2,7 +2,8 @@
 # Baselines and history under concurrent CI jobs and faults (docs/ROBUSTNESS.md):
 #  1. 64 gates and 16 saves started together on one baselines directory, 5 rounds: every exit
 #     code 0, nothing on stderr, every history row present;
-#  2. SIGKILL at random points of saves and gates (ROUNDS_KILL, default 200 kills): after each,
+#  2. SIGKILL at random points of saves and gates (ROUNDS_KILL, default 200 kills; the delay is
+#     uniform over one run's duration, measured first): after each,
 #     history.db passes PRAGMA integrity_check, the baseline reads whole, the history lists;
 #  3. a file-size limit (as a full disk): the save fails with one line and changes nothing; the
 #     gate still judges and says in one line that the history was not written;
@@ -43,12 +44,16 @@ wait
 
 # 2. SIGKILL at random points.
 k=kills; "$tg" baseline save base.json --name victim --dir $k >/dev/null
+# Kill points spread over a whole run: the delay is uniform in [0, the time a save + gate take].
+t0=$(date +%s%N)
+for _ in 1 2 3; do "$tg" baseline save base.json --name timing --dir timing >/dev/null; "$tg" gate base.json --baseline timing --dir timing >/dev/null; done
+span_us=$(( ($(date +%s%N) - t0) / 3000 / 2 ))
 bad=0; killed=0
 for i in $(seq $kills); do
   if (( i % 2 )); then "$tg" baseline save $([ $((i % 4)) = 1 ] && echo other.json || echo base.json) --name victim --dir $k >/dev/null 2>&1 &
   else "$tg" gate base.json --baseline victim --dir $k >/dev/null 2>&1 & fi
   pid=$!
-  sleep 0.0$((RANDOM % 60))
+  sleep "$(printf '0.%06d' $(( (RANDOM * 32768 + RANDOM) % span_us )))"
   kill -9 $pid 2>/dev/null && killed=$((killed + 1))
   wait $pid 2>/dev/null
   [ "$(sqlite3 $k/history.db 'PRAGMA integrity_check')" = ok ] || { bad=$((bad + 1)); echo "kill $i: integrity"; }
@@ -56,7 +61,7 @@ for i in $(seq $kills); do
   "$tg" baseline history victim --dir $k >/dev/null 2>&1 || { bad=$((bad + 1)); echo "kill $i: history unreadable"; }
 done
 [ $bad = 0 ] && ok || fail "$bad damaged states after $kills kill attempts"
-echo "history_concurrency: $killed of $kills processes killed before they finished"
+echo "history_concurrency: $killed of $kills processes killed before they finished (kill points in 0-${span_us} us)"
 [ $killed -ge 20 ] && ok || fail "only $killed processes were killed mid-run: the loop did not test kills"
 
 # 3. A file-size limit (SIGXFSZ ignored, so writes fail with EFBIG, as on a full disk).
