@@ -239,6 +239,35 @@ uint64_t CountUnmatchedLaunches(const Trace& trace) {
   size_t launches = 0;
   for (size_t i = 0; i < api.size(); ++i) launches += launch(i);
   if (launches == 0) return 0;
+  // One process (GPU records without a pid, as Kineto writes them, belong to any): correlation
+  // ids alone decide, through the bitmap FinalizeTrace also uses. Several processes need
+  // (pid, id) pairs, sorted, below: ids are per process.
+  int64_t only_pid = kUnknownId;
+  bool one_process = true;
+  auto note = [&](int64_t pid) {
+    if (pid == kUnknownId || pid == only_pid) return;
+    if (only_pid == kUnknownId) only_pid = pid;
+    else one_process = false;
+  };
+  for (const auto* pids : {&trace.kernels.pid, &trace.memcpys.pid, &trace.memsets.pid, &api.pid})
+    for (int64_t pid : *pids) note(pid);
+  if (one_process) {
+    std::vector<int64_t> ids;
+    ids.reserve(trace.GpuEventCount());
+    for (const auto* corr : {&trace.kernels.correlation, &trace.memcpys.correlation, &trace.memsets.correlation})
+      for (int64_t c : *corr)
+        if (c != kUnknownId) ids.push_back(c);
+    int64_t last = INT64_MIN;  // the largest correlation id of a GPU record or device sync
+    for (int64_t c : ids) last = std::max(last, c);
+    for (size_t i = 0; i < api.size(); ++i)
+      if (role(i) == CallRole::kDeviceSync) last = std::max(last, api.correlation[i]);
+    const bool none = ids.empty();
+    const CorrelationSet recorded(ids);
+    uint64_t lost = 0;
+    for (size_t i = 0; i < api.size(); ++i)
+      if (launch(i) && !recorded.Contains(api.correlation[i]) && (none || last > api.correlation[i])) ++lost;
+    return lost;
+  }
   std::vector<std::pair<int64_t, int64_t>> records;  // (pid, correlation), sorted
   std::map<int64_t, int64_t> last;  // pid -> largest correlation id of a GPU record or device sync
   auto later = [&](int64_t pid, int64_t corr) {
