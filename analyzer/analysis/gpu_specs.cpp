@@ -1,8 +1,8 @@
 // Peak rates of known GPUs. FP16 is the dense tensor-core rate: datasheets print the sparse rate
 // (2:4 sparsity) beside it, which is twice the dense one; we quote both in the source string where
-// the dense figure is derived. The rows whose source begins "SPEC.md" keep the figures of the
-// project's original specification, which win over the datasheet (docs/RULES.md, "Roofline"); the
-// report prints the source (peak.source), so those strings stay as they are.
+// the dense figure is derived. The rows whose source begins "tracegate specification" keep the
+// figures of the project's original specification, which win over the datasheet (docs/RULES.md,
+// "Roofline"); the report prints the source (peak.source), so it names where a reader finds them.
 #include "tracegate/analyzer/gpu_specs.h"
 
 #include <array>
@@ -33,15 +33,15 @@ constexpr std::array<GpuSpec, 18> kGpus{{
     {"NVIDIA A100 40GB SXM4", "a100-sxm4-40gb", 1555, 19.5, 312,
      "NVIDIA A100 Tensor Core GPU datasheet (40GB SXM: 1,555 GB/s, FP32 19.5, FP16 tensor 312 dense)"},
     {"NVIDIA A100", "a100", 2039, 19.5, 312,
-     "SPEC.md (seed 002): 2039 GB/s, FP32 19.5, FP16 312 (= A100 80GB SXM datasheet)"},
+     "tracegate specification (docs/RULES.md, Roofline): 2039 GB/s, FP32 19.5, FP16 312 (= A100 80GB SXM datasheet)"},
     {"NVIDIA A10", "a10", 600, 31.2, 125,
      "NVIDIA A10 Tensor Core GPU datasheet (600 GB/s, FP32 31.2, FP16 tensor 125 dense / 250 sparse)"},
     {"Tesla V100 PCIe", "v100-pcie", 900, 14, 112,
      "NVIDIA Tesla V100 datasheet (PCIe: 900 GB/s, FP32 14, tensor 112)"},
-    {"Tesla V100", "v100", 900, 15.7, 125, "SPEC.md (seed 002): 900 GB/s, FP32 15.7, FP16 125 (= V100 SXM2 datasheet)"},
+    {"Tesla V100", "v100", 900, 15.7, 125, "tracegate specification (docs/RULES.md, Roofline): 900 GB/s, FP32 15.7, FP16 125 (= V100 SXM2 datasheet)"},
     {"NVIDIA RTX A6000", "a6000", 768, 38, 150,
-     "SPEC.md (seed 002): 768 GB/s, FP32 38, FP16 150 (RTX A6000 datasheet: 38.7, 154.8 dense tensor)"},
-    {"NVIDIA GeForce RTX 3090 Ti", "3090 ti", 1008, 40, 160, "SPEC.md (seed 002): 1008 GB/s, FP32 40, FP16 160"},
+     "tracegate specification (docs/RULES.md, Roofline): 768 GB/s, FP32 38, FP16 150 (RTX A6000 datasheet: 38.7, 154.8 dense tensor)"},
+    {"NVIDIA GeForce RTX 3090 Ti", "3090 ti", 1008, 40, 160, "tracegate specification (docs/RULES.md, Roofline): 1008 GB/s, FP32 40, FP16 160"},
     {"NVIDIA L40S", "l40s", 864, 91.6, 362,
      "NVIDIA L40S datasheet (864 GB/s, FP32 91.6, FP16 tensor 362 dense / 733 sparse)"},
     {"NVIDIA L40", "l40", 864, 90.5, 181,
