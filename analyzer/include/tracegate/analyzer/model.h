@@ -344,7 +344,7 @@ class ColumnCheck {
   }
   template <class... M>
   constexpr ColumnCheck With(const std::tuple<M Row::*...>& m) const {
-    return std::apply([this](auto... f) { return With(f...); }, m);
+    return std::apply([c = *this](auto... f) { return c.With(f...); }, m);
   }
   constexpr bool All() const {
     for (bool s : seen_)
