@@ -16,8 +16,6 @@ using internal::U32FromDb;
 
 namespace {
 
-constexpr int64_t kNone = internal::kNoneU32;  // NULL device / stream / event ids read as "none"
-
 // pid from a globalPid column, or from the tgPid column when the writer had to use it.
 int64_t ReadPid(const internal::Stmt& q, int global_col, int tg_col) {
   int64_t v;
