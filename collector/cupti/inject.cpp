@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -19,9 +20,15 @@
 #include "options.h"
 #include "collector/src/parts.h"
 
+// NVTX's types for the entry points (nvtxDetail/nvtxTypes.h: NvtxGetExportTableFunc_t,
+// NvtxInitializeInjectionNvtxFunc_t). NVTX calls them through exactly this type, so the
+// definitions below must have it (UBSan's -fsanitize=function checks it).
+using NvtxGetExportTable = const void* (*)(uint32_t export_table_id);
+using NvtxEntry = int (*)(NvtxGetExportTable);
+
 extern "C" {
-__attribute__((visibility("default"))) int InitializeInjectionNvtx(void* get_export_table);
-__attribute__((visibility("default"))) int InitializeInjectionNvtx2(void* get_export_table);
+__attribute__((visibility("default"))) int InitializeInjectionNvtx(NvtxGetExportTable get_export_table);
+__attribute__((visibility("default"))) int InitializeInjectionNvtx2(NvtxGetExportTable get_export_table);
 }
 
 namespace {
@@ -81,8 +88,7 @@ void StartGuarded(const char* entry) {
 // tests/unit/cupti/injection_test.cpp), where libcupti's entry point does not; the GPU run checks
 // that ranges arrive either way. Returns 1 whatever CUPTI says: the collector may already run,
 // and NVTX would unload the library on 0 (nodelete keeps it mapped, but NVTX would stop calling).
-using NvtxEntry = int (*)(void*);
-int HandNvtxToCupti(const char* entry, NvtxEntry self, void* get_export_table) {
+int HandNvtxToCupti(const char* entry, NvtxEntry self, NvtxGetExportTable get_export_table) {
   StartGuarded(entry);
   Dl_info info{};
   void* cupti = ::dladdr(reinterpret_cast<void*>(&cuptiActivityEnable), &info) && info.dli_fname
@@ -110,12 +116,12 @@ __attribute__((visibility("default"))) int InitializeInjection(void) {
 
 // Called by NVTX (v2 and later loaders) on the first NVTX call. CUPTI turns NVTX calls into marker
 // records through its own NVTX handlers.
-__attribute__((visibility("default"))) int InitializeInjectionNvtx2(void* get_export_table) {
+__attribute__((visibility("default"))) int InitializeInjectionNvtx2(NvtxGetExportTable get_export_table) {
   return HandNvtxToCupti("InitializeInjectionNvtx2", &InitializeInjectionNvtx2, get_export_table);
 }
 
 // The same for programs built with NVTX v1 headers (older libraries still ship them).
-__attribute__((visibility("default"))) int InitializeInjectionNvtx(void* get_export_table) {
+__attribute__((visibility("default"))) int InitializeInjectionNvtx(NvtxGetExportTable get_export_table) {
   return HandNvtxToCupti("InitializeInjectionNvtx", &InitializeInjectionNvtx, get_export_table);
 }
 
