@@ -8,6 +8,7 @@
 #include "analyzer/util/sort_runs.h"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <regex>
 #include <string_view>
@@ -15,6 +16,7 @@
 #include <utility>
 
 #include "analyzer/analysis/correlation.h"
+#include "tracegate/analyzer/strings.h"
 
 namespace tg {
 
@@ -430,6 +432,40 @@ void ComputePhases(const Trace& t, const Assigner& assign, Matchers& m, Iteratio
   }
 }
 
+// Without markers the one iteration is the span of the work it explains, not the trace window:
+// from the first launch call, GPU work or phase range (pre/infer/post) to the last. A script that imports and
+// initialises for 30 s before 66 ms of GPU work would otherwise measure its start-up as the
+// iteration's idle time, and every Amdahl bound over it as a gain. Phase pieces are clipped to
+// the span, so the phases still partition it exactly.
+void NarrowWholeTrace(const Trace& t, const IterationOptions& o, const Assigner& assign, Matchers& m,
+                      IterationAnalysis* out) {
+  TimeNs lo = std::numeric_limits<TimeNs>::max(), hi = std::numeric_limits<TimeNs>::min();
+  // GPU work and the calls that launched it: the host's lead-in to the first work belongs to it.
+  auto cover = [&](const auto& table) {
+    for (size_t i = 0; i < table.size(); ++i) {
+      lo = std::min(lo, table.start[i]), hi = std::max(hi, table.end[i]);
+      if (const int64_t call = assign.index.Find(table.correlation[i], table.pid[i]); call >= 0)
+        lo = std::min(lo, t.api_calls.start[static_cast<size_t>(call)]);
+    }
+  };
+  cover(t.kernels);
+  cover(t.memcpys);
+  cover(t.memsets);
+  const RangeTable& r = t.ranges;
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (r.on_gpu[i] != 0 || r.end[i] <= r.start[i] || assign.Foreign(r.pid[i])) continue;
+    if (m.pre(r.name[i]) || m.infer(r.name[i]) || m.post(r.name[i])) lo = std::min(lo, r.start[i]), hi = std::max(hi, r.end[i]);
+  }
+  Iteration& it = out->iterations.front();
+  if (hi < lo || (lo <= it.start && hi >= it.end)) return;  // nothing to narrow to, or nothing outside
+  const TimeNs window = it.end - it.start;
+  it.start = std::max(it.start, lo);
+  it.end = std::min(it.end, hi);
+  out->source = StrFormat("no ranges match '%s': one iteration, the span of the GPU work, its launches and phase "
+                          "ranges (%.3f ms of the %.3f ms trace; use --iteration REGEX to name the iteration ranges)",
+                          o.iteration_regex.c_str(), NsToMs(it.end - it.start), NsToMs(window));
+}
+
 // Iterations never overlap: when the host runs ahead, the GPU work of step N ends after step N+1's
 // range begins, and N+1's GPU step is measured from the end of N's GPU work to the end of its own
 // (its host step, the marker, stays in marker_start/marker_end). Latencies then add up to at most
@@ -499,6 +535,7 @@ Status AnalyzeIterations(const Trace& trace, const IterationOptions& options, It
   out->sync_iteration = assign.Gpu(trace.syncs, out->api_iteration);
 
   CountWork(trace, out);
+  if (index.whole_trace) NarrowWholeTrace(trace, options, assign, matchers, out);
   SeparateSpans(out->iterations);
   ComputePhases(trace, assign, matchers, out);
   ComputeStats(out);

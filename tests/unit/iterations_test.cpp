@@ -287,6 +287,33 @@ TEST(Iterations, NoMarkersMakeTheWholeTraceOneIteration) {
   EXPECT_EQ(AnalyzeError(t, options).message(), "--skip 1 drops all 1 iteration found; lower it");
 }
 
+// Without markers the iteration is the span of the GPU work and phase ranges: 30 ms of start-up
+// (an API call at 0) before 1 ms of GPU work is not the iteration's idle time; the launch of
+// the first kernel is.
+TEST(Iterations, NoMarkersSpanTheGpuWorkAndPhaseRangesNotTheStartUp) {
+  constexpr TimeNs kMs = 1'000'000;
+  Trace t;
+  AddApi(t, "cudaMalloc", 0, 1 * kMs, kUnknownId);
+  AddApi(t, "cudaLaunchKernel", 30 * kMs, 30 * kMs + 10, 1);
+  AddKernel(t, "gemm", 30 * kMs + 100, 30 * kMs + 600'100, 0, 7, 1);
+  AddKernel(t, "gemm", 30 * kMs + 700'100, 31 * kMs + 100, 0, 7, 2);
+  AddApi(t, "cudaFree", 40 * kMs, 41 * kMs, kUnknownId);
+  IterationAnalysis a = Analyze(t);
+  ASSERT_EQ(a.iterations.size(), 1u);
+  const Iteration& it = a.iterations[0];
+  EXPECT_EQ(it.start, 30 * kMs);  // the launch of the first kernel
+  EXPECT_EQ(it.end, 31 * kMs + 100);
+  EXPECT_EQ(PhaseOf(it, Phase::kInfer), 900'000);
+  EXPECT_EQ(PhaseOf(it, Phase::kIdle), 100'100);
+  EXPECT_NE(a.source.find("one iteration, the span of the GPU work, its launches and phase ranges (1.000 ms of the 41.000 ms trace"),
+            std::string::npos) << a.source;
+  // A post-processing range after the GPU work stays inside the iteration.
+  AddRange(t, "postprocess", 31 * kMs, 33 * kMs);
+  a = Analyze(t);
+  EXPECT_EQ(a.iterations[0].end, 33 * kMs);
+  EXPECT_EQ(PhaseOf(a.iterations[0], Phase::kPost), 2 * kMs - 100);
+}
+
 TEST(Iterations, EmptyTraceIsOneEmptyIteration) {
   Trace t;
   IterationAnalysis a = Analyze(t);

@@ -40,15 +40,17 @@ TEST(RealFindings, NsysExportSyncAndIdleEvidenceMatchPlainSql) {
   Analysis a;
   ASSERT_TRUE(RunAnalysis(trace, AnalysisConfig{}, &a).ok());
 
-  // No iteration markers: the iteration is the whole window of every event tracegate reads.
+  // No iteration markers: the iteration spans the GPU work and the runtime calls that launched it
+  // (no NVTX range here names a phase), not the whole window of every event.
   auto window = QueryPairs(kExport,
                            "SELECT min(s), max(e) FROM ("
                            " SELECT start s, end e FROM CUPTI_ACTIVITY_KIND_KERNEL UNION ALL"
                            " SELECT start, end FROM CUPTI_ACTIVITY_KIND_MEMCPY UNION ALL"
                            " SELECT start, end FROM CUPTI_ACTIVITY_KIND_MEMSET UNION ALL"
-                           " SELECT start, end FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION UNION ALL"
-                           " SELECT start, end FROM CUPTI_ACTIVITY_KIND_RUNTIME UNION ALL"
-                           " SELECT start, coalesce(end, start) FROM NVTX_EVENTS WHERE eventType IN (34, 59, 60))");
+                           " SELECT r.start, r.end FROM CUPTI_ACTIVITY_KIND_RUNTIME r WHERE r.correlationId IN ("
+                           "  SELECT correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL UNION"
+                           "  SELECT correlationId FROM CUPTI_ACTIVITY_KIND_MEMCPY UNION"
+                           "  SELECT correlationId FROM CUPTI_ACTIVITY_KIND_MEMSET))");
   ASSERT_EQ(window.size(), 1u);
   const double total = static_cast<double>(window[0].second - window[0].first);
   ASSERT_EQ(a.iterations.iterations.size(), 1u);
