@@ -221,6 +221,56 @@ CallRole RoleOf(std::string_view name) {
   return in(kLaunches) ? CallRole::kLaunch : in(kDeviceSyncs) ? CallRole::kDeviceSync : CallRole::kOther;
 }
 
+// Whether every row with a known pid names the same process (GPU records without a pid, as Kineto
+// writes them, belong to any): then correlation ids alone match records to calls.
+bool OneProcess(const Trace& trace) {
+  int64_t only_pid = kUnknownId;
+  for (const auto* pids : {&trace.kernels.pid, &trace.memcpys.pid, &trace.memsets.pid, &trace.api_calls.pid})
+    for (int64_t pid : *pids) {
+      if (pid == kUnknownId || pid == only_pid) continue;
+      if (only_pid != kUnknownId) return false;
+      only_pid = pid;
+    }
+  return true;
+}
+
+// GPU records whose correlation id no API call of their process carries (ids are numbered per
+// process: a kernel of process A must not match a call of process B that happens to share its
+// id). Records or calls without a pid match any process.
+uint64_t CountUnmatchedCorrelation(const Trace& trace) {
+  const ApiTable& api = trace.api_calls;
+  const std::vector<const std::vector<int64_t>*> pids{&trace.kernels.pid, &trace.memcpys.pid, &trace.memsets.pid};
+  const std::vector<const std::vector<int64_t>*> corrs{&trace.kernels.correlation, &trace.memcpys.correlation,
+                                                       &trace.memsets.correlation};
+  uint64_t unmatched = 0;
+  if (OneProcess(trace)) {
+    const CorrelationSet launched(api.correlation);
+    for (const auto* corr : corrs)
+      for (int64_t c : *corr)
+        if (c != kUnknownId && !launched.Contains(c)) ++unmatched;
+    return unmatched;
+  }
+  std::vector<std::pair<int64_t, int64_t>> calls;  // (pid, correlation), sorted
+  std::vector<int64_t> any_pid;                     // every call's correlation, for records without a pid
+  for (size_t i = 0; i < api.size(); ++i) {
+    if (api.correlation[i] == kUnknownId) continue;
+    calls.emplace_back(api.pid[i], api.correlation[i]);
+    any_pid.push_back(api.correlation[i]);
+  }
+  std::sort(calls.begin(), calls.end());
+  std::sort(any_pid.begin(), any_pid.end());
+  for (size_t t = 0; t < corrs.size(); ++t)
+    for (size_t i = 0; i < corrs[t]->size(); ++i) {
+      const int64_t c = (*corrs[t])[i], pid = (*pids[t])[i];
+      if (c == kUnknownId) continue;
+      const bool found = pid == kUnknownId ? std::binary_search(any_pid.begin(), any_pid.end(), c)
+                                           : std::binary_search(calls.begin(), calls.end(), std::pair{pid, c}) ||
+                                                 std::binary_search(calls.begin(), calls.end(), std::pair{kUnknownId, c});
+      if (!found) ++unmatched;
+    }
+  return unmatched;
+}
+
 // Successful launch calls whose correlation id no GPU record of their process carries. Correlation
 // ids are numbered per process in call order, so records match by (pid, id); records without a pid
 // (Kineto's GPU events) match any process. A launch after the last GPU work its process recorded
@@ -239,19 +289,9 @@ uint64_t CountUnmatchedLaunches(const Trace& trace) {
   size_t launches = 0;
   for (size_t i = 0; i < api.size(); ++i) launches += launch(i);
   if (launches == 0) return 0;
-  // One process (GPU records without a pid, as Kineto writes them, belong to any): correlation
-  // ids alone decide, through the bitmap FinalizeTrace also uses. Several processes need
-  // (pid, id) pairs, sorted, below: ids are per process.
-  int64_t only_pid = kUnknownId;
-  bool one_process = true;
-  auto note = [&](int64_t pid) {
-    if (pid == kUnknownId || pid == only_pid) return;
-    if (only_pid == kUnknownId) only_pid = pid;
-    else one_process = false;
-  };
-  for (const auto* pids : {&trace.kernels.pid, &trace.memcpys.pid, &trace.memsets.pid, &api.pid})
-    for (int64_t pid : *pids) note(pid);
-  if (one_process) {
+  // One process: correlation ids alone decide, through a bitmap. Several processes need (pid, id)
+  // pairs, sorted, below: ids are per process.
+  if (OneProcess(trace)) {
     std::vector<int64_t> ids;
     ids.reserve(trace.GpuEventCount());
     for (const auto* corr : {&trace.kernels.correlation, &trace.memcpys.correlation, &trace.memsets.correlation})
@@ -327,18 +367,7 @@ void FinalizeTrace(Trace& trace) {
                       DropNegative(trace.ranges, trace.ranges.start) +
                       DropNegative(trace.samples, trace.samples.time);
   trace.quality.Add(Quality::kNegativeTimestamp, negative);
-  if (trace.api_calls.size() > 0) {
-    const CorrelationSet launched(trace.api_calls.correlation);
-    uint64_t unmatched = 0;
-    auto count = [&](const std::vector<int64_t>& corr) {
-      for (int64_t c : corr)
-        if (c != kUnknownId && !launched.Contains(c)) ++unmatched;
-    };
-    count(trace.kernels.correlation);
-    count(trace.memcpys.correlation);
-    count(trace.memsets.correlation);
-    trace.quality.Set(Quality::kUnmatchedCorrelation, unmatched);
-  }
+  if (trace.api_calls.size() > 0) trace.quality.Set(Quality::kUnmatchedCorrelation, CountUnmatchedCorrelation(trace));
   trace.quality.Set(Quality::kUnmatchedLaunch, CountUnmatchedLaunches(trace));
   trace.quality.Add(Quality::kOverlappingRanges, ComputeRangeDepth(trace.ranges));
   uint64_t invalid_utf8 = 0;

@@ -247,6 +247,28 @@ TEST(FinalizeTrace, CountsLaunchesAgainstPidlessRecordsAndEmptyTables) {
   }
 }
 
+// Correlation ids are numbered per process: a kernel of process 2 does not match process 1's call
+// with the same id; records or calls without a pid match any process.
+TEST(FinalizeTrace, CountsUnmatchedCorrelationsPerProcess) {
+  Trace t;
+  const StringId launch = t.strings.Intern("cudaLaunchKernel");
+  t.api_calls.Add(ApiCall{0, 5, launch, ApiKind::kRuntime, 1, 1, 10, 0});
+  t.api_calls.Add(ApiCall{0, 5, launch, ApiKind::kRuntime, 2, 1, 11, 0});
+  t.api_calls.Add(ApiCall{0, 5, launch, ApiKind::kRuntime, kUnknownId, 1, 12, 0});
+  auto kernel = [&](int64_t pid, int64_t corr) {
+    Kernel k; k.start = 6; k.end = 9; k.pid = pid; k.correlation = corr;
+    t.kernels.Add(k);
+  };
+  kernel(1, 10);           // matched
+  kernel(2, 10);           // id 10 belongs to process 1: unmatched
+  kernel(2, 11);           // matched
+  kernel(kUnknownId, 11);  // no pid: matches process 2's call
+  kernel(1, 12);           // the call without a pid matches
+  kernel(1, 13);           // no call at all: unmatched
+  FinalizeTrace(t);
+  EXPECT_EQ(t.quality.Get(Quality::kUnmatchedCorrelation), 2u);
+}
+
 // Narrow id ranges use a bitmap, wide ones a sorted vector: both count the same GPU rows.
 TEST(FinalizeTrace, CountsUnmatchedCorrelationsForNarrowAndWideIds) {
   for (int64_t stride : {int64_t{1}, int64_t{1} << 40}) {
