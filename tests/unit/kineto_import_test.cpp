@@ -320,6 +320,26 @@ TEST(KinetoQuality, FieldsOfOneEventDoNotCarryIntoTheNext) {
   EXPECT_EQ(k2.correlation, kUnknownId);
 }
 
+// An accelerator tracegate does not model writes its work under its own categories: they are
+// counted and named, the most frequent first (the no-device-activity line shows them).
+TEST(KinetoQuality, NamesTheCategoriesItDoesNotModel) {
+  TempDir dir;
+  const std::string path = dir.Write("mtia.json", R"({"traceEvents": [
+    {"ph": "X", "cat": "mtia_runtime", "name": "launch", "pid": 1, "tid": 1, "ts": 1, "dur": 1},
+    {"ph": "X", "cat": "mtia_kernel", "name": "k", "pid": 0, "tid": 7, "ts": 2, "dur": 2},
+    {"ph": "X", "cat": "mtia_kernel", "name": "k", "pid": 0, "tid": 7, "ts": 5, "dur": 2},
+    {"ph": "X", "cat": "mtia_runtime", "name": "launch", "pid": 1, "tid": 1, "ts": 4, "dur": 1},
+    {"ph": "X", "cat": "mtia_kernel", "name": "k", "pid": 0, "tid": 7, "ts": 8, "dur": 2},
+    {"ph": "X", "name": "no category", "pid": 1, "tid": 1, "ts": 9, "dur": 1},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1, "dur": 9}
+  ]})");
+  Trace t;
+  ASSERT_TRUE(Import(path, t).ok());
+  EXPECT_EQ(t.quality.Get(Quality::kUnknownCategorySkipped), 6u);
+  EXPECT_EQ(t.metadata["unmodelled_categories"], "mtia_kernel 3, mtia_runtime 2, (no category) 1");
+  EXPECT_EQ(t.kernels.size(), 0u);
+}
+
 // Each real trace: counts equal an independent count of X events by category.
 TEST(KinetoRealTraces, CountsMatchAnIndependentParse) {
   fs::path dir = TRACEGATE_SHARED_TRACES_DIR;

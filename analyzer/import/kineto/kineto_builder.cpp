@@ -166,6 +166,9 @@ void KinetoBuilder::AddComplete(const RawEvent& ev) {
   const Cat cat = ev.cat.type == FieldType::kString ? Classify(ev.cat.text) : Cat::kUnmodelled;
   if (cat == Cat::kUnmodelled) {
     quality_.Add(Quality::kUnknownCategorySkipped);
+    const std::string_view name = ev.cat.type == FieldType::kString ? ev.cat.text : std::string_view("(no category)");
+    if (auto it = unmodelled_.find(name); it != unmodelled_.end()) it->second++;
+    else unmodelled_.emplace(name, 1);
     return;
   }
   int64_t start = 0, dur = 0, end = 0;
@@ -413,6 +416,7 @@ bool KinetoBuilder::Append(KinetoBuilder& next) {
     }
   }
   kept_ += next.kept_;
+  for (const auto& [name, count] : next.unmodelled_) unmodelled_[name] += count;
   // The flow ring as one builder would have left it: flow k of all (in order) in slot k % size.
   auto in_order = [](const KinetoBuilder& b) {
     std::vector<FlowPoint> v;
@@ -500,6 +504,14 @@ void KinetoBuilder::ApplyBase(int64_t base_ns) {
 void KinetoBuilder::Finish(int64_t base_ns) {
   BindFlows();
   ApplyBase(base_ns);
+  if (unmodelled_.empty()) return;
+  // "cpu_instant_event 12, mtia_kernel 7": the most frequent first, at most eight named.
+  std::vector<std::pair<std::string, uint64_t>> v(unmodelled_.begin(), unmodelled_.end());
+  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string line;
+  for (size_t i = 0; i < v.size() && i < 8; ++i) line += (i ? ", " : "") + v[i].first + " " + std::to_string(v[i].second);
+  if (v.size() > 8) line += ", and " + std::to_string(v.size() - 8) + " more";
+  trace_.metadata["unmodelled_categories"] = std::move(line);
 }
 
 }  // namespace tg::internal

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -70,6 +72,9 @@ class KinetoBuilder {
   size_t ring_next_ = 0;
   uint64_t flows_seen_ = 0;  // launch flows added, ring or not
   std::vector<Pending> pending_;
+  // Complete events skipped for their category, by category: the no-device-activity line names
+  // them (an accelerator tracegate does not model writes its kernels under its own categories).
+  std::map<std::string, uint64_t, std::less<>> unmodelled_;
   std::unordered_map<int64_t, size_t> process_index_;
 };
 
