@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "sqlite_test_util.h"
+#include "temp_file.h"
 #include "tracegate/analyzer/import.h"
 
 namespace tg {
@@ -21,7 +22,7 @@ namespace fs = std::filesystem;
 const std::string kRealExport = std::string(TRACEGATE_SHARED_TRACES_DIR) + "/nsys_2gpu_export.sqlite";
 
 std::string TempPath(const std::string& name) {
-  return ::testing::TempDir() + "tg_nsys_" + std::to_string(::getpid()) + "_" + name;
+  return testing::RemovedAtExit(::testing::TempDir() + "tg_nsys_" + std::to_string(::getpid()) + "_" + name);
 }
 
 // Runs `sql` on a new database at `path` (replacing any file there).
