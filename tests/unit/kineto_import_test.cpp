@@ -13,6 +13,7 @@
 #include <string>
 
 #include "tracegate/analyzer/import.h"
+#include "tracegate/analyzer/summary.h"
 #include "tracegate/analyzer/strings.h"
 
 namespace tg {
@@ -338,6 +339,10 @@ TEST(KinetoQuality, NamesTheCategoriesItDoesNotModel) {
   EXPECT_EQ(t.quality.Get(Quality::kUnknownCategorySkipped), 6u);
   EXPECT_EQ(t.metadata["unmodelled_categories"], "mtia_kernel 3, mtia_runtime 2, (no category) 1");
   EXPECT_EQ(t.kernels.size(), 0u);
+  const std::string why = Summarize(t, AnalyzeOptions{}).no_device_activity;
+  EXPECT_NE(why.find("6 events of categories tracegate does not model (unknown_category_skipped: mtia_kernel 3, "
+                     "mtia_runtime 2, (no category) 1), which may be an accelerator's activity"),
+            std::string::npos) << why;
 }
 
 // Each real trace: counts equal an independent count of X events by category.
