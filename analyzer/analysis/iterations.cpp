@@ -433,18 +433,19 @@ void ComputePhases(const Trace& t, const Assigner& assign, Matchers& m, Iteratio
 }
 
 // Without markers the one iteration is the span of the work it explains, not the trace window:
-// from the first launch call, GPU work or phase range (pre/infer/post) to the last. A script that imports and
-// initialises for 30 s before 66 ms of GPU work would otherwise measure its start-up as the
-// iteration's idle time, and every Amdahl bound over it as a gain. Phase pieces are clipped to
-// the span, so the phases still partition it exactly.
-void NarrowWholeTrace(const Trace& t, const IterationOptions& o, const Assigner& assign, Matchers& m,
-                      IterationAnalysis* out) {
+// from the first launch call, GPU work or phase range (pre/infer/post) to the last. A script that
+// imports and initialises for 30 s before 66 ms of GPU work would otherwise measure its start-up
+// as the iteration's idle time, and every Amdahl bound over it as a gain. The span becomes the
+// one marker, so host rows outside it (start-up allocations and syncs) belong to no iteration,
+// and phase pieces are clipped to it (the phases still partition it exactly).
+void NarrowWholeTrace(const Trace& t, const IterationOptions& o, const ApiIndex& api, Matchers& m,
+                      IterationAnalysis* out, MarkerIndex* index) {
   TimeNs lo = std::numeric_limits<TimeNs>::max(), hi = std::numeric_limits<TimeNs>::min();
   // GPU work and the calls that launched it: the host's lead-in to the first work belongs to it.
   auto cover = [&](const auto& table) {
     for (size_t i = 0; i < table.size(); ++i) {
       lo = std::min(lo, table.start[i]), hi = std::max(hi, table.end[i]);
-      if (const int64_t call = assign.index.Find(table.correlation[i], table.pid[i]); call >= 0)
+      if (const int64_t call = api.Find(table.correlation[i], table.pid[i]); call >= 0)
         lo = std::min(lo, t.api_calls.start[static_cast<size_t>(call)]);
     }
   };
@@ -453,14 +454,17 @@ void NarrowWholeTrace(const Trace& t, const IterationOptions& o, const Assigner&
   cover(t.memsets);
   const RangeTable& r = t.ranges;
   for (size_t i = 0; i < r.size(); ++i) {
-    if (r.on_gpu[i] != 0 || r.end[i] <= r.start[i] || assign.Foreign(r.pid[i])) continue;
+    if (r.on_gpu[i] != 0 || r.end[i] <= r.start[i]) continue;
     if (m.pre(r.name[i]) || m.infer(r.name[i]) || m.post(r.name[i])) lo = std::min(lo, r.start[i]), hi = std::max(hi, r.end[i]);
   }
   Iteration& it = out->iterations.front();
   if (hi < lo || (lo <= it.start && hi >= it.end)) return;  // nothing to narrow to, or nothing outside
   const TimeNs window = it.end - it.start;
-  it.start = std::max(it.start, lo);
-  it.end = std::min(it.end, hi);
+  it.marker_start = it.start = std::max(it.start, lo);
+  it.marker_end = it.end = std::min(it.end, hi);
+  index->whole_trace = false;
+  index->start = {it.start};
+  index->end = {it.end + 1};  // work ending exactly at the span's end still starts inside it
   out->source = StrFormat("no ranges match '%s': one iteration, the span of the GPU work, its launches and phase "
                           "ranges (%.3f ms of the %.3f ms trace; use --iteration REGEX to name the iteration ranges)",
                           o.iteration_regex.c_str(), NsToMs(it.end - it.start), NsToMs(window));
@@ -526,6 +530,7 @@ Status AnalyzeIterations(const Trace& trace, const IterationOptions& options, It
   // Under GPU markers the chosen "pid" is a device's track, not a process: no process filter.
   const ApiTable& api = trace.api_calls;
   const ApiIndex& api_index = api_index_of();
+  if (index.whole_trace) NarrowWholeTrace(trace, options, api_index, matchers, out, &index);
   Assigner assign{api, index, api_index, gpu_markers ? kUnknownId : out->pid, !gpu_markers};
   out->api_iteration.resize(api.size());
   for (size_t i = 0; i < api.size(); ++i) out->api_iteration[i] = assign.Api(i);
@@ -535,7 +540,6 @@ Status AnalyzeIterations(const Trace& trace, const IterationOptions& options, It
   out->sync_iteration = assign.Gpu(trace.syncs, out->api_iteration);
 
   CountWork(trace, out);
-  if (index.whole_trace) NarrowWholeTrace(trace, options, assign, matchers, out);
   SeparateSpans(out->iterations);
   ComputePhases(trace, assign, matchers, out);
   ComputeStats(out);

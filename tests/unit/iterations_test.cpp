@@ -305,6 +305,8 @@ TEST(Iterations, NoMarkersSpanTheGpuWorkAndPhaseRangesNotTheStartUp) {
   EXPECT_EQ(it.end, 31 * kMs + 100);
   EXPECT_EQ(PhaseOf(it, Phase::kInfer), 900'000);
   EXPECT_EQ(PhaseOf(it, Phase::kIdle), 100'100);
+  EXPECT_EQ(a.api_iteration, (std::vector<int32_t>{-1, 0, -1}));  // start-up and tear-down calls are outside
+  EXPECT_EQ(a.kernel_iteration, (std::vector<int32_t>{0, 0}));
   EXPECT_NE(a.source.find("one iteration, the span of the GPU work, its launches and phase ranges (1.000 ms of the 41.000 ms trace"),
             std::string::npos) << a.source;
   // A post-processing range after the GPU work stays inside the iteration.
