@@ -149,7 +149,7 @@ std::vector<FusionCandidate> FindFusionCandidates(const Trace& trace, const Iter
       }
       flush();
     }
-    if (iteration >= 0) {
+    if (iteration >= 0 && classes[row] != KernelClass::kCommunication) {  // a collective is no fusion head
       chain.push_back(row);
       head = s;
     }

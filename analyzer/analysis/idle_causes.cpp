@@ -1,10 +1,13 @@
 // IdleCauseFinder: the cause of every device gap, from evidence in the trace (summary.h lists the
-// causes and the order they are tried in). O(gaps x log(waits)) after one sort of the waits.
+// causes and the order they are tried in) and the evidence that decided it. O(gaps x log(waits +
+// stages + streams)) after one sort of the waits.
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <string_view>
 
 #include "analyzer/analysis/correlation.h"
+#include "analyzer/analysis/host_stages.h"
 #include "analyzer/analysis/summary_internal.h"
 
 namespace tg::internal {
@@ -27,23 +30,23 @@ bool IsWaitApi(std::string_view name) {
 
 }  // namespace
 
-IdleCauseFinder::IdleCauseFinder(const Trace& t, const ApiIndex& index)
-    : t_(t), index_(index), collective_name_(t.strings.size(), 2) {
-  std::vector<std::pair<TimeNs, TimeNs>> v;
+IdleCauseFinder::IdleCauseFinder(const Trace& t, const ApiIndex& index, const HostStages* stages)
+    : t_(t), index_(index), stages_(stages), collective_name_(t.strings.size(), 2) {
   for (size_t i = 0; i < t.syncs.size(); ++i)
-    if (t.syncs.end[i] > t.syncs.start[i]) v.emplace_back(t.syncs.start[i], t.syncs.end[i]);
+    if (t.syncs.end[i] > t.syncs.start[i]) waits_.push_back({t.syncs.start[i], t.syncs.end[i], SyncKindName(t.syncs.kind[i])});
   std::vector<int8_t> wait_name(t.strings.size(), -1);
   const ApiTable& a = t.api_calls;
   for (size_t i = 0; i < a.size(); ++i) {
     int8_t& w = wait_name[a.name[i]];
     if (w < 0) w = IsWaitApi(t.Name(a.name[i])) ? 1 : 0;
-    if (w && a.end[i] > a.start[i]) v.emplace_back(a.start[i], a.end[i]);
+    if (w && a.end[i] > a.start[i]) waits_.push_back({a.start[i], a.end[i], t.Name(a.name[i])});
   }
-  std::sort(v.begin(), v.end());
-  for (const auto& [s, e] : v) {
-    if (!waits_.empty() && s <= waits_.back().second) waits_.back().second = std::max(waits_.back().second, e);
-    else waits_.emplace_back(s, e);
-  }
+  std::sort(waits_.begin(), waits_.end(), [](const Wait& x, const Wait& y) {
+    return x.start != y.start ? x.start < y.start : x.end < y.end;
+  });
+  longest_.resize(waits_.size());
+  for (uint32_t i = 0; i < waits_.size(); ++i)
+    longest_[i] = i > 0 && waits_[longest_[i - 1]].end >= waits_[i].end ? longest_[i - 1] : i;
 }
 
 bool IdleCauseFinder::Collective(uint32_t ref) const {
@@ -57,34 +60,77 @@ bool IdleCauseFinder::Collective(uint32_t ref) const {
   return c == 1;
 }
 
-bool IdleCauseFinder::WaitDuring(TimeNs s, TimeNs e) const {
-  // The first wait that ends after s; it overlaps [s, e) when it starts before e.
-  auto it = std::partition_point(waits_.begin(), waits_.end(), [s](const auto& w) { return w.second <= s; });
-  return it != waits_.end() && it->first < e;
+const std::string_view* IdleCauseFinder::WaitDuring(TimeNs s, TimeNs e) const {
+  // Of the waits that start before e, the one that ends last overlaps [s, e) when it ends after s.
+  const size_t n = static_cast<size_t>(
+      std::partition_point(waits_.begin(), waits_.end(), [e](const Wait& w) { return w.start < e; }) - waits_.begin());
+  if (n == 0) return nullptr;
+  const Wait& w = waits_[longest_[n - 1]];
+  return w.end > s ? &w.name : nullptr;
 }
 
-void IdleCauseFinder::Attribute(const std::vector<GapItem>& gaps, DeviceSummary& d) const {
+IdleCause IdleCauseFinder::Decide(const GapItem& g, IdleGap* gap) const {
+  IdleCause cause = IdleCause::kUnknown;
+  const size_t row = RefRow(g.next);
+  int64_t corr = kUnknownId, pid = kUnknownId;
+  switch (RefKind(g.next)) {
+    case ItemKind::kKernel: corr = t_.kernels.correlation[row], pid = t_.kernels.pid[row]; break;
+    case ItemKind::kMemcpy: corr = t_.memcpys.correlation[row], pid = t_.memcpys.pid[row]; break;
+    case ItemKind::kMemset: corr = t_.memsets.correlation[row], pid = t_.memsets.pid[row]; break;
+  }
+  const int64_t found = index_.Find(corr, pid);
+  const size_t call = static_cast<size_t>(found);
+  const std::string_view* wait = nullptr;
+  std::optional<StringId> stage;
+  if (found >= 0 && t_.api_calls.end[call] >= g.start) {
+    if (stages_) stage = stages_->During(t_.api_calls.pid[call], g.start, g.end);
+    cause = stage ? IdleCause::kHostStage : IdleCause::kHostLaunch;
+  } else if (Collective(g.previous) || Collective(g.next)) {
+    cause = IdleCause::kCommunication;
+  } else if (found >= 0 && (wait = WaitDuring(g.start, g.end))) {
+    cause = IdleCause::kDependencySync;
+  }
+  if (!gap) return cause;
+  gap->cause = cause;
+  switch (cause) {
+    case IdleCause::kHostStage:
+      gap->stage = t_.Name(*stage);
+      [[fallthrough]];
+    case IdleCause::kHostLaunch:
+      gap->call = t_.Name(t_.api_calls.name[call]);
+      gap->call_returned_ns = t_.api_calls.end[call] - g.start;
+      break;
+    case IdleCause::kCommunication: gap->collective = ItemLabel(t_, Collective(g.next) ? g.next : g.previous); break;
+    case IdleCause::kDependencySync: gap->call = *wait; break;
+    default: break;
+  }
+  return cause;
+}
+
+void IdleCauseFinder::Attribute(const std::vector<GapItem>& gaps, DeviceSummary& d, StreamSummary* streams,
+                                size_t stream_count) const {
   IdleCauses& out = d.idle_causes;
   out.attributed = true;
+  for (size_t i = 0; i < stream_count; ++i) streams[i].idle_attributed = true;
+  std::array<std::vector<GapItem>, kIdleCauseCount> largest;
   for (const GapItem& g : gaps) {
-    IdleCause cause = IdleCause::kUnknown;
-    const size_t row = RefRow(g.after);
-    int64_t corr = kUnknownId, pid = kUnknownId;
-    switch (RefKind(g.after)) {
-      case ItemKind::kKernel: corr = t_.kernels.correlation[row], pid = t_.kernels.pid[row]; break;
-      case ItemKind::kMemcpy: corr = t_.memcpys.correlation[row], pid = t_.memcpys.pid[row]; break;
-      case ItemKind::kMemset: corr = t_.memsets.correlation[row], pid = t_.memsets.pid[row]; break;
+    const size_t c = static_cast<size_t>(Decide(g, nullptr));
+    out.gaps[c]++;
+    out.ns[c] += g.end - g.start;
+    KeepLargest(largest[c], kLargestGapsPerCause, g);
+    // The device's streams are sorted by stream id, and the next work ran on one of them.
+    const int64_t stream = ItemStream(t_, g.next);
+    StreamSummary* st = std::partition_point(streams, streams + stream_count,
+                                             [stream](const StreamSummary& x) { return x.stream < stream; });
+    if (st != streams + stream_count && st->stream == stream) st->idle_before_ns[c] += g.end - g.start;
+  }
+  for (size_t c = 0; c < kIdleCauseCount; ++c) {
+    std::sort(largest[c].begin(), largest[c].end(), LargerGap);
+    for (const GapItem& g : largest[c]) {
+      IdleGap gap = DescribeGap(t_, g);
+      Decide(g, &gap);
+      out.largest[c].push_back(std::move(gap));
     }
-    const int64_t call = index_.Find(corr, pid);
-    if (call >= 0 && t_.api_calls.end[static_cast<size_t>(call)] >= g.start) {
-      cause = IdleCause::kHostLaunch;
-    } else if (Collective(g.before) || Collective(g.after)) {
-      cause = IdleCause::kCommunication;
-    } else if (call >= 0 && WaitDuring(g.start, g.end)) {
-      cause = IdleCause::kDependencySync;
-    }
-    out.gaps[static_cast<size_t>(cause)]++;
-    out.ns[static_cast<size_t>(cause)] += g.end - g.start;
   }
 }
 

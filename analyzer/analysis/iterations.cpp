@@ -16,75 +16,14 @@
 #include <utility>
 
 #include "analyzer/analysis/correlation.h"
+#include "analyzer/analysis/name_matcher.h"
 #include "tracegate/analyzer/strings.h"
 
 namespace tg {
 
 namespace {
 
-// Whether every match of the ECMAScript `pattern` must start at the beginning of the text: it
-// starts with '^' and has no '|' outside groups (where the '^' would bind to the first
-// alternative only). Unsure cases (an empty class, unbalanced brackets) answer false.
-bool AnchoredAtStart(std::string_view pattern) {
-  if (pattern.empty() || pattern[0] != '^') return false;
-  int depth = 0;
-  for (size_t i = 1; i < pattern.size(); ++i) {
-    const char c = pattern[i];
-    if (c == '\\') {
-      ++i;
-    } else if (c == '[') {
-      size_t j = i + 1;
-      if (j < pattern.size() && pattern[j] == '^') ++j;
-      if (j < pattern.size() && pattern[j] == ']') return false;
-      for (; j < pattern.size() && pattern[j] != ']'; ++j)
-        if (pattern[j] == '\\') ++j;
-      if (j >= pattern.size()) return false;
-      i = j;
-    } else if (c == '(') {
-      ++depth;
-    } else if (c == ')') {
-      if (--depth < 0) return false;
-    } else if (c == '|' && depth == 0) {
-      return false;
-    }
-  }
-  return depth == 0;
-}
-
-// One option's regular expression and its verdict per StringId (-1: not evaluated yet).
-struct NameMatcher {
-  std::regex re;
-  // match_continuous for patterns anchored at the start: the same answer, but std::regex_search
-  // no longer retries the pattern at every later position of the name.
-  std::regex_constants::match_flag_type flags = std::regex_constants::match_default;
-  std::vector<int8_t> verdict;
-  const Trace* trace = nullptr;
-
-  bool operator()(StringId id) {
-    int8_t& v = verdict[id];
-    if (v < 0) {
-      std::string_view name = trace->Name(id);
-      try {
-        v = std::regex_search(name.begin(), name.end(), re, flags) ? 1 : 0;
-      } catch (const std::regex_error&) {
-        v = 0;  // error_complexity / error_stack on a pathological name: treat as no match
-      }
-    }
-    return v == 1;
-  }
-};
-
-Status Compile(const Trace& t, const std::string& pattern, std::string_view option, NameMatcher* m) {
-  try {
-    m->re = std::regex(pattern, std::regex::ECMAScript | std::regex::icase);
-    m->flags = AnchoredAtStart(pattern) ? std::regex_constants::match_continuous : std::regex_constants::match_default;
-  } catch (const std::regex_error& e) {
-    return InvalidInput(std::string(option) + ": invalid regular expression '" + pattern + "': " + e.what());
-  }
-  m->verdict.assign(t.strings.size(), -1);
-  m->trace = &t;
-  return Status::Ok();
-}
+using internal::NameMatcher;
 
 struct Marker {
   TimeNs start, end;
@@ -293,7 +232,7 @@ Status CompileAll(const Trace& t, const IterationOptions& o, Matchers* m) {
                                           std::tuple{&m->pre, &o.pre_regex, "--phase pre="},
                                           std::tuple{&m->infer, &o.infer_regex, "--phase infer="},
                                           std::tuple{&m->post, &o.post_regex, "--phase post="}}) {
-    TG_RETURN_IF_ERROR(Compile(t, *pattern, option, matcher));
+    TG_RETURN_IF_ERROR(internal::CompileNameMatcher(t, *pattern, option, matcher));
   }
   return Status::Ok();
 }

@@ -173,14 +173,15 @@ std::string DescribeNoDeviceActivity(const Trace& t, const Summary& s) {
 
 }  // namespace
 
-Summary Summarize(const Trace& trace, const AnalyzeOptions& options, const ApiIndex* api_index) {
+Summary Summarize(const Trace& trace, const AnalyzeOptions& options, const ApiIndex* api_index,
+                  const HostStages* stages) {
   Summary s;
   s.counts = CountEvents(trace);
   std::tie(s.start_ns, s.end_ns) = trace.Window();
   s.duration_ns = s.end_ns - s.start_ns;
   SummarizeKernels(trace, options, s);
   SummarizeCopies(trace, options, s);
-  internal::SummarizeTimelines(trace, options, api_index, s);
+  internal::SummarizeTimelines(trace, options, api_index, stages, s);
   SummarizeQuality(trace, s);
   if (s.devices.empty()) s.no_device_activity = DescribeNoDeviceActivity(trace, s);
   return s;

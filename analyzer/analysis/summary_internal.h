@@ -3,6 +3,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -27,27 +29,55 @@ inline ItemKind RefKind(uint32_t ref) { return static_cast<ItemKind>(ref & 3u); 
 inline size_t RefRow(uint32_t ref) { return ref >> 2; }
 
 // Fills s.devices (busy/idle, gaps, and their causes when api_index is given) and s.streams.
-void SummarizeTimelines(const Trace& trace, const AnalyzeOptions& options, const ApiIndex* api_index, Summary& s);
+void SummarizeTimelines(const Trace& trace, const AnalyzeOptions& options, const ApiIndex* api_index,
+                        const HostStages* stages, Summary& s);
 
-// One hole in a device's busy union: [start, end), the item ending before it and the one after.
+// One hole in a device's busy union: [start, end), the item ending where it begins and the one
+// starting where it ends.
 struct GapItem {
   TimeNs start, end;
-  uint32_t before, after;
+  uint32_t previous, next;
 };
+
+// Heap order: the "largest" gap is the longest; among equal lengths the earlier one.
+inline bool LargerGap(const GapItem& a, const GapItem& b) {
+  if (a.end - a.start != b.end - b.start) return a.end - a.start > b.end - b.start;
+  return a.start < b.start;
+}
+// Keeps the `cap` largest gaps offered in `heap` (a heap whose front is the smallest kept).
+void KeepLargest(std::vector<GapItem>& heap, size_t cap, const GapItem& g);
+
+// The gap's times, its neighbours' names and the stream of the next work (no cause).
+IdleGap DescribeGap(const Trace& t, const GapItem& g);
+// "gemm", "Memcpy HtoD", "Memset": the display name of a GPU item.
+std::string ItemLabel(const Trace& t, uint32_t ref);
+// The stream a GPU item ran on.
+int64_t ItemStream(const Trace& t, uint32_t ref);
 
 // Decides each gap's cause (IdleCause) and fills d.idle_causes.
 class IdleCauseFinder {
  public:
-  IdleCauseFinder(const Trace& t, const ApiIndex& index);
-  void Attribute(const std::vector<GapItem>& gaps, DeviceSummary& d) const;
+  IdleCauseFinder(const Trace& t, const ApiIndex& index, const HostStages* stages);
+  // The cause of `g`; with `gap`, sets gap->cause and the evidence fields that decided it.
+  IdleCause Decide(const GapItem& g, IdleGap* gap) const;
+  // Every gap of the device: d.idle_causes, and the time before each stream's next work
+  // (`streams`: the device's streams, sorted by stream id).
+  void Attribute(const std::vector<GapItem>& gaps, DeviceSummary& d, StreamSummary* streams, size_t stream_count) const;
 
  private:
+  struct Wait {
+    TimeNs start, end;
+    std::string_view name;
+  };
   bool Collective(uint32_t ref) const;
-  bool WaitDuring(TimeNs s, TimeNs e) const;
+  // The name of a wait in progress during [s, e), or nullptr.
+  const std::string_view* WaitDuring(TimeNs s, TimeNs e) const;
   const Trace& t_;
   const ApiIndex& index_;
+  const HostStages* stages_;
   mutable std::vector<uint8_t> collective_name_;  // per StringId: 1 collective, 0 not, 2 not decided yet
-  std::vector<std::pair<TimeNs, TimeNs>> waits_;  // union of wait intervals, disjoint, by start
+  std::vector<Wait> waits_;                       // by start
+  std::vector<uint32_t> longest_;                 // longest_[i]: the wait of waits_[0..i] that ends last
 };
 
 }  // namespace tg::internal

@@ -100,8 +100,8 @@ bool ByTime(const GpuItem& a, const GpuItem& b) {
   return a.ref < b.ref;
 }
 
-// Union of a time-sorted range: calls on_gap(gap_start, gap_end, item_before, item_after) for each
-// hole and returns the busy time. `item_before` is the activity that ends the interval before it.
+// Union of a time-sorted range: calls on_gap(gap_start, gap_end, previous, next) for each hole and
+// returns the busy time. `previous` is the activity that ends the interval before it.
 template <typename OnGap>
 TimeNs SweepUnion(const GpuItem* first, const GpuItem* last, OnGap&& on_gap) {
   if (first == last) return 0;
@@ -123,7 +123,47 @@ TimeNs SweepUnion(const GpuItem* first, const GpuItem* last, OnGap&& on_gap) {
   return busy + (cur_end - cur_start);
 }
 
-std::string Label(const Trace& t, uint32_t ref) {
+// `lane_bounds`: the device's items are its lanes' time-sorted blocks, at these offsets.
+// `streams`: the device's stream summaries, by stream id.
+void SummarizeDevice(const Trace& t, const AnalyzeOptions& options, const IdleCauseFinder* causes, GpuItem* first,
+                     GpuItem* last, const std::vector<size_t>& lane_bounds, StreamSummary* streams,
+                     size_t stream_count, DeviceSummary& d) {
+  std::vector<GapItem> all_gaps;
+  internal::MergeSortedBlocks(first, lane_bounds, ByTime);
+  d.first_start_ns = first->start;
+  d.last_end_ns = first->end;
+  for (const GpuItem* it = first; it != last; ++it) d.last_end_ns = std::max(d.last_end_ns, it->end);
+  d.active_ns = d.last_end_ns - d.first_start_ns;
+  // Bounded heap of the `largest_gaps` largest gaps: its front is the smallest kept.
+  std::vector<GapItem> heap;
+  heap.reserve(options.largest_gaps + 1);
+  d.busy_ns = SweepUnion(first, last, [&](TimeNs gs, TimeNs ge, const GpuItem& previous, const GpuItem& next) {
+    TimeNs len = ge - gs;
+    d.gap_count++;
+    d.gap_total_ns += len;
+    size_t b = GapBucketOf(len);
+    d.gap_histogram[b]++;
+    d.gap_histogram_ns[b] += len;
+    const GapItem g{gs, ge, previous.ref, next.ref};
+    if (causes) all_gaps.push_back(g);
+    KeepLargest(heap, options.largest_gaps, g);
+  });
+  d.has_idle_ratio = d.active_ns > 0;
+  d.idle_ratio = d.has_idle_ratio
+                     ? static_cast<double>(d.active_ns - d.busy_ns) / static_cast<double>(d.active_ns)
+                     : 0.0;
+  if (causes) causes->Attribute(all_gaps, d, streams, stream_count);
+  std::sort(heap.begin(), heap.end(), LargerGap);
+  d.largest_gaps.reserve(heap.size());
+  for (const GapItem& g : heap) {
+    d.largest_gaps.push_back(DescribeGap(t, g));
+    if (causes) causes->Decide(g, &d.largest_gaps.back());
+  }
+}
+
+}  // namespace
+
+std::string ItemLabel(const Trace& t, uint32_t ref) {
   size_t row = RefRow(ref);
   switch (RefKind(ref)) {
     case ItemKind::kKernel: return Demangle(t.Name(t.kernels.name[row]));
@@ -133,63 +173,42 @@ std::string Label(const Trace& t, uint32_t ref) {
   return "";
 }
 
-struct GapRef {
-  TimeNs start, duration;
-  uint32_t before, after;
-};
-// Heap order: the "largest" gap is the longest; among equal lengths the earlier one.
-bool LargerGap(const GapRef& a, const GapRef& b) {
-  if (a.duration != b.duration) return a.duration > b.duration;
-  return a.start < b.start;
+int64_t ItemStream(const Trace& t, uint32_t ref) {
+  size_t row = RefRow(ref);
+  switch (RefKind(ref)) {
+    case ItemKind::kKernel: return t.kernels.stream[row];
+    case ItemKind::kMemcpy: return t.memcpys.stream[row];
+    case ItemKind::kMemset: return t.memsets.stream[row];
+  }
+  return kUnknownId;
 }
 
-// `lane_bounds`: the device's items are its lanes' time-sorted blocks, at these offsets.
-void SummarizeDevice(const Trace& t, const AnalyzeOptions& options, const IdleCauseFinder* causes, GpuItem* first,
-                     GpuItem* last, const std::vector<size_t>& lane_bounds, DeviceSummary& d) {
-  std::vector<GapItem> all_gaps;
-  internal::MergeSortedBlocks(first, lane_bounds, ByTime);
-  d.first_start_ns = first->start;
-  d.last_end_ns = first->end;
-  for (const GpuItem* it = first; it != last; ++it) d.last_end_ns = std::max(d.last_end_ns, it->end);
-  d.active_ns = d.last_end_ns - d.first_start_ns;
-  // Bounded heap of the `largest_gaps` largest gaps: its front is the smallest kept.
-  std::vector<GapRef> heap;
-  heap.reserve(options.largest_gaps + 1);
-  d.busy_ns = SweepUnion(first, last, [&](TimeNs gs, TimeNs ge, const GpuItem& before, const GpuItem& after) {
-    TimeNs len = ge - gs;
-    d.gap_count++;
-    d.gap_total_ns += len;
-    size_t b = GapBucketOf(len);
-    d.gap_histogram[b]++;
-    d.gap_histogram_ns[b] += len;
-    if (causes) all_gaps.push_back(GapItem{gs, ge, before.ref, after.ref});
-    if (options.largest_gaps == 0) return;
-    GapRef g{gs, len, before.ref, after.ref};
-    if (heap.size() < options.largest_gaps) {
-      heap.push_back(g);
-      std::push_heap(heap.begin(), heap.end(), LargerGap);
-    } else if (LargerGap(g, heap.front())) {
-      std::pop_heap(heap.begin(), heap.end(), LargerGap);
-      heap.back() = g;
-      std::push_heap(heap.begin(), heap.end(), LargerGap);
-    }
-  });
-  d.has_idle_ratio = d.active_ns > 0;
-  d.idle_ratio = d.has_idle_ratio
-                     ? static_cast<double>(d.active_ns - d.busy_ns) / static_cast<double>(d.active_ns)
-                     : 0.0;
-  if (causes) causes->Attribute(all_gaps, d);
-  std::sort(heap.begin(), heap.end(), LargerGap);
-  d.largest_gaps.reserve(heap.size());
-  for (const GapRef& g : heap)
-    d.largest_gaps.push_back(IdleGap{g.start, g.duration, Label(t, g.before), Label(t, g.after)});
+IdleGap DescribeGap(const Trace& t, const GapItem& g) {
+  IdleGap gap;
+  gap.start_ns = g.start;
+  gap.duration_ns = g.end - g.start;
+  gap.previous = ItemLabel(t, g.previous);
+  gap.next = ItemLabel(t, g.next);
+  gap.next_stream = ItemStream(t, g.next);
+  return gap;
 }
 
-}  // namespace
+void KeepLargest(std::vector<GapItem>& heap, size_t cap, const GapItem& g) {
+  if (cap == 0) return;
+  if (heap.size() < cap) {
+    heap.push_back(g);
+    std::push_heap(heap.begin(), heap.end(), LargerGap);
+  } else if (LargerGap(g, heap.front())) {
+    std::pop_heap(heap.begin(), heap.end(), LargerGap);
+    heap.back() = g;
+    std::push_heap(heap.begin(), heap.end(), LargerGap);
+  }
+}
 
-void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, const ApiIndex* api_index, Summary& s) {
+void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, const ApiIndex* api_index,
+                        const HostStages* stages, Summary& s) {
   std::optional<IdleCauseFinder> causes;
-  if (api_index) causes.emplace(t, *api_index);
+  if (api_index) causes.emplace(t, *api_index, stages);
   std::vector<LaneKey> lane_keys;
   std::vector<size_t> lane_start;
   // Pass 1: per stream (lane), each lane's items contiguous in the trace's order, then sorted.
@@ -238,7 +257,8 @@ void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, const Api
       bounds.push_back(lane_start[lane + 1] - begin);
     }
     size_t end = begin + d.kernels + d.memcpys + d.memsets;
-    SummarizeDevice(t, options, causes ? &*causes : nullptr, items.data() + begin, items.data() + end, bounds, d);
+    SummarizeDevice(t, options, causes ? &*causes : nullptr, items.data() + begin, items.data() + end, bounds,
+                    s.streams.data() + first_lane, lane - first_lane, d);
     for (size_t l = first_lane; l < lane; ++l)
       s.streams[l].device_busy_share =
           d.busy_ns > 0 ? static_cast<double>(s.streams[l].busy_ns) / static_cast<double>(d.busy_ns) : 0.0;

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "analyzer/analysis/correlation.h"
+#include "analyzer/analysis/host_stages.h"
 #include "analyzer/util/side_task.h"
 
 namespace tg {
@@ -45,7 +46,10 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
         throw;
       }
       index_built.set_value();
-      out->summary = Summarize(trace, config.summary, &*api_index);
+      // The pre/post stage ranges tell a host busy pre/post-processing (host_stage) from one slow
+      // to launch (host_launch); AnalyzeIterations reports an invalid regular expression.
+      const HostStages stages(trace, config.iterations);
+      out->summary = Summarize(trace, config.summary, &*api_index, &stages);
       kernel_classes = ClassifyKernels(trace, classifier);  // the iterations take longer
     });
     iterations = AnalyzeIterations(trace, config.iterations, &out->iterations, [&]() -> const ApiIndex& {

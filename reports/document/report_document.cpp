@@ -117,4 +117,8 @@ const json& Object(const json& doc, std::string_view key) {
   return v && v->is_object() ? *v : kEmpty;
 }
 
+std::string GapPrevious(const json& gap) { return Find(gap, "previous") ? Text(gap, "previous") : Text(gap, "before"); }
+
+std::string GapNext(const json& gap) { return Find(gap, "next") ? Text(gap, "next") : Text(gap, "after"); }
+
 }  // namespace tg::internal

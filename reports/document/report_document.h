@@ -72,4 +72,10 @@ const json& Array(const json& doc, std::string_view key);
 // doc[key] when it is an object, else an empty object.
 const json& Object(const json& doc, std::string_view key);
 
+// A gap's neighbours (devices[].gaps.largest[], idle_causes.*.largest[]): the work that ends where
+// the gap begins and the work that starts where it ends. Earlier v1 reports named them "before"
+// and "after" (the activity before the gap and the one after it); both spellings read.
+std::string GapPrevious(const json& gap);
+std::string GapNext(const json& gap);
+
 }  // namespace tg::internal

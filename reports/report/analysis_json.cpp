@@ -67,6 +67,32 @@ json CountsJson(const SummaryCounts& c) {
           {"samples", c.samples}};
 }
 
+// A gap with both neighbours; with its cause (when attributed) and the evidence that decided it.
+json GapJson(const IdleGap& g, bool attributed) {
+  json j = {{"start_ns", g.start_ns},
+            {"duration_ns", g.duration_ns},
+            {"previous", g.previous},
+            {"next", g.next},
+            {"next_stream", IdOrNull(g.next_stream)}};
+  if (!attributed) return j;
+  j["cause"] = kIdleCauseNames[static_cast<size_t>(g.cause)];
+  json evidence = json::object();
+  switch (g.cause) {
+    case IdleCause::kHostStage:
+      evidence["stage"] = g.stage;
+      [[fallthrough]];
+    case IdleCause::kHostLaunch:
+      evidence["launch_call"] = g.call;
+      evidence["launch_returned_after_gap_start_ns"] = g.call_returned_ns;
+      break;
+    case IdleCause::kCommunication: evidence["collective"] = g.collective; break;
+    case IdleCause::kDependencySync: evidence["wait_call"] = g.call; break;
+    default: break;
+  }
+  if (!evidence.empty()) j["evidence"] = std::move(evidence);  // unknown: nothing decided it
+  return j;
+}
+
 json GapsJson(const DeviceSummary& d) {
   json hist = json::array();
   for (size_t b = 0; b < kGapBucketCount; ++b) {
@@ -78,9 +104,7 @@ json GapsJson(const DeviceSummary& d) {
                     {"total_ns", d.gap_histogram_ns[b]}});
   }
   json largest = json::array();
-  for (const IdleGap& g : d.largest_gaps)
-    largest.push_back(
-        {{"start_ns", g.start_ns}, {"duration_ns", g.duration_ns}, {"before", g.before}, {"after", g.after}});
+  for (const IdleGap& g : d.largest_gaps) largest.push_back(GapJson(g, d.idle_causes.attributed));
   return {{"count", d.gap_count},
           {"total_ns", d.gap_total_ns},
           {"histogram", std::move(hist)},
@@ -109,7 +133,9 @@ json DeviceJson(const Trace& t, const DeviceSummary& d) {
   if (d.idle_causes.attributed) {
     json causes = json::object();
     for (size_t c = 0; c < kIdleCauseCount; ++c) {
-      json one = {{"gaps", d.idle_causes.gaps[c]}, {"time_ns", d.idle_causes.ns[c]}};
+      json largest = json::array();
+      for (const IdleGap& g : d.idle_causes.largest[c]) largest.push_back(GapJson(g, true));
+      json one = {{"gaps", d.idle_causes.gaps[c]}, {"time_ns", d.idle_causes.ns[c]}, {"largest", std::move(largest)}};
       SetOrNull(one, "ratio", d.gap_total_ns > 0,
                 d.gap_total_ns > 0 ? static_cast<double>(d.idle_causes.ns[c]) / static_cast<double>(d.gap_total_ns) : 0,
                 "no idle time between the device's work");
@@ -171,6 +197,10 @@ json StreamsJson(const Summary& s) {
                    {"busy_ns", st.busy_ns},
                    {"busy_ms", NsToMs(st.busy_ns)},
                    {"device_busy_ratio", st.device_busy_share}});
+    if (!st.idle_attributed) continue;
+    json before = json::object();
+    for (size_t c = 0; c < kIdleCauseCount; ++c) before[kIdleCauseNames[c]] = st.idle_before_ns[c];
+    arr.back()["idle_before_ns"] = std::move(before);
   }
   return arr;
 }

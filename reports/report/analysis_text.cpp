@@ -88,6 +88,24 @@ void PrintSource(std::ostream& out, const json& r) {
       Count(c, "driver_calls"), Count(c, "ranges"), Count(c, "samples"));
 }
 
+// "between gemm and relu (stream 7), host_launch: cudaLaunchKernel returned 12.000 us after the gap
+// began": a gap's neighbours, and its cause with the evidence when the report has them (a
+// communication gap's collective is one of the neighbours already named).
+std::string GapWhy(const json& g) {
+  const int64_t stream = Int(g, "next_stream", kUnknownId);
+  std::string s = "between " + Cut(internal::GapPrevious(g), 36) + " and " + Cut(internal::GapNext(g), 36) +
+                  (stream == kUnknownId ? "" : " (stream " + std::to_string(stream) + ")");
+  const std::string cause = Text(g, "cause");
+  if (cause.empty()) return s;
+  s += ", " + cause;
+  const json& e = Object(g, "evidence");
+  if (const std::string call = Text(e, "launch_call"); !call.empty())
+    s += ": " + Cut(call, 28) + " returned " + Span(Int(e, "launch_returned_after_gap_start_ns")) + " after the gap began";
+  if (const std::string stage = Text(e, "stage"); !stage.empty()) s += ", host in " + Cut(stage, 24);
+  if (const std::string wait = Text(e, "wait_call"); !wait.empty()) s += ": " + Cut(wait, 36) + " in progress";
+  return s;
+}
+
 void PrintDevices(std::ostream& out, const json& r, std::string_view no_activity_reason) {
   const json& devices = Array(r, "devices");
   if (devices.empty()) {
@@ -112,15 +130,16 @@ void PrintDevices(std::ostream& out, const json& r, std::string_view no_activity
         << "; " << gap_count << " gaps, " << FormatMs(Int(gaps, "total_ns")) << "\n";
     if (gap_count == 0) continue;
     if (const json* causes = internal::Find(d, "idle_causes"); causes && causes->is_object()) {
-      out << "    idle causes:";
-      bool first_cause = true;
+      out << "    idle causes:\n";
       for (const char* cause : kIdleCauseNames) {
-        const json& c = Object(*causes, cause);
-        out << (first_cause ? "" : " |") << " " << cause << " " << Pct(Number(c, "ratio").value_or(0)) << " ("
-            << Count(c, "gaps") << " gaps)";
-        first_cause = false;
+        const json* c = internal::Find(*causes, cause);  // host_stage is absent from older reports
+        if (!c || Count(*c, "gaps") == 0) continue;
+        out << StrFormat("      %-15s %6s %7llu gaps %12s", cause, Pct(Number(*c, "ratio").value_or(0)).c_str(),
+                         Count(*c, "gaps"), Span(Int(*c, "time_ns")).c_str());
+        if (const json& largest = Array(*c, "largest"); !largest.empty())
+          out << "; largest " << Span(Int(largest[0], "duration_ns")) << " " << GapWhy(largest[0]);
+        out << "\n";
       }
-      out << "\n";
     }
     out << "    gaps:";
     bool first = true;
@@ -133,8 +152,7 @@ void PrintDevices(std::ostream& out, const json& r, std::string_view no_activity
     for (size_t i = 0; i < std::min(kGapsShown, largest.size()); ++i) {
       const json& g = largest[i];
       out << "    gap " << StrFormat("%12s", Span(Int(g, "duration_ns")).c_str()) << " at +"
-          << Span(Int(g, "start_ns") - window_start) << ": after " << Cut(Text(g, "before"), 36) << ", before "
-          << Cut(Text(g, "after"), 36) << "\n";
+          << Span(Int(g, "start_ns") - window_start) << ": " << GapWhy(g) << "\n";
     }
   }
 }
@@ -196,6 +214,11 @@ void PrintStreams(std::ostream& out, const json& r) {
                      DeviceLabel(st).c_str(), stream.c_str(), Count(st, "kernels"), Count(st, "memcpys"),
                      Count(st, "memsets"), FormatMs(Int(st, "busy_ns")).c_str(),
                      Pct(Number(st, "device_busy_ratio").value_or(0)).c_str());
+    std::string idle;
+    for (const char* cause : kIdleCauseNames)
+      if (const int64_t ns = Int(Object(st, "idle_before_ns"), cause); ns > 0)
+        idle += (idle.empty() ? "" : " | ") + std::string(cause) + " " + Span(ns);
+    if (!idle.empty()) out << "         idle before its work: " << idle << "\n";
   }
   if (order.size() > kStreamsShown) out << "  ... " << order.size() - kStreamsShown << " more\n";
 }

@@ -40,8 +40,8 @@ TEST(Summary, IdleRatioIsExactAndGapsHaveNeighbours) {
   ASSERT_EQ(d.largest_gaps.size(), 2u);
   EXPECT_EQ(d.largest_gaps[0].start_ns, 300);
   EXPECT_EQ(d.largest_gaps[0].duration_ns, 75);
-  EXPECT_EQ(d.largest_gaps[0].before, "gemm");
-  EXPECT_EQ(d.largest_gaps[0].after, "relu");
+  EXPECT_EQ(d.largest_gaps[0].previous, "gemm");
+  EXPECT_EQ(d.largest_gaps[0].next, "relu");
   EXPECT_EQ(d.largest_gaps[1].start_ns, 100);
   EXPECT_EQ(d.largest_gaps[1].duration_ns, 25);
   ASSERT_EQ(s.streams.size(), 1u);
@@ -62,8 +62,8 @@ TEST(Summary, OverlappingWorkOnSeveralStreamsCountsOnce) {
   EXPECT_EQ(d.gap_count, 1u);
   EXPECT_EQ(d.gap_total_ns, 40);
   ASSERT_EQ(d.largest_gaps.size(), 1u);
-  EXPECT_EQ(d.largest_gaps[0].before, "Memcpy HtoD");  // the activity that ends last before the gap
-  EXPECT_EQ(d.largest_gaps[0].after, "c");
+  EXPECT_EQ(d.largest_gaps[0].previous, "Memcpy HtoD");  // the activity that ends last before the gap
+  EXPECT_EQ(d.largest_gaps[0].next, "c");
   EXPECT_EQ(d.kernels, 3u);
   EXPECT_EQ(d.memcpys, 1u);
 
@@ -119,7 +119,7 @@ TEST(Summary, GapHistogramUsesFixedBucketsAndKeepsLargest) {
   EXPECT_EQ(d.gap_histogram_ns[4], 50'000'000);
   ASSERT_EQ(d.largest_gaps.size(), 2u);
   EXPECT_EQ(d.largest_gaps[0].duration_ns, 50'000'000);
-  EXPECT_EQ(d.largest_gaps[0].after, "last");
+  EXPECT_EQ(d.largest_gaps[0].next, "last");
   EXPECT_EQ(d.largest_gaps[1].duration_ns, 5'000'000);
   // Bucket edges: the lower bound is inclusive.
   EXPECT_EQ(GapBucketOf(9'999), 0u);

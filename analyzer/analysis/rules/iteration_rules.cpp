@@ -15,6 +15,11 @@ void EvaluateSlowPost(const RuleContext& c, const RuleDef& rule, std::vector<Fin
   double r = c.PhaseRatio(Phase::kPost);
   f.summary = StrFormat("Post-processing takes %.1f%% of each iteration (%.3f ms on average) while the GPU has no work "
                   "of the iteration.", r * 100, c.PhaseMeanMs(Phase::kPost));
+  // The device gaps that waited for a launch while the host was in a pre/post stage are this
+  // rule's (the launch rules leave them out); said where the causes are known.
+  if (const std::optional<double> stage = c.IdleCauseShare(IdleCause::kHostStage); stage && *stage > 0)
+    f.summary += StrFormat(" %.1f%% of the devices' gap time waits for a launch while the host is in a pre/post "
+                           "stage (host_stage).", *stage * 100);
   f.involved.push_back(Involved{"range", "post", c.n(), static_cast<TimeNs>(c.PhaseMeanMs(Phase::kPost) * 1e6 * c.n()),
                                 "ranges matching the post phase"});
   out.push_back(std::move(f));

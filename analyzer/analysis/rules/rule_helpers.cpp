@@ -73,6 +73,15 @@ std::map<std::string, Tally> ByKernelName(const RuleContext& c, const IdTallies&
   return t.ByName([&](StringId id) -> const std::string& { return c.ShortName(id); });
 }
 
+Involved GapInvolved(const RuleContext& c, const DeviceSummary& d, const IdleGap& gap) {
+  std::string where = StrFormat("device %d", d.device);
+  if (gap.next_stream != kUnknownId) where += StrFormat(" stream %lld", static_cast<long long>(gap.next_stream));
+  where += StrFormat(", %.3f ms into the trace", NsToMs(gap.start_ns - c.in().summary->start_ns));
+  if (d.idle_causes.attributed) where += std::string(", ") + kIdleCauseNames[static_cast<size_t>(gap.cause)];
+  return Involved{"gap", ShortKernelName(gap.previous) + " -> " + ShortKernelName(gap.next), 1, gap.duration_ns,
+                  std::move(where)};
+}
+
 std::string CopyGroupName(CopyKind kind, int64_t bytes, bool pageable) {
   return StrFormat("Memcpy %s %lld B%s", std::string(CopyKindName(kind)).c_str(), static_cast<long long>(bytes),
                    pageable ? " pageable" : "");

@@ -127,6 +127,10 @@ TimeNs WallTimeWhere(const Table& t, Pred pred) {
   return UnionLength(v);
 }
 
+// A device gap as an entry of a finding's involved list: "previous -> next", its length, and
+// where it is (device, stream of the next work, time into the trace) and its cause when known.
+Involved GapInvolved(const RuleContext& c, const DeviceSummary& d, const IdleGap& gap);
+
 // "Memcpy HtoD 4194304 B pageable": the name of a group of copies in a finding's involved list.
 std::string CopyGroupName(CopyKind kind, int64_t bytes, bool pageable);
 
@@ -164,6 +168,8 @@ void EvaluateIdleGaps(const RuleContext& c, const RuleDef& rule, std::vector<Fin
 void EvaluateLaunchBound(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out);
 void EvaluateSingleStream(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out);
 void EvaluateSyncInLoop(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out);
+// communication_rules.cpp: collectives and the time the devices wait around them.
+void EvaluateCommunication(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out);
 // copy_rules.cpp: host<->device copies.
 void EvaluateH2dBound(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out);
 void EvaluatePageableCopies(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out);

@@ -99,6 +99,17 @@ constexpr RuleDef kRules[] = {
    {"Remove cudaDeviceSynchronize / torch.cuda.synchronize / .item() / .cpu() from the loop body",
     "Synchronise once per iteration, on an event, only where the host needs the result"},
    "timeline signs (sync / wait track: high share of waiting)", EvaluateSyncInLoop},
+  {"communication", "Collective communication on the critical path", Priority::kHigh,
+   "collective_wall_ratio: share of the iteration's wall time in collective (NCCL/RCCL) kernels; "
+   "communication_idle_ratio: share of the iteration idle in gaps next to a collective",
+   {{"min_share", 0.20, "fires when collective_wall_ratio >= min_share (ratio)"},
+    {"min_idle_share", 0.05, "or when communication_idle_ratio >= min_idle_share (ratio)"}},
+   {"Overlap communication with compute: bucket gradients (DDP bucket_cap_mb) so all-reduce starts while "
+    "the backward pass still runs",
+    "Issue collectives asynchronously on their own stream (async_op=True, a dedicated NCCL stream) and wait "
+    "only where the result is needed",
+    "Check for a straggling rank: gaps before a collective are often time spent waiting for a slower peer"},
+   "timeline signs (communication gaps); comm/compute overlap", EvaluateCommunication},
   {"slow_post", "Slow post-processing", Priority::kMedium,
    "post_ms_ratio: share of the iteration in the post phase",
    {{"threshold", 0.25, "fires when post_ms_ratio > threshold (ratio)"},

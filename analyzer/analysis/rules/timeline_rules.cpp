@@ -37,6 +37,9 @@ CauseView DescribeCauses(const RuleContext& c) {
 
 const char* StrategyFor(IdleCause cause) {
   switch (cause) {
+    case IdleCause::kHostStage:
+      return "The GPU mostly waits while the host pre/post-processes: overlap that stage with GPU work (worker "
+             "processes, prefetching the next batch) or move it to the device";
     case IdleCause::kHostLaunch: return "The GPU mostly waits for launches: capture the loop in a CUDA graph or fuse kernels";
     case IdleCause::kCommunication:
       return "The GPU mostly waits around collectives: overlap communication with compute (bucketed, asynchronous "
@@ -62,13 +65,17 @@ void EvaluateIdleGaps(const RuleContext& c, const RuleDef& rule, std::vector<Fin
     f.summary += " Idle time by cause (of the devices' gaps): " + causes.text + ".";
     f.strategies.insert(f.strategies.begin(), StrategyFor(causes.top));
   }
-  for (const DeviceSummary& d : c.in().summary->devices)
-    for (size_t g = 0; g < d.largest_gaps.size() && g < kTopInvolved; ++g) {
-      const IdleGap& gap = d.largest_gaps[g];
-      f.involved.push_back(Involved{"gap", ShortKernelName(gap.before) + " -> " + ShortKernelName(gap.after), 1,
-                                    gap.duration_ns, StrFormat("device %d, %.3f ms into the trace", d.device,
-                                                         NsToMs(gap.start_ns - c.in().summary->start_ns))});
+  // Gaps next to a collective are the communication rule's, with advice that fits them (merging
+  // kernels or a compiler does nothing for a collective).
+  for (const DeviceSummary& d : c.in().summary->devices) {
+    size_t named = 0;
+    for (const IdleGap& gap : d.largest_gaps) {
+      if (named == kTopInvolved) break;
+      if (d.idle_causes.attributed && gap.cause == IdleCause::kCommunication) continue;
+      f.involved.push_back(GapInvolved(c, d, gap));
+      named++;
     }
+  }
   out.push_back(std::move(f));
 }
 
@@ -78,8 +85,10 @@ void EvaluateLaunchBound(const RuleContext& c, const RuleDef& rule, std::vector<
   const TimeNs short_ns = static_cast<TimeNs>(c.P(rule, "short_kernel_us") * 1000);
   uint64_t kept = 0, short_count = 0;
   IdTallies by_id(c.trace());
+  // Collectives wait for peers, not for launches: neither counted nor named here (communication).
+  const std::vector<KernelClass>& cls = *c.in().kernel_classes;
   for (size_t i = 0; i < k.size(); ++i) {
-    if (!c.KernelKept(i)) continue;
+    if (!c.KernelKept(i) || cls[i] == KernelClass::kCommunication) continue;
     kept++;
     TimeNs d = k.end[i] - k.start[i];
     if (d < short_ns) {

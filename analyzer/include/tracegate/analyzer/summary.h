@@ -48,30 +48,43 @@ inline constexpr std::array<const char*, kGapBucketCount> kGapBucketKeys{
     "lt_10us", "10us_to_100us", "100us_to_1ms", "1ms_to_10ms", "ge_10ms"};
 size_t GapBucketOf(TimeNs gap_ns);
 
-struct IdleGap {
-  TimeNs start_ns = 0;        // end of the busy interval before the gap
-  TimeNs duration_ns = 0;
-  std::string before;         // activity ending just before: demangled kernel name, "Memcpy HtoD", "Memset"
-  std::string after;          // activity starting just after
-};
-
 // Why the device had nothing to do in a gap, decided per gap from evidence in the trace (the
-// first that applies; docs/RULES.md, "Idle causes"):
+// first that applies, in this order; docs/RULES.md, "Idle causes"):
+//   host_stage       as host_launch, and the launching process was inside a host pre/post stage
+//                    (a range matching the iteration options' pre or post regex) during the gap:
+//                    the host was pre/post-processing, not launching
 //   host_launch      the launch call of the work after the gap ends at or after the gap starts:
 //                    the work did not exist yet, the GPU waited for the host to launch it
 //   communication    the work before or after the gap is a collective (NCCL/RCCL) kernel
 //   dependency_sync  the work was queued before the gap and a wait (cudaStreamWaitEvent, an event,
 //                    stream or device sync) was in progress during the gap
 //   unknown          queued before the gap with no wait recorded, or no launch call found
-enum class IdleCause : uint8_t { kHostLaunch, kCommunication, kDependencySync, kUnknown, kCount };
+enum class IdleCause : uint8_t { kHostStage, kHostLaunch, kCommunication, kDependencySync, kUnknown, kCount };
 inline constexpr size_t kIdleCauseCount = static_cast<size_t>(IdleCause::kCount);
-inline constexpr std::array<const char*, kIdleCauseCount> kIdleCauseNames{"host_launch", "communication",
+inline constexpr std::array<const char*, kIdleCauseCount> kIdleCauseNames{"host_stage", "host_launch", "communication",
                                                                         "dependency_sync", "unknown"};
+inline constexpr size_t kLargestGapsPerCause = 3;  // gaps named per cause (IdleCauses::largest)
+
+struct IdleGap {
+  TimeNs start_ns = 0;        // where the gap begins: the end of `previous`
+  TimeNs duration_ns = 0;
+  std::string previous;       // the work that ends where the gap begins: demangled kernel name, "Memcpy HtoD", "Memset"
+  std::string next;           // the work that starts where the gap ends
+  int64_t next_stream = kUnknownId;  // the stream of `next`
+  // The cause and the evidence that decided it (only when the device's causes are attributed):
+  IdleCause cause = IdleCause::kUnknown;
+  std::string call;           // host_stage, host_launch: next's launch call; dependency_sync: the wait in progress
+  TimeNs call_returned_ns = 0;  // host_stage, host_launch: how long after the gap began that launch call returned
+  std::string stage;          // host_stage: the pre/post range the launching process was in
+  std::string collective;     // communication: the collective kernel next to the gap (next, else previous)
+};
 
 struct IdleCauses {
   bool attributed = false;                        // computed (Summarize was given the API index)
   std::array<uint64_t, kIdleCauseCount> gaps{};   // gaps per cause
   std::array<TimeNs, kIdleCauseCount> ns{};       // gap time per cause; sums to gap_total_ns
+  // The kLargestGapsPerCause longest gaps of each cause, longest first (ties: earlier first).
+  std::array<std::vector<IdleGap>, kIdleCauseCount> largest;
 };
 
 struct DeviceSummary {
@@ -133,6 +146,11 @@ struct StreamSummary {
   TimeNs first_start_ns = 0, last_end_ns = 0;
   TimeNs busy_ns = 0;             // union of this stream's GPU work
   double device_busy_share = 0;   // busy_ns / device busy_ns (0 when the device busy is 0)
+  // The device's gap time before this stream's next work, by cause (when the device's causes are
+  // attributed): each gap counts for the stream of the work that ends it, so the streams of a
+  // device sum to its IdleCauses::ns.
+  bool idle_attributed = false;
+  std::array<TimeNs, kIdleCauseCount> idle_before_ns{};
 };
 
 struct QualityEntry {
@@ -167,8 +185,11 @@ struct Summary {
 };
 
 class ApiIndex;
+class HostStages;
 // `api_index` (the correlation index of trace.api_calls; may be null) lets every device gap be
 // attributed to a cause (DeviceSummary::idle_causes); without it the causes stay unattributed.
-Summary Summarize(const Trace& trace, const AnalyzeOptions& options, const ApiIndex* api_index = nullptr);
+// `stages` (the host pre/post stage ranges; may be null) tells host_stage from host_launch.
+Summary Summarize(const Trace& trace, const AnalyzeOptions& options, const ApiIndex* api_index = nullptr,
+                  const HostStages* stages = nullptr);
 
 }  // namespace tg

@@ -1,0 +1,33 @@
+// Host pre/post stages for the idle causes: per process, the union of the host ranges whose names
+// match the iteration options' pre or post regular expression (the ranges the pre and post phases
+// are made of). A gap whose next work the host launched late while it was in such a stage is the
+// host's pre/post-processing (host_stage), not its launch rate (host_launch).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "tracegate/analyzer/iterations.h"
+#include "tracegate/analyzer/model.h"
+
+namespace tg {
+
+class HostStages {
+ public:
+  // Empty when a regular expression is invalid: the iteration analysis, given the same options,
+  // reports that error, so no analysis goes on with these stages.
+  HostStages(const Trace& t, const IterationOptions& options);
+  // The name of a stage range of process `pid` that overlaps [s, e), if there is one.
+  std::optional<StringId> During(int64_t pid, TimeNs s, TimeNs e) const;
+
+ private:
+  struct Stage {
+    int64_t pid;
+    TimeNs start, end;
+    StringId name;  // the first range of the union's piece
+  };
+  std::vector<Stage> stages_;  // disjoint per process, by (pid, start)
+};
+
+}  // namespace tg

@@ -1,0 +1,44 @@
+// A range-name matcher for the options that name ranges by regular expression (--iteration,
+// --phase pre=/infer=/post=): the expression runs once per distinct name, verdicts cached by
+// StringId. Shared by the iteration analysis and the idle-cause finder (host pre/post stages).
+#pragma once
+
+#include <cstdint>
+#include <regex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tracegate/analyzer/model.h"
+#include "tracegate/analyzer/status.h"
+
+namespace tg::internal {
+
+// One option's regular expression and its verdict per StringId (-1: not evaluated yet).
+struct NameMatcher {
+  std::regex re;
+  // match_continuous for patterns anchored at the start: the same answer, but std::regex_search
+  // no longer retries the pattern at every later position of the name.
+  std::regex_constants::match_flag_type flags = std::regex_constants::match_default;
+  std::vector<int8_t> verdict;
+  const Trace* trace = nullptr;
+
+  bool operator()(StringId id) {
+    int8_t& v = verdict[id];
+    if (v < 0) {
+      std::string_view name = trace->Name(id);
+      try {
+        v = std::regex_search(name.begin(), name.end(), re, flags) ? 1 : 0;
+      } catch (const std::regex_error&) {
+        v = 0;  // error_complexity / error_stack on a pathological name: treat as no match
+      }
+    }
+    return v == 1;
+  }
+};
+
+// Compiles `pattern` (ECMAScript, case-insensitive) for names of `t`. InvalidInput naming
+// `option` when the expression is invalid.
+Status CompileNameMatcher(const Trace& t, const std::string& pattern, std::string_view option, NameMatcher* m);
+
+}  // namespace tg::internal
