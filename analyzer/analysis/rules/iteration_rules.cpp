@@ -17,6 +17,7 @@ void EvaluateSlowPost(const RuleContext& c, const RuleDef& rule, std::vector<Fin
                   "of the iteration.", r * 100, c.PhaseMeanMs(Phase::kPost));
   f.involved.push_back(Involved{"range", "post", c.n(), static_cast<TimeNs>(c.PhaseMeanMs(Phase::kPost) * 1e6 * c.n()),
                                 "ranges matching the post phase"});
+  f.claim = SpaceClaim(ClaimSpace::kPost, f.amdahl.share);
   out.push_back(std::move(f));
 }
 
@@ -56,6 +57,8 @@ void EvaluateUnstable(const RuleContext& c, const RuleDef& rule, std::vector<Fin
   for (double v : LatenciesMs(c.iters())) excess += std::max(0.0, v - s.p50);
   f.amdahl = MakeAmdahl(excess / (s.mean * static_cast<double>(s.n)), kInfiniteSpeedup, "measured",
                         "every iteration runs as fast as the median one");
+  // The excess latency is made of every phase of the slow iterations: the run as a whole.
+  f.claim = SpaceClaim(ClaimSpace::kRun, f.amdahl.share);
   out.push_back(std::move(f));
 }
 
@@ -78,6 +81,7 @@ void EvaluateDrift(const RuleContext& c, const RuleDef& rule, std::vector<Findin
   for (double v : lat) excess += std::max(0.0, v - fit.intercept);
   f.amdahl = MakeAmdahl(excess / (mean * static_cast<double>(lat.size())), kInfiniteSpeedup, "measured",
                         "every iteration runs as fast as the trend's start");
+  f.claim = SpaceClaim(ClaimSpace::kRun, f.amdahl.share);
   out.push_back(std::move(f));
 }
 
