@@ -85,6 +85,7 @@ class ChainCollector {
       c.gaps_ns += Duration(k.end[rows[j - 1]], k.start[rows[j]]);
     }
     c.chain_ns += Duration(k.start[rows[0]], k.end[rows.back()]);
+    c.spans.emplace_back(k.start[rows[0]], std::max(k.start[rows[0]], k.end[rows.back()]));
     if (head.start < c.first_start_ns) {
       c.first_start_ns = head.start;
       c.device = head.device;

@@ -94,6 +94,7 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   std::vector<Finding> fusion = EvaluateRules(in, config.rules, RuleSubset::kFusionOnly);
   out->findings.insert(out->findings.end(), fusion.begin(), fusion.end());
   OrderFindings(out->findings);
+  out->combined = RelateFindings(out->findings);
   return Status::Ok();
 }
 

@@ -6,10 +6,14 @@
 
 namespace tg {
 
-TimeNs UnionLength(std::vector<Interval>& v) {
+namespace {
+
+// Calls emit(a, b) once per maximal interval of the union, in order.
+template <typename Emit>
+void ForEachMerged(std::vector<Interval>& v, Emit emit) {
   // Equal intervals are interchangeable, so any correct order gives the same union.
   internal::SortNearlySorted(v, [](const Interval& a, const Interval& b) { return a < b; });
-  TimeNs total = 0, cur_a = 0, cur_b = 0;
+  TimeNs cur_a = 0, cur_b = 0;
   bool open = false;
   for (const auto& [a, b] : v) {
     if (b <= a) continue;
@@ -17,12 +21,58 @@ TimeNs UnionLength(std::vector<Interval>& v) {
       cur_b = std::max(cur_b, b);
       continue;
     }
-    if (open) total += cur_b - cur_a;
+    if (open) emit(cur_a, cur_b);
     cur_a = a;
     cur_b = b;
     open = true;
   }
-  return open ? total + (cur_b - cur_a) : total;
+  if (open) emit(cur_a, cur_b);
+}
+
+}  // namespace
+
+TimeNs UnionLength(std::vector<Interval>& v) {
+  TimeNs total = 0;
+  ForEachMerged(v, [&](TimeNs a, TimeNs b) { total += b - a; });
+  return total;
+}
+
+std::vector<Interval> UnionOf(std::vector<Interval>& v) {
+  std::vector<Interval> out;
+  ForEachMerged(v, [&](TimeNs a, TimeNs b) { out.emplace_back(a, b); });
+  return out;
+}
+
+std::vector<Interval> IntersectUnions(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  std::vector<Interval> out;
+  for (size_t i = 0, j = 0; i < a.size() && j < b.size();) {
+    const TimeNs lo = std::max(a[i].first, b[j].first), hi = std::min(a[i].second, b[j].second);
+    if (lo < hi) out.emplace_back(lo, hi);
+    if (a[i].second < b[j].second) ++i;
+    else ++j;
+  }
+  return out;
+}
+
+std::vector<Interval> SubtractUnions(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  std::vector<Interval> out;
+  size_t j = 0;
+  for (auto [lo, hi] : a) {
+    while (j < b.size() && b[j].second <= lo) ++j;
+    // b[j..] ends after lo: cut each piece of b that starts before hi out of [lo, hi).
+    for (size_t k = j; k < b.size() && b[k].first < hi; ++k) {
+      if (b[k].first > lo) out.emplace_back(lo, b[k].first);
+      lo = std::max(lo, b[k].second);
+    }
+    if (lo < hi) out.emplace_back(lo, hi);
+  }
+  return out;
+}
+
+TimeNs LengthOf(const std::vector<Interval>& u) {
+  TimeNs total = 0;
+  for (const auto& [a, b] : u) total += b - a;
+  return total;
 }
 
 }  // namespace tg

@@ -406,6 +406,30 @@ json AmdahlJson(const AmdahlEstimate& a) {
   return j;
 }
 
+// What a finding's P claims, by space (located: the claim names its instants).
+json ClaimJson(const std::vector<ClaimPart>& parts) {
+  json arr = json::array();
+  for (const ClaimPart& p : parts)
+    arr.push_back({{"space", kClaimSpaceNames[static_cast<size_t>(p.space)]},
+                   {"share", p.share},
+                   {"located", !p.intervals.empty()}});
+  return arr;
+}
+
+json CombinedJson(const CombinedEstimate& c) {
+  json parts = json::array();
+  for (const CombinedPart& p : c.parts) {
+    json j = {{"finding", p.finding}, {"share", p.share}};
+    SetOrNull(j, "speedup", std::isfinite(p.speedup), p.speedup, "unbounded: the part's time disappears");
+    parts.push_back(std::move(j));
+  }
+  json j = {{"parts", std::move(parts)}, {"left_out", c.left_out}};
+  SetOrNull(j, "overall_speedup", std::isfinite(c.overall), c.overall, "the parts cover the whole run");
+  j["gain_pct"] = c.gain_pct;
+  SetOrNull(j, "upper_bound", std::isfinite(c.upper_bound), c.upper_bound, "the parts cover the whole run");
+  return j;
+}
+
 json FindingsJson(const std::vector<Finding>& findings) {
   json arr = json::array();
   for (const Finding& f : findings) {
@@ -425,10 +449,13 @@ json FindingsJson(const std::vector<Finding>& findings) {
                    {"priority", PriorityName(f.priority)},
                    {"summary", f.summary},
                    {"heuristic", f.heuristic},
+                   {"evidence_strength", EvidenceStrengthName(EvidenceStrengthOf(f))},
                    {"evidence", std::move(evidence)},
                    {"involved", std::move(involved)},
                    {"strategies", f.strategies},
-                   {"amdahl", AmdahlJson(f.amdahl)}});
+                   {"amdahl", AmdahlJson(f.amdahl)},
+                   {"claim", ClaimJson(f.claim)},
+                   {"overlaps", f.overlaps}});
   }
   return arr;
 }
@@ -461,6 +488,7 @@ json AnalysisToJson(const Trace& trace, const Analysis& analysis, const Analysis
   doc["iteration_source"] = IterationSourceJson(analysis.iterations, config.iterations);
   doc["phases"] = PhasesJson(analysis.iterations);
   doc["findings"] = FindingsJson(analysis.findings);
+  doc["combined_estimate"] = CombinedJson(analysis.combined);
   doc["source"] = SourceJson(trace);
   doc["environment"] = EnvironmentJson(trace);
   doc["counts"] = CountsJson(summary.counts);

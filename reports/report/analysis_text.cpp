@@ -292,6 +292,7 @@ void PrintFinding(std::ostream& out, size_t n, const json& f) {
                    Number(a, "share").value_or(0), Speedup(a, "speedup").c_str(), Text(a, "basis").c_str(),
                    Text(a, "assumption").c_str(), Speedup(a, "overall_speedup").c_str(),
                    Number(a, "gain_pct").value_or(0), Speedup(a, "upper_bound").c_str());
+  if (std::string overlap = internal::OverlapText(f); !overlap.empty()) out << "     " << overlap << "\n";
   const json& strategies = Array(f, "strategies");
   if (!strategies.empty() && strategies[0].is_string())
     out << "     try: " << strategies[0].get<std::string>() << "\n";
@@ -306,6 +307,7 @@ void PrintFindings(std::ostream& out, const json& r) {
   out << "\nfindings (" << findings.size() << ", most important first):\n";
   size_t n = 1;
   for (const json& f : findings) PrintFinding(out, n++, f);
+  if (std::string combined = internal::CombinedText(r); !combined.empty()) out << "  combined: " << combined << "\n";
 }
 
 }  // namespace

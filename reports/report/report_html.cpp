@@ -164,6 +164,7 @@ void OneFinding(std::ostream& out, const json& f) {
   std::string assumption = Text(Object(f, "amdahl"), "assumption");
   if (!assumption.empty()) out << " — " << Esc(assumption);
   out << "</p>\n";
+  if (std::string overlap = OverlapText(f); !overlap.empty()) out << "<p class=\"na\">" << Esc(overlap) << "</p>\n";
   const json& evidence = Array(f, "evidence");
   if (!evidence.empty()) {
     out << "<p>Evidence:</p><ul>\n";
@@ -200,6 +201,8 @@ void FindingsSection(std::ostream& out, const json& doc) {
   if (std::string why = EmptyListReason(doc, "findings", "no rule matched"); !why.empty())
     out << "<p class=\"na\">None: " << Esc(why) << "</p>\n";
   for (const json& f : findings) OneFinding(out, f);
+  if (std::string combined = CombinedText(doc); !combined.empty() && !findings.empty())
+    out << "<p>Combined estimate: " << Esc(combined) << "</p>\n";
   out << "</section>\n";
 }
 

@@ -56,10 +56,13 @@ void FindingsSection(std::ostream& out, const json& doc) {
     std::string assumption = Text(Object(f, "amdahl"), "assumption");
     if (!assumption.empty()) out << " — " << Md(assumption);
     out << "\n";
+    if (std::string overlap = OverlapText(f); !overlap.empty()) out << "   - Overlap: " << Md(overlap) << "\n";
     const json& strategies = Array(f, "strategies");
     if (!strategies.empty() && strategies[0].is_string())
       out << "   - First strategy: " << Md(strategies[0].get<std::string>()) << "\n";
   }
+  if (std::string combined = CombinedText(doc); !combined.empty() && !findings.empty())
+    out << "\nCombined estimate: " << Md(combined) << "\n";
   if (!findings.empty()) out << "\n";
 }
 

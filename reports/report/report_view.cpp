@@ -137,6 +137,35 @@ std::string GainText(const json& finding) {
   return text;
 }
 
+std::string OverlapText(const json& finding) {
+  std::string names;
+  for (const json& ref : Array(finding, "overlaps"))
+    if (ref.is_string()) names += (names.empty() ? "" : ", ") + ref.get<std::string>();
+  return names.empty() ? "" : "claims time that " + names + " also claim" + (names.find(',') == std::string::npos ? "s" : "") +
+                                  ": the gains do not add";
+}
+
+std::string CombinedText(const json& doc) {
+  const json* c = Find(doc, "combined_estimate");
+  if (!c || !c->is_object()) return "";
+  const json& parts = Array(*c, "parts");
+  if (parts.empty()) return "none: no finding claims a part of the iterations' time";
+  auto overall = Number(*c, "overall_speedup");
+  std::string text = StrFormat("%+.1f%% (", Number(*c, "gain_pct").value_or(0)) +
+                     (overall ? StrFormat("%.3fx overall", *overall) : std::string("unbounded")) +
+                     ") over disjoint parts:";
+  for (size_t i = 0; i < parts.size(); ++i) {
+    auto s = Number(parts[i], "speedup");
+    text += StrFormat("%s %s P = %.3f S = %s", i ? "," : "", Text(parts[i], "finding").c_str(),
+                      Number(parts[i], "share").value_or(0), s ? StrFormat("%.2f", *s).c_str() : "unbounded");
+  }
+  std::string left;
+  for (const json& ref : Array(*c, "left_out"))
+    if (ref.is_string()) left += (left.empty() ? "" : ", ") + ref.get<std::string>();
+  if (!left.empty()) text += "; left out (they claim the run as a whole): " + left;
+  return text;
+}
+
 std::string EvidenceText(const json& e) {
   std::string text = Text(e, "metric");
   auto value = Number(e, "value");

@@ -66,6 +66,12 @@ std::string EmptyListReason(const json& doc, std::string_view key, const char* i
 
 // A finding's predicted gain from its "amdahl" object: "+12.3% (1.123x overall, at most 1.50x)".
 std::string GainText(const json& finding);
+// "claims time that memory_bound, transform_kernels also claim: the gains do not add", or "" when
+// the finding lists no overlaps (or the report predates them).
+std::string OverlapText(const json& finding);
+// "+14.2% (1.142x overall) over disjoint parts: memory_bound P = 0.380 S = 1.30, ...; left out:
+// unstable (the run as a whole)", or "" when the report has no combined_estimate.
+std::string CombinedText(const json& doc);
 // "idle_ratio = 0.35 (> 0.2)" for one evidence entry.
 std::string EvidenceText(const json& evidence);
 

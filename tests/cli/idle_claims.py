@@ -14,6 +14,12 @@ all devices) and the time inside the report's iteration spans that it leaves unc
   - every listed gap (devices[].gaps.largest and each cause's largest) is a hole of the raw
     union of the device's GPU work of exactly that duration, `previous` names an activity that
     ends where it begins and `next` one that starts where it ends.
+  - every finding's claim parts sum to its P; a gpu part is at most the GPU's busy time inside the
+    spans, an idle part at most the idle time; a kernel or copy rule's P at most that busy time;
+  - overlaps are symmetric; the combined estimate's parts sum to at most 1, each at most its
+    finding's P, its overall is multi-part Amdahl over them and at most the findings' savings added;
+  - priorities: a lower-priority finding predicts a larger gain only with weaker evidence;
+  - an involved group's time never exceeds the window.
 Usage: idle_claims.py TRACEGATE TRACE... (exit 1 on a violated property).
 """
 import decimal
@@ -27,6 +33,9 @@ import tempfile
 
 GPU_CATS = {"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset"}
 IDLE_RULES = {"idle_gaps", "launch_bound", "sync_in_loop"}
+GPU_RULES = {"memory_bound", "transform_kernels", "h2d_bound", "pageable_copies", "small_copies", "single_stream"}
+PRIORITY = {"high": 0, "medium": 1, "low": 2}
+STRENGTH = {"measured": 0, "assumed": 1, "heuristic": 2}
 TOL_NS = 1000  # timestamp rounding: microseconds with three decimals
 
 
@@ -149,12 +158,81 @@ def check(tg, path, tmp):
     for f in r["findings"]:
         if f["id"] in IDLE_RULES and f["amdahl"]["share"] * total > span_idle + TOL_NS * max(1, len(its)):
             bad.append(f"{f['id']} claims share {f['amdahl']['share']:.4f} of {total} ns > device idle {span_idle} ns")
+    bad += check_claims(r, merged, its, total, span_idle)
     if not raw:
         if r["idle_ratio"] is not None or "idle_ratio_reason" not in r:
             bad.append("no GPU activity but idle_ratio is not null with a reason")
         if any(f["id"] in IDLE_RULES for f in r["findings"]):
             bad.append("no GPU activity but an idle finding")
     return bad + check_gaps(r, items)
+
+
+def refs(findings):
+    count = {}
+    for f in findings:
+        count[f["id"]] = count.get(f["id"], 0) + 1
+    seen, out = {}, []
+    for f in findings:
+        seen[f["id"]] = seen.get(f["id"], 0) + 1
+        out.append(f["id"] if count[f["id"]] == 1 else f"{f['id']}#{seen[f['id']]}")
+    return out
+
+
+def check_claims(r, merged, its, total, span_idle):
+    bad = []
+    tol = TOL_NS * max(1, len(its))
+    busy = sum(busy_in(merged, i["start_ns"], i["end_ns"]) for i in its)
+    window = r["window"]["duration_ns"]
+    findings = r["findings"]
+    names = refs(findings)
+    by_ref = dict(zip(names, findings))
+    for name, f in by_ref.items():
+        p = f["amdahl"]["share"]
+        parts = f.get("claim", [])
+        if abs(sum(c["share"] for c in parts) - p) > 1e-9:
+            bad.append(f"{name}: claim parts sum to {sum(c['share'] for c in parts)}, P is {p}")
+        for c in parts:
+            if c["space"] == "gpu" and c["share"] * total > busy + tol:
+                bad.append(f"{name}: gpu claim {c['share']:.4f} x {total} ns > GPU busy {busy} ns in the spans")
+            if c["space"] == "idle" and c["share"] * total > span_idle + tol:
+                bad.append(f"{name}: idle claim {c['share']:.4f} x {total} ns > device idle {span_idle} ns")
+        if f["id"] in GPU_RULES and p * total > busy + tol:
+            bad.append(f"{name}: P {p:.4f} x {total} ns > GPU busy {busy} ns in the spans")
+        for o in f.get("overlaps", []):
+            if name not in by_ref.get(o, {}).get("overlaps", []):
+                bad.append(f"{name} overlaps {o} but not the other way")
+        for v in f["involved"]:
+            if v["time_ms"] * 1e6 > window + TOL_NS:
+                bad.append(f"{name}: involved {v['name']} {v['time_ms']} ms > window {window} ns")
+    c = r.get("combined_estimate")
+    if c is None:
+        return bad + ["no combined_estimate"]
+    shares = [p["share"] for p in c["parts"]]
+    if sum(shares) > 1 + 1e-9:
+        bad.append(f"combined parts sum to {sum(shares)} > 1")
+    time, savings = 1 - sum(shares), 0.0
+    for part in c["parts"]:
+        f = by_ref.get(part["finding"])
+        if f is None or part["share"] > f["amdahl"]["share"] + 1e-12:
+            bad.append(f"combined part {part['finding']} P {part['share']} exceeds its finding's")
+        s = part["speedup"]
+        time += part["share"] / s if s is not None else 0
+    for name, f in by_ref.items():
+        s = f["amdahl"]["speedup"]
+        if name not in c["left_out"]:
+            savings += f["amdahl"]["share"] * (1 - (1 / s if s is not None else 0))
+    overall = c["overall_speedup"]
+    if overall is not None and c["parts"] and abs(overall - 1 / max(time, 1e-300)) > 1e-9 * overall:
+        bad.append(f"combined overall {overall} is not multi-part Amdahl over its parts ({1 / time})")
+    if overall is not None and savings < 1 and overall > 1 / (1 - savings) + 1e-9:
+        bad.append(f"combined overall {overall} > the findings' savings added ({1 / (1 - savings)})")
+    for hi in findings:
+        for lo in findings:
+            if PRIORITY[lo["priority"]] > PRIORITY[hi["priority"]] and \
+                    lo["amdahl"]["gain_pct"] > hi["amdahl"]["gain_pct"] and \
+                    STRENGTH[lo["evidence_strength"]] <= STRENGTH[hi["evidence_strength"]]:
+                bad.append(f"{lo['id']} [{lo['priority']}] predicts more than {hi['id']} [{hi['priority']}]")
+    return bad
 
 
 def main():

@@ -17,6 +17,8 @@ void EvaluateH2dBound(const RuleContext& c, const RuleDef& rule, std::vector<Fin
   const MemcpyTable& m = c.trace().memcpys;
   CopyTimeWhere(c, [&](size_t i) { return m.kind[i] == CopyKind::kHtoD; }, &groups);
   f.involved = TopInvolved(groups, "copy", kTopInvolved);
+  // The h2d phase is the instants of the spans with an HtoD copy (of any iteration) active.
+  f.claim = LocatedClaim(c, WallIntervalsWhere(c, m, [&](size_t i) { return m.kind[i] == CopyKind::kHtoD; }), r, true);
   out.push_back(std::move(f));
 }
 
@@ -28,7 +30,8 @@ void EvaluatePageableCopies(const RuleContext& c, const RuleDef& rule, std::vect
   TimeNs time = CopyTimeWhere(c, pageable, &groups, &count);
   double thr = c.P(rule, "threshold");
   if (count == 0 || !(c.Share(time) >= thr)) return;
-  double share = c.Share(WallTimeWhere(m, [&](size_t i) { return c.CopyKept(i) && pageable(i); }));
+  std::vector<Interval> where = WallIntervalsWhere(c, m, [&](size_t i) { return c.CopyKept(i) && pageable(i); });
+  double share = c.Share(LengthOf(where));
   if (!(share >= thr)) return;
   Finding f = StartFinding(rule);
   f.evidence.push_back(Ev("pageable_copy_ratio", share, thr, ">="));
@@ -38,6 +41,7 @@ void EvaluatePageableCopies(const RuleContext& c, const RuleDef& rule, std::vect
   f.involved = TopInvolved(groups, "copy", kTopInvolved);
   double s = c.P(rule, "assumed_speedup");
   f.amdahl = MakeAmdahl(share, s, "assumed", StrFormat("pinned copies run %.2fx faster", s));
+  f.claim = LocatedClaim(c, std::move(where), share, true);
   out.push_back(std::move(f));
 }
 
@@ -65,9 +69,10 @@ void EvaluateSmallCopies(const RuleContext& c, const RuleDef& rule, std::vector<
   }
   double thr = c.P(rule, "min_share");
   if (f.evidence.empty() || !(c.Share(time) >= thr)) return;
-  double share = c.Share(WallTimeWhere(m, [&](size_t i) {
+  std::vector<Interval> where = WallIntervalsWhere(c, m, [&](size_t i) {
     return c.CopyKept(i) && m.bytes[i] < limit && std::find(dirs.begin(), dirs.end(), m.kind[i]) != dirs.end();
-  }));
+  });
+  double share = c.Share(LengthOf(where));
   if (!(share >= thr)) return;
   f.evidence.push_back(Ev("small_copy_ratio", share, thr, ">="));
   double per_group = static_cast<double>(merged_count) / static_cast<double>(groups_count);
@@ -76,6 +81,7 @@ void EvaluateSmallCopies(const RuleContext& c, const RuleDef& rule, std::vector<
                   per_group, static_cast<long long>(limit), share * 100);
   f.amdahl = MakeAmdahl(share, per_group, "assumed",
                         StrFormat("%.1f latency-bound copies merged into one cost as much as one", per_group));
+  f.claim = LocatedClaim(c, std::move(where), share, true);
   out.push_back(std::move(f));
 }
 

@@ -38,6 +38,7 @@ void EvaluateThrottling(const RuleContext& c, const RuleDef& rule, std::vector<F
     double gpu_share = c.PhaseRatio(Phase::kH2d) + c.PhaseRatio(Phase::kInfer) + c.PhaseRatio(Phase::kD2h);
     f.amdahl = MakeAmdahl(gpu_share, *hi / mean_clock, "measured",
                           "GPU work runs at the highest sampled clock instead of the mean");
+    f.claim = LocatedClaim(c, c.GpuBusy(), f.amdahl.share, true);
     out.push_back(std::move(f));
   }
 }
@@ -61,6 +62,7 @@ void EvaluateInt8NoGain(const RuleContext& c, const RuleDef& rule, std::vector<F
   double expected = c.P(rule, "expected_speedup");
   f.amdahl = MakeAmdahl(1.0, std::max(1.0, expected / measured), "assumed",
                         StrFormat("INT8 reaches %.2fx over the reference", expected));
+  f.claim = SpaceClaim(ClaimSpace::kRun, f.amdahl.share);
   out.push_back(std::move(f));
 }
 

@@ -22,6 +22,7 @@ void EvaluateSlowPost(const RuleContext& c, const RuleDef& rule, std::vector<Fin
                            "stage (host_stage).", *stage * 100);
   f.involved.push_back(Involved{"range", "post", c.n(), static_cast<TimeNs>(c.PhaseMeanMs(Phase::kPost) * 1e6 * c.n()),
                                 "ranges matching the post phase"});
+  f.claim = SpaceClaim(ClaimSpace::kPost, f.amdahl.share);
   out.push_back(std::move(f));
 }
 
@@ -61,6 +62,8 @@ void EvaluateUnstable(const RuleContext& c, const RuleDef& rule, std::vector<Fin
   for (double v : LatenciesMs(c.iters())) excess += std::max(0.0, v - s.p50);
   f.amdahl = MakeAmdahl(excess / (s.mean * static_cast<double>(s.n)), kInfiniteSpeedup, "measured",
                         "every iteration runs as fast as the median one");
+  // The excess latency is made of every phase of the slow iterations: the run as a whole.
+  f.claim = SpaceClaim(ClaimSpace::kRun, f.amdahl.share);
   out.push_back(std::move(f));
 }
 
@@ -83,6 +86,7 @@ void EvaluateDrift(const RuleContext& c, const RuleDef& rule, std::vector<Findin
   for (double v : lat) excess += std::max(0.0, v - fit.intercept);
   f.amdahl = MakeAmdahl(excess / (mean * static_cast<double>(lat.size())), kInfiniteSpeedup, "measured",
                         "every iteration runs as fast as the trend's start");
+  f.claim = SpaceClaim(ClaimSpace::kRun, f.amdahl.share);
   out.push_back(std::move(f));
 }
 

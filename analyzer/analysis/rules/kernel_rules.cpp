@@ -12,6 +12,7 @@ void EvaluateMemoryBound(const RuleContext& c, const RuleDef& rule, std::vector<
   bool use_roofline = !roof.empty() && c.in().peak->has_bandwidth && c.in().peak->has_flops;
   Finding f = StartFinding(rule);
   double share = 0, thr = 0;
+  std::vector<Interval> where;  // the kernels' wall time inside the spans: the claim
   if (use_roofline) {
     double bw_thr = c.P(rule, "bandwidth_share");
     TimeNs time = 0;
@@ -27,7 +28,8 @@ void EvaluateMemoryBound(const RuleContext& c, const RuleDef& rule, std::vector<
     }
     thr = c.P(rule, "min_share");
     if (!(c.Share(time) >= thr)) return;
-    share = c.Share(WallTimeWhere(c.trace().kernels, [&](size_t i) { return row_in[i] != 0; }));
+    where = WallIntervalsWhere(c, c.trace().kernels, [&](size_t i) { return row_in[i] != 0; });
+    share = c.Share(LengthOf(where));
     if (!(share >= thr)) return;
     f.evidence.push_back(Ev("memory_bound_time_ratio", share, thr, ">="));
     f.summary = StrFormat("Kernels below the roofline ridge running at >= %.0f%% of peak bandwidth (%s) take %.1f%% of "
@@ -39,7 +41,9 @@ void EvaluateMemoryBound(const RuleContext& c, const RuleDef& rule, std::vector<
     thr = c.P(rule, "heuristic_min_share");
     if (!(c.Share(time) >= thr)) return;
     const std::vector<KernelClass>& cls = *c.in().kernel_classes;
-    share = c.Share(WallTimeWhere(c.trace().kernels, [&](size_t i) { return c.KernelKept(i) && IsLikelyMemoryBound(cls[i]); }));
+    where = WallIntervalsWhere(c, c.trace().kernels,
+                               [&](size_t i) { return c.KernelKept(i) && IsLikelyMemoryBound(cls[i]); });
+    share = c.Share(LengthOf(where));
     if (!(share >= thr)) return;
     f.heuristic = true;
     f.evidence.push_back(Ev("likely_memory_bound_time_ratio", share, thr, ">="));
@@ -51,34 +55,44 @@ void EvaluateMemoryBound(const RuleContext& c, const RuleDef& rule, std::vector<
   }
   double s = c.P(rule, "assumed_speedup");
   f.amdahl = MakeAmdahl(share, s, "assumed", StrFormat("memory-bound kernels move fewer bytes and run %.2fx faster", s));
+  f.claim = LocatedClaim(c, std::move(where), share, true);
   out.push_back(std::move(f));
 }
 
 void EvaluateTransformKernels(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out) {
   std::map<std::string, Tally> groups;
   TimeNs transform = KernelTimeWhere(c, [](KernelClass k) { return k == KernelClass::kTransform; }, &groups);
-  TimeNs all = KernelTimeWhere(c, [](KernelClass) { return true; }, nullptr);
+  if (transform <= 0) return;
+  // Wall times: the kernels' share of the GPU's kernel time, counting concurrent streams once.
+  const std::vector<KernelClass>& cls = *c.in().kernel_classes;
+  std::vector<Interval> where = WallIntervalsWhere(
+      c, c.trace().kernels, [&](size_t i) { return c.KernelKept(i) && cls[i] == KernelClass::kTransform; });
+  const TimeNs all = LengthOf(WallIntervalsWhere(c, c.trace().kernels, [&](size_t i) { return c.KernelKept(i); }));
   if (all <= 0) return;
-  double share = static_cast<double>(transform) / static_cast<double>(all), thr = c.P(rule, "threshold");
+  const TimeNs wall = LengthOf(where);
+  double share = static_cast<double>(wall) / static_cast<double>(all), thr = c.P(rule, "threshold");
   if (!(share >= thr)) return;
   Finding f = StartFinding(rule);
   f.heuristic = true;
   f.evidence.push_back(Ev("transform_kernel_time_ratio", share, thr, ">="));
-  f.summary = StrFormat("Transpose, concat, layout-conversion and copy kernels take %.1f%% of kernel time: they move data "
-                  "without computing (classed by name).", share * 100);
+  f.summary = StrFormat("Transpose, concat, layout-conversion and copy kernels take %.1f%% of the kernels' wall time "
+                  "(%.1f%% of the iteration): they move data without computing (classed by name).",
+                  share * 100, c.Share(wall) * 100);
   f.involved = TopInvolved(groups, "kernel", kTopInvolved);
   double s = c.P(rule, "assumed_speedup");
-  const std::vector<KernelClass>& cls = *c.in().kernel_classes;
-  const TimeNs transform_wall = WallTimeWhere(
-      c.trace().kernels, [&](size_t i) { return c.KernelKept(i) && cls[i] == KernelClass::kTransform; });
-  f.amdahl = MakeAmdahl(c.Share(transform_wall), s, "assumed", StrFormat("half the layout work disappears (%.2fx)", s));
+  f.amdahl = MakeAmdahl(c.Share(wall), s, "assumed", StrFormat("half the layout work disappears (%.2fx)", s));
+  f.claim = LocatedClaim(c, std::move(where), f.amdahl.share, true);
   out.push_back(std::move(f));
 }
 
 void EvaluateFusionCandidate(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out) {
   double min_share = c.P(rule, "min_share");
   for (const FusionCandidate& cand : *c.in().fusion) {
-    if (!(cand.share >= min_share)) continue;
+    // The chains' wall time (occurrences on concurrent streams count once), inside the spans.
+    std::vector<Interval> spans(cand.spans.begin(), cand.spans.end());
+    std::vector<Interval> where = IntersectUnions(UnionOf(spans), c.Spans());
+    const double share = c.Share(LengthOf(where));
+    if (!(share >= min_share)) continue;
     Finding f = StartFinding(rule);
     f.heuristic = true;
     std::string chain, classes;
@@ -87,15 +101,18 @@ void EvaluateFusionCandidate(const RuleContext& c, const RuleDef& rule, std::vec
       classes += (k ? " -> " : "") + std::string(kKernelClassNames[static_cast<size_t>(cand.classes[k])]);
     }
     f.title = "Fusion candidate: " + classes;
-    f.evidence.push_back(Ev("chain_time_ratio", cand.share, min_share, ">="));
+    f.evidence.push_back(Ev("chain_time_ratio", share, min_share, ">="));
     f.evidence.push_back(Ev("occurrences_per_iteration", cand.per_iteration, 0, ">", "count"));
+    f.amdahl = MakeAmdahl(share, cand.local_speedup, "assumed",
+                          StrFormat("the fused kernel costs the head plus %.0f%% of the followers; launch gaps vanish",
+                              c.P(rule, "follower_residual") * 100));
     f.summary = StrFormat("The chain %s runs %llu times (%.1f per iteration) and takes %.1f%% of the iteration. Fused, each "
                     "occurrence would save about %.1f us (local speedup %.3fx); over every occurrence the run gains "
                     "%.2f%%.",
                     chain.c_str(), static_cast<unsigned long long>(cand.occurrences), cand.per_iteration,
-                    cand.share * 100,
+                    share * 100,
                     cand.occurrences ? NsToMs(cand.saving_ns) * 1000 / static_cast<double>(cand.occurrences) : 0.0,
-                    cand.local_speedup, (cand.overall - 1) * 100);
+                    cand.local_speedup, f.amdahl.gain_pct);
     for (size_t k = 0; k < cand.names.size(); ++k) {
       size_t row = k < cand.first_rows.size() ? cand.first_rows[k] : 0;
       TimeNs d = k < cand.first_rows.size() ? c.trace().kernels.end[row] - c.trace().kernels.start[row] : 0;
@@ -104,9 +121,7 @@ void EvaluateFusionCandidate(const RuleContext& c, const RuleDef& rule, std::vec
                                     std::string(kKernelClassNames[static_cast<size_t>(cand.classes[k])]) +
                                         (k == 0 ? ", head" : ", follower") + "; time is the first occurrence's"});
     }
-    f.amdahl = MakeAmdahl(cand.share, cand.local_speedup, "assumed",
-                          StrFormat("the fused kernel costs the head plus %.0f%% of the followers; launch gaps vanish",
-                              c.P(rule, "follower_residual") * 100));
+    f.claim = LocatedClaim(c, std::move(where), share, false);
     out.push_back(std::move(f));
   }
 }

@@ -27,7 +27,33 @@ AmdahlEstimate MakeAmdahl(double share, double speedup, std::string basis, std::
 namespace internal {
 
 RuleContext::RuleContext(const FindingsInput& in, const RulesConfig& rules)
-    : in_(in), rules_(rules), n_(in.iterations->iterations.size()), total_ns_(in.iterations->total_ns) {}
+    : in_(in), rules_(rules), n_(in.iterations->iterations.size()), total_ns_(in.iterations->total_ns) {
+  for (const Iteration& it : in.iterations->iterations) spans_.emplace_back(it.start, it.end);
+  spans_ = UnionOf(spans_);
+}
+
+const std::vector<Interval>& RuleContext::GpuBusy() const {
+  if (!gpu_busy_) {
+    const Trace& t = trace();
+    std::vector<Interval> v;
+    v.reserve(t.kernels.size() + t.memcpys.size() + t.memsets.size());
+    for (size_t i = 0; i < t.kernels.size(); ++i) v.emplace_back(t.kernels.start[i], t.kernels.end[i]);
+    for (size_t i = 0; i < t.memcpys.size(); ++i) v.emplace_back(t.memcpys.start[i], t.memcpys.end[i]);
+    for (size_t i = 0; i < t.memsets.size(); ++i) v.emplace_back(t.memsets.start[i], t.memsets.end[i]);
+    gpu_busy_ = IntersectUnions(UnionOf(v), spans_);
+  }
+  return *gpu_busy_;
+}
+
+std::vector<ClaimPart> LocatedClaim(const RuleContext& c, std::vector<Interval> where, double share, bool gpu_work) {
+  if (gpu_work) return {ClaimPart{ClaimSpace::kGpu, share, std::move(where)}};
+  std::vector<Interval> busy = IntersectUnions(where, c.GpuBusy());
+  std::vector<Interval> idle = SubtractUnions(where, busy);
+  const double busy_share = std::min(share, c.Share(LengthOf(busy)));
+  std::vector<ClaimPart> parts{ClaimPart{ClaimSpace::kGpu, busy_share, std::move(busy)}};
+  if (share - busy_share > 0) parts.push_back(ClaimPart{ClaimSpace::kIdle, share - busy_share, std::move(idle)});
+  return parts;
+}
 
 const std::string& RuleContext::ShortName(StringId id) const {
   if (short_names_.size() <= id) short_names_.resize(trace().strings.size());

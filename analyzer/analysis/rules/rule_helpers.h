@@ -44,11 +44,19 @@ class RuleContext {
   // Short display name of a kernel row's name, computed once per distinct name.
   const std::string& KernelName(size_t row) const { return ShortName(trace().kernels.name[row]); }
   const std::string& ShortName(StringId id) const;
+  // The kept iterations' spans, sorted and disjoint: claims are clipped to them, so a claimed
+  // share never counts time outside the iterations' total.
+  const std::vector<Interval>& Spans() const { return spans_; }
+  // The gpu claim space: the union of all GPU work (any iteration's kernels, copies, memsets)
+  // inside the spans, exactly the h2d + infer + d2h phases. Computed on first use.
+  const std::vector<Interval>& GpuBusy() const;
 
  private:
   const FindingsInput& in_;
   const RulesConfig& rules_;
   mutable std::vector<std::string> short_names_;
+  std::vector<Interval> spans_;
+  mutable std::optional<std::vector<Interval>> gpu_busy_;
   size_t n_ = 0;
   TimeNs total_ns_ = 0;
 };
@@ -131,6 +139,24 @@ TimeNs WallTimeWhere(const Table& t, Pred pred) {
 // where it is (device, stream of the next work, time into the trace) and its cause when known.
 Involved GapInvolved(const RuleContext& c, const DeviceSummary& d, const IdleGap& gap);
 
+// The same union as intervals, clipped to the iterations' spans: what a finding claims. Its
+// length over total_ns() is the share the finding prints and uses as P.
+template <typename Table, typename Pred>
+std::vector<Interval> WallIntervalsWhere(const RuleContext& c, const Table& t, Pred pred) {
+  std::vector<Interval> v;
+  for (size_t i = 0; i < t.size(); ++i)
+    if (pred(i)) v.emplace_back(t.start[i], t.end[i]);
+  return IntersectUnions(UnionOf(v), c.Spans());
+}
+
+// A claim on `where` (sorted, disjoint, clipped to the spans) of `share` (at most its length's
+// share). `gpu_work` says `where` is GPU work itself (kernels, copies): one located gpu part.
+// Otherwise the instants of `where` with no GPU work at all (launch gaps inside a fusion chain)
+// become a located idle part, so the parts still sum to `share`.
+std::vector<ClaimPart> LocatedClaim(const RuleContext& c, std::vector<Interval> where, double share, bool gpu_work);
+// A part of one space's time, not located.
+inline std::vector<ClaimPart> SpaceClaim(ClaimSpace space, double share) { return {ClaimPart{space, share, {}}}; }
+
 // "Memcpy HtoD 4194304 B pageable": the name of a group of copies in a finding's involved list.
 std::string CopyGroupName(CopyKind kind, int64_t bytes, bool pageable);
 
@@ -185,5 +211,9 @@ void EvaluateDrift(const RuleContext& c, const RuleDef& rule, std::vector<Findin
 // device_rules.cpp: the device and the precision it runs at.
 void EvaluateThrottling(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out);
 void EvaluateInt8NoGain(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out);
+
+// claims.cpp: the claim of a finding whose rule states none (idle_gaps, launch_bound and
+// single_stream; a rule that claims nothing known claims the run as a whole).
+void DefaultClaim(const RuleContext& c, Finding& f);
 
 }  // namespace tg::internal

@@ -191,6 +191,8 @@ const RuleDef* FindRule(std::string_view id) {
   return nullptr;
 }
 
+// Priorities derive from the predicted gain (DerivePriority), so within the same evidence a
+// higher priority never predicts less; ties on priority go by gain.
 void OrderFindings(std::vector<Finding>& findings) {
   std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
     if (a.priority != b.priority) return a.priority < b.priority;
@@ -205,7 +207,14 @@ std::vector<Finding> EvaluateRules(const FindingsInput& in, const RulesConfig& r
   for (const RuleDef& rule : kRules) {
     const bool fusion = rule.evaluate == internal::EvaluateFusionCandidate;
     if ((subset == RuleSubset::kAllButFusion && fusion) || (subset == RuleSubset::kFusionOnly && !fusion)) continue;
-    if (rules.Enabled(rule.id)) rule.evaluate(c, rule, out);
+    if (!rules.Enabled(rule.id)) continue;
+    const size_t first = out.size();
+    rule.evaluate(c, rule, out);
+    for (size_t i = first; i < out.size(); ++i) {
+      if (out[i].claim.empty()) internal::DefaultClaim(c, out[i]);
+      // The table's priority is the rule's default; the gain and the evidence decide.
+      out[i].priority = DerivePriority(rule.priority, out[i]);
+    }
   }
   OrderFindings(out);
   return out;

@@ -179,35 +179,49 @@ bool IsSyncApi(std::string_view name) {
 void EvaluateSyncInLoop(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out) {
   if (c.NoDeviceActivity()) return;  // a host waiting on a device with no recorded work: nothing to show
   const Trace& t = c.trace();
-  std::map<std::string, Tally> groups;
-  uint64_t count = 0;
-  std::vector<Interval> waits;  // several threads may wait at once: the union is the waiting time
-  auto add = [&](std::string name, TimeNs s, TimeNs e) {
-    groups[std::move(name)].Add(e - s);
-    count++;
-    waits.emplace_back(s, e);
+  // The waits by group (sync kind, or API name), each kept as intervals: several threads may wait
+  // at once, so a group's time, like the total, is the union of its waits (never above the window).
+  struct Waits {
+    uint64_t count = 0;
+    std::vector<Interval> spans;
   };
+  std::map<std::string, Waits> groups;
+  uint64_t count = 0;
+  std::vector<Interval> waits;
   bool from_records = false;
   for (size_t i = 0; i < t.syncs.size(); ++i)
     if (IsBlockingSync(t.syncs.kind[i])) from_records = true;
   if (from_records) {
     for (size_t i = 0; i < t.syncs.size(); ++i)
-      if (c.iters().sync_iteration[i] >= 0 && IsBlockingSync(t.syncs.kind[i]))
-        add(std::string(SyncKindName(t.syncs.kind[i])), t.syncs.start[i], t.syncs.end[i]);
+      if (c.iters().sync_iteration[i] >= 0 && IsBlockingSync(t.syncs.kind[i])) {
+        Waits& g = groups[std::string(SyncKindName(t.syncs.kind[i]))];
+        g.count++;
+        g.spans.emplace_back(t.syncs.start[i], t.syncs.end[i]);
+      }
   } else {
     // Decided once per distinct name; grouped by name id, then by name.
     std::vector<int8_t> is_sync(t.strings.size(), -1);
-    IdTallies by_id(t);
+    std::map<StringId, Waits> by_id;
     for (size_t i = 0; i < t.api_calls.size(); ++i) {
       if (c.iters().api_iteration[i] < 0) continue;
       const StringId id = t.api_calls.name[i];
       if (is_sync[id] < 0) is_sync[id] = IsSyncApi(t.Name(id)) ? 1 : 0;
       if (!is_sync[id]) continue;
-      by_id.Add(id, t.api_calls.end[i] - t.api_calls.start[i]);
-      count++;
-      waits.emplace_back(t.api_calls.start[i], t.api_calls.end[i]);
+      Waits& g = by_id[id];
+      g.count++;
+      g.spans.emplace_back(t.api_calls.start[i], t.api_calls.end[i]);
     }
-    groups = by_id.ByName([&](StringId id) { return t.Name(id); });
+    for (auto& [id, w] : by_id) {
+      Waits& g = groups[std::string(t.Name(id))];
+      g.count += w.count;
+      g.spans.insert(g.spans.end(), w.spans.begin(), w.spans.end());
+    }
+  }
+  std::map<std::string, Tally> tallies;
+  for (auto& [name, g] : groups) {
+    count += g.count;
+    waits.insert(waits.end(), g.spans.begin(), g.spans.end());
+    tallies[name] = Tally{g.count, UnionLength(g.spans)};
   }
   double per_iter = c.PerIteration(static_cast<double>(count)), max = c.P(rule, "max_per_iteration");
   double wait = c.Share(UnionLength(waits)), min_wait = c.P(rule, "min_wait_share");
@@ -215,18 +229,21 @@ void EvaluateSyncInLoop(const RuleContext& c, const RuleDef& rule, std::vector<F
   Finding f = StartFinding(rule);
   f.evidence.push_back(Ev("syncs_per_iteration", per_iter, max, ">", "count"));
   f.evidence.push_back(Ev("sync_wait_ratio", wait, min_wait, ">="));
-  f.summary = StrFormat("The host blocks on the device %.1f times per iteration (%s), waiting %.1f%% of the iteration; "
-                  "after each wait the GPU starves until the host launches again.",
-                  per_iter, from_records ? "sync records" : "synchronisation API calls", wait * 100);
-  f.involved = TopInvolved(groups, "sync", kTopInvolved);
   // Waiting costs time only while the GPU has nothing to do and then waits for the host to launch
   // again (after a sync the queue is empty): the host-launch part of the idle phase bounds P.
   const std::optional<double> host_share = c.IdleCauseShare(IdleCause::kHostLaunch);
   const double starved = c.PhaseRatio(Phase::kIdle) * host_share.value_or(1.0);
   double p = std::min(wait, starved), s = c.P(rule, "assumed_speedup");
+  f.summary = StrFormat("The host blocks on the device %.1f times per iteration (%s) and waits in them %.1f%% of the "
+                  "iteration (waits of several threads at once counted once). While the host waits, the GPU still "
+                  "runs the work queued before the sync; it loses only the time it then sits idle waiting for the next "
+                  "launch, %.1f%% of the iteration, and that bounds the gain.",
+                  per_iter, from_records ? "sync records" : "synchronisation API calls", wait * 100, p * 100);
+  f.involved = TopInvolved(tallies, "sync", kTopInvolved);
   f.amdahl = MakeAmdahl(p, s, "assumed",
                         StrFormat("the GPU's idle time waiting for launches around the waits (P = min(wait, idle x "
                                   "host-launch share)) shrinks %.2fx", s));
+  f.claim = SpaceClaim(ClaimSpace::kIdle, p);
   out.push_back(std::move(f));
 }
 

@@ -37,6 +37,7 @@ struct Analysis {
   std::vector<RooflineItem> roofline;
   std::vector<FusionCandidate> fusion;
   std::vector<Finding> findings;
+  CombinedEstimate combined;  // the findings' gains over disjoint parts (RelateFindings)
 };
 
 // InvalidInput for bad options (regexes, --skip, kernel class patterns).

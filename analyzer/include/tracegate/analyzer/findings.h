@@ -1,9 +1,12 @@
 // Findings: the pattern matrix evaluated on one analysed trace. Each finding carries its evidence
 // (metric, value, threshold), what is involved (kernels, copies, ranges, gaps), strategies and an
-// Amdahl estimate. Findings are ordered by priority, then by predicted whole-run speedup.
+// Amdahl estimate, and the time its share claims. Findings are ordered by priority (derived from
+// the predicted gain and the strength of the evidence), then by predicted whole-run speedup.
 #pragma once
 
+#include <array>
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -45,6 +48,29 @@ struct AmdahlEstimate {
   double upper_bound = 1;      // 1 / (1 - P)
 };
 
+// Where the time a finding's share P claims lies (docs/RULES.md, "Claims and the combined
+// estimate"). The iterations' time is split into spaces: gpu (the h2d, infer and d2h phases: some
+// GPU work runs), idle and post (those phases), and run (the run as a whole: latency variance or a
+// comparison with another run, not a part of the time). A part is located when its intervals say
+// which instants it claims; two located parts overlap where their intervals meet, two parts of one
+// space of which one is not located are taken to overlap.
+enum class ClaimSpace : uint8_t { kGpu, kIdle, kPost, kRun, kCount };
+inline constexpr std::array<const char*, static_cast<size_t>(ClaimSpace::kCount)> kClaimSpaceNames{
+    "gpu", "idle", "post", "run"};
+
+struct ClaimPart {
+  ClaimSpace space = ClaimSpace::kRun;
+  double share = 0;  // of the iterations' total time; a finding's parts sum to its P
+  // Located: sorted, disjoint, inside the iterations' spans, at least share x total long.
+  // Empty: some `share` of the space's time, not located.
+  std::vector<std::pair<TimeNs, TimeNs>> intervals;
+};
+
+// How a finding knows what it predicts: P and S measured in the trace, P measured with S assumed
+// (the rules file's), or P resting on name-based kernel classes. Caps the priority.
+enum class EvidenceStrength : uint8_t { kMeasured, kAssumed, kHeuristic };
+const char* EvidenceStrengthName(EvidenceStrength s);
+
 struct Finding {
   std::string id;
   std::string title;
@@ -55,6 +81,26 @@ struct Finding {
   std::vector<Involved> involved;
   std::vector<std::string> strategies;
   AmdahlEstimate amdahl;
+  std::vector<ClaimPart> claim;        // empty: the run as a whole (kRun)
+  // Refs (FindingRefs) of the findings whose claim overlaps this one's: their gains do not add.
+  std::vector<std::string> overlaps;
+};
+
+EvidenceStrength EvidenceStrengthOf(const Finding& f);
+
+// Findings' gains combined: each unit of claimed time goes to one finding (the one with the
+// largest S among those claiming it), and multi-part Amdahl runs over those disjoint parts.
+struct CombinedPart {
+  std::string finding;  // its ref
+  double share = 0;     // P_i: at most the finding's own P
+  double speedup = 1;   // S_i: the finding's S
+};
+struct CombinedEstimate {
+  std::vector<CombinedPart> parts;     // sum of shares <= 1
+  std::vector<std::string> left_out;   // refs of findings claiming the run as a whole
+  double overall = 1;                  // 1 / ((1 - sum P_i) + sum P_i / S_i)
+  double gain_pct = 0;
+  double upper_bound = 1;              // 1 / (1 - sum P_i)
 };
 
 // A higher-precision run to compare an INT8 run with (int8_no_gain).
@@ -86,6 +132,19 @@ std::vector<Finding> EvaluateRules(const FindingsInput& in, const RulesConfig& r
 // The order EvaluateRules returns: priority, then predicted overall speedup, else rule order
 // (stable). Findings of kAllButFusion followed by those of kFusionOnly, ordered, are kAll's.
 void OrderFindings(std::vector<Finding>& findings);
+
+// A unique name per finding, in list order: the id, or "id#k" (k from 1) for an id that several
+// findings share.
+std::vector<std::string> FindingRefs(const std::vector<Finding>& findings);
+// Fills every finding's `overlaps` (by ref) and returns the combined estimate. Call on the final,
+// ordered list (RunAnalysis does).
+CombinedEstimate RelateFindings(std::vector<Finding>& findings);
+
+// The priority a finding's predicted gain and evidence support (docs/RULES.md, "Priority"):
+// high from kHighGainPct, medium from kMediumGainPct, else low; heuristic evidence at most medium;
+// `table` (the rule's default) where no estimate applies.
+inline constexpr double kHighGainPct = 10.0, kMediumGainPct = 2.0;
+Priority DerivePriority(Priority table, const Finding& f);
 
 // Fills P/S/overall/gain/bound from share and speedup.
 AmdahlEstimate MakeAmdahl(double share, double speedup, std::string basis, std::string assumption);

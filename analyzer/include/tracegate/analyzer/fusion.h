@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,9 @@ struct FusionCandidate {
   int32_t device = -1;
   int64_t stream = kUnknownId;        // stream of the first occurrence
   std::vector<size_t> first_rows;     // kernel rows of the first occurrence
+  // [head start, last follower end) of every occurrence: the chains' wall time is their union
+  // (occurrences on concurrent streams overlap; chain_ns sums them).
+  std::vector<std::pair<TimeNs, TimeNs>> spans;
 };
 
 // Candidates sorted by saving_ns descending (ties: first_start_ns), at most options.top. `classes`

@@ -54,7 +54,11 @@
 //   findings[]{id, title, priority, summary, heuristic, evidence[]{metric, value, threshold, comparison,
 //              unit}, involved[]{kind, name, count, time_ms, detail}, strategies[],
 //              amdahl{share, speedup (null = unbounded), basis, assumption, overall_speedup, gain_pct,
-//                     upper_bound (null = unbounded)}}    by priority, then overall speedup
+//                     upper_bound (null = unbounded)}, evidence_strength (measured/assumed/heuristic),
+//              claim[]{space (gpu/idle/post/run), share, located}, overlaps[] (refs: the id, or
+//              "id#k" for the k-th finding of an id several share)}    by priority, then overall speedup
+//   combined_estimate{parts[]{finding (ref), share, speedup}, left_out[] (refs claiming the run as a
+//              whole), overall_speedup, gain_pct, upper_bound}     the findings' gains over disjoint parts
 //   rules{<id>: {enabled, <param>: value}}                                the effective thresholds
 //   options{top_k, largest_gaps, small_copy_bytes, iteration_regex, skip, pre_regex, infer_regex,
 //           post_regex}

@@ -1,0 +1,158 @@
+// What findings claim and how their gains combine (docs/RULES.md, "Claims and the combined
+// estimate", "Priority"): the default claim of rules that state none, which findings claim the
+// same time, the combined estimate over disjoint parts, and the priority a gain supports.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <array>
+#include <string_view>
+
+#include "analyzer/analysis/rules/rule_helpers.h"
+#include "analyzer/util/intervals.h"
+#include "tracegate/analyzer/amdahl.h"
+#include "tracegate/analyzer/findings.h"
+
+namespace tg {
+
+namespace internal {
+
+void DefaultClaim(const RuleContext& c, Finding& f) {
+  const double p = f.amdahl.share;
+  if (f.id == "idle_gaps" || f.id == "launch_bound") {
+    // Both measure (a part of) the idle phase; which instants is not located.
+    f.claim = SpaceClaim(ClaimSpace::kIdle, p);
+  } else if (f.id == "single_stream") {
+    // The host<->device copies that would hide behind compute (P = min(copy, kernel) <= copy).
+    const MemcpyTable& m = c.trace().memcpys;
+    f.claim = LocatedClaim(c, WallIntervalsWhere(c, m, [&](size_t i) {
+      return c.CopyKept(i) && (m.kind[i] == CopyKind::kHtoD || m.kind[i] == CopyKind::kDtoH);
+    }), p, true);
+  } else {
+    // A rule whose claim is not known here: the run as a whole, which overlaps every claim.
+    f.claim = SpaceClaim(ClaimSpace::kRun, p);
+  }
+}
+
+}  // namespace internal
+
+const char* EvidenceStrengthName(EvidenceStrength s) {
+  switch (s) {
+    case EvidenceStrength::kMeasured: return "measured";
+    case EvidenceStrength::kAssumed: return "assumed";
+    case EvidenceStrength::kHeuristic: return "heuristic";
+  }
+  return "assumed";
+}
+
+EvidenceStrength EvidenceStrengthOf(const Finding& f) {
+  if (f.heuristic) return EvidenceStrength::kHeuristic;
+  return f.amdahl.basis == "measured" ? EvidenceStrength::kMeasured : EvidenceStrength::kAssumed;
+}
+
+Priority DerivePriority(Priority table, const Finding& f) {
+  if (!f.amdahl.applicable) return table;
+  const double gain = std::isfinite(f.amdahl.overall) ? (f.amdahl.overall - 1) * 100 : INFINITY;
+  Priority p = gain >= kHighGainPct ? Priority::kHigh : gain >= kMediumGainPct ? Priority::kMedium : Priority::kLow;
+  // Name-based kernel classes can be wrong: their findings never outrank measured ones.
+  if (EvidenceStrengthOf(f) == EvidenceStrength::kHeuristic && p == Priority::kHigh) p = Priority::kMedium;
+  return p;
+}
+
+std::vector<std::string> FindingRefs(const std::vector<Finding>& findings) {
+  std::map<std::string_view, size_t> total, seen;
+  for (const Finding& f : findings) total[f.id]++;
+  std::vector<std::string> refs;
+  for (const Finding& f : findings)
+    refs.push_back(total[f.id] > 1 ? f.id + "#" + std::to_string(++seen[f.id]) : f.id);
+  return refs;
+}
+
+namespace {
+
+using Parts = std::vector<ClaimPart>;
+
+bool ClaimsRun(const Parts& parts) {
+  if (parts.empty()) return true;
+  return std::any_of(parts.begin(), parts.end(), [](const ClaimPart& p) { return p.space == ClaimSpace::kRun; });
+}
+
+// Two claims overlap when one claims the run as a whole, or they have parts of one space that
+// meet: located parts where their intervals intersect, any part of a space with one unlocated.
+bool Overlap(const Parts& a, const Parts& b) {
+  if (ClaimsRun(a) || ClaimsRun(b)) return true;
+  for (const ClaimPart& x : a)
+    for (const ClaimPart& y : b) {
+      if (x.space != y.space || !(x.share > 0) || !(y.share > 0)) continue;
+      if (x.intervals.empty() || y.intervals.empty() || !IntersectUnions(x.intervals, y.intervals).empty())
+        return true;
+    }
+  return false;
+}
+
+// What is already assigned in one space.
+struct Taken {
+  std::vector<Interval> located;  // union of the located parts assigned so far
+  double unlocated = 0;           // shares of unlocated parts assigned so far
+  double total = 0;               // every share assigned so far
+};
+
+// The share of `part` no earlier (larger-S) finding holds. Unlocated time is assumed to be the
+// time already taken first (the largest overlap possible): the estimate never counts time twice.
+double Assign(const ClaimPart& part, Taken& taken) {
+  double got = 0;
+  if (!part.intervals.empty()) {
+    const TimeNs len = LengthOf(part.intervals);
+    const TimeNs free = LengthOf(SubtractUnions(part.intervals, taken.located));
+    got = len > 0 ? part.share * static_cast<double>(free) / static_cast<double>(len) : 0;
+    got = std::max(0.0, got - taken.unlocated);
+    std::vector<Interval> all = taken.located;
+    all.insert(all.end(), part.intervals.begin(), part.intervals.end());
+    taken.located = UnionOf(all);
+  } else {
+    got = std::max(0.0, part.share - taken.total);
+    taken.unlocated += got;
+  }
+  taken.total += got;
+  return got;
+}
+
+}  // namespace
+
+CombinedEstimate RelateFindings(std::vector<Finding>& findings) {
+  const std::vector<std::string> refs = FindingRefs(findings);
+  for (size_t i = 0; i < findings.size(); ++i) {
+    findings[i].overlaps.clear();
+    for (size_t j = 0; j < findings.size(); ++j)
+      if (i != j && Overlap(findings[i].claim, findings[j].claim)) findings[i].overlaps.push_back(refs[j]);
+  }
+  CombinedEstimate out;
+  std::vector<size_t> order;
+  for (size_t i = 0; i < findings.size(); ++i) {
+    if (ClaimsRun(findings[i].claim)) out.left_out.push_back(refs[i]);
+    else order.push_back(i);
+  }
+  // The largest local speedup first: each unit of time goes to the finding that would shrink it
+  // most (ties: list order, which is priority and gain).
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return findings[a].amdahl.speedup > findings[b].amdahl.speedup; });
+  std::array<Taken, static_cast<size_t>(ClaimSpace::kCount)> taken;
+  double sum = 0;
+  std::vector<AmdahlPart> parts;
+  for (size_t i : order) {
+    double share = 0;
+    for (const ClaimPart& part : findings[i].claim) share += Assign(part, taken[static_cast<size_t>(part.space)]);
+    share = std::min(share, 1 - sum);  // spaces partition the iterations: never more than the whole
+    if (!(share > 0)) continue;
+    sum += share;
+    out.parts.push_back(CombinedPart{refs[i], share, findings[i].amdahl.speedup});
+    parts.push_back(AmdahlPart{share, findings[i].amdahl.speedup});
+  }
+  if (!parts.empty() && ValidateAmdahl(parts).ok()) {
+    out.overall = AmdahlSpeedup(parts);
+    out.upper_bound = AmdahlBound(parts);
+    out.gain_pct = std::isfinite(out.overall) ? (out.overall - 1) * 100 : 0;
+  }
+  return out;
+}
+
+}  // namespace tg
