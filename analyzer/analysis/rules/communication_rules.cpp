@@ -19,7 +19,10 @@ void EvaluateCommunication(const RuleContext& c, const RuleDef& rule, std::vecto
   if (groups.empty()) return;
   auto collective = [&](size_t i) { return c.KernelKept(i) && is_collective(cls[i]); };
   auto compute = [&](size_t i) { return c.KernelKept(i) && !is_collective(cls[i]); };
-  const TimeNs comm_ns = WallTimeWhere(k, collective);
+  // Wall times inside the iterations' spans, as every share the rules print (docs/RULES.md).
+  const std::vector<Interval> collective_iv = WallIntervalsWhere(c, k, collective);
+  const std::vector<Interval> compute_iv = WallIntervalsWhere(c, k, compute);
+  const TimeNs comm_ns = LengthOf(collective_iv);
   const double comm_share = c.Share(comm_ns);
   // The iteration's idle time in gaps next to a collective: the idle phase times the share of the
   // devices' gap time attributed to communication (as launch_bound scales by host_launch).
@@ -33,8 +36,8 @@ void EvaluateCommunication(const RuleContext& c, const RuleDef& rule, std::vecto
   if (gap_share) f.evidence.push_back(Ev("communication_idle_ratio", comm_idle, min_idle, ">="));
   // Collective time with no other kernel running beside it can be hidden behind compute, but at
   // most as much as there is compute to hide it behind: P = min(exposed collective, compute).
-  const TimeNs compute_ns = WallTimeWhere(k, compute);
-  const TimeNs exposed_ns = WallTimeWhere(k, [&](size_t i) { return c.KernelKept(i); }) - compute_ns;
+  std::vector<Interval> exposed_iv = SubtractUnions(collective_iv, compute_iv);
+  const TimeNs compute_ns = LengthOf(compute_iv), exposed_ns = LengthOf(exposed_iv);
   const TimeNs hidden_ns = std::min(exposed_ns, compute_ns);
   f.summary = StrFormat("Collective (NCCL/RCCL) kernels run during %.1f%% of the iteration's wall time, %.1f%% of it "
                         "with no compute beside them, and the GPU idles %s of the iteration in gaps next to a "
@@ -49,6 +52,8 @@ void EvaluateCommunication(const RuleContext& c, const RuleDef& rule, std::vecto
   f.amdahl = MakeAmdahl(c.Share(hidden_ns), kInfiniteSpeedup, "measured",
                         "collectives overlap compute completely; at most min(exposed collective, compute) wall time "
                         "is hidden");
+  // It claims GPU time where a collective runs alone (the time hiding it would save).
+  f.claim = LocatedClaim(c, std::move(exposed_iv), f.amdahl.share, true);
   out.push_back(std::move(f));
 }
 
