@@ -69,24 +69,40 @@ const std::string_view* IdleCauseFinder::WaitDuring(TimeNs s, TimeNs e) const {
   return w.end > s ? &w.name : nullptr;
 }
 
+namespace {
+
+// (correlation id, pid) of the GPU work a gap item refers to.
+std::pair<int64_t, int64_t> LaunchOf(const Trace& t, uint32_t ref) {
+  const size_t row = RefRow(ref);
+  switch (RefKind(ref)) {
+    case ItemKind::kKernel: return {t.kernels.correlation[row], t.kernels.pid[row]};
+    case ItemKind::kMemcpy: return {t.memcpys.correlation[row], t.memcpys.pid[row]};
+    case ItemKind::kMemset: return {t.memsets.correlation[row], t.memsets.pid[row]};
+  }
+  return {kUnknownId, kUnknownId};
+}
+
+}  // namespace
+
 IdleCause IdleCauseFinder::Decide(const GapItem& g, IdleGap* gap) const {
   IdleCause cause = IdleCause::kUnknown;
-  const size_t row = RefRow(g.next);
-  int64_t corr = kUnknownId, pid = kUnknownId;
-  switch (RefKind(g.next)) {
-    case ItemKind::kKernel: corr = t_.kernels.correlation[row], pid = t_.kernels.pid[row]; break;
-    case ItemKind::kMemcpy: corr = t_.memcpys.correlation[row], pid = t_.memcpys.pid[row]; break;
-    case ItemKind::kMemset: corr = t_.memsets.correlation[row], pid = t_.memsets.pid[row]; break;
-  }
+  const auto [corr, pid] = LaunchOf(t_, g.next);
   const int64_t found = index_.Find(corr, pid);
   const size_t call = static_cast<size_t>(found);
   const std::string_view* wait = nullptr;
+  bool same_launch = false;
   std::optional<StringId> stage;
   if (found >= 0 && t_.api_calls.end[call] >= g.start) {
     if (stages_) stage = stages_->During(t_.api_calls.pid[call], g.start, g.end);
     cause = stage ? IdleCause::kHostStage : IdleCause::kHostLaunch;
   } else if (Collective(g.previous) || Collective(g.next)) {
     cause = IdleCause::kCommunication;
+  } else if (found >= 0 && LaunchOf(t_, g.previous) == std::pair{corr, pid}) {
+    // Both sides of the gap come from one launch call (a CUDA graph's nodes share its
+    // correlation id): the launch returned before the gap, so the GPU waited on a dependency
+    // inside the graph (an earlier node, an event or external-semaphore node), not on the host.
+    cause = IdleCause::kDependencySync;
+    same_launch = true;
   } else if (found >= 0 && (wait = WaitDuring(g.start, g.end))) {
     cause = IdleCause::kDependencySync;
   }
@@ -101,7 +117,10 @@ IdleCause IdleCauseFinder::Decide(const GapItem& g, IdleGap* gap) const {
       gap->call_returned_ns = t_.api_calls.end[call] - g.start;
       break;
     case IdleCause::kCommunication: gap->collective = ItemLabel(t_, Collective(g.next) ? g.next : g.previous); break;
-    case IdleCause::kDependencySync: gap->call = *wait; break;
+    case IdleCause::kDependencySync:
+      if (same_launch) gap->same_launch = std::string(t_.Name(t_.api_calls.name[call]));
+      else gap->call = *wait;
+      break;
     default: break;
   }
   return cause;

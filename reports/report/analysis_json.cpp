@@ -86,7 +86,10 @@ json GapJson(const IdleGap& g, bool attributed) {
       evidence["launch_returned_after_gap_start_ns"] = g.call_returned_ns;
       break;
     case IdleCause::kCommunication: evidence["collective"] = g.collective; break;
-    case IdleCause::kDependencySync: evidence["wait_call"] = g.call; break;
+    case IdleCause::kDependencySync:
+      if (!g.same_launch.empty()) evidence["same_launch_call"] = g.same_launch;
+      else evidence["wait_call"] = g.call;
+      break;
     default: break;
   }
   if (!evidence.empty()) j["evidence"] = std::move(evidence);  // unknown: nothing decided it

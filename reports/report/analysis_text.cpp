@@ -103,6 +103,8 @@ std::string GapWhy(const json& g) {
     s += ": " + Cut(call, 28) + " returned " + Span(Int(e, "launch_returned_after_gap_start_ns")) + " after the gap began";
   if (const std::string stage = Text(e, "stage"); !stage.empty()) s += ", host in " + Cut(stage, 24);
   if (const std::string wait = Text(e, "wait_call"); !wait.empty()) s += ": " + Cut(wait, 36) + " in progress";
+  if (const std::string launch = Text(e, "same_launch_call"); !launch.empty())
+    s += ": both sides from one " + Cut(launch, 36) + " (a dependency inside it)";
   return s;
 }
 

@@ -98,6 +98,24 @@ TEST(IdleJudgment, GraphLaunchesWaitingOnADependencyAreNotLaunchBound) {
   EXPECT_EQ(FindingOf(unknown, "launch_bound"), nullptr);
 }
 
+// One graph launch whose nodes stop for 3 ms in the middle (an event node waiting on another
+// stream or process): both sides of the gap carry the launch's correlation id, the launch
+// returned long before, no wait call is recorded. The GPU waited inside the graph.
+TEST(IdleJudgment, AGapInsideOneGraphLaunchIsADependency) {
+  Trace t;
+  AddApi(t, "cudaGraphLaunch", 0, 10 * kUs, 1);
+  AddKernel(t, "elementwise", kMs, kMs + 100 * kUs, 0, 7, 1);
+  AddKernel(t, "gemm", 4 * kMs + 100 * kUs, 5 * kMs, 0, 7, 1);
+  const Analysis a = Analyze(t);
+  EXPECT_EQ(Cause(a, IdleCause::kDependencySync), 3 * kMs);
+  EXPECT_EQ(Cause(a, IdleCause::kUnknown), 0);
+  const IdleGap& gap = a.summary.devices.at(0).idle_causes.largest[static_cast<size_t>(IdleCause::kDependencySync)].at(0);
+  EXPECT_EQ(gap.same_launch, "cudaGraphLaunch");
+  EXPECT_EQ(FindingOf(a, "launch_bound"), nullptr);
+  const nlohmann::json doc = AnalysisToJson(t, a, AnalysisConfig{});
+  EXPECT_EQ(doc["devices"][0]["gaps"]["largest"][0]["evidence"]["same_launch_call"], "cudaGraphLaunch");
+}
+
 // 40 short kernels, each launched 20 us after the last one ended: every gap is the host's.
 TEST(IdleJudgment, LateLaunchesAreHostLaunchAndLaunchBoundClaimsOnlyThem) {
   Trace t;

@@ -56,7 +56,8 @@ size_t GapBucketOf(TimeNs gap_ns);
 //   host_launch      the launch call of the work after the gap ends at or after the gap starts:
 //                    the work did not exist yet, the GPU waited for the host to launch it
 //   communication    the work before or after the gap is a collective (NCCL/RCCL) kernel
-//   dependency_sync  the work was queued before the gap and a wait (cudaStreamWaitEvent, an event,
+//   dependency_sync  the work was queued before the gap and both sides of the gap come from one
+//                    launch (a CUDA graph's nodes), or a wait (cudaStreamWaitEvent, an event,
 //                    stream or device sync) was in progress during the gap
 //   unknown          queued before the gap with no wait recorded, or no launch call found
 enum class IdleCause : uint8_t { kHostStage, kHostLaunch, kCommunication, kDependencySync, kUnknown, kCount };
@@ -77,6 +78,7 @@ struct IdleGap {
   TimeNs call_returned_ns = 0;  // host_stage, host_launch: how long after the gap began that launch call returned
   std::string stage;          // host_stage: the pre/post range the launching process was in
   std::string collective;     // communication: the collective kernel next to the gap (next, else previous)
+  std::string same_launch;    // dependency_sync inside one launch (a CUDA graph): that launch call
 };
 
 struct IdleCauses {
