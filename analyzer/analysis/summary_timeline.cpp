@@ -4,6 +4,7 @@
 // Zero-length activities are points: they add no busy time but do split a gap (the device did
 // something at that instant), so for every device busy_ns + gap_total_ns == active_ns exactly.
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <unordered_map>
 
@@ -125,11 +126,16 @@ TimeNs SweepUnion(const GpuItem* first, const GpuItem* last, OnGap&& on_gap) {
 
 // `lane_bounds`: the device's items are its lanes' time-sorted blocks, at these offsets.
 // `streams`: the device's stream summaries, by stream id.
+// Appends the device's kernel rows in start order to `kernels` and its busy union to `busy`.
 void SummarizeDevice(const Trace& t, const AnalyzeOptions& options, const IdleCauseFinder* causes, GpuItem* first,
                      GpuItem* last, const std::vector<size_t>& lane_bounds, StreamSummary* streams,
-                     size_t stream_count, DeviceSummary& d) {
+                     size_t stream_count, DeviceSummary& d, std::vector<uint32_t>& kernels,
+                     std::vector<std::pair<TimeNs, TimeNs>>& busy) {
   std::vector<GapItem> all_gaps;
   internal::MergeSortedBlocks(first, lane_bounds, ByTime);
+  for (const GpuItem* it = first; it != last; ++it)
+    if (RefKind(it->ref) == ItemKind::kKernel) kernels.push_back(static_cast<uint32_t>(RefRow(it->ref)));
+  TimeNs piece_start = first->start;  // the busy piece the gaps below close
   d.first_start_ns = first->start;
   d.last_end_ns = first->end;
   for (const GpuItem* it = first; it != last; ++it) d.last_end_ns = std::max(d.last_end_ns, it->end);
@@ -145,9 +151,12 @@ void SummarizeDevice(const Trace& t, const AnalyzeOptions& options, const IdleCa
     d.gap_histogram[b]++;
     d.gap_histogram_ns[b] += len;
     const GapItem g{gs, ge, previous.ref, next.ref};
+    if (gs > piece_start) busy.emplace_back(piece_start, gs);
+    piece_start = ge;
     if (causes) all_gaps.push_back(g);
     KeepLargest(heap, options.largest_gaps, g);
   });
+  if (d.last_end_ns > piece_start) busy.emplace_back(piece_start, d.last_end_ns);
   d.has_idle_ratio = d.active_ns > 0;
   d.idle_ratio = d.has_idle_ratio
                      ? static_cast<double>(d.active_ns - d.busy_ns) / static_cast<double>(d.active_ns)
@@ -241,6 +250,7 @@ void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, const Api
   // one contiguous block; re-sort that block by time alone.
   size_t lane = 0;
   begin = 0;
+  std::vector<size_t> kernel_bounds{0}, busy_bounds{0};  // per device, for the merge below
   while (lane < lane_keys.size()) {
     DeviceSummary d;
     d.device = lane_keys[lane].device;
@@ -258,12 +268,28 @@ void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, const Api
     }
     size_t end = begin + d.kernels + d.memcpys + d.memsets;
     SummarizeDevice(t, options, causes ? &*causes : nullptr, items.data() + begin, items.data() + end, bounds,
-                    s.streams.data() + first_lane, lane - first_lane, d);
+                    s.streams.data() + first_lane, lane - first_lane, d, s.kernels_by_start, s.gpu_busy);
+    kernel_bounds.push_back(s.kernels_by_start.size());
+    busy_bounds.push_back(s.gpu_busy.size());
     for (size_t l = first_lane; l < lane; ++l)
       s.streams[l].device_busy_share =
           d.busy_ns > 0 ? static_cast<double>(s.streams[l].busy_ns) / static_cast<double>(d.busy_ns) : 0.0;
     s.devices.push_back(std::move(d));
     begin = end;
+  }
+  if (s.devices.size() > 1) {
+    // Each device's part is in time order: merge them, then join the devices' busy pieces.
+    const KernelTable& k = t.kernels;
+    internal::MergeSortedBlocks(s.kernels_by_start.data(), std::move(kernel_bounds), [&](uint32_t a, uint32_t b) {
+      return k.start[a] != k.start[b] ? k.start[a] < k.start[b] : a < b;
+    });
+    internal::MergeSortedBlocks(s.gpu_busy.data(), std::move(busy_bounds), std::less<std::pair<TimeNs, TimeNs>>());
+    std::vector<std::pair<TimeNs, TimeNs>> joined;
+    for (const auto& [a, b] : s.gpu_busy) {
+      if (!joined.empty() && a <= joined.back().second) joined.back().second = std::max(joined.back().second, b);
+      else joined.emplace_back(a, b);
+    }
+    s.gpu_busy = std::move(joined);
   }
 }
 

@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tracegate/analyzer/model.h"
@@ -184,6 +185,11 @@ struct Summary {
   // Data quality: every counter of quality.h in declaration order.
   bool has_errors = false;
   std::vector<QualityEntry> quality;
+  // For the rules, kept from the sweep that orders every device's GPU work by time (so no rule
+  // sorts a table again): kernel rows by start time, and the union of all GPU work of every
+  // device, sorted and disjoint. Not part of the report.
+  std::vector<uint32_t> kernels_by_start;
+  std::vector<std::pair<TimeNs, TimeNs>> gpu_busy;
 };
 
 class ApiIndex;
