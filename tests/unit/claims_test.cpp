@@ -12,6 +12,7 @@
 #include "tracegate/analyzer/amdahl.h"
 #include "tracegate/analyzer/analysis.h"
 #include "tracegate/analyzer/findings.h"
+#include "analysis_test_util.h"
 #include "trace_builder.h"
 
 namespace tg {
@@ -24,18 +25,8 @@ using testing::AddSync;
 constexpr TimeNs kIter = 100'000;
 const char* kElementwise = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float> >()";
 
-Analysis Analyze(const Trace& t, const AnalysisConfig& config = {}) {
-  Analysis a;
-  Status s = RunAnalysis(t, config, &a);
-  EXPECT_TRUE(s.ok()) << s.message();
-  return a;
-}
-
-const Finding* Find(const Analysis& a, std::string_view id) {
-  for (const Finding& f : a.findings)
-    if (f.id == id) return &f;
-  return nullptr;
-}
+Analysis Analyze(const Trace& t, const AnalysisConfig& config = {}) { return testing::AnalyzeOk(t, config); }
+const Finding* Find(const Analysis& a, std::string_view id) { return testing::FindFinding(a, id); }
 
 bool Lists(const std::vector<std::string>& v, std::string_view s) {
   return std::find(v.begin(), v.end(), s) != v.end();

@@ -11,6 +11,7 @@
 #include <iterator>
 
 #include "tracegate/analyzer/analysis.h"
+#include "analysis_test_util.h"
 #include "trace_builder.h"
 #include "temp_file.h"
 
@@ -26,18 +27,8 @@ using testing::AddSync;
 
 constexpr TimeNs kIter = 100'000;
 
-Analysis Analyze(const Trace& t, const AnalysisConfig& config = {}) {
-  Analysis a;
-  Status s = RunAnalysis(t, config, &a);
-  EXPECT_TRUE(s.ok()) << s.message();
-  return a;
-}
-
-const Finding* Find(const Analysis& a, std::string_view id) {
-  for (const Finding& f : a.findings)
-    if (f.id == id) return &f;
-  return nullptr;
-}
+Analysis Analyze(const Trace& t, const AnalysisConfig& config = {}) { return testing::AnalyzeOk(t, config); }
+const Finding* Find(const Analysis& a, std::string_view id) { return testing::FindFinding(a, id); }
 
 bool Fires(const Trace& t, std::string_view id, const AnalysisConfig& config = {}) {
   return Find(Analyze(t, config), id) != nullptr;
