@@ -403,7 +403,9 @@ void NarrowWholeTrace(const Trace& t, const IterationOptions& o, const ApiIndex&
   it.marker_end = it.end = std::min(it.end, hi);
   index->whole_trace = false;
   index->start = {it.start};
-  index->end = {it.end + 1};  // work ending exactly at the span's end still starts inside it
+  // Rows that start exactly at the span's end (zero-length work) still belong to it; saturated,
+  // as times reach INT64_MAX.
+  index->end = {it.end < std::numeric_limits<TimeNs>::max() ? it.end + 1 : it.end};
   out->source = StrFormat("no ranges match '%s': one iteration, the span of the GPU work, its launches and phase "
                           "ranges (%.3f ms of the %.3f ms trace; use --iteration REGEX to name the iteration ranges)",
                           o.iteration_regex.c_str(), NsToMs(it.end - it.start), NsToMs(window));

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "trace_builder.h"
@@ -314,6 +315,19 @@ TEST(Iterations, NoMarkersSpanTheGpuWorkAndPhaseRangesNotTheStartUp) {
   a = Analyze(t);
   EXPECT_EQ(a.iterations[0].end, 33 * kMs);
   EXPECT_EQ(PhaseOf(a.iterations[0], Phase::kPost), 2 * kMs - 100);
+}
+
+// Times reach INT64_MAX: the narrowed span's marker must not overflow (found by fuzz_trace).
+TEST(Iterations, NoMarkersSpanEndingAtTheLargestTime) {
+  constexpr TimeNs kMax = std::numeric_limits<TimeNs>::max();
+  Trace t;
+  AddApi(t, "cudaMalloc", 0, 10, kUnknownId);
+  AddKernel(t, "k", kMax - 100, kMax, 0, 7, kUnknownId);
+  IterationAnalysis a = Analyze(t);
+  ASSERT_EQ(a.iterations.size(), 1u);
+  EXPECT_EQ(a.iterations[0].start, kMax - 100);
+  EXPECT_EQ(a.iterations[0].end, kMax);
+  EXPECT_EQ(a.kernel_iteration, (std::vector<int32_t>{0}));
 }
 
 TEST(Iterations, EmptyTraceIsOneEmptyIteration) {
