@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <system_error>
 
-#include "reports/document/report_document.h"
 #include "tracegate/reports/job.h"
 
 namespace tg {
@@ -73,9 +72,5 @@ std::optional<int64_t> RankFromFileName(std::string_view path) {
   return rank;
 }
 
-bool IsJobReport(const nlohmann::json& doc) {
-  return internal::Find(doc, "job") && internal::Find(doc, "job")->is_object() &&
-         internal::Find(doc, "ranks") && internal::Find(doc, "ranks")->is_array();
-}
 
 }  // namespace tg

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -59,6 +60,7 @@ class JobReducer {
   json slowest_doc_;
   std::optional<double> slowest_ms_;
   size_t slowest_index_ = 0;
+  std::tuple<bool, int64_t, size_t> slowest_order_{true, 0, 0};  // (no rank yet, rank, index)
   bool have_body_ = false;
 };
 

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "reports/document/report_document.h"
@@ -118,15 +119,19 @@ void JobReducer::Add(RankReport r) {
   k.counters = Array(quality, "counters");
   k.has_errors = Flag(quality, "has_errors");
   kept_.push_back(std::move(k));
-  // The body: the slowest rank's report (ties: the earlier file); any report until one has a
-  // latency.
+  // The body: the slowest rank's report; any report until one has a latency. Ties go to the
+  // lower rank (ranks still to be numbered by file order after every numbered one, in file
+  // order), so neither the order of the files nor of the workers changes the body.
   const std::optional<double> ms = Number(r.doc, "avg_latency_ms");
-  const bool slower = ms && (!slowest_ms_ || *ms > *slowest_ms_ || (*ms == *slowest_ms_ && r.index < slowest_index_));
-  const bool first = !have_body_ || (!slowest_ms_ && !ms && r.index < slowest_index_);
+  const auto order = std::make_tuple(!r.rank.has_value(), r.rank.value_or(0), r.index);
+  const bool before = order < slowest_order_;
+  const bool slower = ms && (!slowest_ms_ || *ms > *slowest_ms_ || (*ms == *slowest_ms_ && before));
+  const bool first = !have_body_ || (!slowest_ms_ && !ms && before);
   if (slower || first) {
     slowest_doc_ = std::move(r.doc);
     if (ms) slowest_ms_ = ms;
     slowest_index_ = r.index;
+    slowest_order_ = order;
     have_body_ = true;
   }
 }

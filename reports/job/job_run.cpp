@@ -108,7 +108,7 @@ StatusOr<nlohmann::json> MergeReports(const std::vector<std::string>& reports, c
     TG_RETURN_IF_ERROR(internal::LoadReportFile(reports[i], "report", &r.doc));
     const internal::ReportCheck check = internal::CheckReportDocument(r.doc, {});
     if (!check.ok()) return InvalidInput(reports[i] + ": not a tracegate report (tracegate analyze TRACE -o REPORT)");
-    if (IsJobReport(r.doc)) return InvalidInput(reports[i] + ": a job report; merge takes the ranks' reports");
+    if (internal::IsJobReport(r.doc)) return InvalidInput(reports[i] + ": a job report; merge takes the ranks' reports");
     internal::RankOfReport(reports[i], &r);
     return r;
   }));

@@ -53,9 +53,6 @@ std::optional<int64_t> RankFromFileName(std::string_view path);
 // The job report from per-rank reports (`tracegate analyze TRACE -o REPORT`).
 [[nodiscard]] StatusOr<nlohmann::json> MergeReports(const std::vector<std::string>& reports, const JobOptions& options);
 
-// True when `doc` is a job report (it has job{} and ranks[]).
-bool IsJobReport(const nlohmann::json& doc);
-
 // The per-rank table of a job report, as text (the analyze summary) and as Markdown.
 void PrintJobRanks(std::ostream& out, const nlohmann::json& job);
 std::string JobRanksMarkdown(const nlohmann::json& job);
