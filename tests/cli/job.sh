@@ -29,6 +29,10 @@ if any(r.get("collectives") for r in ranks):
         assert r["clock_offset_ns"] == e["clock_offset_ns"], (r, e)
         assert abs(r["wait_ms"] - e["wait_ms"]) < 1e-9, (r, e)
         assert r["last_arrivals"] == e["last_arrivals"], (r, e)
+    for r, e in zip(ranks, exp["ranks"]):
+        for key in ("comm_ms", "compute_ms", "overlap_ratio"):
+            if r.get(key) is not None:
+                assert abs(r[key] - e[key]) < 1e-9, (key, r, e)
     straggler = [f for f in job["findings"] if f["id"] == "straggler"]
     assert straggler and straggler[0]["involved"][0] == {**straggler[0]["involved"][0], "kind": "rank", "name": str(exp["straggler"])}, straggler
 EOF_PY
@@ -55,6 +59,53 @@ EOF_PY
 python3 -c "
 import json,sys; a,b=(json.load(open(p)) for p in sys.argv[1:]); assert a==b, [k for k in a if a[k]!=b.get(k)]" job.json files.json \
   && ok || fail "the files' order and --jobs do not change the report"
+
+# Known answers across ranks, to the nanosecond: each rank's report given the collective_calls
+# its trace's all-reduce kernels carry (PyTorch's metadata: process group, Seq; ts/dur in us with
+# three decimals), as the single-trace report writes them, then merged.
+mkdir calls && python3 - reports calls job <<'EOF_PY' || fail "reports with collective_calls"
+import glob, json, os, sys
+src, dst, traces = sys.argv[1:]
+def ns(text):
+    whole, _, frac = text.partition(".")
+    return int(whole) * 1000 + int((frac + "000")[:3])
+for p in sorted(glob.glob(os.path.join(src, "*.report.json"))):
+    d = json.load(open(p))
+    raw = open(os.path.join(traces, os.path.basename(p).replace(".report.json", ".json"))).read()
+    calls = []
+    for line in raw.splitlines():
+        if '"Collective name"' not in line:
+            continue
+        e = json.loads(line.rstrip(","))
+        # ts and dur from their text: a double would lose the nanoseconds of an epoch time.
+        ts = ns(line.split('"ts": ')[1].split(",")[0]); dur = ns(line.split('"dur": ')[1].split(",")[0])
+        a = e["args"]
+        calls.append({"name": a["Collective name"], "group": a["Process Group Name"], "seq": a["Seq"],
+                      "start_ns": ts, "end_ns": ts + dur, "bytes": a["In msg nelems"] * 4})
+    d["ranks"] = [{"rank": json.load(open(os.path.join(traces, os.path.basename(p).replace(".report.json", ".json"))))["distributedInfo"]["rank"],
+                   "file": d["source"]["path"], "avg_latency_ms": d["avg_latency_ms"], "idle_ratio": d["idle_ratio"],
+                   "collective_calls": calls}]
+    json.dump(d, open(os.path.join(dst, os.path.basename(p)), "w"))
+EOF_PY
+"$tg" merge calls/*.report.json -q -o calls.json && python3 "$validate" calls.json && ok || fail "merge of reports with collective_calls"
+python3 - calls.json job.expected.json <<'EOF_PY' && ok || fail "known answers across ranks"
+import json, sys
+job, exp = (json.load(open(p)) for p in sys.argv[1:])
+assert job["job"]["shared_collectives"] == exp["shared_collectives"] and job["job"]["matched_by"] == "seq", job["job"]
+for r, e in zip(job["ranks"], exp["ranks"]):
+    assert r["rank_source"] == "distributed_info", r
+    assert r["clock_offset_ns"] == e["clock_offset_ns"], (r, e)
+    assert abs(r["wait_ms"] - e["wait_ms"]) < 1e-12, (r, e)
+    assert r["last_arrivals"] == e["last_arrivals"] and r["collectives"] == e["collectives"], (r, e)
+s = [f for f in job["findings"] if f["id"] == "straggler"]
+assert len(s) == 1 and len(s[0]["involved"]) == 1, job["findings"]
+v = s[0]["involved"][0]
+assert (v["kind"], v["name"], v["count"]) == ("rank", str(exp["straggler"]), exp["ranks"][exp["straggler"]]["last_arrivals"]), v
+assert round(v["time_ms"] * 1e6) == exp["ranks"][exp["straggler"]]["lateness_ns"], v
+# P: the lateness per iteration over the job's latency.
+late_ms = exp["ranks"][exp["straggler"]]["lateness_ns"] / 1e6 / exp["shared_collectives"]
+assert abs(s[0]["amdahl"]["share"] - late_ms / exp["job_latency_ms"]) < 1e-12, s[0]["amdahl"]
+EOF_PY
 
 # Duplicate ranks: exit 2, naming both files.
 mkdir dup && cp job/rank-0.json job/rank-1.json dup/ && cp job/rank-1.json dup/rank-1b.json

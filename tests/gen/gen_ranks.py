@@ -10,7 +10,7 @@ Every rank runs, per iteration k (times in ns, on one true clock):
                                                      leaves the collective at the same instant
   overlap kernel  [T_k + C_r, T_k + C_r + O)         stream 7, during the all-reduce
   ProfilerStep#k  [T_k, T_k + P) on the host, with a cudaLaunchKernel for each kernel
-and writes it on its own clock, true + skew_r (skews up to 100 us, the straggler's included). The
+and writes it on its own clock, true + skew_r (skews from 0 to 100 us, the straggler's included). The
 all-reduce kernels carry the collective metadata PyTorch writes (Collective name, In/Out msg
 nelems, Group size, dtype, Process Group Name/Description/Ranks, Seq).
 
@@ -36,8 +36,8 @@ def us(ns):
 
 
 def skew_ns(rank):
-    # Deterministic clock skews in [-100, 100] us, distinct per rank.
-    return ((rank * 37_123) % 200_001) - 100_000
+    # Deterministic clock skews in [0, 100] us, distinct per rank: offsets between ranks up to 100 us.
+    return (rank * 37_123) % 100_001
 
 
 def rank_events(rank, ranks, iterations, compute, skew):
