@@ -50,7 +50,7 @@ int RunAnalyze(const AnalyzeArgs& args);
 int RunAnalyzeJob(const AnalyzeArgs& args);
 struct MergeArgs {
   std::vector<std::string> reports;
-  std::string json_out, md_out;  // -o, --md
+  std::string json_out, md_out, html_out;  // -o, --md, --html
   size_t jobs = 0;
   bool quiet = false;
 };

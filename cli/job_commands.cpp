@@ -22,7 +22,7 @@ int WriteJob(const nlohmann::json& job, const std::string& json_out, const std::
   if (!md_out.empty())
     if (Status s = WriteFileAtomic(md_out, JobRanksMarkdown(job) + MarkdownReport(job)); !s.ok()) return Fail(s);
   if (!html_out.empty())
-    if (Status s = WriteHtmlReport(job, html_out); !s.ok()) return Fail(s);
+    if (Status s = WriteFileAtomic(html_out, JobHtmlReport(job)); !s.ok()) return Fail(s);
   if (!quiet) {
     PrintJobRanks(std::cout, job);
     PrintAnalysis(std::cout, job);
@@ -51,12 +51,12 @@ int RunAnalyzeJob(const AnalyzeArgs& args) {
 
 int RunMerge(const MergeArgs& args) {
   for (const std::string& in : args.reports)
-    for (const std::string* out : {&args.json_out, &args.md_out})
+    for (const std::string* out : {&args.json_out, &args.md_out, &args.html_out})
       if (!out->empty())
         if (Status s = CheckOutputPath(in, *out); !s.ok()) return Fail(s);
   StatusOr<nlohmann::json> job = MergeReports(args.reports, JobOptions{args.jobs, true});
   if (!job.ok()) return Fail(job.status());
-  return WriteJob(*job, args.json_out, args.md_out, "", args.quiet);
+  return WriteJob(*job, args.json_out, args.md_out, args.html_out, args.quiet);
 }
 
 }  // namespace tg::cli

@@ -124,6 +124,7 @@ int main(int argc, char** argv) {
   mg->add_option("reports", merge.reports, "Per-rank report JSON files")->required();
   mg->add_option("-o,--output", merge.json_out, "Write the job report here (atomically)");
   mg->add_option("--md", merge.md_out, "Write a Markdown summary here");
+  mg->add_option("--html", merge.html_out, "Write a self-contained HTML report here (per-rank table, wait chart)");
   mg->add_option("-j,--jobs", merge.jobs, "Reports read at once (default: the hardware threads)")
       ->check(CLI::Range(1, 4096));
   mg->add_flag("-q,--quiet", merge.quiet, "Do not print the summary (with -o)");

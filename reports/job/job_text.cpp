@@ -1,4 +1,5 @@
 // The per-rank table of a job report, for the analyze summary and the Markdown report.
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 #include <string>
@@ -6,6 +7,7 @@
 
 #include "reports/document/report_document.h"
 #include "tracegate/reports/job.h"
+#include "tracegate/reports/report_html.h"
 
 namespace tg {
 
@@ -94,6 +96,59 @@ std::string JobRanksMarkdown(const nlohmann::json& job) {
   }
   out << "\n";
   return out.str();
+}
+
+std::string JobRanksHtml(const nlohmann::json& job) {
+  std::ostringstream out;
+  const auto rows = Rows(job);
+  out << "<h2 id=\"ranks\">Ranks (" << rows.size() << ")</h2>\n<p>" << HtmlEscape(Headline(job))
+      << ". * marks the slowest rank, whose report follows.</p>\n<table>\n<tr>";
+  for (const char* h : kHeader) out << "<th>" << h << "</th>";
+  out << "</tr>\n";
+  for (const auto& row : rows) {
+    out << "<tr>";
+    for (size_t c = 0; c < row.size(); ++c)
+      out << (c + 1 == row.size() ? "<td class=\"name\">" : "<td class=\"num\">") << HtmlEscape(row[c]) << "</td>";
+    out << "</tr>\n";
+  }
+  out << "</table>\n";
+  // The straggler chart: each rank's wait for the last arrival per iteration; the late rank waits
+  // least and is labelled with its last arrivals.
+  const json& ranks = internal::Array(job, "ranks");
+  double most = 0;
+  for (const json& r : ranks) most = std::max(most, internal::Number(r, "wait_ms").value_or(0));
+  if (most <= 0) return out.str();
+  const int bar = 18, label_w = 90, width = 640;
+  out << "<svg class=\"chart\" width=\"" << width << "\" height=\"" << ranks.size() * (bar + 4) + 24
+      << "\" role=\"img\" aria-label=\"wait per rank\">\n";
+  size_t i = 0;
+  for (const json& r : ranks) {
+    const double wait = internal::Number(r, "wait_ms").value_or(0);
+    const int y = static_cast<int>(i++ * (bar + 4));
+    const int w = static_cast<int>((width - label_w - 140) * wait / most);
+    char buf[320];
+    std::snprintf(buf, sizeof buf,
+                  "<text class=\"bar-label\" x=\"0\" y=\"%d\">rank %lld</text><rect class=\"kernel\" x=\"%d\" "
+                  "y=\"%d\" width=\"%d\" height=\"%d\"/><text class=\"bar-label\" x=\"%d\" y=\"%d\">%.3f ms wait, "
+                  "last %lld</text>\n",
+                  y + 13, static_cast<long long>(internal::Int(r, "rank")), label_w, y, w, bar, label_w + w + 6, y + 13,
+                  wait, static_cast<long long>(internal::Int(r, "last_arrivals")));
+    out << buf;
+  }
+  out << "<text class=\"tick-label\" x=\"0\" y=\"" << ranks.size() * (bar + 4) + 16
+      << "\">wait for the last rank per iteration (ms); last: collectives the rank reached after every other</text>\n"
+      << "</svg>\n";
+  return out.str();
+}
+
+std::string JobHtmlReport(const nlohmann::json& job) {
+  std::string html = HtmlReport(job);
+  // The ranks come first in the main part; the slowest rank's report follows them.
+  size_t at = html.find("<main>\n");
+  at = at == std::string::npos ? html.rfind("</body>") : at + 7;
+  if (at == std::string::npos) at = html.size();
+  html.insert(at, JobRanksHtml(job));
+  return html;
 }
 
 }  // namespace tg

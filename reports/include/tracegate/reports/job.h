@@ -56,5 +56,8 @@ std::optional<int64_t> RankFromFileName(std::string_view path);
 // The per-rank table of a job report, as text (the analyze summary) and as Markdown.
 void PrintJobRanks(std::ostream& out, const nlohmann::json& job);
 std::string JobRanksMarkdown(const nlohmann::json& job);
+// The HTML report of a job: the per-rank table and a chart of each rank's wait (the straggler
+// waits least), then the slowest rank's report.
+std::string JobHtmlReport(const nlohmann::json& job);
 
 }  // namespace tg
