@@ -99,6 +99,8 @@ class StepTimer {
   Clock::time_point last_, first_;
 };
 
+}  // namespace
+
 // An output path must not be the input: writing would destroy the trace being read.
 Status CheckOutputPath(const std::string& in, const std::string& out) {
   struct stat a{}, b{};
@@ -107,6 +109,8 @@ Status CheckOutputPath(const std::string& in, const std::string& out) {
     return InvalidInput(out + ": output would overwrite the input trace; choose another path");
   return Status::Ok();
 }
+
+namespace {
 
 Status ToIterationOptions(const IterationArgs& a, IterationOptions* o) {
   if (!a.iteration_regex.empty()) o->iteration_regex = a.iteration_regex;
@@ -123,6 +127,8 @@ Status ToIterationOptions(const IterationArgs& a, IterationOptions* o) {
   }
   return Status::Ok();
 }
+
+}  // namespace
 
 Status ToAnalysisConfig(const AnalyzeArgs& a, AnalysisConfig* c) {
   c->summary.top_k = a.top_k;
@@ -145,6 +151,8 @@ Status ToAnalysisConfig(const AnalyzeArgs& a, AnalysisConfig* c) {
   }
   return Status::Ok();
 }
+
+namespace {
 
 std::string SpeedupText(double v) {
   char buf[64];

@@ -9,6 +9,7 @@
 
 namespace tg {
 class Status;
+struct AnalysisConfig;
 }
 
 namespace tg::cli {
@@ -29,6 +30,8 @@ struct IterationArgs {
 
 struct AnalyzeArgs {
   std::string trace;
+  std::vector<std::string> traces;  // as given: several files or a directory make a job
+  size_t jobs = 0;                  // --jobs: ranks analysed at once; 0: the hardware threads
   std::string json_out;  // -o; empty: no JSON file
   std::string md_out, html_out;  // --md, --html: human reports from the report JSON; empty: none
   size_t top_k = 10;
@@ -43,6 +46,19 @@ struct AnalyzeArgs {
   double peak_gbs = 0, peak_tflops = 0;
 };
 int RunAnalyze(const AnalyzeArgs& args);
+// The ranks of one job (job_commands.cpp): `analyze DIR | FILE FILE...` and `merge REPORT...`.
+int RunAnalyzeJob(const AnalyzeArgs& args);
+struct MergeArgs {
+  std::vector<std::string> reports;
+  std::string json_out, md_out, html_out;  // -o, --md, --html
+  size_t jobs = 0;
+  bool quiet = false;
+};
+int RunMerge(const MergeArgs& args);
+
+// Shared by the analyze commands (commands.cpp).
+Status CheckOutputPath(const std::string& in, const std::string& out);
+Status ToAnalysisConfig(const AnalyzeArgs& a, AnalysisConfig* c);
 
 struct PredictArgs {
   double fraction = -1;              // --fraction (with --speedup)

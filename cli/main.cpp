@@ -4,6 +4,7 @@
 #include <malloc.h>
 #endif
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <string_view>
 
@@ -47,6 +48,14 @@ constexpr const char* kGateFooter =
     "Example:\n"
     "  tracegate gate run.json --baseline resnet50_fp16 --junit gate.xml --md gate.md";
 
+constexpr const char* kMergeFooter =
+    "The reduce step of a job analysed past one machine (docs/SCALE.md): each rank's trace is analysed\n"
+    "where it lies (tracegate analyze rank3.json -o rank3.report.json), and merge gives the job report\n"
+    "that tracegate analyze DIR gives for the traces. The rank of a report: its ranks[0].rank, else its\n"
+    "trace's file name (rank-3, rank3, rank_3, worker3), else the order of the reports.\n"
+    "Example:\n"
+    "  tracegate merge reports/*.report.json -o job.json --md job.md";
+
 constexpr const char* kRecordFooter =
     "Output: -o OUT is replaced atomically (a complete file or the old one). Without -o the trace\n"
     "goes to tracegate1.db in the current directory, or the next free tracegate<N>.db: an existing\n"
@@ -82,7 +91,12 @@ int main(int argc, char** argv) {
 
   tg::cli::AnalyzeArgs analyze;
   auto* a = app.add_subcommand("analyze", "Explain a trace: iterations and phases, findings with Amdahl estimates, gaps, kernels, copies");
-  a->add_option("trace", analyze.trace, "Trace file (Kineto JSON[.gz], nsys .sqlite, tracegate .db)")->required();
+  a->add_option("trace", analyze.traces,
+                 "Trace file (Kineto JSON[.gz], nsys .sqlite, tracegate .db); several files, or a directory of them, "
+                 "are the ranks of one job")
+      ->required();
+  a->add_option("-j,--jobs", analyze.jobs, "Ranks of a job analysed at once (default: the hardware threads)")
+      ->check(CLI::Range(1, 4096));
   a->add_option("-o,--output", analyze.json_out, "Write the JSON report here (atomically)");
   a->add_option("--md", analyze.md_out, "Write a Markdown summary here (pull-request comment, CI step summary)");
   a->add_option("--html", analyze.html_out, "Write a self-contained HTML report here (timeline, charts, findings)");
@@ -103,6 +117,17 @@ int main(int argc, char** argv) {
   a->add_option("--peak-tflops", analyze.peak_tflops, "Peak TFLOP/s for the roofline")->check(CLI::PositiveNumber);
   a->add_option("--reference", analyze.reference_path,
                 "Report of a higher-precision run, for the INT8 rule (with --precision int8)");
+
+  tg::cli::MergeArgs merge;
+  auto* mg = app.add_subcommand("merge", "One job report from the ranks' reports (tracegate analyze RANK -o REPORT)");
+  mg->footer(kMergeFooter);
+  mg->add_option("reports", merge.reports, "Per-rank report JSON files")->required();
+  mg->add_option("-o,--output", merge.json_out, "Write the job report here (atomically)");
+  mg->add_option("--md", merge.md_out, "Write a Markdown summary here");
+  mg->add_option("--html", merge.html_out, "Write a self-contained HTML report here (per-rank table, wait chart)");
+  mg->add_option("-j,--jobs", merge.jobs, "Reports read at once (default: the hardware threads)")
+      ->check(CLI::Range(1, 4096));
+  mg->add_flag("-q,--quiet", merge.quiet, "Do not print the summary (with -o)");
 
   tg::cli::PredictArgs predict;
   auto* p = app.add_subcommand("predict", "Amdahl's law: whole-run speedup from a part's share P and speedup S");
@@ -232,7 +257,15 @@ int main(int argc, char** argv) {
     return tg::cli::kExitBadInput;
   }
 
-  if (a->parsed()) return tg::cli::RunAnalyze(analyze);
+  if (a->parsed()) {
+    // One file is a run; several, or a directory, are the ranks of a job.
+    std::error_code ec;
+    if (analyze.traces.size() > 1 || std::filesystem::is_directory(analyze.traces[0], ec))
+      return tg::cli::RunAnalyzeJob(analyze);
+    analyze.trace = analyze.traces[0];
+    return tg::cli::RunAnalyze(analyze);
+  }
+  if (mg->parsed()) return tg::cli::RunMerge(merge);
   if (p->parsed()) return tg::cli::RunPredict(predict);
   if (e->parsed()) return tg::cli::RunExport(exp);
   if (c->parsed()) return tg::cli::RunConvert(conv);

@@ -121,4 +121,10 @@ std::string GapPrevious(const json& gap) { return Find(gap, "previous") ? Text(g
 
 std::string GapNext(const json& gap) { return Find(gap, "next") ? Text(gap, "next") : Text(gap, "after"); }
 
+bool IsJobReport(const json& doc) {
+  const json* job = Find(doc, "job");
+  const json* ranks = Find(doc, "ranks");
+  return job && job->is_object() && ranks && ranks->is_array();
+}
+
 }  // namespace tg::internal

@@ -72,6 +72,12 @@ const json& Array(const json& doc, std::string_view key);
 // doc[key] when it is an object, else an empty object.
 const json& Object(const json& doc, std::string_view key);
 
+// A job report (tracegate/reports/job.h): the slowest rank's report with the job's keys, ranks[]
+// (one object per rank, by rank: rank, file, avg_latency_ms, ... clock_offset_ns, wait_ms),
+// slowest_rank and job{ranks, built_from, shared_collectives, matched_by}. A trace's report may
+// carry ranks[] too (its one rank); only a job report has job{}.
+bool IsJobReport(const json& doc);
+
 // A gap's neighbours (devices[].gaps.largest[], idle_causes.*.largest[]): the work that ends where
 // the gap begins and the work that starts where it ends. Earlier v1 reports named them "before"
 // and "after" (the activity before the gap and the one after it); both spellings read.

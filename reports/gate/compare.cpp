@@ -242,6 +242,8 @@ std::string VerdictText(const Comparison& c) {
   }
   if (!phases.empty()) text += "; phases: " + Join(phases, ", ");
   if (!c.families_over.empty()) text += "; " + FamiliesOverText(c);
+  // A job's latency is its slowest rank's: say which ranks got slower.
+  if (const std::string ranks = RanksOverText(c); !ranks.empty()) text += "; " + ranks;
   return text;
 }
 
@@ -283,6 +285,7 @@ Comparison CompareReports(const json& base, const json& next, const CompareOptio
   c.mann_whitney = MannWhitneyU(bs, ns);
   c.significant = c.mann_whitney.ok && c.mann_whitney.p_two_sided < options.alpha;
   DiffKernelsAndPhases(base, next, c);  // after the test: shares need to know it
+  DiffRanks(base, next, c);
   c.bootstrap = BootstrapRatioOfMeans(bs, ns);
   if (!c.mann_whitney.ok) c.notes.push_back("Mann-Whitney U not computed: " + c.mann_whitney.reason);
   if (c.problems.empty() && c.over_threshold && options.require_significance && !c.mann_whitney.ok)

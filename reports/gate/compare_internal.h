@@ -5,6 +5,7 @@
 
 #include <array>
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,14 @@ std::vector<FamilyDelta> GroupFamilies(const Comparison& c, const std::vector<si
 // Lost data on either side (compare.h): "data_quality" problems naming the counter or table and
 // its numbers; a note when a side has no counts{} to check.
 void CheckLostData(const nlohmann::json& base, const nlohmann::json& next, Comparison& c);
+
+// Job reports (either side): c.ranks, each rank's avg_latency_ms on both sides (compare_ranks.cpp).
+void DiffRanks(const nlohmann::json& base, const nlohmann::json& next, Comparison& c);
+// "ranks over the limit: 2 1.000 -> 1.200 ms (+20.00%)", or "" when none is.
+std::string RanksOverText(const Comparison& c);
+// The per-rank table of the terminal summary or the Markdown report (nothing without ranks).
+void RankTable(std::ostream& out, const Comparison& c, bool markdown);
+nlohmann::json RanksJson(const Comparison& c);
 
 // "%.<decimals>f"; decimals < 0: the shortest form ("%g"), so a threshold of 5 reads "5".
 std::string FormatNumber(double v, int decimals);

@@ -1,4 +1,5 @@
 // ComparisonToJson: the comparison document (schema tracegate.comparison/v1).
+#include "reports/gate/compare_internal.h"
 #include "tracegate/reports/compare.h"
 
 namespace tg {
@@ -132,6 +133,7 @@ json ComparisonToJson(const Comparison& c) {
           {"kernels", std::move(kernels)},
           {"kernel_families", std::move(families)},
           {"kernel_families_over_threshold", std::move(families_over)},
+          {"ranks", RanksJson(c)},
           {"contributors", {{"kernels", std::move(kernel_names)}, {"phases", std::move(phase_names)}}},
           {"statistics", StatisticsJson(c)}};
 }

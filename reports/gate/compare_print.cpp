@@ -44,6 +44,7 @@ void PrintComparison(std::ostream& out, const Comparison& c) {
                   m.has_pct ? (FormatSigned(m.pct, 2) + "%").c_str() : "n/a");
     out << line;
   }
+  RankTable(out, c, false);
   if (!c.kernel_contributors.empty()) {
     out << "  " << (c.latency_delta_ms > 0 ? "slower" : "faster") << " kernels (ms per iteration):\n";
     for (size_t j = 0; j < c.kernel_contributors.size() && j < kPrintedContributors; ++j) {

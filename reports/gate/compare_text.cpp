@@ -234,6 +234,7 @@ std::string ComparisonMarkdown(const Comparison& c) {
       << FormatNumber(c.options.threshold_pct, -1) << "%"
       << (c.options.require_significance ? ", significance required" : "") << "\n\n";
   MetricsTable(out, c);
+  RankTable(out, c, true);
   ContributorTables(out, c);
   KernelFamilies(out, c);
   KernelChanges(out, c);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tracegate/reports/analysis_report.h"
+#include "reports/report/findings_json.h"
 #include "reports/report/json_writer.h"
 #include "reports/report/kernel_table_json.h"
 #include "reports/report/timeline_json.h"
@@ -433,6 +434,10 @@ json CombinedJson(const CombinedEstimate& c) {
   return j;
 }
 
+}  // namespace
+
+// Shared with the job report (reports/job/), whose cross-rank findings have the same shape.
+namespace internal {
 json FindingsJson(const std::vector<Finding>& findings) {
   json arr = json::array();
   for (const Finding& f : findings) {
@@ -463,6 +468,10 @@ json FindingsJson(const std::vector<Finding>& findings) {
   return arr;
 }
 
+}  // namespace internal
+
+namespace {
+
 json RulesJson(const RulesConfig& rules) {
   json j = json::object();
   for (const auto& [id, params] : rules.values()) {
@@ -490,7 +499,7 @@ json AnalysisToJson(const Trace& trace, const Analysis& analysis, const Analysis
   HeadlineJson(doc, analysis.iterations, summary);
   doc["iteration_source"] = IterationSourceJson(analysis.iterations, config.iterations);
   doc["phases"] = PhasesJson(analysis.iterations);
-  doc["findings"] = FindingsJson(analysis.findings);
+  doc["findings"] = internal::FindingsJson(analysis.findings);
   doc["combined_estimate"] = CombinedJson(analysis.combined);
   doc["source"] = SourceJson(trace);
   doc["environment"] = EnvironmentJson(trace);

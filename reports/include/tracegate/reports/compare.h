@@ -19,6 +19,9 @@
 // Kernel families (ShortKernelName: the template instantiations of one kernel summed) whose GPU
 // time per iteration changed beyond noise (kernel_change_pct / kernel_change_min_ms) are always
 // listed, whether or not the latency moved.
+// Job reports (tracegate/reports/job.h): the job's latency is its slowest rank's avg_latency_ms;
+// each rank is compared with the same rank of the other side, and a regression's verdict names
+// the ranks over the limit.
 // Kernels come from each report's kernel_table (per-iteration time of every distinct kernel).
 // Contributors explain a latency change: the kernels and phases whose per-iteration time moved
 // the same way as avg_latency_ms, largest move first. Kernel time is summed over streams, so on
@@ -26,6 +29,7 @@
 // iteration, so phase deltas add up to the latency delta exactly.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
@@ -93,6 +97,15 @@ struct FamilyDelta {
   double delta_pct = 0;                 // delta_ms / base_ms x 100, when base_ms > 0
 };
 
+// One rank of a job report (tracegate/reports/job.h) on both sides, matched by rank number.
+struct RankDelta {
+  int64_t rank = 0;
+  bool has_base = false, has_new = false;  // the side has the rank, with an avg_latency_ms
+  double base_ms = 0, new_ms = 0;          // its avg_latency_ms
+  double delta_pct = 0;                    // when both
+  bool over_threshold = false;             // new_ms > base_ms x (1 + threshold_pct / 100)
+};
+
 struct PhaseDelta {
   std::string phase;                    // pre, h2d, infer, d2h, post, idle
   double base_ms = 0, new_ms = 0, delta_ms = 0;  // phases.<phase>.mean_ms
@@ -137,6 +150,7 @@ struct Comparison {
   std::vector<size_t> phase_contributors;   // indexes into phases, largest contribution first
   std::vector<FamilyDelta> families;    // kernel families changed beyond noise, by |delta_ms| desc
   std::vector<size_t> families_over;    // indexes into families over kernel_threshold_pct
+  std::vector<RankDelta> ranks;         // job reports (either side): every rank, by rank
   MannWhitneyResult mann_whitney;       // base samples vs new samples
   BootstrapResult bootstrap;            // mean(new) / mean(base)
   bool significant = false;             // mann_whitney.ok and p < alpha
@@ -157,7 +171,7 @@ Comparison CannotReadInputs(const std::string& message, const CompareOptions& op
 // phases[], kernels[] (every kernel, with change, delta_pct_of_base; share_of_change is null unless
 // the latency change is significant), kernel_families[]{name, change, variants, base/new/delta
 // ms_per_iteration, delta_pct_of_base} (changed beyond noise), kernel_families_over_threshold[]
-// (names), contributors{kernels[], phases[]} (names), statistics{mann_whitney{...}, bootstrap{...},
+// (names), ranks[]{rank, base_ms, new_ms, delta_pct, over_threshold} (job reports), contributors{kernels[], phases[]} (names), statistics{mann_whitney{...}, bootstrap{...},
 // significant, alpha}; options add max_malformed_pct and kernel_threshold_pct (null: off). null
 // where undefined.
 nlohmann::json ComparisonToJson(const Comparison& c);

@@ -1,0 +1,63 @@
+// A job: the traces of its ranks, one file per rank (docs/SCALE.md). `tracegate analyze DIR |
+// FILE FILE...` analyses every rank on a worker pool and reduces them to one job report;
+// `tracegate merge REPORT...` reduces per-rank reports written by `tracegate analyze` to the same
+// job report, on another machine or later.
+//
+// The job report is a tracegate.report/v1 document (analysis_report.h) whose body is the report
+// of the slowest rank (the largest avg_latency_ms: the job's latency; its iteration_table left
+// empty), with the job's keys:
+//   ranks[]{rank, file, rank_source (distributed_info | file_name | file_order), avg_latency_ms,
+//           p95_latency_ms, iterations, idle_ratio, comm_ms, compute_ms, overlap_ratio (null +
+//           _reason until the rank's report has them), wait_ms, clock_offset_ns (null + _reason:
+//           no collective shared with an aligned rank), collectives, last_arrivals}   by rank
+//   slowest_rank (null + _reason when no rank has a latency)
+//   job{ranks, built_from (traces | reports), shared_collectives, matched_by}
+//   findings: the cross-rank findings (straggler, compute_imbalance) before the slowest rank's
+//   data_quality: every rank's counters summed by key, and rank_from_file_order when a rank's
+//                 number came from the order of the files
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tracegate/analyzer/analysis.h"
+#include "tracegate/analyzer/status.h"
+
+namespace tg {
+
+struct JobOptions {
+  size_t jobs = 0;        // ranks in flight at once; 0: the hardware threads
+  bool progress = true;   // a line on stderr per finished rank once the job has run 2 s
+};
+
+// The trace files of a job: each argument is a file, or a directory whose trace files (*.json,
+// *.json.gz, *.sqlite, *.db; not *.report.json nor hidden files) are taken in name order.
+[[nodiscard]] StatusOr<std::vector<std::string>> ListJobFiles(const std::vector<std::string>& args);
+
+// The rank a file name gives ("rank-3", "rank3", "rank_3", "worker3", case-insensitive; the last
+// such word of the base name), or nullopt.
+std::optional<int64_t> RankFromFileName(std::string_view path);
+
+// Loads and analyses the ranks, `options.jobs` at a time, each trace freed once reduced to its
+// report. Errors name the file; two files of one rank are an error naming both.
+[[nodiscard]] StatusOr<nlohmann::json> AnalyzeJob(const std::vector<std::string>& traces, const AnalysisConfig& config,
+                                                  const JobOptions& options);
+
+// The job report from per-rank reports (`tracegate analyze TRACE -o REPORT`).
+[[nodiscard]] StatusOr<nlohmann::json> MergeReports(const std::vector<std::string>& reports, const JobOptions& options);
+
+// The per-rank table of a job report, as text (the analyze summary) and as Markdown.
+void PrintJobRanks(std::ostream& out, const nlohmann::json& job);
+std::string JobRanksMarkdown(const nlohmann::json& job);
+// The HTML report of a job: the per-rank table and a chart of each rank's wait (the straggler
+// waits least), then the slowest rank's report.
+std::string JobHtmlReport(const nlohmann::json& job);
+
+}  // namespace tg

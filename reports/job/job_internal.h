@@ -1,0 +1,72 @@
+// The job stage's shared pieces: one rank's report as the reducer takes it, the reducer that
+// turns the ranks' reports into the job report (the same for `analyze DIR` and `merge`), and the
+// cross-rank findings.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tracegate/analyzer/cross_rank.h"
+#include "tracegate/analyzer/status.h"
+
+namespace tg::internal {
+
+using nlohmann::json;
+
+enum class RankSource : uint8_t { kDistributedInfo, kFileName, kFileOrder };
+const char* RankSourceName(RankSource s);
+
+struct RankReport {
+  size_t index = 0;              // in the input's order
+  std::string file;              // the rank's trace
+  std::optional<int64_t> rank;   // nullopt: numbered by file order at the end
+  RankSource source = RankSource::kFileOrder;
+  json doc;                      // the rank's report
+};
+
+// The rank a report names: ranks[0].rank of a per-rank report, else its trace's file name, else
+// the report's own file name.
+void RankOfReport(const std::string& report_path, RankReport* r);
+
+// Keeps what the job report needs of each rank (its figures and collective calls) and the whole
+// report of the slowest rank only, so memory does not grow with the ranks' reports. Add is not
+// thread-safe: the caller serialises it.
+class JobReducer {
+ public:
+  explicit JobReducer(size_t ranks);
+  void Add(RankReport r);
+  // Numbers the ranks without one, checks that no two files share a rank, analyses across ranks
+  // and builds the job report. `built_from`: "traces" or "reports".
+  StatusOr<json> Finish(const char* built_from);
+
+ private:
+  struct Kept {
+    size_t index = 0;
+    std::string file;
+    std::optional<int64_t> rank;
+    RankSource source = RankSource::kFileOrder;
+    json figures;          // the rank's entry of ranks[], without the cross-rank keys
+    RankCalls calls;
+    json counters;         // its data_quality.counters
+    bool has_errors = false;
+  };
+  std::vector<Kept> kept_;
+  json slowest_doc_;
+  std::optional<double> slowest_ms_;
+  size_t slowest_index_ = 0;
+  std::tuple<bool, int64_t, size_t> slowest_order_{true, 0, 0};  // (no rank yet, rank, index)
+  bool have_body_ = false;
+};
+
+// The findings across ranks (docs/RULES.md, "Across ranks"), in the report's findings[] shape:
+// straggler and compute_imbalance. `figures`: the job's ranks[] entries, by rank, with the
+// cross-rank results in `cross` in the same order.
+json CrossRankFindings(const json& figures, const CrossRank& cross, std::optional<double> job_latency_ms);
+
+}  // namespace tg::internal

@@ -1,0 +1,222 @@
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+#include <utility>
+
+#include "reports/document/report_document.h"
+#include "reports/job/job_internal.h"
+#include "tracegate/reports/job.h"
+
+namespace tg::internal {
+
+namespace {
+
+// The per-rank figures a rank's report carries in ranks[0] (the single-trace communication
+// figures): copied when present, null with a reason until then.
+constexpr const char* kRankFigures[] = {"comm_ms", "compute_ms", "overlap_ratio"};
+
+json NumberOrNull(const json& doc, const char* key, json& entry, const char* reason) {
+  if (std::optional<double> v = Number(doc, key)) return *v;
+  const std::string own = Text(doc, std::string(key) + "_reason");
+  entry[std::string(key) + "_reason"] = own.empty() ? reason : own;
+  return nullptr;
+}
+
+json Figures(const json& doc, const std::string& file) {
+  const json& own = Array(doc, "ranks").empty() ? json::object() : Array(doc, "ranks")[0];
+  json e = json::object();
+  e["file"] = file;
+  e["avg_latency_ms"] = NumberOrNull(doc, "avg_latency_ms", e, "the rank's report has no latency");
+  e["p95_latency_ms"] = NumberOrNull(doc, "p95_latency_ms", e, "the rank's report has no latency");
+  e["iterations"] = Int(doc, "iterations");
+  e["idle_ratio"] = NumberOrNull(doc, "idle_ratio", e, "the rank's report has no idle ratio");
+  for (const char* key : kRankFigures) e[key] = NumberOrNull(own, key, e, "not in the rank's report");
+  return e;
+}
+
+RankCalls Calls(const json& doc) {
+  RankCalls rc;
+  rc.iterations = std::max<double>(1, static_cast<double>(Int(doc, "iterations")));
+  const json& own = Array(doc, "ranks").empty() ? json::object() : Array(doc, "ranks")[0];
+  for (const json& c : Array(own, "collective_calls")) {
+    CollectiveCall call;
+    call.name = Text(c, "name");
+    call.group = Text(c, "group");
+    call.seq = Number(c, "seq") ? Int(c, "seq") : -1;
+    call.start_ns = Int(c, "start_ns");
+    call.end_ns = Int(c, "end_ns");
+    call.bytes = Int(c, "bytes");
+    rc.calls.push_back(std::move(call));
+  }
+  return rc;
+}
+
+// Every rank's counters summed by key, in the order first seen.
+json MergeQuality(const std::vector<json>& lists, bool has_errors, size_t numbered_by_order) {
+  json counters = json::array();
+  std::map<std::string, size_t> at;
+  for (const json& list : lists)
+    for (const json& c : list) {
+      const std::string key = Text(c, "key");
+      if (key.empty()) continue;
+      auto [it, fresh] = at.emplace(key, counters.size());
+      if (fresh) {
+        counters.push_back(c);
+      } else {
+        json& sum = counters[it->second];
+        sum["count"] = Int(sum, "count") + Int(c, "count");
+      }
+    }
+  if (numbered_by_order > 0)
+    counters.push_back({{"key", "rank_from_file_order"},
+                        {"severity", "warning"},
+                        {"count", numbered_by_order},
+                        {"description",
+                         "ranks numbered by the order of their files: neither distributedInfo.rank nor the file name "
+                         "(rank-N, rankN, rank_N, workerN) gave one"}});
+  return {{"has_errors", has_errors}, {"counters", std::move(counters)}};
+}
+
+}  // namespace
+
+const char* RankSourceName(RankSource s) {
+  switch (s) {
+    case RankSource::kDistributedInfo: return "distributed_info";
+    case RankSource::kFileName: return "file_name";
+    case RankSource::kFileOrder: break;
+  }
+  return "file_order";
+}
+
+void RankOfReport(const std::string& report_path, RankReport* r) {
+  const json& own = Array(r->doc, "ranks");
+  const std::string trace = Text(Object(r->doc, "source"), "path");
+  r->file = trace.empty() ? report_path : trace;
+  if (!own.empty() && Number(own[0], "rank")) {
+    r->rank = Int(own[0], "rank");
+    r->source = RankSource::kDistributedInfo;
+  } else if (std::optional<int64_t> n = RankFromFileName(trace.empty() ? report_path : trace)) {
+    r->rank = n;
+    r->source = RankSource::kFileName;
+  } else if (std::optional<int64_t> m = RankFromFileName(report_path)) {
+    r->rank = m;
+    r->source = RankSource::kFileName;
+  }
+}
+
+JobReducer::JobReducer(size_t ranks) { kept_.reserve(ranks); }
+
+void JobReducer::Add(RankReport r) {
+  Kept k;
+  k.index = r.index;
+  k.file = r.file;
+  k.rank = r.rank;
+  k.source = r.source;
+  k.figures = Figures(r.doc, r.file);
+  k.calls = Calls(r.doc);
+  const json& quality = Object(r.doc, "data_quality");
+  k.counters = Array(quality, "counters");
+  k.has_errors = Flag(quality, "has_errors");
+  kept_.push_back(std::move(k));
+  // The body: the slowest rank's report; any report until one has a latency. Ties go to the
+  // lower rank (ranks still to be numbered by file order after every numbered one, in file
+  // order), so neither the order of the files nor of the workers changes the body.
+  const std::optional<double> ms = Number(r.doc, "avg_latency_ms");
+  const auto order = std::make_tuple(!r.rank.has_value(), r.rank.value_or(0), r.index);
+  const bool before = order < slowest_order_;
+  const bool slower = ms && (!slowest_ms_ || *ms > *slowest_ms_ || (*ms == *slowest_ms_ && before));
+  const bool first = !have_body_ || (!slowest_ms_ && !ms && before);
+  if (slower || first) {
+    slowest_doc_ = std::move(r.doc);
+    if (ms) slowest_ms_ = ms;
+    slowest_index_ = r.index;
+    slowest_order_ = order;
+    have_body_ = true;
+  }
+}
+
+StatusOr<json> JobReducer::Finish(const char* built_from) {
+  if (kept_.empty()) return InvalidInput("a job needs at least one rank");
+  std::sort(kept_.begin(), kept_.end(), [](const Kept& a, const Kept& b) { return a.index < b.index; });
+  std::set<int64_t> taken;
+  for (const Kept& k : kept_)
+    if (k.rank) taken.insert(*k.rank);
+  size_t by_order = 0;
+  int64_t next = 0;
+  for (Kept& k : kept_) {
+    if (k.rank) continue;
+    while (taken.count(next)) ++next;
+    k.rank = next;
+    taken.insert(next);
+    k.source = RankSource::kFileOrder;
+    ++by_order;
+  }
+  std::sort(kept_.begin(), kept_.end(), [](const Kept& a, const Kept& b) {
+    return *a.rank != *b.rank ? *a.rank < *b.rank : a.index < b.index;
+  });
+  for (size_t i = 1; i < kept_.size(); ++i)
+    if (*kept_[i].rank == *kept_[i - 1].rank)
+      return InvalidInput(kept_[i - 1].file + " and " + kept_[i].file + ": both are rank " +
+                          std::to_string(*kept_[i].rank) + " (" + RankSourceName(kept_[i - 1].source) + ", " +
+                          RankSourceName(kept_[i].source) + ")");
+
+  std::vector<RankCalls> calls;
+  calls.reserve(kept_.size());
+  for (Kept& k : kept_) {
+    k.calls.rank = *k.rank;
+    calls.push_back(std::move(k.calls));
+  }
+  const CrossRank cross = AnalyzeCrossRank(calls);
+
+  json ranks = json::array();
+  std::vector<json> counters;
+  bool has_errors = false;
+  std::optional<int64_t> slowest;
+  for (size_t i = 0; i < kept_.size(); ++i) {
+    const Kept& k = kept_[i];
+    const RankAlignment& a = cross.ranks[i];
+    json e = {{"rank", *k.rank}, {"rank_source", RankSourceName(k.source)}};
+    e.update(k.figures);
+    if (a.shared > 0) {
+      e["wait_ms"] = a.wait_ms;
+    } else {
+      e["wait_ms"] = nullptr;
+      e["wait_ms_reason"] = "no collective found on another rank";
+    }
+    if (a.clock_offset_ns) {
+      e["clock_offset_ns"] = *a.clock_offset_ns;
+    } else {
+      e["clock_offset_ns"] = nullptr;
+      e["clock_offset_ns_reason"] = "no collective shared with an aligned rank";
+    }
+    e["collectives"] = calls[i].calls.size();
+    e["last_arrivals"] = a.last;
+    ranks.push_back(std::move(e));
+    counters.push_back(k.counters);
+    has_errors = has_errors || k.has_errors;
+    if (k.index == slowest_index_ && slowest_ms_) slowest = *k.rank;
+  }
+
+  json doc = std::move(slowest_doc_);
+  doc["iteration_table"] = json::array();  // each rank's report has its rows
+  json findings = CrossRankFindings(ranks, cross, slowest_ms_);
+  if (const json* own = Find(doc, "findings"); own && own->is_array())
+    for (const json& f : *own) findings.push_back(f);
+  doc["findings"] = std::move(findings);
+  doc["data_quality"] = MergeQuality(counters, has_errors, by_order);
+  doc["ranks"] = std::move(ranks);
+  if (slowest) {
+    doc["slowest_rank"] = *slowest;
+  } else {
+    doc["slowest_rank"] = nullptr;
+    doc["slowest_rank_reason"] = "no rank has iterations with a latency";
+  }
+  doc["job"] = {{"ranks", kept_.size()},
+                {"built_from", built_from},
+                {"shared_collectives", cross.shared_collectives},
+                {"matched_by", cross.matched_by}};
+  return doc;
+}
+
+}  // namespace tg::internal

@@ -1,0 +1,118 @@
+// The job's map step on one machine: a worker pool loads and reduces the ranks, `jobs` at a time,
+// so at most that many traces are in memory at once.
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+#include "reports/document/report_document.h"
+#include "reports/job/job_internal.h"
+#include "tracegate/analyzer/import.h"
+#include "tracegate/reports/analysis_report.h"
+#include "tracegate/reports/job.h"
+
+namespace tg {
+
+namespace {
+
+using internal::JobReducer;
+using internal::RankReport;
+using internal::RankSource;
+
+// Runs load(i) for every input on `jobs` threads and adds each result to the reducer. Stops
+// taking new inputs at the first error; of several, the earliest input's is returned.
+Status RunPool(size_t n, const JobOptions& options, JobReducer& reducer,
+               const std::function<StatusOr<RankReport>(size_t)>& load) {
+  size_t jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  jobs = std::min(jobs, n);
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::mutex mu;
+  size_t done = 0, error_at = n;
+  Status error = Status::Ok();
+  const auto start = std::chrono::steady_clock::now();
+  auto worker = [&] {
+    for (size_t i = next++; i < n && !failed; i = next++) {
+      StatusOr<RankReport> r = load(i);
+      std::lock_guard<std::mutex> lock(mu);
+      if (!r.ok()) {
+        failed = true;
+        if (i < error_at) error = r.status(), error_at = i;
+        continue;
+      }
+      reducer.Add(std::move(r).value());
+      ++done;
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      // Long jobs say how far they are; short ones (tests, small jobs) stay quiet.
+      if (options.progress && s >= 2.0) std::fprintf(stderr, "tracegate: %zu/%zu ranks done (%.1f s)\n", done, n, s);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < jobs; ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+  return error;
+}
+
+std::optional<int64_t> IntegerText(std::string_view s) {
+  int64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || v < 0) return std::nullopt;
+  return v;
+}
+
+StatusOr<RankReport> AnalyzeRank(const std::string& path, size_t index, const AnalysisConfig& config) {
+  RankReport r;
+  r.index = index;
+  r.file = path;
+  Trace trace;
+  TG_RETURN_IF_ERROR(ImportTrace(path, trace));
+  Analysis analysis;
+  TG_RETURN_IF_ERROR(RunAnalysis(trace, config, &analysis));
+  r.doc = AnalysisToJson(trace, analysis, config, IterationRows::kLeftOut);
+  // The Kineto importer keeps distributedInfo.rank as the "rank" metadata.
+  if (auto it = trace.metadata.find("rank"); it != trace.metadata.end()) {
+    if (std::optional<int64_t> rank = IntegerText(it->second)) {
+      r.rank = rank;
+      r.source = RankSource::kDistributedInfo;
+    }
+  }
+  if (!r.rank) {
+    r.rank = RankFromFileName(path);
+    if (r.rank) r.source = RankSource::kFileName;
+  }
+  return r;
+}
+
+}  // namespace
+
+StatusOr<nlohmann::json> AnalyzeJob(const std::vector<std::string>& traces, const AnalysisConfig& config,
+                                    const JobOptions& options) {
+  JobReducer reducer(traces.size());
+  TG_RETURN_IF_ERROR(RunPool(traces.size(), options, reducer,
+                             [&](size_t i) { return AnalyzeRank(traces[i], i, config); }));
+  return reducer.Finish("traces");
+}
+
+StatusOr<nlohmann::json> MergeReports(const std::vector<std::string>& reports, const JobOptions& options) {
+  JobReducer reducer(reports.size());
+  TG_RETURN_IF_ERROR(RunPool(reports.size(), options, reducer, [&](size_t i) -> StatusOr<RankReport> {
+    RankReport r;
+    r.index = i;
+    TG_RETURN_IF_ERROR(internal::LoadReportFile(reports[i], "report", &r.doc));
+    const internal::ReportCheck check = internal::CheckReportDocument(r.doc, {});
+    if (!check.ok()) return InvalidInput(reports[i] + ": not a tracegate report (tracegate analyze TRACE -o REPORT)");
+    if (internal::IsJobReport(r.doc)) return InvalidInput(reports[i] + ": a job report; merge takes the ranks' reports");
+    internal::RankOfReport(reports[i], &r);
+    return r;
+  }));
+  return reducer.Finish("reports");
+}
+
+}  // namespace tg

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# The ranks of one job: `analyze DIR | FILE...`, `merge` of per-rank reports (the same job report
+# apart from provenance), ranks from distributedInfo / file names / file order, duplicate ranks,
+# mixed formats, --jobs, and gate/compare naming the ranks that regressed. Traces from
+# tests/gen/gen_ranks.py, whose known answers the job report must give.
+source "$(dirname "$0")/testlib.bash"
+gen="$fixtures/../gen/gen_ranks.py"
+validate="$(dirname "$0")/validate_report.py"
+cd "$dir"
+
+python3 "$gen" job --ranks 4 --straggler 2 --late-us 300 || fail "generator"
+"$tg" analyze job -q -o job.json && ok || fail "analyze DIR"
+python3 "$validate" job.json && ok || fail "job report against the schema"
+python3 - job.json job.expected.json <<'EOF_PY' && ok || fail "job report: ranks, job latency, rank source"
+import json, sys
+job, exp = (json.load(open(p)) for p in sys.argv[1:])
+assert job["job"]["ranks"] == 4 and job["job"]["built_from"] == "traces", job["job"]
+ranks = job["ranks"]
+assert [r["rank"] for r in ranks] == [0, 1, 2, 3], ranks
+assert all(r["rank_source"] == "distributed_info" for r in ranks), ranks
+assert all(r["file"].endswith(e["file"]) for r, e in zip(ranks, exp["ranks"])), ranks
+assert job["avg_latency_ms"] == exp["job_latency_ms"] == max(r["avg_latency_ms"] for r in ranks), job["avg_latency_ms"]
+assert job["slowest_rank"] == 0, job["slowest_rank"]  # equal latencies: the first rank
+assert job["iteration_table"] == [], "a job report leaves the rows to the ranks' reports"
+# Cross-rank figures need the ranks' collective_calls (the single-trace communication side);
+# where they are there, the generator's answers hold to the nanosecond.
+if any(r.get("collectives") for r in ranks):
+    for r, e in zip(ranks, exp["ranks"]):
+        assert r["clock_offset_ns"] == e["clock_offset_ns"], (r, e)
+        assert abs(r["wait_ms"] - e["wait_ms"]) < 1e-9, (r, e)
+        assert r["last_arrivals"] == e["last_arrivals"], (r, e)
+    for r, e in zip(ranks, exp["ranks"]):
+        for key in ("comm_ms", "compute_ms", "overlap_ratio"):
+            if r.get(key) is not None:
+                assert abs(r[key] - e[key]) < 1e-9, (key, r, e)
+    straggler = [f for f in job["findings"] if f["id"] == "straggler"]
+    assert straggler and straggler[0]["involved"][0] == {**straggler[0]["involved"][0], "kind": "rank", "name": str(exp["straggler"])}, straggler
+EOF_PY
+
+# The map step per rank, with xargs -P as docs/SCALE.md shows it, then the reduce.
+mkdir reports
+ls job/*.json | xargs -P 4 -I{} sh -c '"$1" analyze "$2" -q -o "reports/$(basename "$2" .json).report.json"' _ "$tg" {} \
+  && ok || fail "map step with xargs -P"
+"$tg" merge reports/*.report.json -q -o merged.json && ok || fail "merge"
+python3 - job.json merged.json reports/rank-0.report.json <<'EOF_PY' && ok || fail "merge gives analyze DIR's job report"
+import json, sys
+a, b, one = (json.load(open(p)) for p in sys.argv[1:])
+assert (a["job"].pop("built_from"), b["job"].pop("built_from")) == ("traces", "reports")
+# A rank's report names its rank in ranks[0].rank once the single-trace report writes ranks[];
+# without it merge takes the rank from the trace's file name, which says so.
+if not one.get("ranks"):
+    for r in b["ranks"]:
+        assert r.pop("rank_source") == "file_name"
+    for r in a["ranks"]:
+        r.pop("rank_source")
+assert a == b, [k for k in a if a[k] != b.get(k)]
+EOF_PY
+"$tg" analyze job/rank-3.json job/rank-1.json job/rank-0.json job/rank-2.json --jobs 1 -q -o files.json && ok || fail "analyze FILE FILE..."
+python3 -c "
+import json,sys; a,b=(json.load(open(p)) for p in sys.argv[1:]); assert a==b, [k for k in a if a[k]!=b.get(k)]" job.json files.json \
+  && ok || fail "the files' order and --jobs do not change the report"
+
+# Known answers across ranks, to the nanosecond: each rank's report given the collective_calls
+# its trace's all-reduce kernels carry (PyTorch's metadata: process group, Seq; ts/dur in us with
+# three decimals), as the single-trace report writes them, then merged.
+mkdir calls && python3 - reports calls job <<'EOF_PY' || fail "reports with collective_calls"
+import glob, json, os, sys
+src, dst, traces = sys.argv[1:]
+def ns(text):
+    whole, _, frac = text.partition(".")
+    return int(whole) * 1000 + int((frac + "000")[:3])
+for p in sorted(glob.glob(os.path.join(src, "*.report.json"))):
+    d = json.load(open(p))
+    raw = open(os.path.join(traces, os.path.basename(p).replace(".report.json", ".json"))).read()
+    calls = []
+    for line in raw.splitlines():
+        if '"Collective name"' not in line:
+            continue
+        e = json.loads(line.rstrip(","))
+        # ts and dur from their text: a double would lose the nanoseconds of an epoch time.
+        ts = ns(line.split('"ts": ')[1].split(",")[0]); dur = ns(line.split('"dur": ')[1].split(",")[0])
+        a = e["args"]
+        calls.append({"name": a["Collective name"], "group": a["Process Group Name"], "seq": a["Seq"],
+                      "start_ns": ts, "end_ns": ts + dur, "bytes": a["In msg nelems"] * 4})
+    d["ranks"] = [{"rank": json.load(open(os.path.join(traces, os.path.basename(p).replace(".report.json", ".json"))))["distributedInfo"]["rank"],
+                   "file": d["source"]["path"], "avg_latency_ms": d["avg_latency_ms"], "idle_ratio": d["idle_ratio"],
+                   "collective_calls": calls}]
+    json.dump(d, open(os.path.join(dst, os.path.basename(p)), "w"))
+EOF_PY
+"$tg" merge calls/*.report.json -q -o calls.json --html calls.html && python3 "$validate" calls.json && ok || fail "merge of reports with collective_calls"
+grep -q '<h2 id="ranks">Ranks (4)</h2>' calls.html && grep -q '0.000 ms wait, last 5' calls.html && ok || fail "job HTML: ranks and wait chart"
+python3 - calls.json job.expected.json <<'EOF_PY' && ok || fail "known answers across ranks"
+import json, sys
+job, exp = (json.load(open(p)) for p in sys.argv[1:])
+assert job["job"]["shared_collectives"] == exp["shared_collectives"] and job["job"]["matched_by"] == "seq", job["job"]
+for r, e in zip(job["ranks"], exp["ranks"]):
+    assert r["rank_source"] == "distributed_info", r
+    assert r["clock_offset_ns"] == e["clock_offset_ns"], (r, e)
+    assert abs(r["wait_ms"] - e["wait_ms"]) < 1e-12, (r, e)
+    assert r["last_arrivals"] == e["last_arrivals"] and r["collectives"] == e["collectives"], (r, e)
+s = [f for f in job["findings"] if f["id"] == "straggler"]
+assert len(s) == 1 and len(s[0]["involved"]) == 1, job["findings"]
+v = s[0]["involved"][0]
+assert (v["kind"], v["name"], v["count"]) == ("rank", str(exp["straggler"]), exp["ranks"][exp["straggler"]]["last_arrivals"]), v
+assert round(v["time_ms"] * 1e6) == exp["ranks"][exp["straggler"]]["lateness_ns"], v
+# P: the lateness per iteration over the job's latency.
+late_ms = exp["ranks"][exp["straggler"]]["lateness_ns"] / 1e6 / exp["shared_collectives"]
+assert abs(s[0]["amdahl"]["share"] - late_ms / exp["job_latency_ms"]) < 1e-12, s[0]["amdahl"]
+EOF_PY
+
+# Duplicate ranks: exit 2, naming both files.
+mkdir dup && cp job/rank-0.json job/rank-1.json dup/ && cp job/rank-1.json dup/rank-1b.json
+out=$("$tg" analyze dup -q 2>&1); rc=$?
+[ $rc = 2 ] && [[ $out == *"dup/rank-1.json and dup/rank-1b.json: both are rank 1"* ]] && ok || fail "duplicate ranks ($rc): $out"
+out=$("$tg" merge reports/rank-1.report.json reports/rank-1.report.json 2>&1); rc=$?
+[ $rc = 2 ] && [[ $out == *"both are rank 1"* ]] && ok || fail "merge of duplicate ranks ($rc): $out"
+out=$("$tg" merge job.json 2>&1); rc=$?
+[ $rc = 2 ] && [[ $out == *"a job report"* ]] && ok || fail "merge of a job report ($rc): $out"
+
+# Ranks from file names, else file order (a data-quality counter); mixed formats.
+python3 "$gen" named --ranks 3 --no-rank-info --name 'host_worker{r}.pt.trace.json' && \
+python3 "$gen" plain --ranks 2 --no-rank-info --name 'trace_{r}.json' || fail "generator"
+"$tg" analyze named -q -o named.json && "$tg" analyze plain -q -o plain.json && ok || fail "analyze without rank info"
+python3 - named.json plain.json <<'EOF_PY' && ok || fail "ranks from file names and file order"
+import json, sys
+named, plain = (json.load(open(p)) for p in sys.argv[1:])
+assert [(r["rank"], r["rank_source"]) for r in named["ranks"]] == [(0, "file_name"), (1, "file_name"), (2, "file_name")]
+assert [(r["rank"], r["rank_source"]) for r in plain["ranks"]] == [(0, "file_order"), (1, "file_order")]
+c = {c["key"]: c for c in plain["data_quality"]["counters"]}
+assert c["rank_from_file_order"]["count"] == 2 and c["rank_from_file_order"]["severity"] == "warning", c
+assert "rank_from_file_order" not in {c["key"] for c in named["data_quality"]["counters"]}
+EOF_PY
+mkdir mixed && cp job/rank-0.json job/rank-1.json mixed/ && "$tg" convert job/rank-2.json -o mixed/rank-2.db >/dev/null \
+  && "$tg" analyze mixed -q -o mixed.json && ok || fail "a Kineto and tracegate-store job"
+python3 -c "
+import json; j=json.load(open('mixed.json')); assert [r['rank'] for r in j['ranks']]==[0,1,2], j['ranks']" && ok || fail "mixed formats' ranks"
+out=$("$tg" analyze job -o job.txt.json 2>&1)
+[[ $out == *"Job: 4 ranks"* && $out == *"rank-2.json"* ]] && ok || fail "the summary's per-rank table: $out"
+
+# gate/compare: the job's latency is its slowest rank's, and the verdict names the ranks over the limit.
+mkdir slower && cp reports/*.json slower/
+python3 - slower/rank-2.report.json <<'EOF_PY' || fail "slower rank"
+import json, sys
+p = sys.argv[1]; d = json.load(open(p))
+d["avg_latency_ms"] *= 1.2
+d["latency_samples_ms"] = [x * 1.2 for x in d["latency_samples_ms"]]
+json.dump(d, open(p, "w"))
+EOF_PY
+"$tg" merge slower/*.report.json -q -o slower.json || fail "merge slower"
+out=$("$tg" gate slower.json --baseline merged.json --md gate.md 2>&1); rc=$?
+[ $rc = 1 ] && [[ $(head -1 <<<"$out") == *"ranks over the limit: 2 5.000 -> 6.000 ms (+20.00%)"* ]] && ok || fail "gate names rank 2 ($rc): $out"
+grep -q "### Ranks" gate.md && grep -q "| 2 | 5.000 | 6.000 | +20.00% | yes |" gate.md && ok || fail "gate Markdown per-rank table"
+"$tg" compare merged.json slower.json --json cmp.json >/dev/null
+python3 -c "
+import json; c=json.load(open('cmp.json')); r={x['rank']: x for x in c['ranks']}; assert r[2]['over_threshold'] and not r[0]['over_threshold'], r" \
+  && ok || fail "compare --json ranks"
+finish job

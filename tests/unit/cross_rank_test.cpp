@@ -1,0 +1,234 @@
+// Across the ranks of a job: clock alignment, waits, stragglers (tracegate/analyzer/cross_rank.h),
+// and the job report built from per-rank documents (reports/job/), with known answers exact to
+// the nanosecond.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "reports/job/job_internal.h"
+#include "tracegate/analyzer/cross_rank.h"
+#include "tracegate/reports/job.h"
+
+namespace tg {
+namespace {
+
+using nlohmann::json;
+
+// Per iteration k on a true clock: rank r computes compute[r] ns, then enters the all-reduce,
+// which every rank leaves at T_k + max compute + 1 ms. Each rank writes its times on its own
+// clock, true + skew[r].
+struct Job {
+  std::vector<TimeNs> compute, skew;
+  int iterations = 4;
+  bool with_seq = true;
+};
+
+std::vector<RankCalls> Calls(const Job& j) {
+  TimeNs most = 0;
+  for (TimeNs c : j.compute) most = std::max(most, c);
+  std::vector<RankCalls> ranks(j.compute.size());
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    ranks[r].rank = static_cast<int64_t>(r);
+    ranks[r].iterations = j.iterations;
+    for (int k = 0; k < j.iterations; ++k) {
+      const TimeNs t = 1'000'000'000 + k * 5'000'000;
+      CollectiveCall c;
+      c.name = "allreduce";
+      c.group = j.with_seq ? "0" : "";
+      c.seq = j.with_seq ? k : -1;
+      c.start_ns = t + j.compute[r] + j.skew[r];
+      c.end_ns = t + most + 1'000'000 + j.skew[r];
+      c.bytes = 4 << 20;
+      ranks[r].calls.push_back(c);
+    }
+  }
+  return ranks;
+}
+
+TEST(CrossRank, AlignsClocksOnSharedCompletionsAndFindsTheLateRank) {
+  const Job job{{2'000'000, 2'000'000, 2'300'000, 2'000'000}, {-100'000, 37'123, 74'246, -88'631}};
+  const CrossRank x = AnalyzeCrossRank(Calls(job));
+  ASSERT_EQ(x.ranks.size(), 4u);
+  EXPECT_EQ(x.shared_collectives, 4u);
+  EXPECT_EQ(x.matched_by, "seq");
+  for (size_t r = 0; r < 4; ++r) {
+    ASSERT_TRUE(x.ranks[r].clock_offset_ns) << r;
+    EXPECT_EQ(*x.ranks[r].clock_offset_ns, job.skew[0] - job.skew[r]) << r;
+    EXPECT_EQ(x.ranks[r].shared, 4u);
+  }
+  // Ranks 0, 1, 3 wait 300 us per collective for rank 2, which waits for nobody.
+  EXPECT_EQ(x.ranks[0].wait_ns, 4 * 300'000);
+  EXPECT_DOUBLE_EQ(x.ranks[0].wait_ms, 0.3);  // per iteration
+  EXPECT_EQ(x.ranks[2].wait_ns, 0);
+  EXPECT_EQ(x.ranks[2].last, 4u);
+  EXPECT_EQ(x.ranks[2].lateness_ns, 4 * 300'000);
+  EXPECT_EQ(x.ranks[2].others_wait_ns, 4 * 3 * 300'000);
+  EXPECT_EQ(x.ranks[0].last, 0u);
+}
+
+TEST(CrossRank, MatchesByOrderWithoutSequenceNumbers) {
+  Job job{{1'000'000, 1'500'000}, {0, 50'000}};
+  job.with_seq = false;
+  const CrossRank x = AnalyzeCrossRank(Calls(job));
+  EXPECT_EQ(x.matched_by, "order");
+  EXPECT_EQ(x.shared_collectives, 4u);
+  EXPECT_EQ(*x.ranks[1].clock_offset_ns, -50'000);
+  EXPECT_EQ(x.ranks[0].wait_ns, 4 * 500'000);
+  EXPECT_EQ(x.ranks[1].last, 4u);
+}
+
+TEST(CrossRank, OffsetIsTheLowerMedianSoOneOddCompletionDoesNotMoveIt) {
+  Job job{{1'000'000, 1'000'000}, {0, 20'000}};
+  job.iterations = 5;
+  std::vector<RankCalls> ranks = Calls(job);
+  ranks[1].calls[3].end_ns += 900'000;  // one collective left late on rank 1
+  const CrossRank x = AnalyzeCrossRank(ranks);
+  EXPECT_EQ(*x.ranks[1].clock_offset_ns, -20'000);
+  // Equal arrivals: nobody is last, nobody waits.
+  EXPECT_EQ(x.ranks[0].last + x.ranks[1].last, 0u);
+  EXPECT_EQ(x.ranks[0].wait_ns, 0);
+}
+
+TEST(CrossRank, RankSharingNothingHasNoOffset) {
+  std::vector<RankCalls> ranks = Calls(Job{{1'000'000, 1'000'000}, {0, 0}});
+  RankCalls alone;
+  alone.rank = 2;
+  alone.calls.push_back({"allreduce", "7", 0, 10, 20, 4});
+  ranks.push_back(alone);
+  const CrossRank x = AnalyzeCrossRank(ranks);
+  EXPECT_FALSE(x.ranks[2].clock_offset_ns);
+  EXPECT_EQ(x.ranks[2].shared, 0u);
+  EXPECT_TRUE(x.ranks[0].clock_offset_ns);
+}
+
+// A per-rank report as the single-trace writer gives it, with ranks[0].collective_calls.
+json RankDoc(const RankCalls& rc, double latency_ms, double compute_ms) {
+  json calls = json::array();
+  for (const CollectiveCall& c : rc.calls)
+    calls.push_back({{"name", c.name}, {"group", c.group}, {"seq", c.seq}, {"start_ns", c.start_ns},
+                     {"end_ns", c.end_ns}, {"bytes", c.bytes}});
+  return {{"schema", "tracegate.report/v1"},
+          {"avg_latency_ms", latency_ms},
+          {"iterations", static_cast<int64_t>(rc.iterations)},
+          {"idle_ratio", 0.1},
+          {"findings", json::array({{{"id", "idle_gaps"}}})},
+          {"iteration_table", json::array({1, 2})},
+          {"data_quality", {{"has_errors", false},
+                            {"counters", json::array({{{"key", "malformed_event"}, {"severity", "warning"},
+                                                       {"count", 1}, {"description", "x"}}})}}},
+          {"ranks", json::array({{{"rank", rc.rank},
+                                  {"compute_ms", compute_ms},
+                                  {"comm_ms", 1.0},
+                                  {"overlap_ratio", 0.25},
+                                  {"collective_calls", calls}}})}};
+}
+
+StatusOr<json> Reduce(const std::vector<json>& docs, const std::vector<std::string>& files) {
+  internal::JobReducer reducer(docs.size());
+  for (size_t i = docs.size(); i-- > 0;) {  // in any order: the result does not depend on it
+    internal::RankReport r;
+    r.index = i;
+    r.doc = docs[i];
+    internal::RankOfReport(files[i], &r);
+    reducer.Add(std::move(r));
+  }
+  return reducer.Finish("reports");
+}
+
+TEST(JobReport, RanksOffsetsWaitsAndTheStragglerFinding) {
+  const Job job{{2'000'000, 2'000'000, 2'300'000, 2'000'000}, {-100'000, 37'123, 74'246, -88'631}};
+  const std::vector<RankCalls> calls = Calls(job);
+  std::vector<json> docs;
+  std::vector<std::string> files;
+  for (size_t r = 0; r < calls.size(); ++r) {
+    docs.push_back(RankDoc(calls[r], r == 1 ? 5.5 : 5.0, r == 2 ? 2.3 : 2.0));
+    files.push_back("r" + std::to_string(r) + ".report.json");
+  }
+  StatusOr<json> out = Reduce(docs, files);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  const json& doc = *out;
+  EXPECT_EQ(doc["avg_latency_ms"], 5.5);
+  EXPECT_EQ(doc["slowest_rank"], 1);
+  EXPECT_EQ(doc["iteration_table"], json::array());
+  EXPECT_EQ(doc["job"]["ranks"], 4);
+  EXPECT_EQ(doc["job"]["built_from"], "reports");
+  ASSERT_EQ(doc["ranks"].size(), 4u);
+  for (size_t r = 0; r < 4; ++r) {
+    EXPECT_EQ(doc["ranks"][r]["rank"], r);
+    EXPECT_EQ(doc["ranks"][r]["clock_offset_ns"], job.skew[0] - job.skew[r]);
+    EXPECT_EQ(doc["ranks"][r]["rank_source"], "distributed_info");
+    EXPECT_EQ(doc["ranks"][r]["collectives"], 4);
+  }
+  EXPECT_DOUBLE_EQ(doc["ranks"][0]["wait_ms"].get<double>(), 0.3);
+  EXPECT_DOUBLE_EQ(doc["ranks"][2]["wait_ms"].get<double>(), 0.0);
+  EXPECT_EQ(doc["ranks"][2]["last_arrivals"], 4);
+  EXPECT_EQ(doc["ranks"][0]["overlap_ratio"], 0.25);
+  // Every rank's counters summed.
+  EXPECT_EQ(doc["data_quality"]["counters"][0]["count"], 4);
+  // The cross-rank findings come first, then the slowest rank's own.
+  const json& f = doc["findings"];
+  ASSERT_GE(f.size(), 3u);
+  EXPECT_EQ(f[0]["id"], "straggler");
+  ASSERT_EQ(f[0]["involved"].size(), 1u);
+  EXPECT_EQ(f[0]["involved"][0]["kind"], "rank");
+  EXPECT_EQ(f[0]["involved"][0]["name"], "2");
+  EXPECT_EQ(f[0]["involved"][0]["count"], 4);
+  EXPECT_DOUBLE_EQ(f[0]["involved"][0]["time_ms"].get<double>(), 1.2);
+  // P: 0.3 ms of lateness per iteration of the job's 5.5 ms.
+  EXPECT_NEAR(f[0]["amdahl"]["share"].get<double>(), 0.3 / 5.5, 1e-12);
+  EXPECT_EQ(f[1]["id"], "compute_imbalance");
+  EXPECT_EQ(f[1]["involved"][0]["name"], "2");
+  EXPECT_EQ(f.back()["id"], "idle_gaps");
+}
+
+TEST(JobReport, NoStragglerWhenRanksArriveTogether) {
+  const std::vector<RankCalls> calls = Calls(Job{{2'000'000, 2'000'000}, {0, 90'000}});
+  StatusOr<json> out = Reduce({RankDoc(calls[0], 5, 2), RankDoc(calls[1], 5, 2)}, {"a.json", "b.json"});
+  ASSERT_TRUE(out.ok());
+  for (const json& f : (*out)["findings"]) EXPECT_NE(f["id"], "straggler");
+  EXPECT_EQ((*out)["slowest_rank"], 0);  // a tie: the first file
+}
+
+TEST(JobReport, DuplicateRanksNameBothFiles) {
+  const std::vector<RankCalls> calls = Calls(Job{{1, 1}, {0, 0}});
+  json a = RankDoc(calls[0], 5, 1), b = RankDoc(calls[0], 5, 1);
+  StatusOr<json> out = Reduce({a, b}, {"x/first.report.json", "x/second.report.json"});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("x/first.report.json and x/second.report.json: both are rank 0"),
+            std::string::npos)
+      << out.status().message();
+}
+
+TEST(JobReport, RanksFromFileNamesThenFileOrderWithANote) {
+  json plain = {{"schema", "tracegate.report/v1"}, {"avg_latency_ms", 1.0}, {"iterations", 1}};
+  StatusOr<json> out = Reduce({plain, plain, plain}, {"a.report.json", "job_rank_0.report.json", "c.report.json"});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  const json& ranks = (*out)["ranks"];
+  EXPECT_EQ(ranks[0]["file"], "job_rank_0.report.json");
+  EXPECT_EQ(ranks[0]["rank_source"], "file_name");
+  EXPECT_EQ(ranks[1]["file"], "a.report.json");
+  EXPECT_EQ(ranks[1]["rank_source"], "file_order");
+  EXPECT_EQ(ranks[2]["file"], "c.report.json");
+  EXPECT_EQ(ranks[2]["rank"], 2);
+  const json& counters = (*out)["data_quality"]["counters"];
+  ASSERT_EQ(counters.size(), 1u);
+  EXPECT_EQ(counters[0]["key"], "rank_from_file_order");
+  EXPECT_EQ(counters[0]["count"], 2);
+  EXPECT_EQ(ranks[0]["comm_ms"], nullptr);
+  EXPECT_EQ(ranks[0]["comm_ms_reason"], "not in the rank's report");
+}
+
+TEST(JobFiles, RankFromFileName) {
+  EXPECT_EQ(RankFromFileName("d/rank-3.json"), 3);
+  EXPECT_EQ(RankFromFileName("rank3.pt.trace.json.gz"), 3);
+  EXPECT_EQ(RankFromFileName("trace_rank_12.json"), 12);
+  EXPECT_EQ(RankFromFileName("host_worker7.1700.pt.trace.json"), 7);
+  EXPECT_EQ(RankFromFileName("job7_RANK5.sqlite"), 5);
+  EXPECT_EQ(RankFromFileName("rank7/trace.json"), std::nullopt);  // the directory is not the file
+  EXPECT_EQ(RankFromFileName("cranky9.json"), std::nullopt);
+  EXPECT_EQ(RankFromFileName("trace.json"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace tg
