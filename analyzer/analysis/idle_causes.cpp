@@ -9,6 +9,7 @@
 #include "analyzer/analysis/correlation.h"
 #include "analyzer/analysis/host_stages.h"
 #include "analyzer/analysis/summary_internal.h"
+#include "tracegate/analyzer/kernel_class.h"
 
 namespace tg::internal {
 
@@ -30,8 +31,9 @@ bool IsWaitApi(std::string_view name) {
 
 }  // namespace
 
-IdleCauseFinder::IdleCauseFinder(const Trace& t, const ApiIndex& index, const HostStages* stages)
-    : t_(t), index_(index), stages_(stages), collective_name_(t.strings.size(), 2) {
+IdleCauseFinder::IdleCauseFinder(const Trace& t, const ApiIndex& index, const HostStages* stages,
+                                 const std::vector<KernelClass>& classes)
+    : t_(t), index_(index), stages_(stages), classes_(classes) {
   for (size_t i = 0; i < t.syncs.size(); ++i)
     if (t.syncs.end[i] > t.syncs.start[i]) waits_.push_back({t.syncs.start[i], t.syncs.end[i], SyncKindName(t.syncs.kind[i])});
   std::vector<int8_t> wait_name(t.strings.size(), -1);
@@ -49,15 +51,9 @@ IdleCauseFinder::IdleCauseFinder(const Trace& t, const ApiIndex& index, const Ho
     longest_[i] = i > 0 && waits_[longest_[i - 1]].end >= waits_[i].end ? longest_[i - 1] : i;
 }
 
+// The kernel classes' collective test (metadata, else the name), as every other consumer.
 bool IdleCauseFinder::Collective(uint32_t ref) const {
-  if (RefKind(ref) != ItemKind::kKernel) return false;
-  const StringId id = t_.kernels.name[RefRow(ref)];
-  uint8_t& c = collective_name_[id];
-  if (c == 2) {
-    std::string_view n = t_.Name(id);
-    c = ContainsNoCase(n, "nccl") || ContainsNoCase(n, "rccl") ? 1 : 0;
-  }
-  return c == 1;
+  return RefKind(ref) == ItemKind::kKernel && classes_[RefRow(ref)] == KernelClass::kCommunication;
 }
 
 const std::string_view* IdleCauseFinder::WaitDuring(TimeNs s, TimeNs e) const {

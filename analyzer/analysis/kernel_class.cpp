@@ -157,7 +157,12 @@ std::vector<KernelClass> ClassifyKernels(const Trace& trace, const KernelClassif
   constexpr uint8_t kUnset = 0xff;
   std::vector<uint8_t> by_name(trace.strings.size(), kUnset);
   std::vector<KernelClass> out(trace.kernels.size());
+  const bool any_metadata = trace.kernels.collective.stored() > 0;
   for (size_t i = 0; i < out.size(); ++i) {
+    if (any_metadata && HasCollectiveMetadata(trace, i)) {
+      out[i] = KernelClass::kCommunication;
+      continue;
+    }
     uint8_t& c = by_name[trace.kernels.name[i]];
     if (c == kUnset) c = static_cast<uint8_t>(classifier.Classify(Demangle(trace.Name(trace.kernels.name[i]))));
     out[i] = static_cast<KernelClass>(c);

@@ -28,9 +28,10 @@ inline uint32_t MakeRef(ItemKind kind, size_t row) {
 inline ItemKind RefKind(uint32_t ref) { return static_cast<ItemKind>(ref & 3u); }
 inline size_t RefRow(uint32_t ref) { return ref >> 2; }
 
-// Fills s.devices (busy/idle, gaps, and their causes when api_index is given) and s.streams.
+// Fills s.devices (busy/idle, gaps, and their causes when api_index and kernel_classes are
+// given) and s.streams.
 void SummarizeTimelines(const Trace& trace, const AnalyzeOptions& options, const ApiIndex* api_index,
-                        const HostStages* stages, Summary& s);
+                        const HostStages* stages, const std::vector<KernelClass>* kernel_classes, Summary& s);
 
 // One hole in a device's busy union: [start, end), the item ending where it begins and the one
 // starting where it ends.
@@ -57,7 +58,9 @@ int64_t ItemStream(const Trace& t, uint32_t ref);
 // Decides each gap's cause (IdleCause) and fills d.idle_causes.
 class IdleCauseFinder {
  public:
-  IdleCauseFinder(const Trace& t, const ApiIndex& index, const HostStages* stages);
+  // `classes`: ClassifyKernels' class of every kernel row (which ones are collectives).
+  IdleCauseFinder(const Trace& t, const ApiIndex& index, const HostStages* stages,
+                  const std::vector<KernelClass>& classes);
   // The cause of `g`; with `gap`, sets gap->cause and the evidence fields that decided it.
   IdleCause Decide(const GapItem& g, IdleGap* gap) const;
   // Every gap of the device: d.idle_causes, and the time before each stream's next work
@@ -75,7 +78,7 @@ class IdleCauseFinder {
   const Trace& t_;
   const ApiIndex& index_;
   const HostStages* stages_;
-  mutable std::vector<uint8_t> collective_name_;  // per StringId: 1 collective, 0 not, 2 not decided yet
+  const std::vector<KernelClass>& classes_;
   std::vector<Wait> waits_;                       // by start
   std::vector<uint32_t> longest_;                 // longest_[i]: the wait of waits_[0..i] that ends last
 };

@@ -215,9 +215,9 @@ void KeepLargest(std::vector<GapItem>& heap, size_t cap, const GapItem& g) {
 }
 
 void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, const ApiIndex* api_index,
-                        const HostStages* stages, Summary& s) {
+                        const HostStages* stages, const std::vector<KernelClass>* kernel_classes, Summary& s) {
   std::optional<IdleCauseFinder> causes;
-  if (api_index) causes.emplace(t, *api_index, stages);
+  if (api_index && kernel_classes) causes.emplace(t, *api_index, stages, *kernel_classes);
   std::vector<LaneKey> lane_keys;
   std::vector<size_t> lane_start;
   // Pass 1: per stream (lane), each lane's items contiguous in the trace's order, then sorted.

@@ -49,8 +49,10 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
       // The pre/post stage ranges tell a host busy pre/post-processing (host_stage) from one slow
       // to launch (host_launch); AnalyzeIterations reports an invalid regular expression.
       const HostStages stages(trace, config.iterations);
-      out->summary = Summarize(trace, config.summary, &*api_index, &stages);
-      kernel_classes = ClassifyKernels(trace, classifier);  // the iterations take longer
+      // The idle causes ask the kernel classes which kernels are collectives. The iterations
+      // take longer than both.
+      kernel_classes = ClassifyKernels(trace, classifier);
+      out->summary = Summarize(trace, config.summary, &*api_index, &stages, &kernel_classes);
     });
     iterations = AnalyzeIterations(trace, config.iterations, &out->iterations, [&]() -> const ApiIndex& {
       index_ready.get();  // rethrows what building it threw
@@ -63,10 +65,13 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   out->kernel_classes = std::move(kernel_classes);
 
   // Fusion candidates on a second thread while the roofline and the other rules are worked out
-  // here (only fusion_candidate reads them); that rule runs once they are there.
+  // here (only fusion_candidate reads them); that rule runs once they are there. The
+  // communication figures (read by the report only) follow them on that thread.
   SideTask fusion_task([&] {
     if (config.rules.Enabled("fusion_candidate"))
       out->fusion = FindFusionCandidates(trace, out->iterations, out->kernel_classes, FusionFromRules(config.rules));
+    out->communication =
+        AnalyzeCommunication(trace, out->iterations, out->kernel_classes, out->summary.kernels_by_start);
   });
 
   PeakOverride peak = config.peak;

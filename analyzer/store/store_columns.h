@@ -98,6 +98,22 @@ struct Name : StoreColumn<F> {
   }
 };
 
+// A name that most rows lack (the kernels' collective metadata): NULL for the empty string, so
+// rows without it cost no StringIds entry; NULL (and exports without the column) read as empty.
+template <auto F>
+struct OptionalName : StoreColumn<F> {
+  template <class Row, class Names>
+  static void Bind(Stmt& q, int p, const Row& r, Names& names) {
+    if (r.*F == StringTable::kEmpty) q.Null(p);
+    else q.Int(p, names(r.*F));
+  }
+  template <class Row, class Reader>
+  static void Read(const Stmt& q, int c, Row& r, Reader& rd) {
+    int64_t id;
+    r.*F = q.Get(c, id) ? rd.Name(id) : StringTable::kEmpty;
+  }
+};
+
 // A second name column for the same field, right after the first (kernels: shortName after
 // demangledName). Written the same; read only when the first has no id.
 template <auto F>
@@ -259,7 +275,11 @@ inline constexpr auto kKernelStore = MakeStoreTable(
     Int<&Kernel::block_z>{"blockZ"}, Int<&Kernel::shared_static>{"staticSharedMemory"},
     Int<&Kernel::shared_dynamic>{"dynamicSharedMemory"}, Zero{"localMemoryPerThread"}, Zero{"localMemoryTotal"},
     Zero{"gridId"}, Nullable<&Kernel::graph_node_id>{"graphNodeId"}, Nullable<&Kernel::graph_id>{"graphId"},
-    TgPid<&Kernel::pid>{"tgPid"});
+    TgPid<&Kernel::pid>{"tgPid"}, OptionalName<&Kernel::collective>{"tgCollective"},
+    OptionalName<&Kernel::coll_dtype>{"tgCollDtype"}, Nullable<&Kernel::coll_in_nelems>{"tgCollInNelems"},
+    Nullable<&Kernel::coll_out_nelems>{"tgCollOutNelems"}, Int<&Kernel::coll_group_size>{"tgCollGroupSize"},
+    OptionalName<&Kernel::coll_group>{"tgCollGroup"}, OptionalName<&Kernel::coll_group_ranks>{"tgCollGroupRanks"},
+    Nullable<&Kernel::coll_seq>{"tgCollSeq"});
 
 inline constexpr auto kMemcpyStore = MakeStoreTable(
     "CUPTI_ACTIVITY_KIND_MEMCPY", Time<&Memcpy::start>{"start"}, Time<&Memcpy::end>{"end"},

@@ -43,7 +43,11 @@ CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (
   staticSharedMemory INTEGER NOT NULL, dynamicSharedMemory INTEGER NOT NULL,
   localMemoryPerThread INTEGER NOT NULL, localMemoryTotal INTEGER NOT NULL, gridId INTEGER NOT NULL,
   graphNodeId INTEGER, graphId INTEGER,
-  tgPid INTEGER
+  tgPid INTEGER,
+  -- collective metadata from Kineto args (NULL on other kernels): name, dtype (StringIds ids),
+  -- message elements in / out, group size, process group name and ranks (ids), sequence number
+  tgCollective INTEGER, tgCollDtype INTEGER, tgCollInNelems INTEGER, tgCollOutNelems INTEGER,
+  tgCollGroupSize INTEGER, tgCollGroup INTEGER, tgCollGroupRanks INTEGER, tgCollSeq INTEGER
 );
 CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (
   start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL,

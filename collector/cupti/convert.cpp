@@ -70,6 +70,10 @@ static_assert(ColumnCheck<tg::Kernel>()
                         &tg::Kernel::grid_z, &tg::Kernel::block_x, &tg::Kernel::block_y, &tg::Kernel::block_z,
                         &tg::Kernel::registers, &tg::Kernel::shared_static, &tg::Kernel::shared_dynamic,
                         &tg::Kernel::pid, &tg::Kernel::graph_id, &tg::Kernel::graph_node_id)
+                  // PyTorch's collective metadata: CUPTI records have none (collectives by name only)
+                  .With(&tg::Kernel::collective, &tg::Kernel::coll_dtype, &tg::Kernel::coll_in_nelems,
+                        &tg::Kernel::coll_out_nelems, &tg::Kernel::coll_group_size, &tg::Kernel::coll_group,
+                        &tg::Kernel::coll_group_ranks, &tg::Kernel::coll_seq)
                   .All());
 static_assert(ColumnCheck<tg::Memcpy>()
                   .With(&tg::Memcpy::start, &tg::Memcpy::end, &tg::Memcpy::device, &tg::Memcpy::stream,

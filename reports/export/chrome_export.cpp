@@ -40,7 +40,9 @@ static_assert(ColumnCheck<Kernel>()
                   .With(&Kernel::start, &Kernel::end, &Kernel::name, &Kernel::device, &Kernel::stream,
                         &Kernel::correlation, &Kernel::grid_x, &Kernel::grid_y, &Kernel::grid_z, &Kernel::block_x,
                         &Kernel::block_y, &Kernel::block_z, &Kernel::registers, &Kernel::shared_static,
-                        &Kernel::shared_dynamic, &Kernel::graph_id, &Kernel::graph_node_id)
+                        &Kernel::shared_dynamic, &Kernel::graph_id, &Kernel::graph_node_id, &Kernel::collective,
+                        &Kernel::coll_dtype, &Kernel::coll_in_nelems, &Kernel::coll_out_nelems,
+                        &Kernel::coll_group_size, &Kernel::coll_group, &Kernel::coll_group_ranks, &Kernel::coll_seq)
                   .With(&Kernel::pid)
                   .All());
 static_assert(ColumnCheck<Memcpy>()
@@ -230,8 +232,27 @@ class Exporter {
           .Raw("]");
       if (k.graph_id[i] != kUnknownId) out_.Raw(",\"graph id\":").Int(k.graph_id[i]);
       if (k.graph_node_id[i] != kUnknownId) out_.Raw(",\"graph node id\":").Int(k.graph_node_id[i]);
+      if (k.collective[i] != StringTable::kEmpty) WriteCollective(k, i);
       out_.Raw("}}");
     }
+  }
+
+  // A collective's metadata under the keys PyTorch gives it, so the export reads back the same.
+  void WriteCollective(const KernelTable& k, size_t i) {
+    auto name = [&](const char* key, StringId id) {
+      if (id != StringTable::kEmpty) out_.Raw(key).Raw(names_.Get(id));
+    };
+    auto count = [&](const char* key, int64_t v) {
+      if (v != kUnknownId) out_.Raw(key).Int(v);
+    };
+    name(",\"Collective name\":", k.collective[i]);
+    name(",\"dtype\":", k.coll_dtype[i]);
+    count(",\"In msg nelems\":", k.coll_in_nelems[i]);
+    count(",\"Out msg nelems\":", k.coll_out_nelems[i]);
+    if (k.coll_group_size[i] > 0) out_.Raw(",\"Group size\":").Int(k.coll_group_size[i]);
+    name(",\"Process Group Name\":", k.coll_group[i]);
+    name(",\"Process Group Ranks\":", k.coll_group_ranks[i]);
+    count(",\"Seq\":", k.coll_seq[i]);
   }
 
   void WriteCopies() {

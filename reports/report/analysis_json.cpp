@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tracegate/reports/analysis_report.h"
+#include "reports/report/communication_json.h"
 #include "reports/report/findings_json.h"
 #include "reports/report/json_writer.h"
 #include "reports/report/kernel_table_json.h"
@@ -518,6 +519,8 @@ json AnalysisToJson(const Trace& trace, const Analysis& analysis, const Analysis
                     {"percentile_method", "nearest_rank"}};
   doc["top_kernels"] = TopKernelsJson(summary);
   doc["kernel_table"] = KernelTableJson(trace, analysis);
+  doc["collectives"] = CollectivesJson(analysis.communication);
+  doc["ranks"] = RanksJson(analysis);
   doc["copies"] = CopiesJson(summary);
   doc["streams"] = StreamsJson(summary);
   doc["data_quality"] = QualityJson(summary);

@@ -20,6 +20,9 @@ namespace tg {
 namespace {
 
 using internal::Array;
+using internal::CollectiveCells;
+using internal::CollectiveTable;
+using internal::RankCommunicationText;
 using internal::Cut;
 using internal::Flag;
 using internal::Int;
@@ -176,6 +179,19 @@ void PrintKernels(std::ostream& out, const json& r) {
   }
 }
 
+// Only for traces with collectives: the others' summaries read as before.
+void PrintCollectives(std::ostream& out, const json& r) {
+  const std::vector<CollectiveCells> rows = CollectiveTable(r);
+  if (rows.empty()) return;
+  out << "\ncollectives (" << RankCommunicationText(r) << "):\n";
+  out << StrFormat("  %-24s %-8s %14s %5s %6s %12s %12s %14s %14s\n", "collective", "dtype", "message", "group",
+                   "calls", "total", "mean", "alg bw", "bus bw");
+  for (const CollectiveCells& c : rows)
+    out << StrFormat("  %-24s %-8s %14s %5s %6s %12s %12s %14s %14s\n", Cut(c.collective, 24).c_str(), c.dtype.c_str(),
+                     c.message.c_str(), c.group.c_str(), c.calls.c_str(), c.total.c_str(), c.mean.c_str(),
+                     c.algbw.c_str(), c.busbw.c_str());
+}
+
 void PrintCopies(std::ostream& out, const json& r) {
   const json& copies = Object(r, "copies");
   const json& memset = Object(copies, "memset");
@@ -320,6 +336,7 @@ void PrintAnalysis(std::ostream& out, const json& report, std::string_view no_ac
   PrintFindings(out, report);
   PrintDevices(out, report, no_activity_reason);
   PrintKernels(out, report);
+  PrintCollectives(out, report);
   PrintCopies(out, report);
   PrintStreams(out, report);
   PrintQuality(out, report);

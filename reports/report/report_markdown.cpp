@@ -86,6 +86,21 @@ void TopKernelsSection(std::ostream& out, const json& doc) {
   out << "\n";
 }
 
+// Only for traces with collectives: the others' reports read as before.
+void CollectivesSection(std::ostream& out, const json& doc) {
+  const std::vector<CollectiveCells> rows = CollectiveTable(doc);
+  if (rows.empty()) return;
+  out << "### Collectives\n\n";
+  if (std::string rank = RankCommunicationText(doc); !rank.empty()) out << Md(rank) << ".\n\n";
+  out << "| Collective | Dtype | Message | Group | Calls | Total | Mean | Alg bw | Bus bw |\n"
+         "|---|---|--:|--:|--:|--:|--:|--:|--:|\n";
+  for (const CollectiveCells& r : rows)
+    out << "| " << Md(Cut(r.collective, kMaxNameChars)) << " | " << Md(r.dtype) << " | " << r.message << " | "
+        << r.group << " | " << r.calls << " | " << r.total << " | " << r.mean << " | " << r.algbw << " | "
+        << r.busbw << " |\n";
+  out << "\n";
+}
+
 void QualitySection(std::ostream& out, const json& doc) {
   out << "### Data quality: " << QualityVerdict(doc) << "\n\n";
   std::vector<const json*> counters = NonZeroCounters(doc);
@@ -127,6 +142,7 @@ std::string MarkdownReport(const nlohmann::json& report) {
   HeadlineTableSection(out, doc);
   FindingsSection(out, doc);
   TopKernelsSection(out, doc);
+  CollectivesSection(out, doc);
   QualitySection(out, doc);
   return out.str();
 }

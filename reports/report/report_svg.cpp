@@ -91,7 +91,7 @@ bool ReadRow(const json& r, Row* out) {
 }
 
 const char* KindClass(const std::string& kind) {
-  return kind == "memcpy" ? "memcpy" : kind == "memset" ? "memset" : "kernel";
+  return kind == "memcpy" ? "memcpy" : kind == "memset" ? "memset" : kind == "collective" ? "collective" : "kernel";
 }
 
 constexpr std::array<const char*, 6> kPhaseKeys{"pre", "h2d", "infer", "d2h", "post", "idle"};

@@ -61,6 +61,38 @@ Shown Show(const json& doc, std::string_view key, Unit unit) {
 
 std::string ShowInline(const Shown& s) { return s.present ? s.text : s.text + " (" + s.reason + ")"; }
 
+std::vector<CollectiveCells> CollectiveTable(const json& doc) {
+  std::vector<CollectiveCells> rows;
+  auto number = [](const json& row, const char* key, Unit unit, const char* suffix) {
+    Shown v = Show(row, key, unit);
+    return v.present ? v.text + suffix : v.text;
+  };
+  for (const json& c : Array(doc, "collectives")) {
+    CollectiveCells r;
+    r.collective = Text(c, "collective");
+    r.dtype = Text(c, "dtype");
+    if (r.dtype.empty()) r.dtype = "n/a";
+    r.message = number(c, "message_bytes", Unit::kCount, " B");
+    r.group = number(c, "group_size", Unit::kCount, "");
+    r.calls = number(c, "count", Unit::kCount, "");
+    r.total = number(c, "total_ms", Unit::kMs, "");
+    r.mean = number(c, "mean_ms", Unit::kMs, "");
+    r.algbw = number(c, "algbw_gbs", Unit::kPlain, " GB/s");
+    r.busbw = number(c, "busbw_gbs", Unit::kPlain, " GB/s");
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+std::string RankCommunicationText(const json& doc) {
+  const json& ranks = Array(doc, "ranks");
+  if (ranks.empty()) return "";
+  const json& r = ranks[0];
+  return "communication " + ShowInline(Show(r, "comm_ms", Unit::kMs)) + " / iteration, compute " +
+         ShowInline(Show(r, "compute_ms", Unit::kMs)) + ", overlap " +
+         ShowInline(Show(r, "overlap_ratio", Unit::kPercent));
+}
+
 std::vector<HeadlineRow> Headline(const json& doc) {
   struct Spec {
     const char* label;

@@ -75,6 +75,16 @@ std::string CombinedText(const json& doc);
 // "idle_ratio = 0.35 (> 0.2)" for one evidence entry.
 std::string EvidenceText(const json& evidence);
 
+// The report's "collectives" table as text cells, one row per entry, for every renderer; a null
+// value is "n/a" (its reason is in the JSON report). Empty when the report has none.
+struct CollectiveCells {
+  std::string collective, dtype, message, group, calls, total, mean, algbw, busbw;
+};
+std::vector<CollectiveCells> CollectiveTable(const json& doc);
+// The rank's communication in one line ("communication 1.234 ms / iteration, compute 5.678 ms,
+// overlap 12.3%"), from the first entry of "ranks"; "" without one.
+std::string RankCommunicationText(const json& doc);
+
 // Counters of data_quality with count > 0 ("key", "severity", count, "description").
 std::vector<const json*> NonZeroCounters(const json& doc);
 

@@ -116,6 +116,7 @@ class Namer {
 
 json TimelineJson(const Trace& trace, const Analysis& analysis, size_t item_cap) {
   const IterationAnalysis& it = analysis.iterations;
+  const std::vector<KernelClass>& classes = analysis.kernel_classes;
   json doc = {{"item_cap", item_cap}, {"columns", {"start_offset_ns", "duration_ns", "kind", "name"}}};
   if (it.iterations.empty()) {
     doc["iteration"] = nullptr;
@@ -163,8 +164,11 @@ json TimelineJson(const Trace& trace, const Analysis& analysis, size_t item_cap)
     json rows = json::array();
     for (size_t i : order) {
       const Item& item = items[i];
-      rows.push_back({item.start - iter.start, item.end - item.start, kKindNames[static_cast<size_t>(item.kind)],
-                      namer.Name(item)});
+      // Collectives (the kernel classes' one test) get their own kind, so the timeline colours them.
+      const bool collective = item.kind == Kind::kKernel && item.row < classes.size() &&
+                              classes[item.row] == KernelClass::kCommunication;
+      rows.push_back({item.start - iter.start, item.end - item.start,
+                      collective ? "collective" : kKindNames[static_cast<size_t>(item.kind)], namer.Name(item)});
     }
     TimeNs busy = UnionLength(spans);
     total += items.size();

@@ -396,7 +396,8 @@ TEST_F(StoreTest, ColumnListsAreTheStoreTablesColumns) {
   EXPECT_EQ(TableColumns(path, internal::kGpuRangeTable), ListedColumns(internal::kRangeStore));
   EXPECT_EQ(TableColumns(path, internal::kSampleStore.name), ListedColumns(internal::kSampleStore));
   EXPECT_EQ(internal::WrittenColumns(internal::kKernelStore).find(" mangledName"), std::string::npos);  // left NULL
-  EXPECT_EQ(internal::SelectedColumns(internal::kKernelStore).size(), 20u);  // no contextId, local memory, gridId
+  // no contextId, local memory, gridId; 8 tracegate columns of collective metadata
+  EXPECT_EQ(internal::SelectedColumns(internal::kKernelStore).size(), 28u);
 }
 
 // Users' two common queries stay indexed: a time window on a table, and the GPU activity ->

@@ -62,6 +62,29 @@ bool ArgInt32(const Field& f, int32_t def, int32_t& out) {
   return true;
 }
 
+// Reads PyTorch's collective metadata of an NCCL kernel into `k`. It describes the kernel; it
+// is not needed to place it, so a value of the wrong type is left unknown, not a malformed event.
+void ReadCollective(const RawEvent& ev, StringTable& strings, Kernel& k) {
+  if (ev.coll_name.type != FieldType::kString || ev.coll_name.text.empty()) return;
+  auto name = [&](const Field& f) {
+    return f.type == FieldType::kString ? strings.Intern(f.text) : StringTable::kEmpty;
+  };
+  auto count = [](const Field& f, int64_t& out) {
+    int64_t v = 0;
+    if (f.type == FieldType::kNumber && ArgInt(f, kUnknownId, v) && v >= 0) out = v;
+  };
+  k.collective = name(ev.coll_name);
+  k.coll_dtype = name(ev.coll_dtype);
+  k.coll_group = name(ev.coll_group);
+  k.coll_group_ranks = name(ev.coll_group_ranks);
+  count(ev.coll_in_nelems, k.coll_in_nelems);
+  count(ev.coll_out_nelems, k.coll_out_nelems);
+  count(ev.coll_seq, k.coll_seq);
+  int64_t group = 0;
+  count(ev.coll_group_size, group);
+  if (group <= INT32_MAX) k.coll_group_size = static_cast<int32_t>(group);
+}
+
 enum class TimeRead { kOk, kMissing, kMalformed, kOverflow };
 TimeRead ReadMicros(const Field& f, int64_t& ns) {
   if (f.type == FieldType::kAbsent || f.type == FieldType::kNull) return TimeRead::kMissing;
@@ -112,7 +135,9 @@ bool GpuDevice(const RawEvent& ev, const Id& pid, int32_t& device) {
 static_assert(ColumnCheck<Kernel>()
                   .With(&Kernel::start, &Kernel::end, &Kernel::name, &Kernel::device, &Kernel::stream,
                         &Kernel::correlation, &Kernel::grid_x, &Kernel::grid_y, &Kernel::grid_z, &Kernel::block_x,
-                        &Kernel::block_y, &Kernel::block_z, &Kernel::registers, &Kernel::shared_static, &Kernel::pid)
+                        &Kernel::block_y, &Kernel::block_z, &Kernel::registers, &Kernel::shared_static, &Kernel::pid,
+                        &Kernel::collective, &Kernel::coll_dtype, &Kernel::coll_in_nelems, &Kernel::coll_out_nelems,
+                        &Kernel::coll_group_size, &Kernel::coll_group, &Kernel::coll_group_ranks, &Kernel::coll_seq)
                   // "shared memory" is static + dynamic in one number: all of it goes to shared_static.
                   .With(&Kernel::shared_dynamic, &Kernel::graph_id, &Kernel::graph_node_id)
                   .All());
@@ -232,6 +257,7 @@ void KinetoBuilder::AddComplete(const RawEvent& ev) {
       k.grid_x = ev.grid.v[0]; k.grid_y = ev.grid.v[1]; k.grid_z = ev.grid.v[2];
       k.block_x = ev.block.v[0]; k.block_y = ev.block.v[1]; k.block_z = ev.block.v[2];
       k.name = trace_.strings.Intern(name);
+      ReadCollective(ev, trace_.strings, k);
       pending(Table::kKernel, trace_.kernels.size());
       trace_.kernels.Add(k);
       break;
@@ -401,6 +427,10 @@ bool KinetoBuilder::Append(KinetoBuilder& next) {
   const size_t kernels = trace_.kernels.size(), api = trace_.api_calls.size(), ranges = trace_.ranges.size();
   Zip(Tables(trace_), Tables(part), [](auto& to, auto& from) { MoveColumns(to, from); });
   MapNames(trace_.kernels.name, kernels, map);
+  MapNames(trace_.kernels.collective, kernels, map);
+  MapNames(trace_.kernels.coll_dtype, kernels, map);
+  MapNames(trace_.kernels.coll_group, kernels, map);
+  MapNames(trace_.kernels.coll_group_ranks, kernels, map);
   MapNames(trace_.api_calls.name, api, map);
   MapNames(trace_.ranges.name, ranges, map);
   MapNames(trace_.ranges.domain, ranges, map);

@@ -269,13 +269,13 @@ struct KeyHash {
   int first, last, length;
   constexpr size_t operator()(std::string_view k) const {
     return (static_cast<unsigned char>(k.front()) * first + static_cast<unsigned char>(k.back()) * last +
-            static_cast<int>(k.size()) * length) & 31;
+            static_cast<int>(k.size()) * length) & 63;
   }
 };
 
 template <size_t N>
-constexpr std::array<MemberKey, 32> MakeTable(const MemberKey (&keys)[N], KeyHash hash) {
-  std::array<MemberKey, 32> table{};
+constexpr std::array<MemberKey, 64> MakeTable(const MemberKey (&keys)[N], KeyHash hash) {
+  std::array<MemberKey, 64> table{};
   for (MemberKey k : keys) {
     // Not a constant expression (so a compile error) when two names share a slot or one is too long.
     if (!table[hash(k.key)].key.empty()) throw "member names collide: change the hash";
@@ -297,7 +297,7 @@ constexpr MemberKey kEventNames[] = {
 };
 constexpr auto kEventTable = MakeTable(kEventNames, kEventHash);
 
-constexpr KeyHash kArgsHash{1, 1, 0};
+constexpr KeyHash kArgsHash{0, 3, 7};
 constexpr MemberKey kArgsNames[] = {
     {"pid", {&RawEvent::arg_pid}},
     {"grid", {nullptr, &RawEvent::grid}},
@@ -312,6 +312,15 @@ constexpr MemberKey kArgsNames[] = {
     {"cuda_sync_kind", {&RawEvent::sync_kind}},
     {"registers per thread", {&RawEvent::registers}},
     {"wait_on_cuda_event_id", {&RawEvent::wait_event_id}},
+    // PyTorch's collective metadata on NCCL kernels (record_param_comms)
+    {"Collective name", {&RawEvent::coll_name}},
+    {"dtype", {&RawEvent::coll_dtype}},
+    {"In msg nelems", {&RawEvent::coll_in_nelems}},
+    {"Out msg nelems", {&RawEvent::coll_out_nelems}},
+    {"Group size", {&RawEvent::coll_group_size}},
+    {"Process Group Name", {&RawEvent::coll_group}},
+    {"Process Group Ranks", {&RawEvent::coll_group_ranks}},
+    {"Seq", {&RawEvent::coll_seq}},
 };
 constexpr auto kArgsTable = MakeTable(kArgsNames, kArgsHash);
 

@@ -51,6 +51,9 @@ struct RawEvent {
   // args members
   Field device, stream, correlation, bytes, registers, shared_memory, sync_kind, wait_event_id,
       in_device, arg_name, arg_pid;
+  // collective metadata (NCCL kernels)
+  Field coll_name, coll_dtype, coll_in_nelems, coll_out_nelems, coll_group_size, coll_group, coll_group_ranks,
+      coll_seq;
   Dim3 grid, block;
   // A member we read appeared twice in the event or its args (the last occurrence wins).
   bool duplicate_key = false;
@@ -66,7 +69,9 @@ struct RawEvent {
     // One store each (a loop over a list of their addresses costs several times more).
     ph.type = cat.type = name.type = pid.type = tid.type = ts.type = dur.type = id.type = FieldType::kAbsent;
     device.type = stream.type = correlation.type = bytes.type = registers.type = shared_memory.type =
-        sync_kind.type = wait_event_id.type = in_device.type = arg_name.type = arg_pid.type = FieldType::kAbsent;
+        sync_kind.type = wait_event_id.type = in_device.type = arg_name.type = arg_pid.type = coll_name.type =
+            coll_dtype.type = coll_in_nelems.type = coll_out_nelems.type = coll_group_size.type = coll_group.type =
+                coll_group_ranks.type = coll_seq.type = FieldType::kAbsent;
     grid = Dim3{};  // read without a type check (absent = 0, 0, 0)
     block = Dim3{};
   }

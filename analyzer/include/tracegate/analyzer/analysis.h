@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "tracegate/analyzer/communication.h"
 #include "tracegate/analyzer/findings.h"
 #include "tracegate/analyzer/fusion.h"
 #include "tracegate/analyzer/gpu_specs.h"
@@ -36,6 +37,7 @@ struct Analysis {
   PeakRates peak;
   std::vector<RooflineItem> roofline;
   std::vector<FusionCandidate> fusion;
+  CommunicationAnalysis communication;  // collectives and the rank's communication figures
   std::vector<Finding> findings;
   CombinedEstimate combined;  // the findings' gains over disjoint parts (RelateFindings)
 };

@@ -90,7 +90,17 @@ class KernelClassifier {
   std::array<std::regex, kKernelClassCount> regexes_;
 };
 
-// The class of every kernel row (one classification per distinct name).
+// Whether kernel row `row` carries PyTorch's collective metadata ("Collective name" in its
+// Kineto args, Kernel::collective).
+inline bool HasCollectiveMetadata(const Trace& trace, size_t row) {
+  return trace.kernels.collective[row] != StringTable::kEmpty;
+}
+
+// The class of every kernel row (one classification per distinct name). This is the one
+// collective test every consumer reads (rules, idle causes, fusion, the communication figures):
+// a kernel with collective metadata is kCommunication whatever its name; one without it is
+// classified by name, where the communication pattern finds NCCL's old (ncclKernel_*) and new
+// (ncclDevKernel_*) kernels, RCCL's and other collectives.
 std::vector<KernelClass> ClassifyKernels(const Trace& trace, const KernelClassifier& classifier);
 
 // A short display form of a kernel name for titles: demangled, without return type, template

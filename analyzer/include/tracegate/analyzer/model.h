@@ -209,7 +209,18 @@ struct ColumnStorage<T, Sparse<Fill>> {
   X(int64_t, pid, kUnknownId, Dense)                                                             \
   /* CUDA graph launches keep their graph and node ids; kUnknownId outside graphs */             \
   X(int64_t, graph_id, kUnknownId, Sparse<kUnknownId>)                                           \
-  X(int64_t, graph_node_id, kUnknownId, Sparse<kUnknownId>)
+  X(int64_t, graph_node_id, kUnknownId, Sparse<kUnknownId>)                                     \
+  /* Collective metadata PyTorch writes into an NCCL kernel's args (empty / -1 / 0 elsewhere): */ \
+  /* "Collective name", "dtype", "In/Out msg nelems", "Group size", "Process Group Name", */      \
+  /* "Process Group Ranks" (as written, e.g. "[0, 1]"), "Seq" (per process group) */              \
+  X(StringId, collective, 0, Sparse<0>)                                                          \
+  X(StringId, coll_dtype, 0, Sparse<0>)                                                          \
+  X(int64_t, coll_in_nelems, kUnknownId, Sparse<kUnknownId>)                                     \
+  X(int64_t, coll_out_nelems, kUnknownId, Sparse<kUnknownId>)                                    \
+  X(int32_t, coll_group_size, 0, Sparse<0>)                                                      \
+  X(StringId, coll_group, 0, Sparse<0>)                                                          \
+  X(StringId, coll_group_ranks, 0, Sparse<0>)                                                    \
+  X(int64_t, coll_seq, kUnknownId, Sparse<kUnknownId>)
 
 // The first columns of copies, memsets and syncs (kernels have their name between end and device).
 #define TG_GPU_ACTIVITY_COLUMNS(X)                  \

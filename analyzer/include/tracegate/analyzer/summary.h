@@ -194,10 +194,13 @@ struct Summary {
 
 class ApiIndex;
 class HostStages;
+enum class KernelClass : uint8_t;  // tracegate/analyzer/kernel_class.h
 // `api_index` (the correlation index of trace.api_calls; may be null) lets every device gap be
 // attributed to a cause (DeviceSummary::idle_causes); without it the causes stay unattributed.
 // `stages` (the host pre/post stage ranges; may be null) tells host_stage from host_launch.
+// `kernel_classes` (ClassifyKernels, one per kernel row) says which kernels are collectives, for
+// the communication cause; causes are attributed only when it and `api_index` are given.
 Summary Summarize(const Trace& trace, const AnalyzeOptions& options, const ApiIndex* api_index = nullptr,
-                  const HostStages* stages = nullptr);
+                  const HostStages* stages = nullptr, const std::vector<KernelClass>* kernel_classes = nullptr);
 
 }  // namespace tg

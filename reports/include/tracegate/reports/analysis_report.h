@@ -21,6 +21,14 @@
 //                 p50_ns, p95_ns, share_ratio}   sorted by total desc; share of total kernel time
 //   kernel_table[]{name (demangled), count, total_ms, per_iteration_ms, mean_us}   every distinct kernel
 //                 of the kept iterations (total / kept iterations); by total_ms desc, then name
+//   collectives[]{collective, dtype, message_bytes, group_size, count, total_ms, mean_ms, algbw_gbs,
+//                 busbw_gbs}   one row per (collective, dtype, message bytes, group size) over every
+//                 collective kernel; bytes = max(In, Out msg nelems) x dtype size, algbw =
+//                 bytes x count / total time (GB/s), busbw = algbw x NCCL's factor; null + _reason
+//                 where unknown (collectives known by name only have no size). docs/RULES.md
+//   ranks[]{rank, file, avg_latency_ms, comm_ms, compute_ms, overlap_ratio, wait_ms, idle_ratio,
+//           collective_calls[]{name, group, seq, start_ns, end_ns, bytes}}   one object per rank (one
+//           for a single trace; wait_ms is null there: waits need the other ranks). docs/RULES.md
 //   copies{htod, dtoh, dtod, ptop, other: {count, bytes, time_ns, time_ms, achieved_gbs
 //          (bytes/time, 1 GB = 1e9 B), pageable_count, pageable_ratio, small_count},
 //          memset{count, bytes, time_ns, time_ms}}
@@ -45,8 +53,8 @@
 //            lanes[]{device, stream, busy_ns, idle_ns, items_total, items_dropped, items[][columns]}}
 //     The GPU work of the kept iteration with the median latency (nearest rank: its latency is
 //     p50_latency_ms), one lane per (device, stream) in that order. Rows follow `columns`: offset
-//     from the iteration's start (negative for work that began before it), kind kernel/memcpy/
-//     memset, short name (ShortKernelName, "Memcpy HtoD", "Memset"); by start. At most item_cap
+//     from the iteration's start (negative for work that began before it), kind kernel/collective
+//     (a kernel of the communication class)/memcpy/memset, short name (ShortKernelName, "Memcpy HtoD", "Memset"); by start. At most item_cap
 //     rows over all lanes, the longest kept; busy/idle_ns count every item, listed or not.
 //   peak{device_name, bandwidth_gbs, tflops, source}                      roofline peaks (null = unknown)
 //   roofline[]{label, source, launches, time_ms, bytes, flops, achieved_gbs, achieved_tflops,

@@ -1,0 +1,77 @@
+// Communication of one trace (one rank): its collective kernels grouped into a per-collective
+// table with message sizes and NCCL's algorithm / bus bandwidths, and the rank's communication
+// figures (communication and compute time per iteration, their overlap, the collective calls in
+// time order for the cross-rank analysis). Collectives are the kernels ClassifyKernels puts in
+// KernelClass::kCommunication (metadata, else the name). docs/RULES.md ("Communication") gives
+// every formula.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tracegate/analyzer/iterations.h"
+#include "tracegate/analyzer/kernel_class.h"
+#include "tracegate/analyzer/model.h"
+
+namespace tg {
+
+// Bytes of one element of a PyTorch dtype as the collective metadata spells it ("Float",
+// "BFloat16", "Long", ...); 0 for a name we do not know.
+int64_t DtypeBytes(std::string_view dtype);
+// NCCL's bus-bandwidth factor (nccl-tests PERFORMANCE.md) for PyTorch's collective name
+// ("allreduce", "_allgather_base", "reduce_scatter_tensor", ...) and group size n: all-reduce
+// 2(n-1)/n; all-gather, reduce-scatter, all-to-all (n-1)/n; broadcast, reduce, send, recv 1.
+// nullopt for another collective or n < 1.
+std::optional<double> BusBandwidthFactor(std::string_view collective, int64_t group_size);
+
+// One row per (collective name, dtype, message bytes, group size).
+struct CollectiveStat {
+  std::string collective;  // metadata's name, or the kernel's short name without metadata
+  std::string dtype;       // "" = unknown
+  std::optional<int64_t> bytes;  // max(In, Out msg nelems) x dtype size
+  std::string bytes_reason;      // why bytes is unknown
+  int32_t group_size = 0;        // 0 = unknown
+  uint64_t count = 0;
+  TimeNs total_ns = 0;           // summed kernel durations
+  std::optional<double> algbw_gbs, busbw_gbs;  // bytes x count / total_ns; algbw x factor
+  std::string algbw_reason, busbw_reason;
+};
+
+// A collective kernel as the cross-rank analysis reads it.
+struct CollectiveCall {
+  std::string name;   // the collective's name (metadata), else the kernel's short name
+  std::string group;  // process group name; "" = unknown
+  int64_t seq = kUnknownId;
+  TimeNs start = 0, end = 0;
+  std::optional<int64_t> bytes;
+};
+
+struct RankCommunication {
+  std::optional<int64_t> rank;  // distributedInfo.rank
+  std::string rank_reason;
+  std::string file;             // the trace's source path
+  // Per kept iteration (means): unions of communication / other kernels per device, inside the
+  // iteration spans, summed over devices. nullopt without iterations.
+  std::optional<double> comm_ms, compute_ms;
+  std::string comm_reason;
+  std::optional<double> overlap_ratio;  // time compute runs beside communication / communication
+  std::string overlap_reason;
+  std::vector<CollectiveCall> calls;    // every collective kernel, by start
+};
+
+struct CommunicationAnalysis {
+  std::vector<CollectiveStat> collectives;  // by total time, descending, then name
+  uint64_t collective_kernels = 0, with_metadata = 0;
+  RankCommunication rank;
+};
+
+// `kernel_classes`: ClassifyKernels; `kernels_by_start`: kernel rows by start time (the
+// summary's), or empty to order them here.
+CommunicationAnalysis AnalyzeCommunication(const Trace& trace, const IterationAnalysis& iterations,
+                                           const std::vector<KernelClass>& kernel_classes,
+                                           const std::vector<uint32_t>& kernels_by_start);
+
+}  // namespace tg

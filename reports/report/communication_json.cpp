@@ -1,0 +1,75 @@
+#include "reports/report/communication_json.h"
+
+#include <optional>
+#include <string>
+
+namespace tg {
+
+namespace {
+
+using nlohmann::json;
+
+// obj[key] = value, or null with obj[key + "_reason"] = reason.
+template <class T>
+void ValueOrNull(json& obj, const std::string& key, const std::optional<T>& value, const std::string& reason) {
+  if (value) {
+    obj[key] = *value;
+  } else {
+    obj[key] = nullptr;
+    obj[key + "_reason"] = reason;
+  }
+}
+
+json TextOrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
+}  // namespace
+
+json CollectivesJson(const CommunicationAnalysis& c) {
+  json rows = json::array();
+  for (const CollectiveStat& s : c.collectives) {
+    json r = {{"collective", s.collective},
+              {"dtype", TextOrNull(s.dtype)},
+              {"group_size", s.group_size > 0 ? json(s.group_size) : json(nullptr)},
+              {"count", s.count},
+              {"total_ms", NsToMs(s.total_ns)},
+              {"mean_ms", s.count ? NsToMs(s.total_ns) / static_cast<double>(s.count) : 0.0}};
+    ValueOrNull(r, "message_bytes", s.bytes, s.bytes_reason);
+    ValueOrNull(r, "algbw_gbs", s.algbw_gbs, s.algbw_reason);
+    ValueOrNull(r, "busbw_gbs", s.busbw_gbs, s.busbw_reason);
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+json RanksJson(const Analysis& analysis) {
+  const RankCommunication& rc = analysis.communication.rank;
+  const IterationAnalysis& it = analysis.iterations;
+  const bool has = !it.iterations.empty() && it.total_ns > 0;
+  const std::string why = it.iterations.empty() ? "no iterations" : "the iterations have zero length";
+  json r = json::object();
+  ValueOrNull(r, "rank", rc.rank, rc.rank_reason);
+  r["file"] = TextOrNull(rc.file);
+  ValueOrNull(r, "avg_latency_ms", has ? std::optional<double>(it.latency_ms.mean) : std::nullopt, why);
+  ValueOrNull(r, "comm_ms", rc.comm_ms, rc.comm_reason);
+  ValueOrNull(r, "compute_ms", rc.compute_ms, rc.comm_reason);
+  ValueOrNull(r, "overlap_ratio", rc.overlap_ratio, rc.overlap_reason);
+  ValueOrNull<double>(r, "wait_ms", std::nullopt, "single rank: waits need the other ranks");
+  // The headline idle_ratio: the iterations' idle phase over their summed latency.
+  const bool idle = has && analysis.summary.no_device_activity.empty();
+  ValueOrNull(r, "idle_ratio",
+              idle ? std::optional<double>(it.phase_ratio[static_cast<size_t>(Phase::kIdle)]) : std::nullopt,
+              has ? analysis.summary.no_device_activity : why);
+  json calls = json::array();
+  for (const CollectiveCall& c : rc.calls) {
+    calls.push_back({{"name", c.name},
+                     {"group", TextOrNull(c.group)},
+                     {"seq", c.seq == kUnknownId ? json(nullptr) : json(c.seq)},
+                     {"start_ns", c.start},
+                     {"end_ns", c.end},
+                     {"bytes", c.bytes ? json(*c.bytes) : json(nullptr)}});
+  }
+  r["collective_calls"] = std::move(calls);
+  return json::array({std::move(r)});
+}
+
+}  // namespace tg
