@@ -195,8 +195,8 @@ CommunicationAnalysis AnalyzeCommunication(const Trace& trace, const IterationAn
     if (!comm) continue;
     ++out.collective_kernels;
     CollectiveCall call;
-    call.start = k.start[i];
-    call.end = k.end[i];
+    call.start_ns = k.start[i];
+    call.end_ns = k.end[i];
     std::string reason;
     call.bytes = MessageBytes(trace, i, &reason);
     std::string dtype;

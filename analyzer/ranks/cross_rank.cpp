@@ -1,4 +1,4 @@
-#include "tracegate/analyzer/cross_rank.h"
+#include "tracegate/analyzer/communication.h"
 
 #include <algorithm>
 #include <map>

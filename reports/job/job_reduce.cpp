@@ -46,7 +46,7 @@ RankCalls Calls(const json& doc) {
     call.seq = Number(c, "seq") ? Int(c, "seq") : -1;
     call.start_ns = Int(c, "start_ns");
     call.end_ns = Int(c, "end_ns");
-    call.bytes = Int(c, "bytes");
+    if (Number(c, "bytes")) call.bytes = Int(c, "bytes");
     rc.calls.push_back(std::move(call));
   }
   return rc;

@@ -64,8 +64,8 @@ json RanksJson(const Analysis& analysis) {
     calls.push_back({{"name", c.name},
                      {"group", TextOrNull(c.group)},
                      {"seq", c.seq == kUnknownId ? json(nullptr) : json(c.seq)},
-                     {"start_ns", c.start},
-                     {"end_ns", c.end},
+                     {"start_ns", c.start_ns},
+                     {"end_ns", c.end_ns},
                      {"bytes", c.bytes ? json(*c.bytes) : json(nullptr)}});
   }
   r["collective_calls"] = std::move(calls);

@@ -1,4 +1,4 @@
-// Across the ranks of a job: clock alignment, waits, stragglers (tracegate/analyzer/cross_rank.h),
+// Across the ranks of a job: clock alignment, waits, stragglers (tracegate/analyzer/communication.h),
 // and the job report built from per-rank documents (reports/job/), with known answers exact to
 // the nanosecond.
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "reports/job/job_internal.h"
-#include "tracegate/analyzer/cross_rank.h"
+#include "tracegate/analyzer/communication.h"
 #include "tracegate/reports/job.h"
 
 namespace tg {
@@ -107,7 +107,7 @@ json RankDoc(const RankCalls& rc, double latency_ms, double compute_ms) {
   json calls = json::array();
   for (const CollectiveCall& c : rc.calls)
     calls.push_back({{"name", c.name}, {"group", c.group}, {"seq", c.seq}, {"start_ns", c.start_ns},
-                     {"end_ns", c.end_ns}, {"bytes", c.bytes}});
+                     {"end_ns", c.end_ns}, {"bytes", c.bytes ? json(*c.bytes) : json(nullptr)}});
   return {{"schema", "tracegate.report/v1"},
           {"avg_latency_ms", latency_ms},
           {"iterations", static_cast<int64_t>(rc.iterations)},
