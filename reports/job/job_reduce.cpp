@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 #include <tuple>
@@ -203,6 +204,22 @@ StatusOr<json> JobReducer::Finish(const char* built_from) {
   json findings = CrossRankFindings(ranks, cross, slowest_ms_);
   if (const json* own = Find(doc, "findings"); own && own->is_array())
     for (const json& f : *own) findings.push_back(f);
+  // One list in the order every report uses (OrderFindings): priority, then predicted overall
+  // speedup (null: the part's time disappears, the largest), ties in the order above.
+  auto rank_of = [](const json& f) {
+    const std::string p = f.value("priority", "");
+    return p == "high" ? 0 : p == "medium" ? 1 : 2;
+  };
+  auto overall = [](const json& f) {
+    const json* a = f.contains("amdahl") ? &f["amdahl"] : nullptr;
+    if (!a || !a->contains("overall_speedup")) return 1.0;
+    const json& o = (*a)["overall_speedup"];
+    return o.is_number() ? o.get<double>() : std::numeric_limits<double>::infinity();
+  };
+  std::stable_sort(findings.begin(), findings.end(), [&](const json& a, const json& b) {
+    if (rank_of(a) != rank_of(b)) return rank_of(a) < rank_of(b);
+    return overall(a) > overall(b);
+  });
   doc["findings"] = std::move(findings);
   doc["data_quality"] = MergeQuality(counters, has_errors, by_order);
   doc["ranks"] = std::move(ranks);
