@@ -3,19 +3,20 @@
 #include <algorithm>
 #include <tuple>
 
-#include "analyzer/analysis/name_matcher.h"
 
 namespace tg {
 
-HostStages::HostStages(const Trace& t, const IterationOptions& options) {
-  internal::NameMatcher pre, post;
-  if (!internal::CompileNameMatcher(t, options.pre_regex, "--phase pre=", &pre).ok() ||
-      !internal::CompileNameMatcher(t, options.post_regex, "--phase post=", &post).ok())
-    return;
-  const RangeTable& r = t.ranges;
+HostStages::HostStages(const Trace& t, const IterationOptions& options) : trace_(t) {
+  compiled_ = internal::CompileNameMatcher(t, options.pre_regex, "--phase pre=", &pre_).ok() &&
+              internal::CompileNameMatcher(t, options.post_regex, "--phase post=", &post_).ok();
+}
+
+void HostStages::Collect() {
+  if (!compiled_) return;
+  const RangeTable& r = trace_.ranges;
   std::vector<Stage> all;
   for (size_t i = 0; i < r.size(); ++i)
-    if (r.on_gpu[i] == 0 && r.end[i] > r.start[i] && (pre(r.name[i]) || post(r.name[i])))
+    if (r.on_gpu[i] == 0 && r.end[i] > r.start[i] && (pre_(r.name[i]) || post_(r.name[i])))
       all.push_back({r.pid[i], r.start[i], r.end[i], r.name[i]});
   std::sort(all.begin(), all.end(),
             [](const Stage& a, const Stage& b) { return std::tie(a.pid, a.start, a.end) < std::tie(b.pid, b.start, b.end); });

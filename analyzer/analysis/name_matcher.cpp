@@ -1,6 +1,17 @@
 #include "analyzer/analysis/name_matcher.h"
 
+#include <locale>
+#include <mutex>
+
 namespace tg::internal {
+
+void WarmRegexLocale() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const auto& ctype = std::use_facet<std::ctype<char>>(std::locale());
+    for (int c = 0; c < 256; ++c) ctype.narrow(static_cast<char>(c), '\0');  // the default the scanner passes
+  });
+}
 
 namespace {
 

@@ -37,6 +37,12 @@ struct NameMatcher {
   }
 };
 
+// Fills, once per process, the cache of the global locale's ctype<char>::narrow that libstdc++'s
+// regex compiler writes lazily: two threads compiling expressions at once (the job's worker
+// pool runs an analysis per rank) would race on it. After this the compiler only reads it.
+// RunAnalysis calls it before any expression is compiled.
+void WarmRegexLocale();
+
 // Compiles `pattern` (ECMAScript, case-insensitive) for names of `t`. InvalidInput naming
 // `option` when the expression is invalid.
 Status CompileNameMatcher(const Trace& t, const std::string& pattern, std::string_view option, NameMatcher* m);

@@ -7,6 +7,7 @@
 
 #include "analyzer/analysis/correlation.h"
 #include "analyzer/analysis/host_stages.h"
+#include "analyzer/analysis/name_matcher.h"
 #include "analyzer/util/side_task.h"
 
 namespace tg {
@@ -27,6 +28,7 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   *out = Analysis{};
   if (config.rules.Get("fusion_candidate", "follower_residual") > 1)
     return InvalidInput("rule 'fusion_candidate': 'follower_residual' must be between 0 and 1");
+  internal::WarmRegexLocale();
   KernelClassifier classifier;
   TG_RETURN_IF_ERROR(KernelClassifier::Create(config.rules.kernel_class_patterns, &classifier));
   // A second thread builds the API correlation index, which the iterations need once their
@@ -37,6 +39,10 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   std::promise<void> index_built;
   std::shared_future<void> index_ready = index_built.get_future().share();
   Status iterations;
+  // The pre/post stage ranges tell a host busy pre/post-processing (host_stage) from one slow to
+  // launch (host_launch); their expressions are compiled here, before the second thread starts
+  // (host_stages.h says why), and AnalyzeIterations reports an invalid one.
+  HostStages stages(trace, config.iterations);
   {
     SideTask summary([&] {
       try {
@@ -46,9 +52,7 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
         throw;
       }
       index_built.set_value();
-      // The pre/post stage ranges tell a host busy pre/post-processing (host_stage) from one slow
-      // to launch (host_launch); AnalyzeIterations reports an invalid regular expression.
-      const HostStages stages(trace, config.iterations);
+      stages.Collect();
       // The idle causes ask the kernel classes which kernels are collectives. The iterations
       // take longer than both.
       kernel_classes = ClassifyKernels(trace, classifier);
