@@ -136,8 +136,11 @@ for bad in ("source_dropped_records", "trace_incomplete", "unmatched_correlation
     check(bad not in quality, f"data quality: {bad} = {quality.get(bad)}")
 print("quality counters:", quality or "none")
 
-# Telemetry: NVML samples on the activity's clock (the samples bracket the kernels) and on CUDA's
-# device ids (NVML's index is remapped by UUID: under CUDA_VISIBLE_DEVICES they differ).
+# Telemetry: NVML samples on the activity's clock and on CUDA's device ids (NVML's index is
+# remapped by UUID: under CUDA_VISIBLE_DEVICES they differ). Another clock is off by minutes to
+# decades; the first sample may come a moment after the first kernel on a loaded machine (the
+# sampler starts beside the program), so the samples must overlap the kernels and start within
+# 10 s of them, not bracket them to the nanosecond.
 samples = q("SELECT min(time), max(time), count(*) FROM tracegate_samples")[0]
 sample_devices = {d for (d,) in q("SELECT DISTINCT deviceId FROM tracegate_samples")}
 gpu_ids = {i for (i,) in q("SELECT id FROM TARGET_INFO_GPU")}
@@ -146,8 +149,8 @@ print(f"NVML samples: {samples[2]} on devices {sorted(sample_devices)}; CUDA dev
       f"telemetry: {meta.get('record.telemetry')}")
 check(samples[2] > 0, f"no NVML samples: {meta.get('record.telemetry')}")
 if samples[2] and k_first is not None:
-    check(samples[0] <= k_first and samples[1] >= k_last,
-          f"samples {samples[0]}..{samples[1]} do not bracket the kernels {k_first}..{k_last}: another clock?")
+    check(samples[0] <= k_last and samples[1] >= k_first and abs(samples[0] - k_first) < 10_000_000_000,
+          f"samples {samples[0]}..{samples[1]} do not overlap the kernels {k_first}..{k_last}: another clock?")
 check(sample_devices <= gpu_ids, f"samples on devices {sorted(sample_devices)}, CUDA devices are {sorted(gpu_ids)}")
 uuids = {k: v for k, v in meta.items() if k.startswith("cuda_device_uuid.")}
 check(len(uuids) >= 1, "no cuda_device_uuid.* metadata: samples cannot be matched to CUDA devices")
