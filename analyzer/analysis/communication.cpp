@@ -9,11 +9,11 @@
 #include <cstdint>
 #include <limits>
 #include <map>
-#include <numeric>
 #include <tuple>
 
 #include "analyzer/util/demangle.h"
 #include "analyzer/util/intervals.h"
+#include "tracegate/analyzer/summary.h"
 
 namespace tg {
 
@@ -85,14 +85,6 @@ struct DeviceUnions {
   int32_t device;
   ClippedUnion comm, compute;
 };
-
-std::vector<uint32_t> StartOrder(const KernelTable& k) {
-  std::vector<uint32_t> order(k.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(),
-            [&](uint32_t a, uint32_t b) { return k.start[a] != k.start[b] ? k.start[a] < k.start[b] : a < b; });
-  return order;
-}
 
 // The message of collective kernel `i`: bytes, or why they are unknown.
 std::optional<int64_t> MessageBytes(const Trace& t, size_t i, std::string* reason) {
@@ -176,7 +168,7 @@ CommunicationAnalysis AnalyzeCommunication(const Trace& trace, const IterationAn
   for (const Iteration& it : iterations.iterations) spans.emplace_back(it.start, it.end);
   spans = UnionOf(spans);
   std::vector<uint32_t> own_order;
-  const std::vector<uint32_t>& order = kernels_by_start.size() == k.size() ? kernels_by_start : (own_order = StartOrder(k));
+  const std::vector<uint32_t>& order = kernels_by_start.size() == k.size() ? kernels_by_start : (own_order = KernelsByStart(k));
 
   std::vector<DeviceUnions> devices;
   size_t last = 0;

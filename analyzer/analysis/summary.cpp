@@ -4,6 +4,7 @@
 #include "tracegate/analyzer/summary.h"
 
 #include <algorithm>
+#include <numeric>
 #include <unordered_map>
 
 #include "analyzer/analysis/summary_internal.h"
@@ -172,6 +173,14 @@ std::string DescribeNoDeviceActivity(const Trace& t, const Summary& s) {
 }
 
 }  // namespace
+
+std::vector<uint32_t> KernelsByStart(const KernelTable& k) {
+  std::vector<uint32_t> order(k.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::sort(order.begin(), order.end(),
+            [&](uint32_t a, uint32_t b) { return k.start[a] != k.start[b] ? k.start[a] < k.start[b] : a < b; });
+  return order;
+}
 
 Summary Summarize(const Trace& trace, const AnalyzeOptions& options, const ApiIndex* api_index,
                   const HostStages* stages, const std::vector<KernelClass>* kernel_classes) {

@@ -4,11 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <tuple>
 
 #include "analyzer/util/demangle.h"
-#include "analyzer/util/sort_runs.h"
 #include "tracegate/analyzer/amdahl.h"
 #include "tracegate/analyzer/strings.h"
 
@@ -35,43 +33,12 @@ RuleContext::RuleContext(const FindingsInput& in, const RulesConfig& rules)
 }
 
 const std::vector<uint32_t>& RuleContext::KernelsByStart() const {
-  if (kernels_by_start_) return *kernels_by_start_;
   // The summary kept the order from its sweep: no second ordering.
   if (in_.summary && in_.summary->kernels_by_start.size() == trace().kernels.size()) {
     return in_.summary->kernels_by_start;
   }
-  // Each stream runs its kernels in order, so rows grouped by (device, stream), in row order, are
-  // sorted already (a lane that is not gets sorted on its own); the lanes are then merged. A
-  // counting sort groups them: one pass finds each row's lane (traces have a few streams, found
-  // by a short linear search from the last one used), one places the rows.
-  const KernelTable& k = trace().kernels;
-  std::vector<std::pair<int32_t, int64_t>> lanes;
-  std::vector<uint32_t> lane_of(k.size()), count;
-  size_t last = 0;
-  for (uint32_t i = 0; i < k.size(); ++i) {
-    const std::pair<int32_t, int64_t> key{k.device[i], k.stream[i]};
-    if (last >= lanes.size() || lanes[last] != key) {
-      last = static_cast<size_t>(std::find(lanes.begin(), lanes.end(), key) - lanes.begin());
-      if (last == lanes.size()) lanes.push_back(key), count.push_back(0);
-    }
-    lane_of[i] = static_cast<uint32_t>(last);
-    count[last]++;
-  }
-  using Key = std::pair<TimeNs, uint32_t>;  // (start, row): a strict total order
-  std::vector<size_t> bounds{0};
-  for (uint32_t c : count) bounds.push_back(bounds.back() + c);
-  std::vector<size_t> next(bounds.begin(), bounds.end() - 1);
-  std::vector<Key> v(k.size());
-  for (uint32_t i = 0; i < k.size(); ++i) v[next[lane_of[i]]++] = Key{k.start[i], i};
-  for (size_t b = 0; b + 1 < bounds.size(); ++b) {
-    auto first = v.begin() + static_cast<std::ptrdiff_t>(bounds[b]), end = v.begin() + static_cast<std::ptrdiff_t>(bounds[b + 1]);
-    if (!std::is_sorted(first, end)) std::sort(first, end);
-  }
-  MergeSortedBlocks(v.data(), std::move(bounds), std::less<Key>());
-  std::vector<uint32_t>& order = kernels_by_start_.emplace();
-  order.reserve(v.size());
-  for (const Key& key : v) order.push_back(key.second);
-  return order;
+  if (!kernels_by_start_) kernels_by_start_ = tg::KernelsByStart(trace().kernels);
+  return *kernels_by_start_;
 }
 
 const std::vector<Interval>& RuleContext::GpuBusy() const {

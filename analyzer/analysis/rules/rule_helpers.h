@@ -52,9 +52,8 @@ class RuleContext {
   // The gpu claim space: the union of all GPU work (any iteration's kernels, copies, memsets)
   // inside the spans, exactly the h2d + infer + d2h phases. Computed on first use.
   const std::vector<Interval>& GpuBusy() const;
-  // Kernel rows by start time, computed on first use. Rules take unions of many kernel subsets,
-  // and a trace's streams interleave (half the rows out of place): one ordering by stream lanes
-  // and a merge replaces a full sort per union.
+  // Kernel rows by start time: the summary's (kept from its sweep), else sorted once on first
+  // use. Rules take unions of many kernel subsets; one order replaces a sort per union.
   const std::vector<uint32_t>& KernelsByStart() const;
 
  private:

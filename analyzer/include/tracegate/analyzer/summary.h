@@ -192,6 +192,10 @@ struct Summary {
   std::vector<std::pair<TimeNs, TimeNs>> gpu_busy;
 };
 
+// Kernel rows by start time (ties by row): what Summary::kernels_by_start gives, for callers
+// that have no summary. One sort; the summary gets its order from its sweep instead.
+std::vector<uint32_t> KernelsByStart(const KernelTable& k);
+
 class ApiIndex;
 class HostStages;
 enum class KernelClass : uint8_t;  // tracegate/analyzer/kernel_class.h
