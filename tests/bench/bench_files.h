@@ -47,6 +47,16 @@ inline std::string SqliteFile(long long events, bool nsys) {
   return file.string();
 }
 
+// ranks<world>_<events>/rank-<r>.json: one job of `world` ranks (WriteKinetoRanks, seed 1); ""
+// when it cannot be written.
+inline std::string RanksDir(int world, long long events) {
+  fs::path dir = BenchDir() / ("ranks" + std::to_string(world) + "_" + std::to_string(events));
+  if (fs::exists(dir / ("rank-" + std::to_string(world - 1) + ".json"))) return dir.string();
+  fs::create_directories(dir);
+  if (WriteKinetoRanks(dir.string(), world, events, 4, 1) < 0) return "";
+  return dir.string();
+}
+
 inline double PeakRssMb() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);

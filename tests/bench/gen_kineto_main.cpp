@@ -1,6 +1,8 @@
 // tracegate-gen-kineto --events N [--streams S] [--seed X] -o FILE [--store DB] [--nsys DB]
+// tracegate-gen-kineto --events N [--streams S] [--seed X] --ranks R -o DIR
 // Writes the Kineto JSON FILE; --store also writes it as a tracegate store, --nsys as an
-// Nsight-Systems-shaped SQLite export (same rows; see gen_store.h).
+// Nsight-Systems-shaped SQLite export (same rows; see gen_store.h). With --ranks, the R ranks of one
+// job into DIR (rank-<r>.json, N events each; see WriteKinetoRanks).
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -11,11 +13,13 @@
 int main(int argc, char** argv) {
   long long events = 100000;
   int streams = 4;
+  int ranks = 0;
   unsigned long long seed = 1;
   const char* path = nullptr;
   std::string store, nsys;
   const char* usage =
-      "usage: tracegate-gen-kineto --events N [--streams S] [--seed X] -o FILE [--store DB] [--nsys DB]\n";
+      "usage: tracegate-gen-kineto --events N [--streams S] [--seed X] -o FILE [--store DB] [--nsys DB]\n"
+      "       tracegate-gen-kineto --events N [--streams S] [--seed X] --ranks R -o DIR\n";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (i + 1 >= argc) { std::fputs(usage, stderr); return 2; }
@@ -26,9 +30,19 @@ int main(int argc, char** argv) {
     else if (a == "-o") path = v;
     else if (a == "--store") store = v;
     else if (a == "--nsys") nsys = v;
+    else if (a == "--ranks") ranks = std::atoi(v);
     else { std::fputs(usage, stderr); return 2; }
   }
-  if (!path || events <= 0 || streams <= 0 || streams > 64) { std::fputs(usage, stderr); return 2; }
+  if (!path || events <= 0 || streams <= 0 || streams > 32 || ranks < 0 || ranks > 4096) {
+    std::fputs(usage, stderr);
+    return 2;
+  }
+  if (ranks > 0) {
+    long long n = tg::bench::WriteKinetoRanks(path, ranks, events, streams, seed);
+    if (n < 0) { std::perror(path); return 2; }
+    std::fprintf(stderr, "wrote %d ranks, %lld events in all, to %s\n", ranks, n, path);
+    return 0;
+  }
   long long n = tg::bench::WriteKinetoTrace(path, events, streams, seed);
   if (n < 0) { std::perror(path); return 2; }
   std::fprintf(stderr, "wrote %lld events to %s\n", n, path);
