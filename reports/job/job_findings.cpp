@@ -121,7 +121,7 @@ void ComputeImbalance(const json& ranks, double latency_ms, std::vector<Finding>
 }
 
 // comm_ms x (1 - overlap_ratio): the rank's communication per iteration with no compute kernel
-// beside it on its device; nullopt without the figures.
+// beside it on the same device, summed over its devices; nullopt without the figures.
 std::optional<double> Exposed(const json& rank) {
   const std::optional<double> comm = Number(rank, "comm_ms");
   if (!comm || *comm <= 0) return comm;
@@ -130,48 +130,55 @@ std::optional<double> Exposed(const json& rank) {
   return *comm * (1 - *overlap);
 }
 
-void CommExposed(const json& ranks, size_t slowest, const json& collectives, double latency_ms,
+void CommExposed(const json& ranks, size_t slowest, size_t devices, const json& collectives, double latency_ms,
                  std::vector<Finding>& out) {
   const std::optional<double> exposed = Exposed(ranks[slowest]);
   const std::optional<double> compute = Number(ranks[slowest], "compute_ms");
   if (!exposed || !compute || !(*exposed > 0)) return;
   // Overlap hides exposed communication only behind compute that exists (as the per-trace
-  // communication rule bounds its P).
-  const double hideable = std::min(*exposed, *compute);
-  const double exposed_share = std::min(1.0, *exposed / latency_ms);
+  // communication rule bounds its P). The figures are summed over the rank's devices: per device
+  // (the mean), they are at most the wall time they cover, so P never exceeds a wall-time share.
+  const double per_device = static_cast<double>(std::max<size_t>(1, devices));
+  const double hideable = std::min(*exposed, *compute) / per_device;
+  const double exposed_share = std::min(1.0, *exposed / per_device / latency_ms);
   const double share = std::min(1.0, hideable / latency_ms);
   if (share < kExposedMinShare) return;
+  const std::string over = devices > 1 ? " per device (mean of its " + std::to_string(devices) + " devices)" : "";
   Finding f;
   f.id = "comm_exposed";
   f.title = "Communication is not hidden behind compute";
   const std::string rank = std::to_string(Int(ranks[slowest], "rank"));
-  f.summary = "On rank " + rank + ", the slowest, collectives run " + Ms(*exposed) +
+  f.summary = "On rank " + rank + ", the slowest, collectives run " + Ms(*exposed / per_device) + over +
               " per iteration with no compute beside them (" + std::to_string(std::lround(exposed_share * 100)) +
-              "% of the job's " + Ms(latency_ms) + " iteration); its " + Ms(*compute) + " of compute could hide " +
-              Ms(hideable) + " of it.";
+              "% of the job's " + Ms(latency_ms) + " iteration); its " + Ms(*compute / per_device) +
+              " of compute could hide " + Ms(hideable) + " of it.";
   f.evidence.push_back({"exposed_comm_share", exposed_share, kExposedMinShare, ">=", "ratio"});
   f.evidence.push_back({"hideable_comm_share", share, kExposedMinShare, ">=", "ratio"});
   std::vector<std::pair<double, size_t>> by_exposed;
   for (size_t i = 0; i < ranks.size(); ++i)
     if (const std::optional<double> e = Exposed(ranks[i]); e && *e > 0) by_exposed.emplace_back(*e, i);
-  std::stable_sort(by_exposed.begin(), by_exposed.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::stable_sort(by_exposed.begin(), by_exposed.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
   if (by_exposed.size() > kExposedTopRanks) by_exposed.resize(kExposedTopRanks);
   for (const auto& [e, i] : by_exposed)
-    f.involved.push_back({"rank", std::to_string(Int(ranks[i], "rank")), static_cast<uint64_t>(Int(ranks[i], "collectives")),
+    f.involved.push_back({"rank", std::to_string(Int(ranks[i], "rank")),
+                          static_cast<uint64_t>(Int(ranks[i], "collectives")),
                           static_cast<TimeNs>(std::llround(e * 1e6)),
                           "exposed " + Ms(e) + " per iteration of " + Ms(Number(ranks[i], "comm_ms").value_or(0)) +
-                              " communication (" +
+                              " communication, summed over its devices (" +
                               std::to_string(std::lround(Number(ranks[i], "overlap_ratio").value_or(0) * 100)) +
                               "% overlapped)"});
   std::string largest;
   for (size_t i = 0; i < collectives.size() && i < kExposedTopCollectives; ++i) {
     const json& c = collectives[i];
     const std::optional<double> bytes = Number(c, "message_bytes");
-    const std::string what = Text(c, "collective") + (bytes ? " of " + std::to_string(Int(c, "message_bytes")) + " B" : "");
+    const std::string what =
+        Text(c, "collective") + (bytes ? " of " + std::to_string(Int(c, "message_bytes")) + " B" : "");
     f.involved.push_back({"collective", Text(c, "collective"), static_cast<uint64_t>(Int(c, "count")),
                           static_cast<TimeNs>(std::llround(Number(c, "total_ms").value_or(0) * 1e6)),
                           what + " on " + std::to_string(Int(c, "ranks")) + " ranks, mean " +
-                              Ms(Number(c, "mean_ms").value_or(0)) + " per call, bus bandwidth " + Gbs(c, "busbw_gbs")});
+                              Ms(Number(c, "mean_ms").value_or(0)) + " per call, bus bandwidth " +
+                              Gbs(c, "busbw_gbs")});
     if (i == 0) largest = what + " reaches " + Gbs(c, "busbw_gbs") + " bus bandwidth";
   }
   f.strategies = {
@@ -196,12 +203,13 @@ void CommExposed(const json& ranks, size_t slowest, const json& collectives, dou
 }  // namespace
 
 json CrossRankFindings(const json& ranks, const CrossRank& cross, std::optional<double> job_latency_ms,
-                       std::optional<size_t> slowest, const json& collectives) {
+                       std::optional<size_t> slowest, size_t slowest_devices, const json& collectives) {
   std::vector<Finding> findings;
   if (!job_latency_ms || *job_latency_ms <= 0) return json::array();  // P is a share of it
   Straggler(ranks, cross, *job_latency_ms, findings);
   ComputeImbalance(ranks, *job_latency_ms, findings);
-  if (slowest && *slowest < ranks.size()) CommExposed(ranks, *slowest, collectives, *job_latency_ms, findings);
+  if (slowest && *slowest < ranks.size())
+    CommExposed(ranks, *slowest, slowest_devices, collectives, *job_latency_ms, findings);
   OrderFindings(findings);
   return FindingsJson(findings);
 }

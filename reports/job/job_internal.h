@@ -75,9 +75,10 @@ json JobCollectivesJson(const std::vector<std::vector<CollectiveStat>>& ranks);
 // The findings across ranks (docs/RULES.md, "Across ranks"), in the report's findings[] shape:
 // straggler, compute_imbalance and comm_exposed. `figures`: the job's ranks[] entries, by rank,
 // with the cross-rank results in `cross` in the same order; `slowest`: the index in `figures` of
-// the rank whose latency is the job's; `collectives`: the job's per-collective table.
+// the rank whose latency is the job's, `slowest_devices` the devices with kernels in its report;
+// `collectives`: the job's per-collective table.
 json CrossRankFindings(const json& figures, const CrossRank& cross, std::optional<double> job_latency_ms,
-                       std::optional<size_t> slowest, const json& collectives);
+                       std::optional<size_t> slowest, size_t slowest_devices, const json& collectives);
 
 // The slowest rank's own `communication` finding claims the GPU time where its collectives run
 // alone, which comm_exposed claims too: marks each in the other's `overlaps` (the job's

@@ -210,7 +210,10 @@ StatusOr<json> JobReducer::Finish(const char* built_from) {
   json doc = std::move(slowest_doc_);
   doc["iteration_table"] = json::array();  // each rank's report has its rows
   json table = JobCollectivesJson(collectives);
-  json findings = CrossRankFindings(ranks, cross, slowest_ms_, slowest_at, table);
+  size_t devices = 0;  // the slowest rank's devices with kernels: its comm/compute figures sum over them
+  for (const json& d : Array(doc, "devices"))
+    if (Int(d, "kernels") > 0) ++devices;
+  json findings = CrossRankFindings(ranks, cross, slowest_ms_, slowest_at, devices, table);
   if (const json* own = Find(doc, "findings"); own && own->is_array())
     for (const json& f : *own) findings.push_back(f);
   MarkSharedClaims(findings);

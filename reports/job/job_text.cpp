@@ -1,5 +1,5 @@
-// The per-rank table and the per-collective table of a job report, for the analyze summary and the
-// Markdown report.
+// The per-rank table and the per-collective table of a job report, for the analyze summary, the
+// Markdown and the HTML report.
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
@@ -154,6 +154,18 @@ std::string JobRanksHtml(const nlohmann::json& job) {
     out << "</tr>\n";
   }
   out << "</table>\n";
+  if (const auto collectives = CollectiveRows(job); !collectives.empty()) {
+    out << "<h3 id=\"job-collectives\">Job collectives</h3>\n<p>" << kCollectivesNote << ".</p>\n<table>\n<tr>";
+    for (const char* h : kCollectiveHeader) out << "<th>" << h << "</th>";
+    out << "</tr>\n";
+    for (const auto& row : collectives) {
+      out << "<tr>";
+      for (size_t c = 0; c < row.size(); ++c)
+        out << (c == 0 ? "<td class=\"name\">" : "<td class=\"num\">") << HtmlEscape(row[c]) << "</td>";
+      out << "</tr>\n";
+    }
+    out << "</table>\n";
+  }
   // The straggler chart: each rank's wait for the last arrival per iteration; the late rank waits
   // least and is labelled with its last arrivals.
   const json& ranks = internal::Array(job, "ranks");

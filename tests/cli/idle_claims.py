@@ -21,9 +21,9 @@ all devices) and the time inside the report's iteration spans that it leaves unc
   - priorities: a lower-priority finding predicts a larger gain only with weaker evidence;
   - an involved group's time never exceeds the window;
   - a trace with NCCL kernels analysed as a job of one rank: comm_exposed's P is
-    min(exposed, compute) / the iterations' time, recomputed here per device from the unions of
-    the NCCL kernels and of the other kernels inside the spans (fired from P >= 0.05, absent
-    below), and the job's collective table counts every NCCL kernel and its time.
+    min(exposed, compute) / devices with kernels / the iterations' time, recomputed here per device
+    from the unions of the NCCL kernels and of the other kernels inside the spans (fired from
+    P >= 0.05, absent below), and the job's collective table counts every NCCL kernel and its time.
 Usage: idle_claims.py TRACEGATE TRACE... (exit 1 on a violated property).
 """
 import decimal
@@ -199,7 +199,9 @@ def check_job(tg, path, tmp, items, its, total):
         both = sum(busy_in(k, s, e) for s, e in c)
         exposed += sum(e - s for s, e in c) - both
         compute += sum(e - s for s, e in k)
-    share = min(exposed, compute) / total
+    # Summed over the devices with kernels, then per device (their mean): a wall-time share.
+    devices = len({d for d, _, _, names in items if not names & {"Memcpy*", "Memset"}})
+    share = min(exposed, compute) / devices / total
     tol = TOL_NS * len(its) / total
     f = [x for x in j["findings"] if x["id"] == "comm_exposed"]
     if f and abs(f[0]["amdahl"]["share"] - share) > tol + 1e-9:

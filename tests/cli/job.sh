@@ -81,10 +81,11 @@ assert own and "communication" in f["overlaps"] and "comm_exposed" in own[0]["ov
 assert "comm_exposed" not in [p["finding"] for p in job["combined_estimate"]["parts"]], job["combined_estimate"]
 assert f["claim"] == [{"space": "gpu", "share": f["amdahl"]["share"], "located": False}], f["claim"]
 EOF_PY
-out=$("$tg" analyze job --md job.md -o job.md.json 2>&1)
+out=$("$tg" analyze job --md job.md --html job.html -o job.md.json 2>&1)
 [[ $out == *"Job collectives"* && $out == *"allreduce  Float 4194304 B     4     4          5   24.500   1.225 3.42 GB/s 5.14 GB/s"* ]] \
   && grep -q '| `allreduce` | Float | 4194304 B | 4 | 4 | 5 | 24.500 | 1.225 | 3.42 GB/s | 5.14 GB/s |' job.md \
-  && ok || fail "job collectives in the summary and Markdown: $out"
+  && grep -q '<td class="name">allreduce</td><td class="num">Float</td><td class="num">4194304 B</td>' job.html \
+  && ok || fail "job collectives in the summary, Markdown and HTML: $out"
 # Communication fully hidden: no straggler, 1 ms of compute beside each 1 ms all-reduce.
 python3 "$gen" hidden --ranks 2 --late-us 0 --overlap-us 1000 && "$tg" analyze hidden -q -o hidden.json || fail "hidden job"
 python3 - hidden.json <<'EOF_PY' && ok || fail "fully hidden communication: no comm_exposed"

@@ -228,6 +228,21 @@ TEST(JobReport, CommExposedIsBoundedByComputeAndSharesTheRanksOwnClaim) {
   EXPECT_EQ((*exposed)["claim"][0]["space"], "gpu");
 }
 
+TEST(JobReport, CommExposedOfARankWithSeveralDevicesIsPerDevice) {
+  const std::vector<RankCalls> calls = Calls(Job{{2'000'000, 2'000'000}, {0, 0}});
+  std::vector<json> docs = {RankDoc(calls[0], 5, 2), RankDoc(calls[1], 5, 2)};
+  // comm_ms and compute_ms sum over the rank's devices: 1 ms x 0.75 exposed over 2 devices with
+  // kernels (a third has copies only) is 0.375 ms of the 5 ms iteration per device.
+  docs[0]["devices"] = json::array({{{"kernels", 5}}, {{"kernels", 7}}, {{"kernels", 0}}});
+  StatusOr<json> out = Reduce(docs, {"rank0.report.json", "rank1.report.json"});
+  ASSERT_TRUE(out.ok());
+  const json* f = nullptr;
+  for (const json& x : (*out)["findings"])
+    if (x["id"] == "comm_exposed") f = &x;
+  ASSERT_TRUE(f);
+  EXPECT_NEAR((*f)["amdahl"]["share"].get<double>(), 0.375 / 5, 1e-12);
+}
+
 TEST(JobReport, NoCommExposedWhenComputeHidesIt) {
   const std::vector<RankCalls> calls = Calls(Job{{2'000'000, 2'000'000}, {0, 0}});
   std::vector<json> docs = {RankDoc(calls[0], 5, 2), RankDoc(calls[1], 5, 2)};

@@ -55,11 +55,12 @@ std::optional<int64_t> RankFromFileName(std::string_view path);
 // The job report from per-rank reports (`tracegate analyze TRACE -o REPORT`).
 [[nodiscard]] StatusOr<nlohmann::json> MergeReports(const std::vector<std::string>& reports, const JobOptions& options);
 
-// The per-rank table of a job report, as text (the analyze summary) and as Markdown.
+// The per-rank table and the job's per-collective table of a job report, as text (the analyze
+// summary) and as Markdown.
 void PrintJobRanks(std::ostream& out, const nlohmann::json& job);
 std::string JobRanksMarkdown(const nlohmann::json& job);
-// The HTML report of a job: the per-rank table and a chart of each rank's wait (the straggler
-// waits least), then the slowest rank's report.
+// The HTML report of a job: the per-rank table, the job's collectives and a chart of each rank's
+// wait (the straggler waits least), then the slowest rank's report.
 std::string JobHtmlReport(const nlohmann::json& job);
 
 }  // namespace tg
