@@ -104,7 +104,15 @@ std::optional<int64_t> MessageBytes(const Trace& t, size_t i, std::string* reaso
   return std::nullopt;
 }
 
-void FillBandwidths(CollectiveStat& s) {
+}  // namespace
+
+int64_t DtypeBytes(std::string_view dtype) {
+  for (const DtypeSize& d : kDtypes)
+    if (d.name == dtype) return d.bytes;
+  return 0;
+}
+
+void FillCollectiveBandwidths(CollectiveStat& s) {
   if (!s.bytes) {
     s.algbw_reason = s.busbw_reason = s.bytes_reason;
     return;
@@ -121,14 +129,6 @@ void FillBandwidths(CollectiveStat& s) {
   } else {
     s.busbw_reason = "no bus-bandwidth factor for collective '" + s.collective + "'";
   }
-}
-
-}  // namespace
-
-int64_t DtypeBytes(std::string_view dtype) {
-  for (const DtypeSize& d : kDtypes)
-    if (d.name == dtype) return d.bytes;
-  return 0;
 }
 
 std::optional<double> BusBandwidthFactor(std::string_view collective, int64_t group_size) {
@@ -237,7 +237,7 @@ CommunicationAnalysis AnalyzeCommunication(const Trace& trace, const IterationAn
   }
 
   for (auto& [key, s] : stats) {
-    FillBandwidths(s);
+    FillCollectiveBandwidths(s);
     out.collectives.push_back(std::move(s));
   }
   std::stable_sort(out.collectives.begin(), out.collectives.end(), [](const CollectiveStat& a, const CollectiveStat& b) {

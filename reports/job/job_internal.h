@@ -54,6 +54,7 @@ class JobReducer {
     json figures;          // the rank's entry of ranks[], without the cross-rank keys
     RankCalls calls;
     json counters;         // its data_quality.counters
+    std::vector<CollectiveStat> collectives;  // its per-collective rows
     bool has_errors = false;
   };
   std::vector<Kept> kept_;
@@ -64,9 +65,24 @@ class JobReducer {
   bool have_body_ = false;
 };
 
+// A rank's per-collective rows (its report's `collectives`), and the job's table from every
+// rank's (job.collectives, docs/RULES.md "Across ranks"): one row per (collective, dtype, message
+// bytes, group size) with how many ranks ran it, its calls per rank, its calls and time summed over
+// the ranks, and the bandwidths of the mean call.
+std::vector<CollectiveStat> RankCollectives(const json& doc);
+json JobCollectivesJson(const std::vector<std::vector<CollectiveStat>>& ranks);
+
 // The findings across ranks (docs/RULES.md, "Across ranks"), in the report's findings[] shape:
-// straggler and compute_imbalance. `figures`: the job's ranks[] entries, by rank, with the
-// cross-rank results in `cross` in the same order.
-json CrossRankFindings(const json& figures, const CrossRank& cross, std::optional<double> job_latency_ms);
+// straggler, compute_imbalance and comm_exposed. `figures`: the job's ranks[] entries, by rank,
+// with the cross-rank results in `cross` in the same order; `slowest`: the index in `figures` of
+// the rank whose latency is the job's, `slowest_devices` the devices with kernels in its report;
+// `collectives`: the job's per-collective table.
+json CrossRankFindings(const json& figures, const CrossRank& cross, std::optional<double> job_latency_ms,
+                       std::optional<size_t> slowest, size_t slowest_devices, const json& collectives);
+
+// The slowest rank's own `communication` finding claims the GPU time where its collectives run
+// alone, which comm_exposed claims too: marks each in the other's `overlaps` (the job's
+// combined_estimate is that rank's and counts the time once).
+void MarkSharedClaims(json& findings);
 
 }  // namespace tg::internal

@@ -116,6 +116,7 @@ void JobReducer::Add(RankReport r) {
   k.source = r.source;
   k.figures = Figures(r.doc, r.file);
   k.calls = Calls(r.doc);
+  k.collectives = RankCollectives(r.doc);
   const json& quality = Object(r.doc, "data_quality");
   k.counters = Array(quality, "counters");
   k.has_errors = Flag(quality, "has_errors");
@@ -163,10 +164,13 @@ StatusOr<json> JobReducer::Finish(const char* built_from) {
                           RankSourceName(kept_[i].source) + ")");
 
   std::vector<RankCalls> calls;
+  std::vector<std::vector<CollectiveStat>> collectives;
   calls.reserve(kept_.size());
+  collectives.reserve(kept_.size());
   for (Kept& k : kept_) {
     k.calls.rank = *k.rank;
     calls.push_back(std::move(k.calls));
+    collectives.push_back(std::move(k.collectives));
   }
   const CrossRank cross = AnalyzeCrossRank(calls);
 
@@ -174,6 +178,7 @@ StatusOr<json> JobReducer::Finish(const char* built_from) {
   std::vector<json> counters;
   bool has_errors = false;
   std::optional<int64_t> slowest;
+  std::optional<size_t> slowest_at;
   for (size_t i = 0; i < kept_.size(); ++i) {
     const Kept& k = kept_[i];
     const RankAlignment& a = cross.ranks[i];
@@ -196,14 +201,22 @@ StatusOr<json> JobReducer::Finish(const char* built_from) {
     ranks.push_back(std::move(e));
     counters.push_back(k.counters);
     has_errors = has_errors || k.has_errors;
-    if (k.index == slowest_index_ && slowest_ms_) slowest = *k.rank;
+    if (k.index == slowest_index_ && slowest_ms_) {
+      slowest = *k.rank;
+      slowest_at = i;
+    }
   }
 
   json doc = std::move(slowest_doc_);
   doc["iteration_table"] = json::array();  // each rank's report has its rows
-  json findings = CrossRankFindings(ranks, cross, slowest_ms_);
+  json table = JobCollectivesJson(collectives);
+  size_t devices = 0;  // the slowest rank's devices with kernels: its comm/compute figures sum over them
+  for (const json& d : Array(doc, "devices"))
+    if (Int(d, "kernels") > 0) ++devices;
+  json findings = CrossRankFindings(ranks, cross, slowest_ms_, slowest_at, devices, table);
   if (const json* own = Find(doc, "findings"); own && own->is_array())
     for (const json& f : *own) findings.push_back(f);
+  MarkSharedClaims(findings);
   // One list in the order every report uses (OrderFindings): priority, then predicted overall
   // speedup (null: the part's time disappears, the largest), ties in the order above.
   auto rank_of = [](const json& f) {
@@ -232,7 +245,8 @@ StatusOr<json> JobReducer::Finish(const char* built_from) {
   doc["job"] = {{"ranks", kept_.size()},
                 {"built_from", built_from},
                 {"shared_collectives", cross.shared_collectives},
-                {"matched_by", cross.matched_by}};
+                {"matched_by", cross.matched_by},
+                {"collectives", std::move(table)}};
   return doc;
 }
 

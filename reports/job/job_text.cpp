@@ -1,4 +1,5 @@
-// The per-rank table of a job report, for the analyze summary and the Markdown report.
+// The per-rank table and the per-collective table of a job report, for the analyze summary, the
+// Markdown and the HTML report.
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
@@ -58,43 +59,84 @@ std::string Headline(const json& job) {
   return out.str();
 }
 
+// The job's per-collective table (job.collectives), one row of cells per collective.
+const char* const kCollectiveHeader[] = {"collective", "dtype",   "message", "group",  "ranks",
+                                         "calls/rank", "total ms", "mean ms", "alg bw", "bus bw"};
+constexpr const char* kCollectivesNote =
+    "every rank's calls: total over the ranks, mean per call, bandwidths of the mean call";
+
+std::vector<std::vector<std::string>> CollectiveRows(const json& job) {
+  std::vector<std::vector<std::string>> rows;
+  for (const json& c : internal::Array(internal::Object(job, "job"), "collectives")) {
+    const std::string dtype = internal::Text(c, "dtype");
+    const std::string per_rank = internal::Number(c, "count_per_rank")
+                                     ? std::to_string(internal::Int(c, "count_per_rank"))
+                                     : std::to_string(internal::Int(c, "count_min")) + "-" +
+                                           std::to_string(internal::Int(c, "count_max"));
+    rows.push_back({internal::Text(c, "collective"), dtype.empty() ? "n/a" : dtype,
+                    Cell(c, "message_bytes", "%.0f B"), Cell(c, "group_size", "%.0f"), Cell(c, "ranks", "%.0f"),
+                    per_rank, Cell(c, "total_ms", "%.3f"), Cell(c, "mean_ms", "%.3f"), Cell(c, "algbw_gbs", "%.2f GB/s"),
+                    Cell(c, "busbw_gbs", "%.2f GB/s")});
+  }
+  return rows;
+}
+
+// A table in the summary's style: numbers right-aligned, column `name` (a file or a collective)
+// left-aligned.
+void PrintTable(std::ostream& out, const std::vector<std::string>& header,
+                const std::vector<std::vector<std::string>>& rows, size_t name) {
+  std::vector<size_t> width(header.size());
+  for (size_t c = 0; c < width.size(); ++c) width[c] = header[c].size();
+  for (const auto& row : rows)
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  auto line = [&](const std::vector<std::string>& cells) {
+    out << " ";
+    for (size_t c = 0; c < width.size(); ++c) {
+      const std::string pad(width[c] - cells[c].size(), ' ');
+      out << " " << (c == name ? cells[c] + (c + 1 == width.size() ? "" : pad) : pad + cells[c]);
+    }
+    out << "\n";
+  };
+  line(header);
+  for (const auto& row : rows) line(row);
+}
+
+void MarkdownTable(std::ostream& out, const std::vector<std::string>& header,
+                   const std::vector<std::vector<std::string>>& rows, size_t name) {
+  out << "|";
+  for (const std::string& h : header) out << " " << h << " |";
+  out << "\n|";
+  for (size_t c = 0; c < header.size(); ++c) out << (c == name ? " --- |" : " ---: |");
+  out << "\n";
+  for (const auto& row : rows) {
+    out << "|";
+    for (size_t c = 0; c < row.size(); ++c) out << " " << (c == name ? "`" + row[c] + "`" : row[c]) << " |";
+    out << "\n";
+  }
+  out << "\n";
+}
+
 }  // namespace
 
 void PrintJobRanks(std::ostream& out, const nlohmann::json& job) {
   out << "Job: " << Headline(job) << "\n";
-  const auto rows = Rows(job);
-  std::vector<size_t> width(std::size(kHeader));
-  for (size_t c = 0; c < width.size(); ++c) width[c] = std::string(kHeader[c]).size();
-  for (const auto& row : rows)
-    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-  auto line = [&](const auto& cells) {
-    out << " ";
-    for (size_t c = 0; c < width.size(); ++c) {
-      const std::string cell = cells[c];
-      // Numbers right-aligned, the file name left-aligned and last.
-      if (c + 1 == width.size()) out << " " << cell;
-      else out << " " << std::string(width[c] - cell.size(), ' ') << cell;
-    }
-    out << "\n";
-  };
-  line(kHeader);
-  for (const auto& row : rows) line(row);
+  PrintTable(out, std::vector<std::string>(std::begin(kHeader), std::end(kHeader)), Rows(job), std::size(kHeader) - 1);
   out << "  (* the slowest rank: the rest of this summary is its report)\n\n";
+  const auto collectives = CollectiveRows(job);
+  if (collectives.empty()) return;
+  out << "Job collectives (" << kCollectivesNote << "):\n";
+  PrintTable(out, std::vector<std::string>(std::begin(kCollectiveHeader), std::end(kCollectiveHeader)), collectives, 0);
+  out << "\n";
 }
 
 std::string JobRanksMarkdown(const nlohmann::json& job) {
   std::ostringstream out;
-  out << "### Ranks\n\n" << Headline(job) << ". `*` marks the slowest rank, whose report follows.\n\n|";
-  for (const char* h : kHeader) out << " " << h << " |";
-  out << "\n|";
-  for (size_t c = 0; c < std::size(kHeader); ++c) out << (c + 1 == std::size(kHeader) ? " --- |" : " ---: |");
-  out << "\n";
-  for (const auto& row : Rows(job)) {
-    out << "|";
-    for (size_t c = 0; c < row.size(); ++c) out << " " << (c + 1 == row.size() ? "`" + row[c] + "`" : row[c]) << " |";
-    out << "\n";
+  out << "### Ranks\n\n" << Headline(job) << ". `*` marks the slowest rank, whose report follows.\n\n";
+  MarkdownTable(out, std::vector<std::string>(std::begin(kHeader), std::end(kHeader)), Rows(job), std::size(kHeader) - 1);
+  if (const auto collectives = CollectiveRows(job); !collectives.empty()) {
+    out << "### Job collectives\n\n" << kCollectivesNote << ".\n\n";
+    MarkdownTable(out, std::vector<std::string>(std::begin(kCollectiveHeader), std::end(kCollectiveHeader)), collectives, 0);
   }
-  out << "\n";
   return out.str();
 }
 
@@ -112,6 +154,18 @@ std::string JobRanksHtml(const nlohmann::json& job) {
     out << "</tr>\n";
   }
   out << "</table>\n";
+  if (const auto collectives = CollectiveRows(job); !collectives.empty()) {
+    out << "<h3 id=\"job-collectives\">Job collectives</h3>\n<p>" << kCollectivesNote << ".</p>\n<table>\n<tr>";
+    for (const char* h : kCollectiveHeader) out << "<th>" << h << "</th>";
+    out << "</tr>\n";
+    for (const auto& row : collectives) {
+      out << "<tr>";
+      for (size_t c = 0; c < row.size(); ++c)
+        out << (c == 0 ? "<td class=\"name\">" : "<td class=\"num\">") << HtmlEscape(row[c]) << "</td>";
+      out << "</tr>\n";
+    }
+    out << "</table>\n";
+  }
   // The straggler chart: each rank's wait for the last arrival per iteration; the late rank waits
   // least and is labelled with its last arrivals.
   const json& ranks = internal::Array(job, "ranks");

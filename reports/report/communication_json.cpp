@@ -24,20 +24,22 @@ json TextOrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(
 
 }  // namespace
 
+json CollectiveJson(const CollectiveStat& s) {
+  json r = {{"collective", s.collective},
+            {"dtype", TextOrNull(s.dtype)},
+            {"group_size", s.group_size > 0 ? json(s.group_size) : json(nullptr)},
+            {"count", s.count},
+            {"total_ms", NsToMs(s.total_ns)},
+            {"mean_ms", s.count ? NsToMs(s.total_ns) / static_cast<double>(s.count) : 0.0}};
+  ValueOrNull(r, "message_bytes", s.bytes, s.bytes_reason);
+  ValueOrNull(r, "algbw_gbs", s.algbw_gbs, s.algbw_reason);
+  ValueOrNull(r, "busbw_gbs", s.busbw_gbs, s.busbw_reason);
+  return r;
+}
+
 json CollectivesJson(const CommunicationAnalysis& c) {
   json rows = json::array();
-  for (const CollectiveStat& s : c.collectives) {
-    json r = {{"collective", s.collective},
-              {"dtype", TextOrNull(s.dtype)},
-              {"group_size", s.group_size > 0 ? json(s.group_size) : json(nullptr)},
-              {"count", s.count},
-              {"total_ms", NsToMs(s.total_ns)},
-              {"mean_ms", s.count ? NsToMs(s.total_ns) / static_cast<double>(s.count) : 0.0}};
-    ValueOrNull(r, "message_bytes", s.bytes, s.bytes_reason);
-    ValueOrNull(r, "algbw_gbs", s.algbw_gbs, s.algbw_reason);
-    ValueOrNull(r, "busbw_gbs", s.busbw_gbs, s.busbw_reason);
-    rows.push_back(std::move(r));
-  }
+  for (const CollectiveStat& s : c.collectives) rows.push_back(CollectiveJson(s));
   return rows;
 }
 

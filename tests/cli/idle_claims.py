@@ -19,7 +19,11 @@ all devices) and the time inside the report's iteration spans that it leaves unc
   - overlaps are symmetric; the combined estimate's parts sum to at most 1, each at most its
     finding's P, its overall is multi-part Amdahl over them and at most the findings' savings added;
   - priorities: a lower-priority finding predicts a larger gain only with weaker evidence;
-  - an involved group's time never exceeds the window.
+  - an involved group's time never exceeds the window;
+  - a trace with NCCL kernels analysed as a job of one rank: comm_exposed's P is
+    min(exposed, compute) / devices with kernels / the iterations' time, recomputed here per device
+    from the unions of the NCCL kernels and of the other kernels inside the spans (fired from
+    P >= 0.05, absent below), and the job's collective table counts every NCCL kernel and its time.
 Usage: idle_claims.py TRACEGATE TRACE... (exit 1 on a violated property).
 """
 import decimal
@@ -164,7 +168,55 @@ def check(tg, path, tmp):
             bad.append("no GPU activity but idle_ratio is not null with a reason")
         if any(f["id"] in IDLE_RULES for f in r["findings"]):
             bad.append("no GPU activity but an idle finding")
-    return bad + check_gaps(r, items)
+    return bad + check_gaps(r, items) + check_job(tg, path, tmp, items, its, total)
+
+
+def clip(merged, spans):
+    return [[max(s, a), min(e, b)] for s, e in merged for a, b in spans if min(e, b) > max(s, a)]
+
+
+def check_job(tg, path, tmp, items, its, total):
+    """comm_exposed and job.collectives of the trace as a one-rank job, against the raw kernels."""
+    comm = [(d, s, e) for d, s, e, names in items if any("nccl" in n.lower() for n in names)]
+    if not comm or not its or total <= 0:
+        return []
+    one = os.path.join(tmp, "job")
+    os.makedirs(one, exist_ok=True)
+    for f in os.listdir(one):
+        os.remove(os.path.join(one, f))
+    os.symlink(os.path.abspath(path), os.path.join(one, os.path.basename(path)))
+    report = os.path.join(tmp, "job.json")
+    subprocess.run([tg, "analyze", one, "-o", report, "-q"], check=True)
+    with open(report) as f:
+        j = json.load(f)
+    bad = []
+    spans = union([(i["start_ns"], i["end_ns"]) for i in its])
+    exposed = compute = 0
+    for dev in {d for d, _, _ in comm}:
+        c = clip(union([(s, e) for d, s, e in comm if d == dev]), spans)
+        k = clip(union([(s, e) for d, s, e, names in items if d == dev and not names & {"Memcpy*", "Memset"}
+                        and not any("nccl" in n.lower() for n in names)]), spans)
+        both = sum(busy_in(k, s, e) for s, e in c)
+        exposed += sum(e - s for s, e in c) - both
+        compute += sum(e - s for s, e in k)
+    # Summed over the devices with kernels, then per device (their mean): a wall-time share.
+    devices = len({d for d, _, _, names in items if not names & {"Memcpy*", "Memset"}})
+    share = min(exposed, compute) / devices / total
+    tol = TOL_NS * len(its) / total
+    f = [x for x in j["findings"] if x["id"] == "comm_exposed"]
+    if f and abs(f[0]["amdahl"]["share"] - share) > tol + 1e-9:
+        bad.append(f"comm_exposed P {f[0]['amdahl']['share']:.6f}, raw min(exposed, compute) / total {share:.6f}")
+    if not f and share >= 0.05 + tol:
+        bad.append(f"no comm_exposed, raw min(exposed, compute) / total {share:.6f}")
+    if f and share < 0.05 - tol:
+        bad.append(f"comm_exposed fires at raw share {share:.6f} < 0.05")
+    rows = j["job"].get("collectives", [])
+    if sum(r["count"] for r in rows) != len(comm):
+        bad.append(f"job collectives count {sum(r['count'] for r in rows)} calls, the raw trace {len(comm)} NCCL kernels")
+    raw_ms = sum(e - s for _, s, e in comm) / 1e6
+    if abs(sum(r["total_ms"] for r in rows) - raw_ms) > 1e-6 * max(1, raw_ms):
+        bad.append(f"job collectives' time {sum(r['total_ms'] for r in rows)} ms, the raw NCCL kernels {raw_ms} ms")
+    return bad
 
 
 def refs(findings):

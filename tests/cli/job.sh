@@ -37,6 +37,65 @@ if any(r.get("collectives") for r in ranks):
     assert straggler and straggler[0]["involved"][0] == {**straggler[0]["involved"][0], "kind": "rank", "name": str(exp["straggler"])}, straggler
 EOF_PY
 
+# The job's per-collective table and comm_exposed, recomputed here from the generator's
+# construction (compute C = 2 ms, C + 300 us on rank 2; the all-reduce ends max C + D after the
+# step starts, D = 1 ms; 400 us of compute beside it; 5 ms steps; 2^20 floats; 4 ranks, 5 steps).
+python3 - job.json job.expected.json <<'EOF_PY' && ok || fail "job collectives and comm_exposed: known answers"
+import json, sys
+job, exp = (json.load(open(p)) for p in sys.argv[1:])
+ranks, steps, C, L, D, O, P = 4, 5, 2_000_000, 300_000, 1_000_000, 400_000, 5_000_000
+compute = [C + (L if r == 2 else 0) for r in range(ranks)]
+comm = [max(compute) + D - c for c in compute]          # each rank's all-reduce per step, ns
+total = steps * sum(comm)
+bytes_ = 4 << 20
+algbw = bytes_ * ranks * steps / total                   # bytes/ns = GB/s, of the mean call
+rows = job["job"]["collectives"]
+assert len(rows) == 1, rows
+row = rows[0]
+assert {k: row[k] for k in ("collective", "dtype", "message_bytes", "group_size", "ranks", "count", "count_per_rank",
+                            "count_min", "count_max")} == {
+    "collective": "allreduce", "dtype": "Float", "message_bytes": bytes_, "group_size": ranks, "ranks": ranks,
+    "count": ranks * steps, "count_per_rank": steps, "count_min": steps, "count_max": steps}, row
+assert round(row["total_ms"] * 1e6) == total and abs(row["mean_ms"] * 1e6 - total / (ranks * steps)) < 1e-6, row
+assert abs(row["algbw_gbs"] - algbw) < 1e-12 and abs(row["busbw_gbs"] - algbw * 2 * (ranks - 1) / ranks) < 1e-12, row
+assert row["total_ms"] * 1e6 == exp["collectives"][0]["total_ns"], (row, exp["collectives"])
+# comm_exposed: rank 0 is the slowest (equal latencies: the lower rank); its exposed all-reduce is
+# comm - O, at most its compute C + O; P over the 5 ms step.
+exposed = [c - min(O, c) for c in comm]
+share = min(exposed[0], compute[0] + O) / P
+f = [f for f in job["findings"] if f["id"] == "comm_exposed"]
+assert len(f) == 1, [x["id"] for x in job["findings"]]
+f = f[0]
+assert abs(f["amdahl"]["share"] - share) < 1e-12 and f["amdahl"]["speedup"] is None, f["amdahl"]
+assert share == exp["comm_exposed_share"], (share, exp["comm_exposed_share"])
+# Involved: the three ranks with the most exposed communication (0.9 ms each; rank 2 has 0.6),
+# then the all-reduce.
+ranked = sorted(range(ranks), key=lambda r: -exposed[r])[:3]
+inv = f["involved"]
+assert [(v["kind"], v["name"]) for v in inv] == [("rank", str(r)) for r in ranked] + [("collective", "allreduce")], inv
+assert all(round(v["time_ms"] * 1e6) == exposed[int(v["name"])] and v["count"] == steps for v in inv[:3]), inv
+# The slowest rank's communication finding claims the same time: each names the other, and the
+# combined estimate (that rank's) counts it once.
+own = [x for x in job["findings"] if x["id"] == "communication"]
+assert own and "communication" in f["overlaps"] and "comm_exposed" in own[0]["overlaps"], (f["overlaps"], own)
+assert "comm_exposed" not in [p["finding"] for p in job["combined_estimate"]["parts"]], job["combined_estimate"]
+assert f["claim"] == [{"space": "gpu", "share": f["amdahl"]["share"], "located": False}], f["claim"]
+EOF_PY
+out=$("$tg" analyze job --md job.md --html job.html -o job.md.json 2>&1)
+[[ $out == *"Job collectives"* && $out == *"allreduce  Float 4194304 B     4     4          5   24.500   1.225 3.42 GB/s 5.14 GB/s"* ]] \
+  && grep -q '| `allreduce` | Float | 4194304 B | 4 | 4 | 5 | 24.500 | 1.225 | 3.42 GB/s | 5.14 GB/s |' job.md \
+  && grep -q '<td class="name">allreduce</td><td class="num">Float</td><td class="num">4194304 B</td>' job.html \
+  && ok || fail "job collectives in the summary, Markdown and HTML: $out"
+# Communication fully hidden: no straggler, 1 ms of compute beside each 1 ms all-reduce.
+python3 "$gen" hidden --ranks 2 --late-us 0 --overlap-us 1000 && "$tg" analyze hidden -q -o hidden.json || fail "hidden job"
+python3 - hidden.json <<'EOF_PY' && ok || fail "fully hidden communication: no comm_exposed"
+import json, sys
+job = json.load(open(sys.argv[1]))
+assert all(r["overlap_ratio"] == 1 for r in job["ranks"]), job["ranks"]
+assert "comm_exposed" not in [f["id"] for f in job["findings"]], [f["id"] for f in job["findings"]]
+assert job["job"]["collectives"][0]["count_per_rank"] == 5, job["job"]["collectives"]
+EOF_PY
+
 # The map step per rank, with xargs -P as docs/SCALE.md shows it, then the reduce.
 mkdir reports
 ls job/*.json | xargs -P 4 -I{} sh -c '"$1" analyze "$2" -q -o "reports/$(basename "$2" .json).report.json"' _ "$tg" {} \

@@ -2,7 +2,7 @@
 """Writes the Kineto traces of one multi-rank job with known answers (tests/cli/job*.sh).
 
 Usage: gen_ranks.py OUT_DIR [--ranks N] [--iterations I] [--straggler R] [--late-us L]
-                            [--name rank-{r}.json] [--no-rank-info]
+                            [--overlap-us O] [--name rank-{r}.json] [--no-rank-info]
 
 Every rank runs, per iteration k (times in ns, on one true clock):
   compute kernel  [T_k, T_k + C_r)                   stream 7; C_r = C, and C + L on the straggler
@@ -15,8 +15,12 @@ all-reduce kernels carry the collective metadata PyTorch writes (Collective name
 nelems, Group size, dtype, Process Group Name/Description/Ranks, Seq).
 
 OUT_DIR.expected.json (beside the directory: not a trace of the job) holds the answers: per rank its clock_offset_ns (onto rank 0's clock:
-skew_0 - skew_r), wait_ms (max C - C_r per iteration), comm_ms, compute_ms, overlap_ratio and
-the collectives; the straggler, its last arrivals and its lateness; the job latency.
+skew_0 - skew_r), wait_ms (max C - C_r per iteration), comm_ms, compute_ms, overlap_ratio,
+exposed_ms (the all-reduce with no compute beside it: max C + D - C_r - O, at least 0) and the
+collectives; the straggler, its last arrivals and its lateness; the job latency; the job's
+all-reduce row (every rank's calls and time, bandwidths of the mean call) and comm_exposed's P
+(min(exposed, compute) of rank 0, the slowest by the tie rule, over the iteration; null when it
+stays under 0.05).
 """
 import argparse
 import json
@@ -24,7 +28,7 @@ import os
 
 C_NS = 2_000_000       # compute per iteration
 D_NS = 1_000_000       # the all-reduce once every rank has arrived
-O_NS = 400_000         # compute overlapping the all-reduce
+O_NS = 400_000         # compute overlapping the all-reduce (--overlap-us)
 P_NS = 5_000_000       # iteration (ProfilerStep) length
 T0_NS = 1_700_000_000_000_000_000  # a Unix-epoch start, as Kineto writes
 NELEMS = 1 << 20
@@ -40,7 +44,7 @@ def skew_ns(rank):
     return (rank * 37_123) % 100_001
 
 
-def rank_events(rank, ranks, iterations, compute, skew):
+def rank_events(rank, ranks, iterations, compute, skew, overlap):
     events = []
     corr = 1
     host_pid, host_tid = 1000 + rank, 1000 + rank
@@ -66,7 +70,7 @@ def rank_events(rank, ranks, iterations, compute, skew):
                 "Group size": ranks, "dtype": "Float", "In split size": "[]", "Out split size": "[]",
                 "Process Group Name": "0", "Process Group Description": "default_pg",
                 "Process Group Ranks": json.dumps(list(range(ranks))), "Seq": k})
-        kernel("void overlap_compute_kernel<float>(float const*, float*)", t + c, t + c + O_NS, 7)
+        kernel("void overlap_compute_kernel<float>(float const*, float*)", t + c, t + c + overlap, 7)
     out = []
     for cat, name, pid, tid, start, dur, args in events:
         out.append('{"ph": "X", "cat": "%s", "name": %s, "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": %s}'
@@ -81,6 +85,7 @@ def main():
     ap.add_argument("--iterations", type=int, default=5)
     ap.add_argument("--straggler", type=int, default=2)
     ap.add_argument("--late-us", type=int, default=300)
+    ap.add_argument("--overlap-us", type=int, default=O_NS // 1000)
     ap.add_argument("--name", default="rank-{r}.json")
     ap.add_argument("--no-rank-info", action="store_true", help="leave distributedInfo out")
     ap.add_argument("--expected", help="where the answers go (default: OUT_DIR.expected.json, beside the traces)")
@@ -88,6 +93,7 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     compute = [C_NS + (a.late_us * 1000 if r == a.straggler else 0) for r in range(a.ranks)]
     max_c = max(compute)
+    overlap = a.overlap_us * 1000
     expected = {"ranks": [], "straggler": a.straggler if a.late_us > 0 else None,
                 "shared_collectives": a.iterations, "matched_by": "seq",
                 "job_latency_ms": P_NS / 1e6}
@@ -98,7 +104,7 @@ def main():
                 }
         if not a.no_rank_info:
             head["distributedInfo"] = {"backend": "nccl", "rank": r, "world_size": a.ranks}
-        body = ",\n".join(rank_events(r, a.ranks, a.iterations, compute, skew_ns(r)))
+        body = ",\n".join(rank_events(r, a.ranks, a.iterations, compute, skew_ns(r), overlap))
         text = json.dumps(head)[:-1] + ', "traceEvents": [\n' + body + "\n]}\n"
         with open(os.path.join(a.out, a.name.format(r=r)), "w") as f:
             f.write(text)
@@ -108,11 +114,23 @@ def main():
             "clock_offset_ns": skew_ns(0) - skew_ns(r),
             "wait_ms": (max_c - compute[r]) / 1e6,
             "comm_ms": comm / 1e6,
-            "compute_ms": (compute[r] + O_NS) / 1e6,
-            "overlap_ratio": O_NS / comm,
+            "compute_ms": (compute[r] + overlap) / 1e6,
+            "overlap_ratio": min(overlap, comm) / comm,
+            "exposed_ms": (comm - min(overlap, comm)) / 1e6,
             "last_arrivals": a.iterations if (r == a.straggler and a.late_us > 0) else 0,
             "lateness_ns": a.iterations * a.late_us * 1000 if r == a.straggler else 0,
             "collectives": a.iterations})
+    # Every rank runs one all-reduce of NELEMS floats per iteration over all the ranks.
+    total_ns = sum(a.iterations * (max_c + D_NS - c) for c in compute)
+    calls = a.ranks * a.iterations
+    algbw = NELEMS * 4 * calls / total_ns  # bytes per ns = GB/s
+    expected["collectives"] = [{"collective": "allreduce", "dtype": "Float", "message_bytes": NELEMS * 4,
+                                "group_size": a.ranks, "ranks": a.ranks, "count": calls,
+                                "count_per_rank": a.iterations, "total_ns": total_ns, "mean_ns": total_ns / calls,
+                                "algbw_gbs": algbw, "busbw_gbs": algbw * 2 * (a.ranks - 1) / a.ranks}]
+    exposed0 = max_c + D_NS - compute[0] - min(overlap, max_c + D_NS - compute[0])
+    p = min(exposed0, compute[0] + overlap) / P_NS
+    expected["comm_exposed_share"] = p if p >= 0.05 else None
     with open(a.expected or a.out.rstrip("/") + ".expected.json", "w") as f:
         json.dump(expected, f, indent=2)
         f.write("\n")

@@ -166,20 +166,126 @@ TEST(JobReport, RanksOffsetsWaitsAndTheStragglerFinding) {
   EXPECT_EQ(doc["ranks"][0]["overlap_ratio"], 0.25);
   // Every rank's counters summed.
   EXPECT_EQ(doc["data_quality"]["counters"][0]["count"], 4);
-  // The cross-rank findings come first, then the slowest rank's own.
+  // The cross-rank findings come first, then the slowest rank's own. Every rank exposes 1 ms x
+  // (1 - 0.25) of communication: comm_exposed (P = 0.75 / 5.5, high) leads.
   const json& f = doc["findings"];
-  ASSERT_GE(f.size(), 3u);
-  EXPECT_EQ(f[0]["id"], "straggler");
-  ASSERT_EQ(f[0]["involved"].size(), 1u);
-  EXPECT_EQ(f[0]["involved"][0]["kind"], "rank");
-  EXPECT_EQ(f[0]["involved"][0]["name"], "2");
-  EXPECT_EQ(f[0]["involved"][0]["count"], 4);
-  EXPECT_DOUBLE_EQ(f[0]["involved"][0]["time_ms"].get<double>(), 1.2);
-  // P: 0.3 ms of lateness per iteration of the job's 5.5 ms.
-  EXPECT_NEAR(f[0]["amdahl"]["share"].get<double>(), 0.3 / 5.5, 1e-12);
-  EXPECT_EQ(f[1]["id"], "compute_imbalance");
+  ASSERT_GE(f.size(), 4u);
+  EXPECT_EQ(f[0]["id"], "comm_exposed");
+  EXPECT_NEAR(f[0]["amdahl"]["share"].get<double>(), 0.75 / 5.5, 1e-12);
+  EXPECT_EQ(f[1]["id"], "straggler");
+  ASSERT_EQ(f[1]["involved"].size(), 1u);
+  EXPECT_EQ(f[1]["involved"][0]["kind"], "rank");
   EXPECT_EQ(f[1]["involved"][0]["name"], "2");
+  EXPECT_EQ(f[1]["involved"][0]["count"], 4);
+  EXPECT_DOUBLE_EQ(f[1]["involved"][0]["time_ms"].get<double>(), 1.2);
+  // P: 0.3 ms of lateness per iteration of the job's 5.5 ms.
+  EXPECT_NEAR(f[1]["amdahl"]["share"].get<double>(), 0.3 / 5.5, 1e-12);
+  EXPECT_EQ(f[2]["id"], "compute_imbalance");
+  EXPECT_EQ(f[2]["involved"][0]["name"], "2");
   EXPECT_EQ(f.back()["id"], "idle_gaps");
+}
+
+// Communication figures of rank r: comm_ms, overlap_ratio, compute_ms; the slowest rank also
+// carries its own communication finding.
+TEST(JobReport, CommExposedIsBoundedByComputeAndSharesTheRanksOwnClaim) {
+  const std::vector<RankCalls> calls = Calls(Job{{2'000'000, 2'000'000, 2'000'000}, {0, 0, 0}});
+  std::vector<json> docs;
+  const double comm[] = {2.0, 3.0, 1.0}, overlap[] = {0.25, 0.5, 0.0}, compute[] = {0.5, 2.0, 2.0};
+  for (size_t r = 0; r < 3; ++r) {
+    json d = RankDoc(calls[r], r == 0 ? 6.0 : 5.0, compute[r]);
+    d["ranks"][0]["comm_ms"] = comm[r];
+    d["ranks"][0]["overlap_ratio"] = overlap[r];
+    d["findings"] = json::array({{{"id", "communication"}, {"overlaps", json::array()}}});
+    d["collectives"] = json::array({{{"collective", "allreduce"}, {"dtype", "Float"}, {"group_size", 3},
+                                     {"count", 4}, {"total_ms", 4 * comm[r]}, {"message_bytes", 4 << 20}}});
+    docs.push_back(std::move(d));
+  }
+  StatusOr<json> out = Reduce(docs, {"a_rank0.report.json", "a_rank1.report.json", "a_rank2.report.json"});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  const json* exposed = nullptr;
+  const json* own = nullptr;
+  for (const json& f : (*out)["findings"]) {
+    if (f["id"] == "comm_exposed") exposed = &f;
+    if (f["id"] == "communication") own = &f;
+  }
+  ASSERT_TRUE(exposed && own);
+  // Rank 0 is the slowest: 1.5 ms exposed, but only its 0.5 ms of compute can hide any of it.
+  EXPECT_NEAR((*exposed)["amdahl"]["share"].get<double>(), 0.5 / 6.0, 1e-12);
+  EXPECT_NEAR((*exposed)["evidence"][0]["value"].get<double>(), 1.5 / 6.0, 1e-12);
+  // The ranks by exposed communication, ties in rank order: 0 and 1 (1.5 ms), 2 (1 ms).
+  const json& inv = (*exposed)["involved"];
+  ASSERT_EQ(inv.size(), 4u);
+  EXPECT_EQ(inv[0]["name"], "0");
+  EXPECT_EQ(inv[1]["name"], "1");
+  EXPECT_EQ(inv[2]["name"], "2");
+  EXPECT_DOUBLE_EQ(inv[2]["time_ms"].get<double>(), 1.0);
+  EXPECT_EQ(inv[3]["kind"], "collective");
+  EXPECT_EQ(inv[3]["name"], "allreduce");
+  EXPECT_EQ(inv[3]["count"], 12);
+  EXPECT_DOUBLE_EQ(inv[3]["time_ms"].get<double>(), 24.0);
+  EXPECT_EQ((*exposed)["overlaps"], json::array({"communication"}));
+  EXPECT_EQ((*own)["overlaps"], json::array({"comm_exposed"}));
+  EXPECT_EQ((*exposed)["claim"][0]["space"], "gpu");
+}
+
+TEST(JobReport, CommExposedOfARankWithSeveralDevicesIsPerDevice) {
+  const std::vector<RankCalls> calls = Calls(Job{{2'000'000, 2'000'000}, {0, 0}});
+  std::vector<json> docs = {RankDoc(calls[0], 5, 2), RankDoc(calls[1], 5, 2)};
+  // comm_ms and compute_ms sum over the rank's devices: 1 ms x 0.75 exposed over 2 devices with
+  // kernels (a third has copies only) is 0.375 ms of the 5 ms iteration per device.
+  docs[0]["devices"] = json::array({{{"kernels", 5}}, {{"kernels", 7}}, {{"kernels", 0}}});
+  StatusOr<json> out = Reduce(docs, {"rank0.report.json", "rank1.report.json"});
+  ASSERT_TRUE(out.ok());
+  const json* f = nullptr;
+  for (const json& x : (*out)["findings"])
+    if (x["id"] == "comm_exposed") f = &x;
+  ASSERT_TRUE(f);
+  EXPECT_NEAR((*f)["amdahl"]["share"].get<double>(), 0.375 / 5, 1e-12);
+}
+
+TEST(JobReport, NoCommExposedWhenComputeHidesIt) {
+  const std::vector<RankCalls> calls = Calls(Job{{2'000'000, 2'000'000}, {0, 0}});
+  std::vector<json> docs = {RankDoc(calls[0], 5, 2), RankDoc(calls[1], 5, 2)};
+  for (json& d : docs) d["ranks"][0]["overlap_ratio"] = 1.0;
+  StatusOr<json> out = Reduce(docs, {"rank0.report.json", "rank1.report.json"});
+  ASSERT_TRUE(out.ok());
+  for (const json& f : (*out)["findings"]) EXPECT_NE(f["id"], "comm_exposed");
+}
+
+TEST(JobReport, CollectiveTableAcrossRanks) {
+  auto row = [](const char* name, json bytes, int64_t count, double total_ms) {
+    json r = {{"collective", name}, {"dtype", "Float"}, {"group_size", 2}, {"count", count},
+              {"total_ms", total_ms}, {"message_bytes", bytes}};
+    if (bytes.is_null()) r["message_bytes_reason"] = "no dtype in the metadata";
+    return r;
+  };
+  const std::vector<RankCalls> calls = Calls(Job{{1'000'000, 1'000'000}, {0, 0}});
+  std::vector<json> docs = {RankDoc(calls[0], 5, 2), RankDoc(calls[1], 5, 2)};
+  // Rank 0: 4 all-reduces of 8 MB in 6 ms and 2 all-gathers of unknown size; rank 1: 5
+  // all-reduces in 9 ms.
+  docs[0]["collectives"] = json::array({row("allreduce", 8'000'000, 4, 6.0), row("allgather", nullptr, 2, 1.0)});
+  docs[1]["collectives"] = json::array({row("allreduce", 8'000'000, 5, 9.0)});
+  StatusOr<json> out = Reduce(docs, {"rank0.report.json", "rank1.report.json"});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  const json& t = (*out)["job"]["collectives"];
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t[0]["collective"], "allreduce");
+  EXPECT_EQ(t[0]["ranks"], 2);
+  EXPECT_EQ(t[0]["count"], 9);
+  EXPECT_EQ(t[0]["count_per_rank"], nullptr);
+  EXPECT_EQ(t[0]["count_per_rank_reason"], "the ranks disagree: 4 to 5 calls per rank");
+  EXPECT_EQ(t[0]["count_min"], 4);
+  EXPECT_EQ(t[0]["count_max"], 5);
+  EXPECT_DOUBLE_EQ(t[0]["total_ms"].get<double>(), 15.0);
+  EXPECT_DOUBLE_EQ(t[0]["mean_ms"].get<double>(), 15.0 / 9);
+  // 8 MB per mean call of 15/9 ms: 4.8 GB/s; all-reduce over 2 ranks: x 2(2-1)/2 = 1.
+  EXPECT_NEAR(t[0]["algbw_gbs"].get<double>(), 8e6 * 9 / 15e6, 1e-12);
+  EXPECT_NEAR(t[0]["busbw_gbs"].get<double>(), 8e6 * 9 / 15e6, 1e-12);
+  EXPECT_EQ(t[1]["collective"], "allgather");
+  EXPECT_EQ(t[1]["ranks"], 1);
+  EXPECT_EQ(t[1]["count_per_rank"], 2);
+  EXPECT_EQ(t[1]["message_bytes"], nullptr);
+  EXPECT_EQ(t[1]["algbw_gbs_reason"], "no dtype in the metadata");
 }
 
 TEST(JobReport, NoStragglerWhenRanksArriveTogether) {

@@ -40,6 +40,11 @@ struct CollectiveStat {
   std::string algbw_reason, busbw_reason;
 };
 
+// Fills a row's algbw (bytes x count / total_ns) and busbw (algbw x BusBandwidthFactor), or their
+// reasons, from its bytes, count, total_ns and group size: the one place the bandwidths are
+// computed, for a trace's table and a job's alike.
+void FillCollectiveBandwidths(CollectiveStat& s);
+
 // A collective kernel as the cross-rank analysis reads it (a per-rank report keeps these as
 // ranks[].collective_calls, so a job is analysed from its per-rank reports without the traces).
 struct CollectiveCall {

@@ -29,7 +29,7 @@ struct Evidence {
 };
 
 struct Involved {
-  std::string kind;        // kernel, copy, range, gap, stream, sync, sample, iteration, chain
+  std::string kind;        // kernel, copy, range, gap, stream, sync, sample, iteration, chain; rank, collective (jobs)
   std::string name;
   uint64_t count = 0;
   TimeNs time_ns = 0;

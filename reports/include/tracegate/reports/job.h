@@ -11,8 +11,10 @@
 //           _reason until the rank's report has them), wait_ms, clock_offset_ns (null + _reason:
 //           no collective shared with an aligned rank), collectives, last_arrivals}   by rank
 //   slowest_rank (null + _reason when no rank has a latency)
-//   job{ranks, built_from (traces | reports), shared_collectives, matched_by}
-//   findings: the cross-rank findings (straggler, compute_imbalance) before the slowest rank's
+//   job{ranks, built_from (traces | reports), shared_collectives, matched_by, collectives[]{collective,
+//       dtype, message_bytes, group_size, ranks, count, count_per_rank (null + _reason when the
+//       ranks disagree), count_min, count_max, total_ms, mean_ms, algbw_gbs, busbw_gbs}}
+//   findings: the cross-rank findings (straggler, compute_imbalance, comm_exposed) with the slowest rank's
 //   data_quality: every rank's counters summed by key, and rank_from_file_order when a rank's
 //                 number came from the order of the files
 #pragma once
@@ -53,11 +55,12 @@ std::optional<int64_t> RankFromFileName(std::string_view path);
 // The job report from per-rank reports (`tracegate analyze TRACE -o REPORT`).
 [[nodiscard]] StatusOr<nlohmann::json> MergeReports(const std::vector<std::string>& reports, const JobOptions& options);
 
-// The per-rank table of a job report, as text (the analyze summary) and as Markdown.
+// The per-rank table and the job's per-collective table of a job report, as text (the analyze
+// summary) and as Markdown.
 void PrintJobRanks(std::ostream& out, const nlohmann::json& job);
 std::string JobRanksMarkdown(const nlohmann::json& job);
-// The HTML report of a job: the per-rank table and a chart of each rank's wait (the straggler
-// waits least), then the slowest rank's report.
+// The HTML report of a job: the per-rank table, the job's collectives and a chart of each rank's
+// wait (the straggler waits least), then the slowest rank's report.
 std::string JobHtmlReport(const nlohmann::json& job);
 
 }  // namespace tg
