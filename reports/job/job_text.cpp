@@ -1,4 +1,5 @@
-// The per-rank table of a job report, for the analyze summary and the Markdown report.
+// The per-rank table and the straggler chart of a job report, for the analyze summary, the Markdown
+// and the HTML report.
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
@@ -6,6 +7,7 @@
 #include <vector>
 
 #include "reports/document/report_document.h"
+#include "reports/job/job_chart.h"
 #include "tracegate/reports/job.h"
 #include "tracegate/reports/report_html.h"
 
@@ -80,6 +82,8 @@ void PrintJobRanks(std::ostream& out, const nlohmann::json& job) {
   line(kHeader);
   for (const auto& row : rows) line(row);
   out << "  (* the slowest rank: the rest of this summary is its report)\n\n";
+  if (const std::string chart = internal::RankChartText(internal::ChartRanks(job)); !chart.empty())
+    out << chart << "\n";
 }
 
 std::string JobRanksMarkdown(const nlohmann::json& job) {
@@ -95,6 +99,8 @@ std::string JobRanksMarkdown(const nlohmann::json& job) {
     out << "\n";
   }
   out << "\n";
+  if (const std::string chart = internal::RankChartText(internal::ChartRanks(job)); !chart.empty())
+    out << "#### Straggler chart\n\n```text\n" << chart << "```\n\n";
   return out.str();
 }
 
@@ -112,32 +118,7 @@ std::string JobRanksHtml(const nlohmann::json& job) {
     out << "</tr>\n";
   }
   out << "</table>\n";
-  // The straggler chart: each rank's wait for the last arrival per iteration; the late rank waits
-  // least and is labelled with its last arrivals.
-  const json& ranks = internal::Array(job, "ranks");
-  double most = 0;
-  for (const json& r : ranks) most = std::max(most, internal::Number(r, "wait_ms").value_or(0));
-  if (most <= 0) return out.str();
-  const int bar = 18, label_w = 90, width = 640;
-  out << "<svg class=\"chart\" width=\"" << width << "\" height=\"" << ranks.size() * (bar + 4) + 24
-      << "\" role=\"img\" aria-label=\"wait per rank\">\n";
-  size_t i = 0;
-  for (const json& r : ranks) {
-    const double wait = internal::Number(r, "wait_ms").value_or(0);
-    const int y = static_cast<int>(i++ * (bar + 4));
-    const int w = static_cast<int>((width - label_w - 140) * wait / most);
-    char buf[320];
-    std::snprintf(buf, sizeof buf,
-                  "<text class=\"bar-label\" x=\"0\" y=\"%d\">rank %lld</text><rect class=\"kernel\" x=\"%d\" "
-                  "y=\"%d\" width=\"%d\" height=\"%d\"/><text class=\"bar-label\" x=\"%d\" y=\"%d\">%.3f ms wait, "
-                  "last %lld</text>\n",
-                  y + 13, static_cast<long long>(internal::Int(r, "rank")), label_w, y, w, bar, label_w + w + 6, y + 13,
-                  wait, static_cast<long long>(internal::Int(r, "last_arrivals")));
-    out << buf;
-  }
-  out << "<text class=\"tick-label\" x=\"0\" y=\"" << ranks.size() * (bar + 4) + 16
-      << "\">wait for the last rank per iteration (ms); last: collectives the rank reached after every other</text>\n"
-      << "</svg>\n";
+  out << "<h3 id=\"straggler-chart\">Straggler chart</h3>\n" << internal::RankChartSvg(internal::ChartRanks(job));
   return out.str();
 }
 
