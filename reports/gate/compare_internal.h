@@ -34,9 +34,14 @@ std::string RanksOverText(const Comparison& c);
 // The per-rank table of the terminal summary or the Markdown report (nothing without ranks).
 void RankTable(std::ostream& out, const Comparison& c, bool markdown);
 nlohmann::json RanksJson(const Comparison& c);
+// A family in the comparison document: name, change, variants and the per-iteration times.
+nlohmann::json FamilyJson(const FamilyDelta& f);
 
 // "%.<decimals>f"; decimals < 0: the shortest form ("%g"), so a threshold of 5 reads "5".
 std::string FormatNumber(double v, int decimals);
+// A Markdown code span for a name from a trace: backticks cannot close it; in a table cell, pipes
+// cannot end the cell.
+std::string MdCode(const std::string& s, bool in_table = true);
 // FormatNumber with a sign: "+4.90", "-0.300", "+0".
 std::string FormatSigned(double v, int decimals);
 // A p-value with 3 significant digits: "0.0513", "1.08e-05", "1".

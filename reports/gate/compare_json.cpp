@@ -53,11 +53,6 @@ json KernelJson(const KernelDelta& k) {
   return j;
 }
 
-json FamilyJson(const FamilyDelta& f) {
-  json j = PerIteration(f.base_ms, f.new_ms, f.delta_ms, f.has_delta_pct, f.delta_pct);
-  j.update({{"name", f.name}, {"change", KernelChangeName(f.change)}, {"variants", f.variants}});
-  return j;
-}
 
 json PhaseJson(const PhaseDelta& p) {
   return {{"phase", p.phase},
@@ -91,6 +86,12 @@ json StatisticsJson(const Comparison& c) {
 }
 
 }  // namespace
+
+json FamilyJson(const FamilyDelta& f) {
+  json j = PerIteration(f.base_ms, f.new_ms, f.delta_ms, f.has_delta_pct, f.delta_pct);
+  j.update({{"name", f.name}, {"change", KernelChangeName(f.change)}, {"variants", f.variants}});
+  return j;
+}
 
 json ComparisonToJson(const Comparison& c) {
   json problems = json::array();

@@ -45,6 +45,17 @@ std::array<size_t, 4> CountChanges(const Comparison& c) {
   return counts;
 }
 
+std::string MdCode(const std::string& s, bool in_table) {
+  std::string out = "`";
+  for (char ch : s) {
+    if (ch == '`') out += '\'';
+    else if (ch == '|' && in_table) out += "\\|";
+    else if (ch == '\n' || ch == '\r') out += ' ';
+    else out += ch;
+  }
+  return out + "`";
+}
+
 namespace {
 
 constexpr size_t kMarkdownKernelRows = 20;
@@ -65,18 +76,6 @@ std::string MdText(const std::string& s) {
     out += ch;
   }
   return out;
-}
-
-// A code span: backticks cannot close it; in a table cell, pipes cannot end the cell.
-std::string MdCode(const std::string& s, bool in_table = true) {
-  std::string out = "`";
-  for (char ch : s) {
-    if (ch == '`') out += '\'';
-    else if (ch == '|' && in_table) out += "\\|";
-    else if (ch == '\n' || ch == '\r') out += ' ';
-    else out += ch;
-  }
-  return out + "`";
 }
 
 // A fenced code block: nothing inside is markup. The fence is longer than any backtick run.

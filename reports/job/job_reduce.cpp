@@ -7,6 +7,7 @@
 
 #include "reports/document/report_document.h"
 #include "reports/job/job_internal.h"
+#include "tracegate/analyzer/kernel_class.h"
 #include "tracegate/reports/job.h"
 
 namespace tg::internal {
@@ -24,6 +25,37 @@ json NumberOrNull(const json& doc, const char* key, json& entry, const char* rea
   return nullptr;
 }
 
+// The rank's kernel_table grouped by family (ShortKernelName), the kJobRankFamilies largest by
+// time per iteration (ties by name), so a gate can say which kernels grew on a rank that got
+// slower.
+void KernelFamilies(const json& doc, json& e) {
+  const json* table = Find(doc, "kernel_table");
+  if (!table || !table->is_array()) {
+    e["kernel_families"] = nullptr;
+    e["kernel_families_reason"] = "the rank's report has no kernel_table";
+    return;
+  }
+  struct Family {
+    int64_t count = 0;
+    double ms = 0;
+  };
+  std::map<std::string, Family> by_name;
+  for (const json& row : *table) {
+    const std::string name = Text(row, "name");
+    if (name.empty()) continue;
+    Family& f = by_name[ShortKernelName(name)];
+    f.count += Int(row, "count");
+    f.ms += Number(row, "per_iteration_ms").value_or(0);
+  }
+  std::vector<std::pair<std::string, Family>> rows(by_name.begin(), by_name.end());
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.ms > b.second.ms; });
+  json families = json::array();
+  for (size_t i = 0; i < rows.size() && i < kJobRankFamilies; ++i)
+    families.push_back({{"name", rows[i].first}, {"count", rows[i].second.count}, {"ms_per_iteration", rows[i].second.ms}});
+  e["kernel_families"] = std::move(families);
+  e["kernel_families_left_out"] = rows.size() - std::min(rows.size(), kJobRankFamilies);
+}
+
 json Figures(const json& doc, const std::string& file) {
   const json& own = Array(doc, "ranks").empty() ? json::object() : Array(doc, "ranks")[0];
   json e = json::object();
@@ -33,6 +65,7 @@ json Figures(const json& doc, const std::string& file) {
   e["iterations"] = Int(doc, "iterations");
   e["idle_ratio"] = NumberOrNull(doc, "idle_ratio", e, "the rank's report has no idle ratio");
   for (const char* key : kRankFigures) e[key] = NumberOrNull(own, key, e, "not in the rank's report");
+  KernelFamilies(doc, e);
   return e;
 }
 

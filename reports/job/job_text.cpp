@@ -1,5 +1,5 @@
-// The per-rank table and the per-collective table of a job report, for the analyze summary, the
-// Markdown and the HTML report.
+// The per-rank table, the straggler chart and the per-collective table of a job report, for the
+// analyze summary, the Markdown and the HTML report.
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "reports/document/report_document.h"
+#include "reports/job/job_chart.h"
 #include "tracegate/reports/job.h"
 #include "tracegate/reports/report_html.h"
 
@@ -122,6 +123,8 @@ void PrintJobRanks(std::ostream& out, const nlohmann::json& job) {
   out << "Job: " << Headline(job) << "\n";
   PrintTable(out, std::vector<std::string>(std::begin(kHeader), std::end(kHeader)), Rows(job), std::size(kHeader) - 1);
   out << "  (* the slowest rank: the rest of this summary is its report)\n\n";
+  if (const std::string chart = internal::RankChartText(internal::ChartRanks(job)); !chart.empty())
+    out << chart << "\n";
   const auto collectives = CollectiveRows(job);
   if (collectives.empty()) return;
   out << "Job collectives (" << kCollectivesNote << "):\n";
@@ -133,6 +136,8 @@ std::string JobRanksMarkdown(const nlohmann::json& job) {
   std::ostringstream out;
   out << "### Ranks\n\n" << Headline(job) << ". `*` marks the slowest rank, whose report follows.\n\n";
   MarkdownTable(out, std::vector<std::string>(std::begin(kHeader), std::end(kHeader)), Rows(job), std::size(kHeader) - 1);
+  if (const std::string chart = internal::RankChartText(internal::ChartRanks(job)); !chart.empty())
+    out << "#### Straggler chart\n\n```text\n" << chart << "```\n\n";
   if (const auto collectives = CollectiveRows(job); !collectives.empty()) {
     out << "### Job collectives\n\n" << kCollectivesNote << ".\n\n";
     MarkdownTable(out, std::vector<std::string>(std::begin(kCollectiveHeader), std::end(kCollectiveHeader)), collectives, 0);
@@ -154,6 +159,7 @@ std::string JobRanksHtml(const nlohmann::json& job) {
     out << "</tr>\n";
   }
   out << "</table>\n";
+  out << "<h3 id=\"straggler-chart\">Straggler chart</h3>\n" << internal::RankChartSvg(internal::ChartRanks(job));
   if (const auto collectives = CollectiveRows(job); !collectives.empty()) {
     out << "<h3 id=\"job-collectives\">Job collectives</h3>\n<p>" << kCollectivesNote << ".</p>\n<table>\n<tr>";
     for (const char* h : kCollectiveHeader) out << "<th>" << h << "</th>";
@@ -166,32 +172,6 @@ std::string JobRanksHtml(const nlohmann::json& job) {
     }
     out << "</table>\n";
   }
-  // The straggler chart: each rank's wait for the last arrival per iteration; the late rank waits
-  // least and is labelled with its last arrivals.
-  const json& ranks = internal::Array(job, "ranks");
-  double most = 0;
-  for (const json& r : ranks) most = std::max(most, internal::Number(r, "wait_ms").value_or(0));
-  if (most <= 0) return out.str();
-  const int bar = 18, label_w = 90, width = 640;
-  out << "<svg class=\"chart\" width=\"" << width << "\" height=\"" << ranks.size() * (bar + 4) + 24
-      << "\" role=\"img\" aria-label=\"wait per rank\">\n";
-  size_t i = 0;
-  for (const json& r : ranks) {
-    const double wait = internal::Number(r, "wait_ms").value_or(0);
-    const int y = static_cast<int>(i++ * (bar + 4));
-    const int w = static_cast<int>((width - label_w - 140) * wait / most);
-    char buf[320];
-    std::snprintf(buf, sizeof buf,
-                  "<text class=\"bar-label\" x=\"0\" y=\"%d\">rank %lld</text><rect class=\"kernel\" x=\"%d\" "
-                  "y=\"%d\" width=\"%d\" height=\"%d\"/><text class=\"bar-label\" x=\"%d\" y=\"%d\">%.3f ms wait, "
-                  "last %lld</text>\n",
-                  y + 13, static_cast<long long>(internal::Int(r, "rank")), label_w, y, w, bar, label_w + w + 6, y + 13,
-                  wait, static_cast<long long>(internal::Int(r, "last_arrivals")));
-    out << buf;
-  }
-  out << "<text class=\"tick-label\" x=\"0\" y=\"" << ranks.size() * (bar + 4) + 16
-      << "\">wait for the last rank per iteration (ms); last: collectives the rank reached after every other</text>\n"
-      << "</svg>\n";
   return out.str();
 }
 

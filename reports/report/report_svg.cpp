@@ -241,4 +241,45 @@ std::string LatencyHistogramSvg(const json& doc) {
   return out + "</svg>\n";
 }
 
+std::string StackedBarsSvg(const std::vector<StackedBar>& bars, const std::vector<std::string>& part_classes,
+                           const std::vector<std::string>& part_names, const std::string& axis,
+                           const std::string& aria_label) {
+  double most = 0;
+  for (const StackedBar& b : bars) {
+    double sum = 0;
+    for (double v : b.parts) sum += std::max(v, 0.0);
+    most = std::max(most, sum);
+  }
+  if (bars.empty() || most <= 0) return Na("no bar has a length to show");
+  const double bar_h = 18, gap = 6, top = 24, note_w = 300, plot_w = kWidth - kLabelWidth - note_w;
+  const double axis_y = top + static_cast<double>(bars.size()) * (bar_h + gap) + 2;
+  std::string out = SvgOpen(axis_y + 44, aria_label);
+  double lx = kLabelWidth;
+  for (size_t i = 0; i < part_classes.size() && i < part_names.size(); ++i) {
+    out += Rect(lx, 2, 12, 12, part_classes[i].c_str());
+    out += TextAt(lx + 16, 13, "legend", part_names[i]);
+    lx += 16 + 7.0 * static_cast<double>(part_names[i].size()) + 24;  // ~7 px a character at 12 px
+  }
+  double y = top;
+  for (const StackedBar& b : bars) {
+    out += TextAt(kLabelWidth - 8, y + 13, "lane-label", b.label);
+    double x = kLabelWidth;
+    for (size_t i = 0; i < b.parts.size() && i < part_classes.size(); ++i) {
+      const double w = std::max(b.parts[i], 0.0) / most * plot_w;
+      if (w <= 0) continue;
+      const std::string name = i < part_names.size() ? part_names[i] : "";
+      out += Rect(x, y, w, bar_h, part_classes[i].c_str(), b.label + ": " + name + " " + FormatValue(b.parts[i], Unit::kMs));
+      x += w;
+    }
+    if (b.marked)
+      out += StrFormat("<rect class=\"marker\" fill=\"none\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\"/>\n",
+                       kLabelWidth - 2, y - 2, x - kLabelWidth + 4, bar_h + 4);
+    out += TextAt(x + 8, y + 13, "legend", b.note);
+    y += bar_h + gap;
+  }
+  out += Axis(0, most, axis_y, kLabelWidth, plot_w, [](double ms) { return FormatValue(ms, Unit::kMs); });
+  out += TextAt(kLabelWidth + plot_w / 2, axis_y + 36, "tick-label", axis);
+  return out + "</svg>\n";
+}
+
 }  // namespace tg::internal

@@ -2,14 +2,15 @@
 """Writes the Kineto traces of one multi-rank job with known answers (tests/cli/job*.sh).
 
 Usage: gen_ranks.py OUT_DIR [--ranks N] [--iterations I] [--straggler R] [--late-us L]
-                            [--overlap-us O] [--name rank-{r}.json] [--no-rank-info]
+                            [--overlap-us O] [--step-us P] [--name rank-{r}.json] [--no-rank-info]
 
 Every rank runs, per iteration k (times in ns, on one true clock):
   compute kernel  [T_k, T_k + C_r)                   stream 7; C_r = C, and C + L on the straggler
   all-reduce      [T_k + C_r, E_k)                   stream 40; E_k = T_k + max C_r + D: every rank
                                                      leaves the collective at the same instant
   overlap kernel  [T_k + C_r, T_k + C_r + O)         stream 7, during the all-reduce
-  ProfilerStep#k  [T_k, T_k + P) on the host, with a cudaLaunchKernel for each kernel
+  ProfilerStep#k  [T_k, T_k + P) on the host, with a cudaLaunchKernel for each kernel; P = 5 ms, or
+                  --step-us (a job whose straggler makes every rank's iterations longer)
 and writes it on its own clock, true + skew_r (skews from 0 to 100 us, the straggler's included). The
 all-reduce kernels carry the collective metadata PyTorch writes (Collective name, In/Out msg
 nelems, Group size, dtype, Process Group Name/Description/Ranks, Seq).
@@ -44,7 +45,7 @@ def skew_ns(rank):
     return (rank * 37_123) % 100_001
 
 
-def rank_events(rank, ranks, iterations, compute, skew, overlap):
+def rank_events(rank, ranks, iterations, compute, skew, overlap, step):
     events = []
     corr = 1
     host_pid, host_tid = 1000 + rank, 1000 + rank
@@ -60,9 +61,9 @@ def rank_events(rank, ranks, iterations, compute, skew, overlap):
 
     max_c = max(compute)
     for k in range(iterations):
-        t = T0_NS + k * P_NS
+        t = T0_NS + k * step
         c = compute[rank]
-        events.append(("user_annotation", f"ProfilerStep#{k}", host_pid, host_tid, t - 30_000, P_NS, {}))
+        events.append(("user_annotation", f"ProfilerStep#{k}", host_pid, host_tid, t - 30_000, step, {}))
         kernel("void gemm_compute_kernel<float>(float const*, float*)", t, t + c, 7)
         kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
                t + c, t + max_c + D_NS, 40,
@@ -86,17 +87,20 @@ def main():
     ap.add_argument("--straggler", type=int, default=2)
     ap.add_argument("--late-us", type=int, default=300)
     ap.add_argument("--overlap-us", type=int, default=O_NS // 1000)
+    ap.add_argument("--step-us", type=int, default=P_NS // 1000, help="iteration (ProfilerStep) length")
     ap.add_argument("--name", default="rank-{r}.json")
     ap.add_argument("--no-rank-info", action="store_true", help="leave distributedInfo out")
     ap.add_argument("--expected", help="where the answers go (default: OUT_DIR.expected.json, beside the traces)")
     a = ap.parse_args()
+    if a.step_us * 1000 < C_NS + a.late_us * 1000 + D_NS:
+        ap.error("--step-us: the iteration must hold the compute, the lateness and the all-reduce")
     os.makedirs(a.out, exist_ok=True)
     compute = [C_NS + (a.late_us * 1000 if r == a.straggler else 0) for r in range(a.ranks)]
     max_c = max(compute)
     overlap = a.overlap_us * 1000
     expected = {"ranks": [], "straggler": a.straggler if a.late_us > 0 else None,
                 "shared_collectives": a.iterations, "matched_by": "seq",
-                "job_latency_ms": P_NS / 1e6}
+                "job_latency_ms": a.step_us / 1e3}
     for r in range(a.ranks):
         head = {"schemaVersion": 1,
                 "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85_000_000_000,
@@ -104,7 +108,7 @@ def main():
                 }
         if not a.no_rank_info:
             head["distributedInfo"] = {"backend": "nccl", "rank": r, "world_size": a.ranks}
-        body = ",\n".join(rank_events(r, a.ranks, a.iterations, compute, skew_ns(r), overlap))
+        body = ",\n".join(rank_events(r, a.ranks, a.iterations, compute, skew_ns(r), overlap, a.step_us * 1000))
         text = json.dumps(head)[:-1] + ', "traceEvents": [\n' + body + "\n]}\n"
         with open(os.path.join(a.out, a.name.format(r=r)), "w") as f:
             f.write(text)
@@ -129,7 +133,7 @@ def main():
                                 "count_per_rank": a.iterations, "total_ns": total_ns, "mean_ns": total_ns / calls,
                                 "algbw_gbs": algbw, "busbw_gbs": algbw * 2 * (a.ranks - 1) / a.ranks}]
     exposed0 = max_c + D_NS - compute[0] - min(overlap, max_c + D_NS - compute[0])
-    p = min(exposed0, compute[0] + overlap) / P_NS
+    p = min(exposed0, compute[0] + overlap) / (a.step_us * 1000)
     expected["comm_exposed_share"] = p if p >= 0.05 else None
     with open(a.expected or a.out.rstrip("/") + ".expected.json", "w") as f:
         json.dump(expected, f, indent=2)

@@ -21,7 +21,7 @@
 // listed, whether or not the latency moved.
 // Job reports (tracegate/reports/job.h): the job's latency is its slowest rank's avg_latency_ms;
 // each rank is compared with the same rank of the other side, and a regression's verdict names
-// the ranks over the limit.
+// the ranks over the limit and, for each, the kernel families whose time grew on it.
 // Kernels come from each report's kernel_table (per-iteration time of every distinct kernel).
 // Contributors explain a latency change: the kernels and phases whose per-iteration time moved
 // the same way as avg_latency_ms, largest move first. Kernel time is summed over streams, so on
@@ -104,6 +104,12 @@ struct RankDelta {
   double base_ms = 0, new_ms = 0;          // its avg_latency_ms
   double delta_pct = 0;                    // when both
   bool over_threshold = false;             // new_ms > base_ms x (1 + threshold_pct / 100)
+  // The rank's kernel families (ranks[].kernel_families) whose time per iteration grew beyond
+  // noise (kernel_change_pct / kernel_change_min_ms), largest growth first. A family listed on
+  // one side only counts as added when the other side's list is whole (kernel_families_left_out
+  // 0); otherwise it may merely have dropped out of that side's top list, and is left out.
+  bool has_families = false;               // both sides have the rank's kernel_families
+  std::vector<FamilyDelta> grown;
 };
 
 struct PhaseDelta {
@@ -171,7 +177,9 @@ Comparison CannotReadInputs(const std::string& message, const CompareOptions& op
 // phases[], kernels[] (every kernel, with change, delta_pct_of_base; share_of_change is null unless
 // the latency change is significant), kernel_families[]{name, change, variants, base/new/delta
 // ms_per_iteration, delta_pct_of_base} (changed beyond noise), kernel_families_over_threshold[]
-// (names), ranks[]{rank, base_ms, new_ms, delta_pct, over_threshold} (job reports), contributors{kernels[], phases[]} (names), statistics{mann_whitney{...}, bootstrap{...},
+// (names), ranks[]{rank, base_ms, new_ms, delta_pct, over_threshold,
+// kernel_families_grown[]{name, change, base/new/delta ms_per_iteration, delta_pct_of_base} (null
+// when a side has no per-rank kernel families)} (job reports), contributors{kernels[], phases[]} (names), statistics{mann_whitney{...}, bootstrap{...},
 // significant, alpha}; options add max_malformed_pct and kernel_threshold_pct (null: off). null
 // where undefined.
 nlohmann::json ComparisonToJson(const Comparison& c);

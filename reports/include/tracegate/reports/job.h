@@ -9,7 +9,10 @@
 //   ranks[]{rank, file, rank_source (distributed_info | file_name | file_order), avg_latency_ms,
 //           p95_latency_ms, iterations, idle_ratio, comm_ms, compute_ms, overlap_ratio (null +
 //           _reason until the rank's report has them), wait_ms, clock_offset_ns (null + _reason:
-//           no collective shared with an aligned rank), collectives, last_arrivals}   by rank
+//           no collective shared with an aligned rank), collectives, last_arrivals,
+//           kernel_families[]{name, count, ms_per_iteration} (the rank's kernel_table grouped by
+//           ShortKernelName, the kJobRankFamilies largest by ms per iteration; null + _reason when
+//           the rank's report has no kernel_table), kernel_families_left_out (how many more)}   by rank
 //   slowest_rank (null + _reason when no rank has a latency)
 //   job{ranks, built_from (traces | reports), shared_collectives, matched_by, collectives[]{collective,
 //       dtype, message_bytes, group_size, ranks, count, count_per_rank (null + _reason when the
@@ -55,12 +58,17 @@ std::optional<int64_t> RankFromFileName(std::string_view path);
 // The job report from per-rank reports (`tracegate analyze TRACE -o REPORT`).
 [[nodiscard]] StatusOr<nlohmann::json> MergeReports(const std::vector<std::string>& reports, const JobOptions& options);
 
-// The per-rank table and the job's per-collective table of a job report, as text (the analyze
-// summary) and as Markdown.
+// The kernel families kept per rank in a job report: enough for the gate to name what grew on a
+// rank that got slower, without keeping the ranks' whole reports.
+inline constexpr size_t kJobRankFamilies = 10;
+
+// The per-rank table, the straggler chart (per rank its compute, communication and wait per
+// iteration, stacked; the slowest rank and the straggler marked; at most 64 ranks drawn) and the
+// job's per-collective table of a job report, as text (the analyze summary) and as Markdown.
 void PrintJobRanks(std::ostream& out, const nlohmann::json& job);
 std::string JobRanksMarkdown(const nlohmann::json& job);
-// The HTML report of a job: the per-rank table, the job's collectives and a chart of each rank's
-// wait (the straggler waits least), then the slowest rank's report.
+// The HTML report of a job: the per-rank table, the straggler chart (inline SVG) and the job's
+// collectives, then the slowest rank's report.
 std::string JobHtmlReport(const nlohmann::json& job);
 
 }  // namespace tg
