@@ -3,8 +3,11 @@
 
 #include <zlib.h>
 
+#include <charconv>
 #include <cstring>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "analyzer/util/fileio.h"
 
@@ -63,6 +66,58 @@ Status DetectFormat(const std::string& path, TraceFormat& format) {
   return InvalidInput(path +
                       ": not a trace tracegate reads (expected PyTorch profiler / Chrome-trace "
                       "JSON, optionally gzip, or a SQLite file from tracegate or Nsight Systems)");
+}
+
+Status PeekTraceRank(const std::string& path, TraceRankPeek& out) {
+  out = {};
+  // The header keys (schemaVersion, deviceProperties for every GPU, distributedInfo) are a few KiB.
+  constexpr size_t kPrefix = size_t{1} << 20;
+  std::string head;
+  bool gzipped = false;
+  TG_RETURN_IF_ERROR(ReadHead(path, head, gzipped, kPrefix));
+  if (!gzipped && head.compare(0, sizeof(kSqliteMagic) - 1, kSqliteMagic) == 0) return Status::Ok();
+  const size_t events = head.find("\"traceEvents\"");
+  const std::string_view header = std::string_view(head).substr(0, events);
+  const size_t key = header.find("\"distributedInfo\"");
+  if (key == std::string_view::npos) {
+    out.known = events != std::string::npos;  // the header is over: no distributedInfo
+    return Status::Ok();
+  }
+  // The object after the key: its braces balanced, strings skipped.
+  const size_t open = header.find('{', key);
+  int depth = 0;
+  bool in_string = false;
+  size_t end = std::string_view::npos;
+  for (size_t i = open; i < header.size() && end == std::string_view::npos; ++i) {
+    const char c = header[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{') {
+      ++depth;
+    } else if (c == '}' && --depth == 0) {
+      end = i + 1;
+    }
+  }
+  if (open == std::string_view::npos || end == std::string_view::npos) return Status::Ok();
+  const nlohmann::json info = nlohmann::json::parse(header.substr(open, end - open), nullptr, false);
+  if (info.is_discarded()) return Status::Ok();  // the import will say what is wrong
+  out.known = true;
+  // As the job reads the importer's "rank" metadata: a non-negative integer, or its text.
+  auto it = info.find("rank");
+  if (it == info.end()) return Status::Ok();
+  if ((it->is_number_unsigned() && it->get<uint64_t>() <= INT64_MAX) ||
+      (it->is_number_integer() && !it->is_number_unsigned() && it->get<int64_t>() >= 0)) {
+    out.rank = it->get<int64_t>();
+  } else if (it->is_string()) {
+    const std::string& text = it->get_ref<const std::string&>();
+    int64_t v = 0;
+    auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec == std::errc() && p == text.data() + text.size() && v >= 0) out.rank = v;
+  }
+  return Status::Ok();
 }
 
 Status ImportTrace(const std::string& path, Trace& trace, const ImportOptions& options) {

@@ -22,6 +22,11 @@ using nlohmann::json;
 enum class RankSource : uint8_t { kDistributedInfo, kFileName, kFileOrder };
 const char* RankSourceName(RankSource s);
 
+// "A and B: both are rank R (source of A, source of B)": two files of one rank, found before
+// loading (job_run.cpp) or after (JobReducer::Finish).
+Status DuplicateRank(const std::string& a, RankSource a_source, const std::string& b, RankSource b_source,
+                     int64_t rank);
+
 struct RankReport {
   size_t index = 0;              // in the input's order
   std::string file;              // the rank's trace

@@ -171,6 +171,12 @@ void JobReducer::Add(RankReport r) {
   }
 }
 
+Status DuplicateRank(const std::string& a, RankSource a_source, const std::string& b, RankSource b_source,
+                     int64_t rank) {
+  return InvalidInput(a + " and " + b + ": both are rank " + std::to_string(rank) + " (" + RankSourceName(a_source) +
+                      ", " + RankSourceName(b_source) + ")");
+}
+
 StatusOr<json> JobReducer::Finish(const char* built_from) {
   if (kept_.empty()) return InvalidInput("a job needs at least one rank");
   std::sort(kept_.begin(), kept_.end(), [](const Kept& a, const Kept& b) { return a.index < b.index; });
@@ -192,9 +198,7 @@ StatusOr<json> JobReducer::Finish(const char* built_from) {
   });
   for (size_t i = 1; i < kept_.size(); ++i)
     if (*kept_[i].rank == *kept_[i - 1].rank)
-      return InvalidInput(kept_[i - 1].file + " and " + kept_[i].file + ": both are rank " +
-                          std::to_string(*kept_[i].rank) + " (" + RankSourceName(kept_[i - 1].source) + ", " +
-                          RankSourceName(kept_[i].source) + ")");
+      return DuplicateRank(kept_[i - 1].file, kept_[i - 1].source, kept_[i].file, kept_[i].source, *kept_[i].rank);
 
   std::vector<RankCalls> calls;
   std::vector<std::vector<CollectiveStat>> collectives;

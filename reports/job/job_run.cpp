@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -90,10 +91,33 @@ StatusOr<RankReport> AnalyzeRank(const std::string& path, size_t index, const An
   return r;
 }
 
+// Two files of one rank, found before any trace is loaded: distributedInfo.rank from a bounded
+// prefix of each Kineto file, else the file name where that is what the load will take. Files it
+// cannot decide (SQLite, a header past the prefix) are left to the reducer's check after loading.
+Status CheckRanksBeforeLoading(const std::vector<std::string>& traces) {
+  std::map<int64_t, std::pair<size_t, RankSource>> seen;
+  for (size_t i = 0; i < traces.size(); ++i) {
+    TraceRankPeek peek;
+    if (!PeekTraceRank(traces[i], peek).ok() || !peek.known) continue;  // the load reports the error
+    std::optional<int64_t> rank = peek.rank;
+    RankSource source = RankSource::kDistributedInfo;
+    if (!rank) {
+      rank = RankFromFileName(traces[i]);
+      source = RankSource::kFileName;
+    }
+    if (!rank) continue;
+    auto [it, inserted] = seen.try_emplace(*rank, i, source);
+    if (!inserted)
+      return internal::DuplicateRank(traces[it->second.first], it->second.second, traces[i], source, *rank);
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 StatusOr<nlohmann::json> AnalyzeJob(const std::vector<std::string>& traces, const AnalysisConfig& config,
                                     const JobOptions& options) {
+  TG_RETURN_IF_ERROR(CheckRanksBeforeLoading(traces));
   JobReducer reducer(traces.size());
   TG_RETURN_IF_ERROR(RunPool(traces.size(), options, reducer,
                              [&](size_t i) { return AnalyzeRank(traces[i], i, config); }));

@@ -171,6 +171,19 @@ EOF_PY
 mkdir dup && cp job/rank-0.json job/rank-1.json dup/ && cp job/rank-1.json dup/rank-1b.json
 out=$("$tg" analyze dup -q 2>&1); rc=$?
 [ $rc = 2 ] && [[ $out == *"dup/rank-1.json and dup/rank-1b.json: both are rank 1"* ]] && ok || fail "duplicate ranks ($rc): $out"
+# Found before loading: the second rank-1 file is broken after its header, and is never read
+# that far (the error names the duplicate, not the broken JSON). Files whose rank only loading
+# tells (a store) are still checked after loading.
+mkdir early && cp job/rank-1.json early/ && head -c 3000 job/rank-1.json > early/rank-1c.json && echo '{{{ broken' >> early/rank-1c.json
+out=$("$tg" analyze early -q 2>&1); rc=$?
+[ $rc = 2 ] && [[ $out == *"early/rank-1.json and early/rank-1c.json: both are rank 1 (distributed_info, distributed_info)"* ]] \
+  && ok || fail "duplicate ranks before loading ($rc): $out"
+gzip -c job/rank-1.json > early/rank-1c.json.gz && rm early/rank-1c.json && head -c 3000 job/rank-1.json > early/worker1.json
+out=$("$tg" analyze early -q 2>&1); rc=$?
+[ $rc = 2 ] && [[ $out == *"early/rank-1.json and early/rank-1c.json.gz: both are rank 1"* ]] && ok || fail "gzip prefix ($rc): $out"
+mkdir late && cp job/rank-1.json late/ && "$tg" convert job/rank-1.json -o late/rank-1.db >/dev/null
+out=$("$tg" analyze late -q 2>&1); rc=$?
+[ $rc = 2 ] && [[ $out == *"both are rank 1"* ]] && ok || fail "duplicate rank of a store, after loading ($rc): $out"
 out=$("$tg" merge reports/rank-1.report.json reports/rank-1.report.json 2>&1); rc=$?
 [ $rc = 2 ] && [[ $out == *"both are rank 1"* ]] && ok || fail "merge of duplicate ranks ($rc): $out"
 out=$("$tg" merge job.json 2>&1); rc=$?

@@ -12,7 +12,9 @@
 
 #include "sqlite_test_util.h"
 #include "temp_file.h"
+#include "tracegate/analyzer/communication.h"
 #include "tracegate/analyzer/import.h"
+#include "tracegate/analyzer/kernel_class.h"
 
 namespace tg {
 namespace {
@@ -158,6 +160,90 @@ TEST(NsysGolden, NvtxRangesMarksAndDomains) {
   EXPECT_EQ(by_name["ncclAllReduce"].pid, 4242);
   EXPECT_EQ(by_name["ncclAllReduce"].tid, 4243);
   EXPECT_FALSE(by_name["ncclAllReduce"].on_gpu);
+}
+
+// NCCL's NVTX ranges (domain "NCCL", id 1 in the golden export) with the payloads nsys renders as
+// JSON: the kernels launched inside them get the collective columns; thread 4243 throughout.
+constexpr const char* kNcclSql = R"sql(
+ALTER TABLE NVTX_EVENTS ADD COLUMN jsonText TEXT;
+INSERT INTO StringIds VALUES (40, 'ncclDevKernel_AllReduce_Sum_f32_RING_LL'), (41, 'ncclDevKernel_AllGather_RING_LL'),
+  (42, 'ncclKernel_Broadcast_RING_LL_Sum_int8_t'), (43, 'ncclDevKernel_SendRecv');
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, domainId, jsonText) VALUES
+  (100, 200, 59, 'ncclCommInitRank', 281546145665171, 1,
+   '{"NCCL communicator ID": 18446744073709551000, "No. of ranks": 4, "Rank": 0, "CUDA device": 0}'),
+  (6000, 6100, 59, 'ncclAllReduce', 281546145665171, 1,
+   '{"NCCL communicator ID": 18446744073709551000, "Message size [bytes]": 4096, "Reduction operation": "ncclSum"}'),
+  (7100, 7110, 59, 'ncclGroupStart', 281546145665171, 1, NULL),
+  (7120, 7130, 59, 'ncclAllGather', 281546145665171, 1, '{"NCCL communicator ID": 18446744073709551000, "Message size [bytes]": 1024}'),
+  (7140, 7150, 59, 'ncclAllGather', 281546145665171, 1, '{"NCCL communicator ID": 18446744073709551000, "Message size [bytes]": 1024}'),
+  (7160, 7200, 59, 'ncclGroupEnd', 281546145665171, 1, NULL),
+  (8100, 8200, 59, 'ncclBroadcast', 281546145665171, 1, NULL),
+  (8500, 8600, 59, 'ncclAllReduce', 281546145665171, 0, NULL);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES
+  (6010, 6020, 0, 281546145665171, 20, 10, 0, NULL), (7170, 7180, 0, 281546145665171, 21, 10, 0, NULL),
+  (8110, 8120, 0, 281546145665171, 22, 10, 0, NULL), (8510, 8520, 0, 281546145665171, 23, 10, 0, NULL);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
+  (6050, 7000, 0, 1, 40, 20, 281546145660928, 40, 40, 32, 8, 1, 1, 256, 1, 1, 0, 0, 0, 0, 120),
+  (7300, 8000, 0, 1, 40, 21, 281546145660928, 41, 41, 32, 8, 1, 1, 256, 1, 1, 0, 0, 0, 0, 121),
+  (8300, 8400, 0, 1, 40, 22, 281546145660928, 42, 42, 32, 8, 1, 1, 256, 1, 1, 0, 0, 0, 0, 122),
+  (8700, 8800, 0, 1, 40, 23, 281546145660928, 43, 43, 32, 8, 1, 1, 256, 1, 1, 0, 0, 0, 0, 123);
+)sql";
+
+TEST(NsysNccl, KernelsLaunchedInsideNcclRangesGetTheCollectiveColumns) {
+  Trace t;
+  ASSERT_TRUE(ImportTrace(SmallExport("nccl", kNcclSql), t).ok());
+  std::map<std::string, Kernel> by_name;
+  for (size_t i = 0; i < t.kernels.size(); ++i) by_name[std::string(t.Name(t.kernels.name[i]))] = t.kernels.Row(i);
+  const std::string comm = "18446744073709551000";
+  // Called alone: launched inside its own range; the group size from ncclCommInitRank's payload.
+  const Kernel ar = by_name["ncclDevKernel_AllReduce_Sum_f32_RING_LL"];
+  EXPECT_EQ(t.Name(ar.collective), "allreduce");
+  EXPECT_EQ(t.Name(ar.coll_dtype), "Byte");
+  EXPECT_EQ(ar.coll_in_nelems, 4096);
+  EXPECT_EQ(ar.coll_out_nelems, 4096);
+  EXPECT_EQ(ar.coll_group_size, 4);
+  EXPECT_EQ(t.Name(ar.coll_group), comm);
+  EXPECT_EQ(ar.coll_seq, kUnknownId);  // NCCL's payload has no sequence number: matched by order
+  // Two all-gathers in a group: one kernel launched by ncclGroupEnd, 2 x 1024 bytes per rank.
+  const Kernel ag = by_name["ncclDevKernel_AllGather_RING_LL"];
+  EXPECT_EQ(t.Name(ag.collective), "allgather");
+  EXPECT_EQ(ag.coll_in_nelems, 2048);
+  EXPECT_EQ(ag.coll_out_nelems, 4 * 2048);
+  EXPECT_EQ(ag.coll_group_size, 4);
+  // NCCL before 2.19: a range without payload names the collective only.
+  const Kernel bc = by_name["ncclKernel_Broadcast_RING_LL_Sum_int8_t"];
+  EXPECT_EQ(t.Name(bc.collective), "broadcast");
+  EXPECT_EQ(t.Name(bc.coll_dtype), "");
+  EXPECT_EQ(bc.coll_in_nelems, kUnknownId);
+  EXPECT_EQ(bc.coll_group_size, 0);
+  // A range outside the NCCL domain says nothing; the kernel's name still classifies it.
+  const Kernel sr = by_name["ncclDevKernel_SendRecv"];
+  EXPECT_EQ(t.Name(sr.collective), "");
+  KernelClassifier classifier;
+  ASSERT_TRUE(KernelClassifier::Create({}, &classifier).ok());
+  std::vector<KernelClass> classes = ClassifyKernels(t, classifier);
+  for (size_t i = 3; i < t.kernels.size(); ++i) EXPECT_EQ(classes[i], KernelClass::kCommunication) << i;
+
+  // The collectives table as for a Kineto trace: bytes and bandwidths from the metadata.
+  CommunicationAnalysis c = AnalyzeCommunication(t, IterationAnalysis{}, classes, {});
+  EXPECT_EQ(c.collective_kernels, 4u);
+  EXPECT_EQ(c.with_metadata, 3u);
+  std::map<std::string, CollectiveStat> stats;
+  for (const CollectiveStat& s : c.collectives) stats[s.collective] = s;
+  ASSERT_EQ(stats.size(), 4u);
+  EXPECT_EQ(stats["allreduce"].bytes, 4096);
+  EXPECT_EQ(stats["allreduce"].total_ns, 950);
+  EXPECT_DOUBLE_EQ(*stats["allreduce"].algbw_gbs, 4096.0 / 950);
+  EXPECT_DOUBLE_EQ(*stats["allreduce"].busbw_gbs, 4096.0 / 950 * 2 * 3 / 4);
+  EXPECT_EQ(stats["allgather"].bytes, 8192);
+  EXPECT_DOUBLE_EQ(*stats["allgather"].busbw_gbs, 8192.0 / 700 * 3 / 4);
+  EXPECT_FALSE(stats["broadcast"].bytes);
+}
+
+TEST(NsysNccl, ExportsWithoutNcclRangesAreUnchanged) {
+  Trace t;
+  ASSERT_TRUE(ImportTrace(SmallExport("no_nccl_launch"), t).ok());
+  EXPECT_EQ(t.kernels.collective.stored(), 0u);  // its ncclAllReduce range launches nothing
 }
 
 TEST(NsysGolden, DataQualityCounters) {

@@ -138,9 +138,12 @@ Status ReadRanges(Source& src, const std::string& table, bool on_gpu) {
   constexpr int kText = ColumnPosition<false>(internal::kRangeStore, "text");
   constexpr int kTextId = ColumnPosition<false>(internal::kRangeStore, "textId");
   constexpr int kDomainId = ColumnPosition<false>(internal::kRangeStore, "domainId");
+  // NCCL's payloads, after the store's columns (a store has none: they read as NULL).
+  std::vector<std::string_view> selected = internal::SelectedColumns(internal::kRangeStore);
+  const int kJsonText = static_cast<int>(selected.size()), kJsonTextId = kJsonText + 1;
+  selected.insert(selected.end(), {"jsonText", "jsonTextId"});
   internal::Stmt q;
-  s = SelectColumns(src, table, internal::SelectedColumns(internal::kRangeStore),
-                    "WHERE eventType IN (" + Join(marks) + ", " + Join(ranges) + ")", q);
+  s = SelectColumns(src, table, selected, "WHERE eventType IN (" + Join(marks) + ", " + Join(ranges) + ")", q);
   if (!s.ok()) return s;
   Range r;
   r.on_gpu = on_gpu;
@@ -166,6 +169,8 @@ Status ReadRanges(Source& src, const std::string& table, bool on_gpu) {
     r.domain = StringTable::kEmpty;  // domain 0 is NVTX's default domain
     if (domain_id != 0)
       if (auto it = domains.find({domain_id, r.pid}); it != domains.end()) r.domain = it->second;
+    if (!on_gpu && r.domain != StringTable::kEmpty && src.trace.Name(r.domain) == "NCCL")
+      src.nccl_ranges.push_back({src.trace.ranges.size(), std::string(q.Text(kJsonText)), q.IntOr(kJsonTextId, kUnknownId)});
     src.trace.ranges.Add(r);
   }
   return s;
@@ -211,6 +216,7 @@ Status ReadEvents(Source& src) {
     TG_RETURN_IF_ERROR(ReadRanges(src, nvtx, false));
   if (src.Has(internal::kGpuRangeTable))
     TG_RETURN_IF_ERROR(ReadRanges(src, internal::kGpuRangeTable, true));
+  TG_RETURN_IF_ERROR(MarkNcclCollectives(src));
   return src.names.status();
 }
 

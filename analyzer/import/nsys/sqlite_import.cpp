@@ -227,7 +227,7 @@ Status ImportSqlite(const std::string& path, Trace& trace) {
   if (Status s = db.Exec("PRAGMA query_only = 1; PRAGMA cache_size = -65536;", "cannot read database");
       !s.ok())
     return s;
-  Source src{db, path, {}, trace, {}, false, {}};
+  Source src{db, path, {}, trace, {}, false, {}, {}};
   TG_RETURN_IF_ERROR(internal::TableNames(db, src.tables));
 
   src.is_store = src.Has("tracegate_schema");

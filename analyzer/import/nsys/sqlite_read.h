@@ -48,6 +48,15 @@ struct Source {
   // both formats.
   bool is_store = false;
   QualityCounters found;  // counted while reading
+  // The ranges of NVTX domain "NCCL" (NCCL's own annotation of its API calls): their rows in
+  // trace.ranges and their payloads as the export renders them (jsonText, or jsonTextId into
+  // StringIds), for MarkNcclCollectives.
+  struct NcclRange {
+    size_t row;
+    std::string json;
+    int64_t json_id;
+  };
+  std::vector<NcclRange> nccl_ranges;
 
   bool Has(const std::string& table) const { return tables.count(table) != 0; }
 };
@@ -62,5 +71,9 @@ size_t RowEstimate(const Source& src, const std::string& table);
 
 // The activity and range tables: kernels, memcpys, memsets, syncs, API calls, NVTX ranges, samples.
 [[nodiscard]] Status ReadEvents(Source& src);
+
+// Gives the kernels launched from inside NCCL's NVTX ranges (nccl_ranges) the collective
+// metadata columns those ranges and their payloads carry (nccl_ranges.cpp).
+[[nodiscard]] Status MarkNcclCollectives(Source& src);
 
 }  // namespace tg::internal

@@ -2,6 +2,8 @@
 // detected from the file's content (magic bytes, first JSON token), never from its name.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "tracegate/analyzer/model.h"
@@ -28,6 +30,17 @@ struct ImportOptions {
 
 // A SQLite file: tracegate's own store or an Nsight Systems export (same tables; see store.h).
 [[nodiscard]] Status ImportSqlite(const std::string& path, Trace& trace);
+
+// The rank a trace names, found without loading it (for a job's fail-fast duplicate check): a
+// Kineto file's distributedInfo.rank, read from a bounded prefix (PyTorch writes it with the
+// other header keys before traceEvents). `known`: whether that is what ImportTrace will find,
+// i.e. distributedInfo was read, or the header ended without one (then `rank` is nullopt). A file
+// it cannot decide (a SQLite file, a header past the prefix) is not known, and not an error.
+struct TraceRankPeek {
+  bool known = false;
+  std::optional<int64_t> rank;
+};
+[[nodiscard]] Status PeekTraceRank(const std::string& path, TraceRankPeek& out);
 
 // Detects the format and runs the matching importer, then FinalizeTrace.
 // Every error message starts with the path: "<path>: <problem>".

@@ -51,7 +51,8 @@ struct JobOptions {
 std::optional<int64_t> RankFromFileName(std::string_view path);
 
 // Loads and analyses the ranks, `options.jobs` at a time, each trace freed once reduced to its
-// report. Errors name the file; two files of one rank are an error naming both.
+// report. Errors name the file; two files of one rank are an error naming both, before any
+// trace is loaded where each file's prefix or name tells its rank (PeekTraceRank), else after.
 [[nodiscard]] StatusOr<nlohmann::json> AnalyzeJob(const std::vector<std::string>& traces, const AnalysisConfig& config,
                                                   const JobOptions& options);
 
