@@ -1,4 +1,6 @@
 // tracegate analyze DIR | FILE FILE... and tracegate merge: the ranks of one job (reports/job).
+#include <unistd.h>
+
 #include <iostream>
 #include <string>
 
@@ -44,7 +46,7 @@ int RunAnalyzeJob(const AnalyzeArgs& args) {
         if (Status s = CheckOutputPath(in, *out); !s.ok()) return Fail(s);
   AnalysisConfig config;
   if (Status s = ToAnalysisConfig(args, &config); !s.ok()) return Fail(s);
-  StatusOr<nlohmann::json> job = AnalyzeJob(*files, config, JobOptions{args.jobs, true});
+  StatusOr<nlohmann::json> job = AnalyzeJob(*files, config, JobOptions{args.jobs, ::isatty(STDERR_FILENO) != 0});
   if (!job.ok()) return Fail(job.status());
   return WriteJob(*job, args.json_out, args.md_out, args.html_out, args.quiet);
 }
@@ -54,7 +56,7 @@ int RunMerge(const MergeArgs& args) {
     for (const std::string* out : {&args.json_out, &args.md_out, &args.html_out})
       if (!out->empty())
         if (Status s = CheckOutputPath(in, *out); !s.ok()) return Fail(s);
-  StatusOr<nlohmann::json> job = MergeReports(args.reports, JobOptions{args.jobs, true});
+  StatusOr<nlohmann::json> job = MergeReports(args.reports, JobOptions{args.jobs, ::isatty(STDERR_FILENO) != 0});
   if (!job.ok()) return Fail(job.status());
   return WriteJob(*job, args.json_out, args.md_out, args.html_out, args.quiet);
 }

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -57,12 +58,24 @@ class JobReducer {
     std::optional<int64_t> rank;
     RankSource source = RankSource::kFileOrder;
     json figures;          // the rank's entry of ranks[], without the cross-rank keys
-    RankCalls calls;
+    // Its collective calls as the cross-rank step needs them (name, group, seq, start, end), 32
+    // bytes a call with the names interned in `names_`: kept for every rank until the end, they
+    // are what memory grows by with the ranks (a CollectiveCall is ~100 bytes).
+    struct Call {
+      uint32_t name = 0, group = 0;
+      int64_t seq = -1;
+      TimeNs start_ns = 0, end_ns = 0;
+    };
+    std::vector<Call> calls;
+    double iterations = 1;
     json counters;         // its data_quality.counters
     std::vector<CollectiveStat> collectives;  // its per-collective rows
     bool has_errors = false;
   };
+  uint32_t Intern(const std::string& s);
   std::vector<Kept> kept_;
+  std::vector<std::string> names_;                   // interned collective and group names
+  std::unordered_map<std::string, uint32_t> name_ids_;
   json slowest_doc_;
   std::optional<double> slowest_ms_;
   size_t slowest_index_ = 0;

@@ -56,8 +56,16 @@ void KernelFamilies(const json& doc, json& e) {
   e["kernel_families_left_out"] = rows.size() - std::min(rows.size(), kJobRankFamilies);
 }
 
+// The rank's own entry of its report's ranks[] (a reference: the entry holds every collective
+// call), or an empty object.
+const json& OwnRank(const json& doc) {
+  static const json kNone = json::object();
+  const json& ranks = Array(doc, "ranks");
+  return ranks.empty() ? kNone : ranks[0];
+}
+
 json Figures(const json& doc, const std::string& file) {
-  const json& own = Array(doc, "ranks").empty() ? json::object() : Array(doc, "ranks")[0];
+  const json& own = OwnRank(doc);
   json e = json::object();
   e["file"] = file;
   e["avg_latency_ms"] = NumberOrNull(doc, "avg_latency_ms", e, "the rank's report has no latency");
@@ -69,22 +77,6 @@ json Figures(const json& doc, const std::string& file) {
   return e;
 }
 
-RankCalls Calls(const json& doc) {
-  RankCalls rc;
-  rc.iterations = std::max<double>(1, static_cast<double>(Int(doc, "iterations")));
-  const json& own = Array(doc, "ranks").empty() ? json::object() : Array(doc, "ranks")[0];
-  for (const json& c : Array(own, "collective_calls")) {
-    CollectiveCall call;
-    call.name = Text(c, "name");
-    call.group = Text(c, "group");
-    call.seq = Number(c, "seq") ? Int(c, "seq") : -1;
-    call.start_ns = Int(c, "start_ns");
-    call.end_ns = Int(c, "end_ns");
-    if (Number(c, "bytes")) call.bytes = Int(c, "bytes");
-    rc.calls.push_back(std::move(call));
-  }
-  return rc;
-}
 
 // Every rank's counters summed by key, in the order first seen.
 json MergeQuality(const std::vector<json>& lists, bool has_errors, size_t numbered_by_order) {
@@ -141,6 +133,12 @@ void RankOfReport(const std::string& report_path, RankReport* r) {
 
 JobReducer::JobReducer(size_t ranks) { kept_.reserve(ranks); }
 
+uint32_t JobReducer::Intern(const std::string& s) {
+  auto [it, fresh] = name_ids_.emplace(s, static_cast<uint32_t>(names_.size()));
+  if (fresh) names_.push_back(s);
+  return it->second;
+}
+
 void JobReducer::Add(RankReport r) {
   Kept k;
   k.index = r.index;
@@ -148,7 +146,13 @@ void JobReducer::Add(RankReport r) {
   k.rank = r.rank;
   k.source = r.source;
   k.figures = Figures(r.doc, r.file);
-  k.calls = Calls(r.doc);
+  k.iterations = std::max<double>(1, static_cast<double>(Int(r.doc, "iterations")));
+  const json& own = OwnRank(r.doc);
+  const json& calls = Array(own, "collective_calls");
+  k.calls.reserve(calls.size());
+  for (const json& c : calls)
+    k.calls.push_back({Intern(Text(c, "name")), Intern(Text(c, "group")), Number(c, "seq") ? Int(c, "seq") : -1,
+                       Int(c, "start_ns"), Int(c, "end_ns")});
   k.collectives = RankCollectives(r.doc);
   const json& quality = Object(r.doc, "data_quality");
   k.counters = Array(quality, "counters");
@@ -205,8 +209,21 @@ StatusOr<json> JobReducer::Finish(const char* built_from) {
   calls.reserve(kept_.size());
   collectives.reserve(kept_.size());
   for (Kept& k : kept_) {
-    k.calls.rank = *k.rank;
-    calls.push_back(std::move(k.calls));
+    RankCalls rc;
+    rc.rank = *k.rank;
+    rc.iterations = k.iterations;
+    rc.calls.reserve(k.calls.size());
+    for (const Kept::Call& c : k.calls) {
+      CollectiveCall call;
+      call.name = names_[c.name];
+      call.group = names_[c.group];
+      call.seq = c.seq;
+      call.start_ns = c.start_ns;
+      call.end_ns = c.end_ns;
+      rc.calls.push_back(std::move(call));
+    }
+    std::vector<Kept::Call>().swap(k.calls);
+    calls.push_back(std::move(rc));
     collectives.push_back(std::move(k.collectives));
   }
   const CrossRank cross = AnalyzeCrossRank(calls);

@@ -39,6 +39,7 @@ Status RunPool(size_t n, const JobOptions& options, JobReducer& reducer,
   std::atomic<bool> failed{false};
   std::mutex mu;
   size_t done = 0, error_at = n;
+  double said_at = 0;  // when progress was last printed (s)
   Status error = Status::Ok();
   const auto start = std::chrono::steady_clock::now();
   auto worker = [&] {
@@ -53,8 +54,12 @@ Status RunPool(size_t n, const JobOptions& options, JobReducer& reducer,
       reducer.Add(std::move(r).value());
       ++done;
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      // Long jobs say how far they are; short ones (tests, small jobs) stay quiet.
-      if (options.progress && s >= 2.0) std::fprintf(stderr, "tracegate: %zu/%zu ranks done (%.1f s)\n", done, n, s);
+      // Long jobs say how far they are, once a second and at the end; short ones (tests, small
+      // jobs) stay quiet.
+      if (options.progress && s >= 2.0 && (s >= said_at + 1.0 || done == n)) {
+        std::fprintf(stderr, "tracegate: %zu/%zu ranks done (%.1f s)\n", done, n, s);
+        said_at = s;
+      }
     }
   };
   std::vector<std::thread> pool;

@@ -39,7 +39,7 @@ namespace tg {
 
 struct JobOptions {
   size_t jobs = 0;        // ranks in flight at once; 0: the hardware threads
-  bool progress = true;   // a line on stderr per finished rank once the job has run 2 s
+  bool progress = true;   // ranks done on stderr, once a second once the job has run 2 s
 };
 
 // The trace files of a job: each argument is a file, or a directory whose trace files (*.json,
