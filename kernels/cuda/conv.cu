@@ -34,6 +34,12 @@
 //   tmp (its own scale), then the int8 element-wise BN (fp32 scale and shift), add and ReLU.
 // - the fused call's int8 configurations are implemented by IMPLICIT_PRECOMP_GEMM only, so that
 //   is its only candidate; the unfused call takes the heuristic's list.
+// - on the H200 both legacy int8 calls ran at 17-18 TOPS (no tensor cores: every call logged an
+//   ARCH_MISMATCH engine before cuDNN settled on IMPLICIT_PRECOMP_GEMM's generic kernel), so int8
+//   versions first try the same computation through the graph API (conv_graph.h), where cuDNN's
+//   Hopper IMMA engines live; a version whose graph no engine builds logs why and keeps the legacy
+//   call (Describe() says which path each version took). TRACEGATE_CONV_INT8_LEGACY=1 skips the
+//   graphs, for A/B timing.
 // - alpha1 / alpha2 (floats, as for every non-double configuration) carry the scales: fused
 //   alpha1 = x * w_folded / y, alpha2 = z / y; unfused alpha = x * w / tmp. The bias is added
 //   after alpha1, so the float shift is in units of y's scale.
@@ -43,10 +49,12 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "conv_graph.h"
 #include "cuda_check.h"
 #include "device_buffer.h"
 #include "elementwise.h"
@@ -138,10 +146,13 @@ struct ConvBnAddRelu::Impl {
   cudnnFilterDescriptor_t w_desc = nullptr;
   cudnnActivationDescriptor_t act_desc = nullptr;
   Version fused, unfused;
+  std::unique_ptr<ConvGraphInt8> graph_fused, graph_unfused;  // int8 through the graph API, when built
   DeviceBuffer workspace;
   ConvInt8Scales int8;  // SetInt8Scales; unused for fp32 and fp16
 
   ~Impl() {
+    graph_fused.reset();  // before the handle they use
+    graph_unfused.reset();
     for (Version* v : {&fused, &unfused})
       if (v->conv) cudnnDestroyConvolutionDescriptor(v->conv);
     if (act_desc) cudnnDestroyActivationDescriptor(act_desc);
@@ -201,6 +212,25 @@ struct ConvBnAddRelu::Impl {
                       " NHWC with this shape; try another precision or shape");
     }
     Select(v, 0);
+  }
+
+  // int8: each version through the graph API when an engine builds it (see the file comment).
+  void MakeGraphs() {
+    const char* legacy = std::getenv("TRACEGATE_CONV_INT8_LEGACY");
+    if (legacy != nullptr && std::string(legacy) == "1") {
+      std::fprintf(stderr, "tracegate kernels: TRACEGATE_CONV_INT8_LEGACY=1: int8 convolutions use the legacy calls\n");
+      return;
+    }
+    for (bool fused_version : {true, false}) {
+      try {
+        (fused_version ? graph_fused : graph_unfused) = std::make_unique<ConvGraphInt8>(handle, shape, fused_version, add, relu);
+      } catch (const CudaError& e) {
+        std::fprintf(stderr, "tracegate kernels: int8 %s version keeps the legacy %s (%s): %s\n",
+                     fused_version ? "fused" : "unfused",
+                     fused_version ? "cudnnConvolutionBiasActivationForward" : "cudnnConvolutionForward",
+                     AlgoName((fused_version ? fused : unfused).candidates[0].algo), e.what());
+      }
+    }
   }
 
   void Select(Version& v, size_t index) {
@@ -282,12 +312,19 @@ ConvBnAddRelu::ConvBnAddRelu(const ConvShape& shape, Precision p, bool add, bool
 
   s.FindCandidates(s.fused, /*fused_version=*/true);
   s.FindCandidates(s.unfused, /*fused_version=*/false);
+  if (p == Precision::kInt8) s.MakeGraphs();
   s.workspace = DeviceBuffer(std::max(s.fused.candidates[0].workspace, s.unfused.candidates[0].workspace));
 }
 
 ConvBnAddRelu::~ConvBnAddRelu() = default;
 
-void ConvBnAddRelu::SetInt8Scales(const ConvInt8Scales& scales) { impl_->int8 = scales; }
+void ConvBnAddRelu::SetInt8Scales(const ConvInt8Scales& scales) {
+  Impl& s = *impl_;
+  s.int8 = scales;
+  // The same ratios as the legacy calls' alpha1 / alpha2 / alpha (Run).
+  if (s.graph_fused) s.graph_fused->SetAlphas(scales.x * scales.w_folded / scales.y, scales.z / scales.y);
+  if (s.graph_unfused) s.graph_unfused->SetAlphas(scales.x * scales.w / scales.tmp, 1.0f);
+}
 
 void ConvBnAddRelu::Run(bool fused, const Tensors& t, cudaStream_t stream) {
   Impl& s = *impl_;
@@ -303,6 +340,7 @@ void ConvBnAddRelu::Run(bool fused, const Tensors& t, cudaStream_t stream) {
     const float alpha1 = int8 ? q.x * q.w_folded / q.y : 1.0f;
     const float alpha2 = s.add ? (int8 ? q.z / q.y : 1.0f) : 0.0f;
     const void* z = s.add ? t.z : t.y;
+    if (s.graph_fused) return s.graph_fused->Run(t.x, t.w_folded, s.add ? t.z : nullptr, t.shift, t.y);
     s.RunVersion(s.fused, "cudnnConvolutionBiasActivationForward", [&](const Candidate& c) {
       return cudnnConvolutionBiasActivationForward(s.handle, &alpha1, s.x_desc, t.x, s.w_desc, t.w_folded, s.fused.conv,
                                                    c.algo, s.workspace.get(), s.workspace.bytes(), &alpha2,
@@ -311,7 +349,8 @@ void ConvBnAddRelu::Run(bool fused, const Tensors& t, cudaStream_t stream) {
     return;
   }
   const float alpha = int8 ? q.x * q.w / q.tmp : 1.0f;
-  s.RunVersion(s.unfused, "cudnnConvolutionForward", [&](const Candidate& c) {
+  if (s.graph_unfused) s.graph_unfused->Run(t.x, t.w, nullptr, nullptr, t.tmp);
+  else s.RunVersion(s.unfused, "cudnnConvolutionForward", [&](const Candidate& c) {
     return cudnnConvolutionForward(s.handle, &alpha, s.x_desc, t.x, s.w_desc, t.w, s.unfused.conv, c.algo,
                                    s.workspace.get(), s.workspace.bytes(), &zero, s.y_desc, t.tmp);
   });
@@ -330,8 +369,10 @@ void ConvBnAddRelu::Run(bool fused, const Tensors& t, cudaStream_t stream) {
 
 std::string ConvBnAddRelu::Describe() const {
   const Impl& s = *impl_;
-  return std::string("fused: ") + AlgoName(s.fused.candidates[s.fused.current].algo) +
-         ", unfused: " + AlgoName(s.unfused.candidates[s.unfused.current].algo);
+  return std::string("fused: ") +
+         (s.graph_fused ? s.graph_fused->Describe() : AlgoName(s.fused.candidates[s.fused.current].algo)) +
+         ", unfused: " +
+         (s.graph_unfused ? s.graph_unfused->Describe() : AlgoName(s.unfused.candidates[s.unfused.current].algo));
 }
 
 }  // namespace tg::kernels::cuda

@@ -55,6 +55,11 @@ int main(int argc, char** argv) {
   std::printf("tracegate-model: batch %zu %s, fused stages: %s, %d iterations (+%d warm-up), %d stream(s)\n", o.batch,
               std::string(PrecisionName(o.precision)).c_str(), fused.empty() ? "none" : fused.c_str(), o.iterations,
               o.warmup, o.streams);
+  if (o.host_gap_us > 0) {
+    const size_t sites = HostGapSitesPerIteration(o);
+    std::printf("host gap: %lld us before each of %zu launches per iteration (%.3f ms of host time per iteration)\n",
+                static_cast<long long>(o.host_gap_us), sites, double(o.host_gap_us) * double(sites) / 1e3);
+  }
   std::fflush(stdout);
   tg::kernels::cuda::ModelRun run;
   try {

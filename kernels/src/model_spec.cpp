@@ -92,6 +92,12 @@ std::vector<std::string> SplitList(const std::string& value) {
   return items;
 }
 
+size_t HostGapSitesPerIteration(const ModelOptions& o) {
+  size_t sites = 0;
+  for (const StageSpec& st : ModelStages(o.image)) sites += st.blocks + (st.in_channels > 0 ? 1 : 0);
+  return sites * size_t(o.streams > 0 ? o.streams : 1);
+}
+
 bool StageFused(const ModelOptions& o, const std::string& stage) {
   return std::find(o.fuse.begin(), o.fuse.end(), stage) != o.fuse.end();
 }

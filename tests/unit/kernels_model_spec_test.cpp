@@ -24,6 +24,14 @@ TEST(KernelsModelSpec, StagesOf224) {
   EXPECT_EQ(ModelStages(512)[3].size, 16u);
 }
 
+// res2 3 blocks, res3 1 + 4, res4 1 + 6, res5 1 + 3: 19 busy-waits per stream and iteration.
+TEST(KernelsModelSpec, HostGapSites) {
+  ModelOptions o;
+  EXPECT_EQ(HostGapSitesPerIteration(o), 19u);
+  o.streams = 4;
+  EXPECT_EQ(HostGapSitesPerIteration(o), 76u);
+}
+
 TEST(KernelsModelSpec, Res3BlockIsTheSeedsShape) {
   const ConvShape s = StageBlockShape(ModelStages(224)[1], 8);
   const ConvShape seed = Res3Shape(8);

@@ -64,6 +64,11 @@ std::string ValidateModelOptions(ModelOptions& o);
 // Parses a comma-separated --fuse value into o.fuse (then ValidateModelOptions checks it).
 std::vector<std::string> SplitList(const std::string& value);
 bool StageFused(const ModelOptions& o, const std::string& stage);
+// The launches --host-gap-us busy-waits before in one iteration: every transition and every block
+// of every stage, once per stream (each stream enqueues its own micro-batch). The knob adds
+// sites * host_gap_us of host time per iteration (reference_workloads.sh step 4 checks the GPU idle
+// time it adds against this).
+size_t HostGapSitesPerIteration(const ModelOptions& o);
 
 // Costs of one stage for the whole batch: its transition (1x1 stride-2 convolution from
 // in_channels at twice the size, BN and ReLU, always one fused cuDNN call; none for res2) plus
