@@ -21,7 +21,10 @@ void AddIterationOptions(CLI::App* cmd, tg::cli::IterationArgs& it) {
   cmd->add_option("--iteration", it.iteration_regex,
                   "Regex naming the iteration ranges (NVTX / user annotations; searched, case-insensitive). "
                   "Default matches ProfilerStep#N, iteration, iter N, step N");
-  cmd->add_option("--skip", it.skip, "Warm-up iterations to drop from the front")->capture_default_str();
+  cmd->add_option("--skip", it.skip,
+                  "Warm-up iterations to drop from the front: a count, or auto (the leading iterations that each "
+                  "took more than 2x the median of the rest; at most half, at least 3 kept; --skip 0 keeps all)")
+      ->capture_default_str();
   cmd->add_option("--phase", it.phases,
                   "Phase range regex, repeatable: pre=REGEX, infer=REGEX, post=REGEX "
                   "(defaults: pre|preprocess, infer|inference|forward, post|postprocess)");

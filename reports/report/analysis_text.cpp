@@ -111,6 +111,15 @@ std::string GapWhy(const json& g) {
   return s;
 }
 
+// The device and kernel sections cover the whole trace: when warm-up was dropped, say so (the
+// findings and the kernel table judge the kept iterations only).
+std::string WholeTraceNote(const json& r) {
+  const int64_t skipped = Int(Object(r, "iteration_source"), "skipped");
+  return skipped > 0 ? StrFormat("whole trace, the %lld dropped warm-up iteration%s included",
+                                 static_cast<long long>(skipped), skipped == 1 ? "" : "s")
+                     : "";
+}
+
 void PrintDevices(std::ostream& out, const json& r, std::string_view no_activity_reason) {
   const json& devices = Array(r, "devices");
   if (devices.empty()) {
@@ -124,7 +133,8 @@ void PrintDevices(std::ostream& out, const json& r, std::string_view no_activity
     return;
   }
   const TimeNs window_start = Int(Object(r, "window"), "start_ns");
-  out << "\ndevices:\n";
+  const std::string note = WholeTraceNote(r);
+  out << "\ndevices" << (note.empty() ? "" : " (" + note + ")") << ":\n";
   for (const json& d : devices) {
     const std::string name = Text(d, "name");
     const std::optional<double> idle = Number(d, "idle_ratio");
@@ -166,7 +176,8 @@ void PrintKernels(std::ostream& out, const json& r) {
   const uint64_t launches = Count(Object(r, "counts"), "kernels");
   if (launches == 0) return;
   const json& kernels = Object(r, "kernels");
-  out << "\ntop kernels (" << launches << " launches, " << Int(kernels, "distinct_names") << " names, "
+  const std::string note = WholeTraceNote(r);
+  out << "\ntop kernels (" << (note.empty() ? "" : note + ": ") << launches << " launches, " << Int(kernels, "distinct_names") << " names, "
       << FormatMs(Int(kernels, "total_ns")) << " total; p95 nearest-rank):\n";
   out << StrFormat("  %3s  %-60s %8s %10s %10s %10s %6s\n", "#", "name", "count", "total ms", "mean us", "p95 us",
                    "share");
@@ -260,6 +271,9 @@ void PrintIterations(std::ostream& out, const json& r) {
   out << "\niterations: " << Int(r, "iterations");
   if (skipped) out << " (" << skipped << " warm-up skipped)";
   out << " - " << Text(source, "description") << "\n";
+  // The warm-up line when something was dropped or the rule could judge (reports before it: none).
+  const json& warmup = Object(source, "warmup");
+  if (skipped || Number(warmup, "median_ms")) out << "  warm-up: " << Text(warmup, "summary") << "\n";
   // The headline is null without iterations or when they have no length.
   const std::optional<double> mean = Number(r, "avg_latency_ms");
   if (!mean) return;

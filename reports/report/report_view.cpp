@@ -144,6 +144,7 @@ std::vector<std::pair<std::string, std::string>> RunFacts(const json& doc) {
   add("Profiled", Text(doc, "profiling_date"));
   add("Trace", Text(Object(doc, "source"), "path"));
   add("Iterations from", Text(Object(doc, "iteration_source"), "description"));
+  add("Warm-up", Text(Object(Object(doc, "iteration_source"), "warmup"), "summary"));
   const json& tool = Object(doc, "tool");
   std::string tool_text = Text(tool, "name");
   if (!Text(tool, "version").empty()) tool_text += " " + Text(tool, "version");
