@@ -183,6 +183,8 @@ int main(int argc, char** argv) {
   cm->add_option("--max-malformed-pct", cmp.max_malformed_pct,
                  "Cannot judge when malformed_event is over this percent of the rows read")
       ->capture_default_str()->check(CLI::Range(0.0, 100.0));
+  cm->add_option("--skip", cmp.skip, "For a trace given: warm-up iterations to drop, a count or auto (see analyze)")
+      ->capture_default_str();
   cm->add_option("--md", cmp.md_out, "Write the Markdown summary here");
   cm->add_option("--json", cmp.json_out, "Write the comparison JSON here");
 
@@ -203,6 +205,8 @@ int main(int argc, char** argv) {
   g->add_option("--kernel-threshold", gate.kernel_threshold_pct,
                 "Also fail when a kernel family's GPU time per iteration grew by more than PCT percent")
       ->check(CLI::Range(0.0, 1000.0));
+  g->add_option("--skip", gate.skip, "For a trace given: warm-up iterations to drop, a count or auto (see analyze)")
+      ->capture_default_str();
   g->add_option("--junit", gate.junit_out, "Write JUnit XML here");
   g->add_option("--md", gate.md_out, "Write the Markdown summary here");
 
