@@ -28,6 +28,7 @@ using internal::Flag;
 using internal::Int;
 using internal::Number;
 using internal::Object;
+using internal::WholeTraceNote;
 using internal::Text;
 using nlohmann::json;
 
@@ -109,15 +110,6 @@ std::string GapWhy(const json& g) {
   if (const std::string launch = Text(e, "same_launch_call"); !launch.empty())
     s += ": both sides from one " + Cut(launch, 36) + " (a dependency inside it)";
   return s;
-}
-
-// The device and kernel sections cover the whole trace: when warm-up was dropped, say so (the
-// findings and the kernel table judge the kept iterations only).
-std::string WholeTraceNote(const json& r) {
-  const int64_t skipped = Int(Object(r, "iteration_source"), "skipped");
-  return skipped > 0 ? StrFormat("whole trace, the %lld dropped warm-up iteration%s included",
-                                 static_cast<long long>(skipped), skipped == 1 ? "" : "s")
-                     : "";
 }
 
 void PrintDevices(std::ostream& out, const json& r, std::string_view no_activity_reason) {
@@ -207,7 +199,8 @@ void PrintCopies(std::ostream& out, const json& r) {
   const json& copies = Object(r, "copies");
   const json& memset = Object(copies, "memset");
   if (Count(Object(r, "counts"), "memcpys") == 0 && Count(memset, "count") == 0) return;
-  out << "\ncopies:\n";
+  const std::string note = WholeTraceNote(r);
+  out << "\ncopies" << (note.empty() ? "" : " (" + note + ")") << ":\n";
   out << StrFormat("  %-6s %8s %12s %10s %9s %9s %7s\n", "dir", "count", "bytes", "time ms", "GB/s", "pageable",
                    "small");
   for (const char* direction : kCopyDirectionNames) {
@@ -234,7 +227,8 @@ void PrintStreams(std::ostream& out, const json& r) {
   for (const json& st : streams) order.push_back(&st);
   std::stable_sort(order.begin(), order.end(),
                    [](const json* a, const json* b) { return Int(*a, "busy_ns") > Int(*b, "busy_ns"); });
-  out << "\nstreams (" << streams.size() << "):\n";
+  const std::string note = WholeTraceNote(r);
+  out << "\nstreams (" << streams.size() << (note.empty() ? "" : "; " + note) << "):\n";
   for (size_t i = 0; i < std::min(kStreamsShown, order.size()); ++i) {
     const json& st = *order[i];
     const int64_t id = Int(st, "stream", kUnknownId);

@@ -157,6 +157,13 @@ std::string EmptyListReason(const json& doc, std::string_view key, const char* i
   return Find(doc, key) ? if_empty : "not in this report";
 }
 
+std::string WholeTraceNote(const json& doc) {
+  const int64_t skipped = Int(Object(doc, "iteration_source"), "skipped");
+  return skipped > 0 ? StrFormat("whole trace, the %lld dropped warm-up iteration%s included",
+                                 static_cast<long long>(skipped), skipped == 1 ? "" : "s")
+                     : "";
+}
+
 std::string GainText(const json& finding) {
   const json& a = Object(finding, "amdahl");
   auto gain = Number(a, "gain_pct");
