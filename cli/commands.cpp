@@ -242,6 +242,9 @@ int RunPredict(const PredictArgs& args) {
                 static_cast<unsigned long long>(m.matched), args.range_regex.empty() ? "kernels" : "ranges",
                 static_cast<double>(m.part_ns) / 1e6, static_cast<double>(m.total_ns) / 1e6, it.iterations.size(),
                 m.share);
+    if (it.skipped > 0)
+      std::printf("  (the first %zu of %zu iterations dropped as warm-up by --skip %s; --skip 0 keeps them)\n",
+                  it.skipped, it.found, it.skip_auto ? "auto" : std::to_string(it.skipped).c_str());
     if (args.range_regex.empty())
       std::printf("  (assumes the matched kernels are on the critical path: nothing else runs meanwhile)\n");
     parts.push_back({m.share, args.speedup});
