@@ -151,6 +151,9 @@ SideInfo ReadSide(const json& doc, const std::string& label) {
   side.found = static_cast<size_t>(std::max<int64_t>(internal::Int(source, "found"), 0));
   side.skipped = static_cast<size_t>(std::max<int64_t>(internal::Int(source, "skipped"), 0));
   side.warmup = Text(Object(source, "warmup"), "summary");
+  if (side.warmup.empty() && side.skipped > 0)  // a report from before the warm-up line, with --skip N
+    side.warmup = "dropped the first " + std::to_string(side.skipped) + " of " + std::to_string(side.found) +
+                  " iterations (--skip " + std::to_string(side.skipped) + ")";
   const std::optional<double> cv = Number(doc, "latency_cv");
   side.has_cv = cv.has_value();
   side.cv = cv.value_or(0);

@@ -185,6 +185,12 @@ TEST(Warmup, CompareSaysWhichSideDroppedWarmup) {
       "old.json was analysed before warm-up detection and keeps all 6 iterations while new.json dropped 1 as "
       "warm-up: re-run tracegate analyze on its trace";
   EXPECT_NE(std::find(o.notes.begin(), o.notes.end(), note), o.notes.end());
+  // One from before the warm-up line that dropped iterations with --skip N: said from its counts.
+  json fixed = dropped;
+  fixed["iteration_source"].erase("warmup");
+  const std::string fixed_text = Printed(CompareReports(fixed, dropped, {}, "old.json", "new.json"));
+  EXPECT_NE(fixed_text.find("  warm-up, base: dropped the first 1 of 6 iterations (--skip 1)\n"), std::string::npos)
+      << fixed_text;
 }
 
 TEST(CompareFamilies, KernelFamilyNames) {
