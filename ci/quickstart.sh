@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The main job on a fresh machine: build tracegate, then analyze shipped GPU recordings, write
-# the JSON / Markdown / HTML reports and gate one against its stored baseline in baselines/.
+# the JSON / Markdown / HTML reports and gate them against their stored baselines in baselines/:
+# the ResNet-50 recordings of the first GPU run (tests/fixtures/gpu/, eager and torch.compile,
+# compared), and a PyTorch profiler trace of an A100 (tests/fixtures/real/).
 # On a machine with an NVIDIA GPU (nvidia-smi works) and the CUDA toolkit it first records
 # tests/gpu/known_workload and the mini model (kernels/, unfused and with res3 fused) with
 # `tracegate record`, analyzes them, predicts the fusion's gain from the unfused recording and
@@ -35,6 +37,25 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
 else
   echo "== no GPU here (nvidia-smi -L failed): analyzing the shipped GPU recordings instead"
 fi
+# ResNet-50 (torchvision, batch 32) recorded with `tracegate record` on an H200 (docs/gpu/2026-11-27-h200/),
+# eager and torch.compile: 30 iterations each, the first one cuDNN's autotuning or the 16 s compile.
+for run in eager compile; do
+  gunzip -c "tests/fixtures/gpu/resnet50_${run}_b32.db.gz" > "$out/resnet50_${run}_b32.db"
+done
+echo "== tracegate analyze $out/resnet50_eager_b32.db (recorded on an H200; warm-up dropped by --skip auto)"
+"$build/tracegate" analyze "$out/resnet50_eager_b32.db" --batch 32 --model resnet50_eager --precision fp32 \
+  --commit 865cc60 --top 5 -o "$out/resnet50_eager_b32.json" --md "$out/resnet50_eager_b32.md" \
+  --html "$out/resnet50_eager_b32.html"
+"$build/tracegate" analyze "$out/resnet50_compile_b32.db" --batch 32 --model resnet50_compile --precision fp32 \
+  --commit 865cc60 -q -o "$out/resnet50_compile_b32.json"
+echo "== tracegate compare: eager against torch.compile (what compilation fused, and what it cost)"
+"$build/tracegate" compare "$out/resnet50_eager_b32.json" "$out/resnet50_compile_b32.json" \
+  --md "$out/resnet50_compare.md"
+for run in eager compile; do
+  echo "== tracegate gate: the $run recording against its stored baseline baselines/resnet50_${run}_b32_h200.json"
+  "$build/tracegate" gate "$out/resnet50_${run}_b32.json" --baseline "resnet50_${run}_b32_h200" --dir baselines \
+    --junit "$out/gate_resnet50_${run}.xml" --md "$out/gate_resnet50_${run}.md"
+done
 trace=tests/fixtures/real/kineto_alexnet_train_step.json.gz
 echo "== tracegate analyze $trace"
 "$build/tracegate" analyze "$trace" --top 5 -o "$out/report.json"
@@ -52,5 +73,5 @@ echo "== tracegate predict: the same speedup on the rank-0 trace's cutlass GEMMs
 echo "== tracegate convert / export"
 "$build/tracegate" convert "$trace" -o "$out/alexnet.db"
 "$build/tracegate" export "$out/alexnet.db" --chrome "$out/alexnet.chrome.json"
-echo "quickstart: reports in $out (report_rank0.json / .md / .html), gate summary $out/gate.md," \
-  "Perfetto trace $out/alexnet.chrome.json"
+echo "quickstart: reports in $out (resnet50_eager_b32.json / .md / .html, report_rank0.json / .md / .html)," \
+  "comparison $out/resnet50_compare.md, gate summaries $out/gate*.md, Perfetto trace $out/alexnet.chrome.json"

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -110,11 +111,22 @@ Status CheckOutputPath(const std::string& in, const std::string& out) {
   return Status::Ok();
 }
 
+Status ParseSkip(const std::string& v, std::optional<size_t>* skip) {
+  if (v == "auto") {
+    skip->reset();
+    return Status::Ok();
+  }
+  if (v.empty() || v.size() > 9 || !std::all_of(v.begin(), v.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
+    return InvalidInput("--skip '" + v + "': expected auto or a number of iterations");
+  *skip = static_cast<size_t>(std::stoul(v));
+  return Status::Ok();
+}
+
 namespace {
 
 Status ToIterationOptions(const IterationArgs& a, IterationOptions* o) {
   if (!a.iteration_regex.empty()) o->iteration_regex = a.iteration_regex;
-  o->skip = a.skip;
+  TG_RETURN_IF_ERROR(ParseSkip(a.skip, &o->skip));
   o->batch = a.batch;
   for (const std::string& p : a.phases) {
     size_t eq = p.find('=');
@@ -230,6 +242,9 @@ int RunPredict(const PredictArgs& args) {
                 static_cast<unsigned long long>(m.matched), args.range_regex.empty() ? "kernels" : "ranges",
                 static_cast<double>(m.part_ns) / 1e6, static_cast<double>(m.total_ns) / 1e6, it.iterations.size(),
                 m.share);
+    if (it.skipped > 0)
+      std::printf("  (the first %zu of %zu iterations dropped as warm-up by --skip %s; --skip 0 keeps them)\n",
+                  it.skipped, it.found, it.skip_auto ? "auto" : std::to_string(it.skipped).c_str());
     if (args.range_regex.empty())
       std::printf("  (assumes the matched kernels are on the critical path: nothing else runs meanwhile)\n");
     parts.push_back({m.share, args.speedup});

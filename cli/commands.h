@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,7 @@ int Fail(const Status& s);
 // Options shared by every command that finds iterations in a trace.
 struct IterationArgs {
   std::string iteration_regex;       // empty: the default
-  size_t skip = 0;
+  std::string skip = "auto";         // --skip: "auto" (the warm-up rule) or a count
   std::vector<std::string> phases;   // "pre=REGEX", "infer=REGEX", "post=REGEX"
   int64_t batch = 1;
 };
@@ -97,8 +98,12 @@ int RunBaselineHistory(const BaselineArgs& args);
 // kExitRegression, kExitBadInput when it cannot judge (unreadable input included).
 inline constexpr int kExitRegression = 1;
 
+// --skip: "auto" (unset) or a count of iterations; errors name the option.
+Status ParseSkip(const std::string& text, std::optional<size_t>* skip);
+
 struct CompareArgs {
   std::string base, next;        // reports or traces (a trace is analyzed with default options)
+  std::string skip = "auto";     // --skip for a trace
   double threshold_pct = 5;
   double max_malformed_pct = 1;
   std::string md_out, json_out;  // --md, --json; empty: none
@@ -108,6 +113,7 @@ int RunCompare(const CompareArgs& args);
 struct GateArgs {
   std::string next;              // the new run: a report or a trace
   std::string baseline;          // --baseline NAME (in dir) or a report file
+  std::string skip = "auto";     // --skip for a trace
   std::string dir = "baselines";
   double threshold_pct = 5;
   bool require_significance = false;

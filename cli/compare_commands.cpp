@@ -61,8 +61,10 @@ int ExitCode(Verdict v) {
 
 int RunCompare(const CompareArgs& args) {
   json base, next;
-  if (Status s = ReadReportOrTrace(args.base, &base); !s.ok()) return Fail(s);
-  if (Status s = ReadReportOrTrace(args.next, &next); !s.ok()) return Fail(s);
+  std::optional<size_t> skip;
+  if (Status s = ParseSkip(args.skip, &skip); !s.ok()) return Fail(s);
+  if (Status s = ReadReportOrTrace(args.base, &base, skip); !s.ok()) return Fail(s);
+  if (Status s = ReadReportOrTrace(args.next, &next, skip); !s.ok()) return Fail(s);
   CompareOptions options;
   options.threshold_pct = args.threshold_pct;
   options.max_malformed_pct = args.max_malformed_pct;
@@ -82,8 +84,10 @@ int RunGate(const GateArgs& args) {
   options.kernel_threshold_pct = std::max(args.kernel_threshold_pct, 0.0);
   json base, next;
   std::string resolved;
+  std::optional<size_t> skip;
+  if (Status s = ParseSkip(args.skip, &skip); !s.ok()) return Fail(s);
   Status read = LoadBaseline(args.dir, args.baseline, &base, &resolved);
-  if (read.ok()) read = ReadReportOrTrace(args.next, &next);
+  if (read.ok()) read = ReadReportOrTrace(args.next, &next, skip);
   Comparison c = read.ok() ? CompareReports(base, next, options, args.baseline, args.next)
                            : CannotReadInputs(read.message(), options, args.baseline, args.next);
   PrintComparison(std::cout, c);

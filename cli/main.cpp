@@ -21,7 +21,10 @@ void AddIterationOptions(CLI::App* cmd, tg::cli::IterationArgs& it) {
   cmd->add_option("--iteration", it.iteration_regex,
                   "Regex naming the iteration ranges (NVTX / user annotations; searched, case-insensitive). "
                   "Default matches ProfilerStep#N, iteration, iter N, step N");
-  cmd->add_option("--skip", it.skip, "Warm-up iterations to drop from the front")->capture_default_str();
+  cmd->add_option("--skip", it.skip,
+                  "Warm-up iterations to drop from the front: a count, or auto (the leading iterations that each "
+                  "took more than 2x the median of the rest; at most half, at least 3 kept; --skip 0 keeps all)")
+      ->capture_default_str();
   cmd->add_option("--phase", it.phases,
                   "Phase range regex, repeatable: pre=REGEX, infer=REGEX, post=REGEX "
                   "(defaults: pre|preprocess, infer|inference|forward, post|postprocess)");
@@ -180,6 +183,8 @@ int main(int argc, char** argv) {
   cm->add_option("--max-malformed-pct", cmp.max_malformed_pct,
                  "Cannot judge when malformed_event is over this percent of the rows read")
       ->capture_default_str()->check(CLI::Range(0.0, 100.0));
+  cm->add_option("--skip", cmp.skip, "For a trace given: warm-up iterations to drop, a count or auto (see analyze)")
+      ->capture_default_str();
   cm->add_option("--md", cmp.md_out, "Write the Markdown summary here");
   cm->add_option("--json", cmp.json_out, "Write the comparison JSON here");
 
@@ -200,6 +205,8 @@ int main(int argc, char** argv) {
   g->add_option("--kernel-threshold", gate.kernel_threshold_pct,
                 "Also fail when a kernel family's GPU time per iteration grew by more than PCT percent")
       ->check(CLI::Range(0.0, 1000.0));
+  g->add_option("--skip", gate.skip, "For a trace given: warm-up iterations to drop, a count or auto (see analyze)")
+      ->capture_default_str();
   g->add_option("--junit", gate.junit_out, "Write JUnit XML here");
   g->add_option("--md", gate.md_out, "Write the Markdown summary here");
 

@@ -122,30 +122,67 @@ IdleCause IdleCauseFinder::Decide(const GapItem& g, IdleGap* gap) const {
   return cause;
 }
 
+namespace {
+
+// The longest gaps kept per cause, as the report's IdleGaps (sorted, causes decided).
+void DescribeLargest(const Trace& t, const IdleCauseFinder& f, std::array<std::vector<GapItem>, kIdleCauseCount>& kept,
+                     IdleCauses& out) {
+  for (size_t c = 0; c < kIdleCauseCount; ++c) {
+    std::sort(kept[c].begin(), kept[c].end(), LargerGap);
+    for (const GapItem& g : kept[c]) {
+      IdleGap gap = DescribeGap(t, g);
+      f.Decide(g, &gap);
+      out.largest[c].push_back(std::move(gap));
+    }
+  }
+}
+
+}  // namespace
+
 void IdleCauseFinder::Attribute(const std::vector<GapItem>& gaps, DeviceSummary& d, StreamSummary* streams,
-                                size_t stream_count) const {
+                                size_t stream_count, const std::vector<std::pair<TimeNs, TimeNs>>* spans,
+                                size_t largest_cap) const {
   IdleCauses& out = d.idle_causes;
   out.attributed = true;
   for (size_t i = 0; i < stream_count; ++i) streams[i].idle_attributed = true;
-  std::array<std::vector<GapItem>, kIdleCauseCount> largest;
+  std::array<std::vector<GapItem>, kIdleCauseCount> largest, in_largest;
+  std::vector<GapItem> in_overall;
+  d.has_in_iterations = spans != nullptr;
+  d.in_iterations.attributed = spans != nullptr;
+  size_t span = 0;  // the first span that ends after the current gap's start (gaps come in time order)
   for (const GapItem& g : gaps) {
     const size_t c = static_cast<size_t>(Decide(g, nullptr));
     out.gaps[c]++;
     out.ns[c] += g.end - g.start;
     KeepLargest(largest[c], kLargestGapsPerCause, g);
+    if (spans) {
+      while (span < spans->size() && (*spans)[span].second <= g.start) ++span;
+      TimeNs inside = 0;
+      for (size_t k = span; k < spans->size() && (*spans)[k].first < g.end; ++k)
+        inside += std::min(g.end, (*spans)[k].second) - std::max(g.start, (*spans)[k].first);
+      if (inside > 0) {
+        d.in_iterations.gaps[c]++;
+        d.in_iterations.ns[c] += inside;
+        d.in_iterations_ns += inside;
+        if (inside == g.end - g.start) {  // wholly inside one span: spans are disjoint and leave no gap inside
+          KeepLargest(in_largest[c], kLargestGapsPerCause, g);
+          KeepLargest(in_overall, largest_cap, g);
+        }
+      }
+    }
     // The device's streams are sorted by stream id, and the next work ran on one of them.
     const int64_t stream = ItemStream(t_, g.next);
     StreamSummary* st = std::partition_point(streams, streams + stream_count,
                                              [stream](const StreamSummary& x) { return x.stream < stream; });
     if (st != streams + stream_count && st->stream == stream) st->idle_before_ns[c] += g.end - g.start;
   }
-  for (size_t c = 0; c < kIdleCauseCount; ++c) {
-    std::sort(largest[c].begin(), largest[c].end(), LargerGap);
-    for (const GapItem& g : largest[c]) {
-      IdleGap gap = DescribeGap(t_, g);
-      Decide(g, &gap);
-      out.largest[c].push_back(std::move(gap));
-    }
+  DescribeLargest(t_, *this, largest, out);
+  if (!spans) return;
+  DescribeLargest(t_, *this, in_largest, d.in_iterations);
+  std::sort(in_overall.begin(), in_overall.end(), LargerGap);
+  for (const GapItem& g : in_overall) {
+    d.in_iterations_largest.push_back(DescribeGap(t_, g));
+    Decide(g, &d.in_iterations_largest.back());
   }
 }
 

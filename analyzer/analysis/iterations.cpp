@@ -237,8 +237,8 @@ Status CompileAll(const Trace& t, const IterationOptions& o, Matchers* m) {
   return Status::Ok();
 }
 
-// Markers -> out->iterations (the kept ones, spans still equal to the markers), found, skipped,
-// source, and the index that maps times to kept iterations.
+// Markers -> out->iterations (every one found, spans still equal to the markers), found, source,
+// and the index that maps times to iterations (DropWarmup drops the warm-up from both).
 Status FindIterations(const Trace& t, const IterationOptions& o, NameMatcher& match, IterationAnalysis* out,
                       MarkerIndex* index, bool* gpu_markers) {
   // Host markers; GPU-projected annotations only when no host range matches.
@@ -271,17 +271,14 @@ Status FindIterations(const Trace& t, const IterationOptions& o, NameMatcher& ma
       out->source += " (" + Plural(choice.other_pids, "other process", "other processes") + " with markers ignored)";
     }
   }
-  if (o.skip > 0 && o.skip >= out->found) {
-    return InvalidInput("--skip " + std::to_string(o.skip) + " drops all " +
+  if (o.skip && *o.skip > 0 && *o.skip >= out->found) {
+    return InvalidInput("--skip " + std::to_string(*o.skip) + " drops all " +
                         Plural(out->found, "iteration", "iterations") + " found; lower it");
   }
-  out->skipped = o.skip;
-  index->skip = o.skip;
   for (size_t i = 0; i < choice.markers.size(); ++i) {
     const Marker& m = choice.markers[i];
     index->start.push_back(m.start);
     index->end.push_back(m.end);
-    if (i < o.skip) continue;
     Iteration it;
     it.index = i;
     it.name = std::string(t.Name(t.ranges.name[m.row]));
@@ -411,6 +408,42 @@ void NarrowWholeTrace(const Trace& t, const IterationOptions& o, const ApiIndex&
                           o.iteration_regex.c_str(), NsToMs(it.end - it.start), NsToMs(window));
 }
 
+// The warm-up: --skip N, or the warm-up rule (FindWarmup) on the latencies every iteration has
+// with nothing dropped (its span separated from the one before, as SeparateSpans does). The first
+// `skipped` iterations move to out->dropped, the rows assigned to them to none (-1), the others'
+// indexes down, and the marker index skips them: the same as finding them with --skip N.
+void DropWarmup(const IterationOptions& o, IterationAnalysis* out, MarkerIndex* index) {
+  std::vector<Iteration>& its = out->iterations;
+  std::vector<double> latency(its.size());
+  std::vector<std::pair<TimeNs, TimeNs>> span(its.size());
+  for (size_t i = 0; i < its.size(); ++i) {
+    const TimeNs s = i > 0 ? std::max(its[i].start, span[i - 1].second) : its[i].start;
+    span[i] = {s, std::max(its[i].end, s)};
+    latency[i] = static_cast<double>(span[i].second - span[i].first);
+  }
+  size_t w = 0;
+  if (o.skip) {
+    w = *o.skip;  // FindIterations has checked it leaves an iteration
+  } else {
+    out->skip_auto = true;
+    out->warmup = FindWarmup(latency);
+    w = out->warmup.dropped;
+  }
+  out->skipped = w;
+  if (w == 0) return;
+  for (size_t i = 0; i < w; ++i) {
+    out->dropped.push_back(std::move(its[i]));
+    out->dropped.back().start = span[i].first;
+    out->dropped.back().end = span[i].second;
+  }
+  its.erase(its.begin(), its.begin() + static_cast<ptrdiff_t>(w));
+  index->skip = w;
+  const auto drop = static_cast<int32_t>(w);
+  for (std::vector<int32_t>* v : {&out->kernel_iteration, &out->memcpy_iteration, &out->memset_iteration,
+                                  &out->sync_iteration, &out->api_iteration})
+    for (int32_t& k : *v) k = k < drop ? -1 : k - drop;
+}
+
 // Iterations never overlap: when the host runs ahead, the GPU work of step N ends after step N+1's
 // range begins, and N+1's GPU step is measured from the end of N's GPU work to the end of its own
 // (its host step, the marker, stays in marker_start/marker_end). Latencies then add up to at most
@@ -481,6 +514,7 @@ Status AnalyzeIterations(const Trace& trace, const IterationOptions& options, It
   out->sync_iteration = assign.Gpu(trace.syncs, out->api_iteration);
 
   CountWork(trace, out);
+  DropWarmup(options, out, &index);
   SeparateSpans(out->iterations);
   ComputePhases(trace, assign, matchers, out);
   ComputeStats(out);

@@ -31,7 +31,8 @@ inline size_t RefRow(uint32_t ref) { return ref >> 2; }
 // Fills s.devices (busy/idle, gaps, and their causes when api_index and kernel_classes are
 // given) and s.streams.
 void SummarizeTimelines(const Trace& trace, const AnalyzeOptions& options, const ApiIndex* api_index,
-                        const HostStages* stages, const std::vector<KernelClass>* kernel_classes, Summary& s);
+                        const HostStages* stages, const std::vector<KernelClass>* kernel_classes,
+                        const SpanSource* iteration_spans, Summary& s);
 
 // One hole in a device's busy union: [start, end), the item ending where it begins and the one
 // starting where it ends.
@@ -64,8 +65,10 @@ class IdleCauseFinder {
   // The cause of `g`; with `gap`, sets gap->cause and the evidence fields that decided it.
   IdleCause Decide(const GapItem& g, IdleGap* gap) const;
   // Every gap of the device: d.idle_causes, and the time before each stream's next work
-  // (`streams`: the device's streams, sorted by stream id).
-  void Attribute(const std::vector<GapItem>& gaps, DeviceSummary& d, StreamSummary* streams, size_t stream_count) const;
+  // (`streams`: the device's streams, sorted by stream id). With `spans` (sorted, disjoint) also
+  // d.in_iterations and the `largest` longest gaps wholly inside one span. `gaps` in time order.
+  void Attribute(const std::vector<GapItem>& gaps, DeviceSummary& d, StreamSummary* streams, size_t stream_count,
+                 const std::vector<std::pair<TimeNs, TimeNs>>* spans = nullptr, size_t largest = 0) const;
 
  private:
   struct Wait {

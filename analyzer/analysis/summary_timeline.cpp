@@ -127,7 +127,24 @@ TimeNs SweepUnion(const GpuItem* first, const GpuItem* last, OnGap&& on_gap) {
 // `lane_bounds`: the device's items are its lanes' time-sorted blocks, at these offsets.
 // `streams`: the device's stream summaries, by stream id.
 // Appends the device's kernel rows in start order to `kernels` and its busy union to `busy`.
-void SummarizeDevice(const Trace& t, const AnalyzeOptions& options, const IdleCauseFinder* causes, GpuItem* first,
+// The kept iterations' spans, asked for once, when the first device's gaps are attributed.
+class LazySpans {
+ public:
+  explicit LazySpans(const SpanSource* source) : source_(source) {}
+  const std::vector<std::pair<TimeNs, TimeNs>>* Get() {
+    if (!asked_ && source_ && *source_) spans_ = (*source_)();
+    asked_ = true;
+    return spans_;
+  }
+
+ private:
+  const SpanSource* source_;
+  bool asked_ = false;
+  const std::vector<std::pair<TimeNs, TimeNs>>* spans_ = nullptr;
+};
+
+void SummarizeDevice(const Trace& t, const AnalyzeOptions& options, const IdleCauseFinder* causes, LazySpans& spans,
+                     GpuItem* first,
                      GpuItem* last, const std::vector<size_t>& lane_bounds, StreamSummary* streams,
                      size_t stream_count, DeviceSummary& d, std::vector<uint32_t>& kernels,
                      std::vector<std::pair<TimeNs, TimeNs>>& busy) {
@@ -161,7 +178,7 @@ void SummarizeDevice(const Trace& t, const AnalyzeOptions& options, const IdleCa
   d.idle_ratio = d.has_idle_ratio
                      ? static_cast<double>(d.active_ns - d.busy_ns) / static_cast<double>(d.active_ns)
                      : 0.0;
-  if (causes) causes->Attribute(all_gaps, d, streams, stream_count);
+  if (causes) causes->Attribute(all_gaps, d, streams, stream_count, spans.Get(), options.largest_gaps);
   std::sort(heap.begin(), heap.end(), LargerGap);
   d.largest_gaps.reserve(heap.size());
   for (const GapItem& g : heap) {
@@ -215,8 +232,10 @@ void KeepLargest(std::vector<GapItem>& heap, size_t cap, const GapItem& g) {
 }
 
 void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, const ApiIndex* api_index,
-                        const HostStages* stages, const std::vector<KernelClass>* kernel_classes, Summary& s) {
+                        const HostStages* stages, const std::vector<KernelClass>* kernel_classes,
+                        const SpanSource* iteration_spans, Summary& s) {
   std::optional<IdleCauseFinder> causes;
+  LazySpans spans(iteration_spans);
   if (api_index && kernel_classes) causes.emplace(t, *api_index, stages, *kernel_classes);
   std::vector<LaneKey> lane_keys;
   std::vector<size_t> lane_start;
@@ -267,7 +286,7 @@ void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, const Api
       bounds.push_back(lane_start[lane + 1] - begin);
     }
     size_t end = begin + d.kernels + d.memcpys + d.memsets;
-    SummarizeDevice(t, options, causes ? &*causes : nullptr, items.data() + begin, items.data() + end, bounds,
+    SummarizeDevice(t, options, causes ? &*causes : nullptr, spans, items.data() + begin, items.data() + end, bounds,
                     s.streams.data() + first_lane, lane - first_lane, d, s.kernels_by_start, s.gpu_busy);
     kernel_bounds.push_back(s.kernels_by_start.size());
     busy_bounds.push_back(s.gpu_busy.size());

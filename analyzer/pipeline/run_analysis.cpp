@@ -4,6 +4,9 @@
 #include <exception>
 #include <future>
 #include <optional>
+#include <thread>
+#include <utility>
+#include <vector>
 
 #include "analyzer/analysis/correlation.h"
 #include "analyzer/analysis/host_stages.h"
@@ -43,6 +46,17 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   // launch (host_launch); their expressions are compiled here, before the second thread starts
   // (host_stages.h says why), and AnalyzeIterations reports an invalid one.
   HostStages stages(trace, config.iterations);
+  // The summary's gaps inside the kept iterations (DeviceSummary::in_iterations) wait, after the
+  // sweep, for the iterations' spans: set below in every case, so the summary never waits forever.
+  std::vector<std::pair<TimeNs, TimeNs>> spans;
+  std::promise<const std::vector<std::pair<TimeNs, TimeNs>>*> spans_set;
+  std::shared_future<const std::vector<std::pair<TimeNs, TimeNs>>*> spans_ready = spans_set.get_future().share();
+  // When no thread can be had, SideTask runs the summary right here, before the iterations: then
+  // there are no spans to wait for (the rules fall back to the whole trace's gaps).
+  const std::thread::id main_thread = std::this_thread::get_id();
+  const SpanSource span_source = [&]() -> const std::vector<std::pair<TimeNs, TimeNs>>* {
+    return std::this_thread::get_id() == main_thread ? nullptr : spans_ready.get();
+  };
   {
     SideTask summary([&] {
       try {
@@ -56,12 +70,20 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
       // The idle causes ask the kernel classes which kernels are collectives. The iterations
       // take longer than both.
       kernel_classes = ClassifyKernels(trace, classifier);
-      out->summary = Summarize(trace, config.summary, &*api_index, &stages, &kernel_classes);
+      out->summary = Summarize(trace, config.summary, &*api_index, &stages, &kernel_classes, &span_source);
     });
-    iterations = AnalyzeIterations(trace, config.iterations, &out->iterations, [&]() -> const ApiIndex& {
-      index_ready.get();  // rethrows what building it threw
-      return *api_index;
-    });
+    try {
+      iterations = AnalyzeIterations(trace, config.iterations, &out->iterations, [&]() -> const ApiIndex& {
+        index_ready.get();  // rethrows what building it threw
+        return *api_index;
+      });
+    } catch (...) {
+      spans_set.set_value(nullptr);
+      throw;
+    }
+    if (iterations.ok())
+      for (const Iteration& it : out->iterations.iterations) spans.emplace_back(it.start, it.end);
+    spans_set.set_value(iterations.ok() ? &spans : nullptr);
     summary.Wait();
   }
   api_index.reset();  // the iterations were its only user

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 namespace tg {
 
@@ -95,6 +96,77 @@ double Pearson(const std::vector<double>& x, const std::vector<double>& y) {
   CoMoments m = Deviations([&x](size_t i) { return x[i]; }, Mean(x), y);
   if (!(m.sxx > 0) || !(m.syy > 0)) return 0;
   return m.sxy / std::sqrt(m.sxx * m.syy);
+}
+
+namespace {
+
+// The medians of every suffix latencies[w..] for w = 1..last, from one sort and a Fenwick tree
+// of counts over the values' ranks (each step removes latencies[w - 1]; k-th smallest by descent).
+class SuffixMedians {
+ public:
+  explicit SuffixMedians(const std::vector<double>& v) : rank_(v.size()), by_rank_(v.size()), tree_(v.size() + 1) {
+    std::vector<size_t> order(v.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return v[a] < v[b]; });
+    for (size_t r = 0; r < order.size(); ++r) rank_[order[r]] = r, by_rank_[r] = v[order[r]];
+    for (size_t r = 0; r < order.size(); ++r) Add(r, 1);
+    size_ = v.size();
+  }
+  void Remove(size_t i) {
+    Add(rank_[i], -1);
+    --size_;
+  }
+  double Median() const {
+    const double hi = Kth(size_ / 2 + 1);
+    return size_ % 2 == 1 ? hi : (Kth(size_ / 2) + hi) / 2;
+  }
+
+ private:
+  void Add(size_t r, int d) {
+    for (size_t i = r + 1; i < tree_.size(); i += i & (~i + 1)) tree_[i] += d;
+  }
+  // The k-th smallest (1-based) of the values still present.
+  double Kth(size_t k) const {
+    size_t pos = 0, step = 1;
+    while (step * 2 < tree_.size()) step *= 2;
+    for (; step > 0; step /= 2) {
+      if (pos + step < tree_.size() && static_cast<size_t>(tree_[pos + step]) < k) {
+        pos += step;
+        k -= static_cast<size_t>(tree_[pos]);
+      }
+    }
+    return by_rank_[pos];  // pos: the count of ranks below the k-th, so its rank
+  }
+  std::vector<size_t> rank_;
+  std::vector<double> by_rank_;
+  std::vector<int64_t> tree_;
+  size_t size_ = 0;
+};
+
+}  // namespace
+
+WarmupSplit FindWarmup(const std::vector<double>& latencies, double factor) {
+  WarmupSplit s;
+  const size_t n = latencies.size();
+  if (n < kWarmupMinIterations) return s;
+  s.eligible = true;
+  const size_t last = std::min(n / 2, n - 3);
+  SuffixMedians medians(latencies);
+  double prefix_min = latencies[0];
+  std::vector<double> median_at(last + 1);
+  for (size_t w = 1; w <= last; ++w) {
+    medians.Remove(w - 1);
+    prefix_min = std::min(prefix_min, latencies[w - 1]);
+    median_at[w] = medians.Median();
+    if (prefix_min > factor * median_at[w]) s.dropped = w;
+  }
+  if (s.dropped > 0) {
+    s.median = median_at[s.dropped];
+  } else {
+    s.median = median_at[1];
+    s.first_ratio = s.median > 0 ? latencies[0] / s.median : 0;
+  }
+  return s;
 }
 
 }  // namespace tg

@@ -101,6 +101,35 @@ MetricDelta ReadMetric(const MetricSpec& spec, const json& base, const json& nex
   return m;
 }
 
+// Per kept iteration, from kernel_table (the kept iterations' kernels; kernels.total_ms is the
+// whole trace's, warm-up and start-up included): the kernels' GPU time, or their launches.
+std::optional<double> KernelTablePerIteration(const json& doc, bool launches) {
+  const json* table = Find(doc, "kernel_table");
+  const std::optional<double> iterations = Number(doc, "iterations");
+  if (!table || !table->is_array() || !iterations || *iterations <= 0) return std::nullopt;
+  double sum = 0;
+  for (const json& row : *table) sum += Number(row, launches ? "count" : "per_iteration_ms").value_or(0);
+  return launches ? sum / *iterations : sum;
+}
+
+MetricDelta KernelTableMetric(const char* key, bool launches, const json& base, const json& next) {
+  MetricDelta m;
+  m.key = key;
+  const std::optional<double> b = KernelTablePerIteration(base, launches), n = KernelTablePerIteration(next, launches);
+  m.has_base = b.has_value();
+  m.has_new = n.has_value();
+  m.base = b.value_or(0);
+  m.next = n.value_or(0);
+  if (!b) m.base_reason = "no kernel_table";
+  if (!n) m.new_reason = "no kernel_table";
+  if (b && n) {
+    m.delta = *n - *b;
+    m.has_pct = *b != 0;
+    if (m.has_pct) m.pct = m.delta / std::abs(*b) * 100;
+  }
+  return m;
+}
+
 std::vector<double> Samples(const json& doc) {
   std::vector<double> out;
   for (const json& v : Array(doc, "latency_samples_ms"))
@@ -118,6 +147,13 @@ SideInfo ReadSide(const json& doc, const std::string& label) {
   side.model = Text(doc, "model");
   side.commit = Text(doc, "commit");
   side.samples = Samples(doc).size();
+  const json& source = Object(doc, "iteration_source");
+  side.found = static_cast<size_t>(std::max<int64_t>(internal::Int(source, "found"), 0));
+  side.skipped = static_cast<size_t>(std::max<int64_t>(internal::Int(source, "skipped"), 0));
+  side.warmup = Text(Object(source, "warmup"), "summary");
+  if (side.warmup.empty() && side.skipped > 0)  // a report from before the warm-up line, with --skip N
+    side.warmup = "dropped the first " + std::to_string(side.skipped) + " of " + std::to_string(side.found) +
+                  " iterations (--skip " + std::to_string(side.skipped) + ")";
   const std::optional<double> cv = Number(doc, "latency_cv");
   side.has_cv = cv.has_value();
   side.cv = cv.value_or(0);
@@ -234,7 +270,13 @@ std::string VerdictText(const Comparison& c) {
   std::string text = VerdictHeading(c.verdict) + ": " + LatencyText(c);
   if (c.options.require_significance) text += ", " + p_text;
   std::vector<std::string> kernels = ContributorNames(c);
-  text += kernels.empty() ? "; no kernel got slower" : "; slower kernels: " + Join(kernels, ", ");
+  // Kernels that grew while the kernels' time as a whole fell did not make it slower: say so.
+  const double kernel_delta = KernelDeltaMs(c);
+  if (!c.kernels.empty() && kernel_delta < 0)
+    text += "; kernel GPU time " + FormatSigned(kernel_delta, 3) + " ms/iter overall" +
+            (kernels.empty() ? "" : " (grew: " + Join(kernels, ", ") + ")");
+  else
+    text += kernels.empty() ? "; no kernel got slower" : "; slower kernels: " + Join(kernels, ", ");
   std::vector<std::string> phases;
   for (size_t j = 0; j < c.phase_contributors.size() && j < 2; ++j) {
     const PhaseDelta& p = c.phases[c.phase_contributors[j]];
@@ -269,7 +311,18 @@ Comparison CompareReports(const json& base, const json& next, const CompareOptio
   CheckSide(base, c.base, &c.problems);
   CheckSide(next, c.next, &c.problems);
   CheckDevices(c);
-  for (const MetricSpec& spec : kMetrics) c.metrics.push_back(ReadMetric(spec, base, next));
+  // A side whose report predates warm-up detection may hold the warm-up the other side dropped.
+  for (auto [side, other] : {std::pair{&c.base, &c.next}, std::pair{&c.next, &c.base}})
+    if (side->warmup.empty() && side->skipped == 0 && other->skipped > 0 && side->found > 0)
+      c.notes.push_back(side->label + " was analysed before warm-up detection and keeps all " +
+                        std::to_string(side->found) + " iterations while " + other->label + " dropped " +
+                        std::to_string(other->skipped) + " as warm-up: re-run tracegate analyze on its trace");
+  for (const MetricSpec& spec : kMetrics) {
+    c.metrics.push_back(ReadMetric(spec, base, next));
+    if (c.metrics.back().key != "kernels.total_ms") continue;
+    c.metrics.push_back(KernelTableMetric("kernel_ms_per_iter", false, base, next));
+    c.metrics.push_back(KernelTableMetric("launches_per_iter", true, base, next));
+  }
   const MetricDelta& avg = c.metrics.front();
   c.has_latency = avg.has_base && avg.has_new && avg.base > 0 && avg.next > 0;
   if (c.has_latency) {

@@ -1,5 +1,8 @@
 // The per-kernel and per-phase diff of two reports and the contributors to the latency change.
 #include <algorithm>
+#include <cctype>
+#include <iterator>
+#include <string_view>
 #include <cmath>
 #include <map>
 #include <set>
@@ -123,25 +126,163 @@ void SetShares(std::vector<T>& items, double latency_delta, bool significant) {
 
 }  // namespace
 
+namespace {
+
+// The template arguments of the first template in `name` that follows `after`, split at depth 1.
+std::vector<std::string_view> TemplateArguments(std::string_view name, size_t after) {
+  std::vector<std::string_view> args;
+  const size_t open = name.find('<', after);
+  if (open == std::string_view::npos) return args;
+  int depth = 0;
+  size_t begin = open + 1;
+  for (size_t i = open; i < name.size(); ++i) {
+    const char ch = name[i];
+    if (ch == '<' || ch == '(' || ch == '[' || ch == '{') {
+      ++depth;
+    } else if (ch == '>' || ch == ')' || ch == ']' || ch == '}') {
+      if (--depth == 0) {
+        args.push_back(name.substr(begin, i - begin));
+        return args;
+      }
+    } else if (ch == ',' && depth == 1) {
+      args.push_back(name.substr(begin, i - begin));
+      begin = i + 1;
+    }
+  }
+  return {};  // unbalanced: not C++
+}
+
+// The end of the first template argument or parenthesised list at depth 0 of `s`, from `from`.
+size_t EndOfArgument(std::string_view s, size_t from) {
+  int depth = 0;
+  for (size_t i = from; i < s.size(); ++i) {
+    const char ch = s[i];
+    if (ch == '<' || ch == '(' || ch == '[' || ch == '{') ++depth;
+    else if ((ch == '>' || ch == ')' || ch == ']' || ch == '}') && --depth < 0) return i;
+    else if (ch == ',' && depth == 0) return i;
+  }
+  return s.size();
+}
+
+// A functor for a family name, from a template argument as Kineto (c++filt) or Nsight Systems
+// writes it: namespaces dropped, gpu_kernel_impl<F> unwrapped to F, a lambda named by the
+// function it is in ("at::native::(anonymous namespace)::launch_clamp_scalar(...)::{lambda()#1}..."
+// -> "launch_clamp_scalar").
+std::string FunctorName(std::string_view arg) {
+  std::string out;
+  for (size_t i = 0; i < arg.size(); ++i) {
+    bool skipped = false;
+    for (std::string_view anon : {"(anonymous namespace)::", "<unnamed>::"})
+      if (arg.substr(i).starts_with(anon)) {
+        i += anon.size() - 1;
+        skipped = true;
+        break;
+      }
+    if (skipped) continue;
+    out += arg[i];
+    if (out.ends_with("::")) {  // drop the qualifier just completed
+      size_t q = out.size() - 2;
+      while (q > 0 && (std::isalnum(static_cast<unsigned char>(out[q - 1])) || out[q - 1] == '_')) --q;
+      if (q < out.size() - 2) out.erase(q);
+    }
+  }
+  std::string_view v = out;
+  while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+  if (v.starts_with("void ")) v.remove_prefix(5);
+  for (std::string_view wrapper : {"gpu_kernel_impl_nocast<", "gpu_kernel_impl<"})
+    if (v.starts_with(wrapper)) {
+      v.remove_prefix(wrapper.size());
+      v = v.substr(0, EndOfArgument(v, 0));
+      break;
+    }
+  std::string f(v.substr(0, v.find('(')));
+  while (!f.empty() && f.back() == ' ') f.pop_back();
+  for (size_t pos; (pos = f.find("> >")) != std::string::npos;) f.erase(pos + 1, 1);
+  return f;
+}
+
+// A number as a template argument: "4", or "(int)4" as Nsight Systems writes it.
+bool IsNumber(std::string_view s) {
+  if (s.starts_with("(")) s.remove_prefix(std::min(s.size(), s.find(')') + 1));
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+}
+
+bool IsDigits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+}
+
+}  // namespace
+
+std::string KernelFamilyName(const std::string& demangled) {
+  std::string family = ShortKernelName(demangled);
+  // Inductor: triton_{poi,red,per,tem}_fused_<ops>_<N>.
+  static constexpr std::string_view kInductor[] = {"triton_poi_", "triton_red_", "triton_per_", "triton_tem_"};
+  if (std::any_of(std::begin(kInductor), std::end(kInductor), [&](std::string_view p) { return family.starts_with(p); })) {
+    const size_t under = family.rfind('_');
+    if (under != std::string::npos && IsDigits(std::string_view(family).substr(under + 1)))
+      return family.substr(0, under + 1) + "*";
+    return family;
+  }
+  // PyTorch: at::native::...elementwise_kernel<[sizes,] functor, ...>: the first argument that is
+  // not a number is the operation.
+  if (!family.starts_with("at::native::") || !family.ends_with("elementwise_kernel")) return family;
+  const size_t at = demangled.find(family.substr(family.rfind("::") + 2));
+  if (at == std::string::npos) return family;
+  for (std::string_view arg : TemplateArguments(demangled, at)) {
+    while (!arg.empty() && arg.front() == ' ') arg.remove_prefix(1);
+    if (IsNumber(arg)) continue;
+    const std::string functor = FunctorName(arg);
+    return functor.empty() ? family : family + "<" + functor + ">";
+  }
+  return family;
+}
+
 std::vector<FamilyDelta> GroupFamilies(const Comparison& c, const std::vector<size_t>& kernels) {
   std::vector<FamilyDelta> families;
   std::map<std::string, size_t> index;
+  std::vector<std::string> only_variant;  // a family of one kernel is shown by that kernel's short name
+  const double base_iterations = static_cast<double>(std::max<size_t>(c.base.samples, 1));
+  const double new_iterations = static_cast<double>(std::max<size_t>(c.next.samples, 1));
   for (size_t i : kernels) {
     const KernelDelta& k = c.kernels[i];
-    auto [it, inserted] = index.try_emplace(ShortKernelName(k.name), families.size());
-    if (inserted) families.push_back({.name = it->first, .change = k.change});
+    auto [it, inserted] = index.try_emplace(KernelFamilyName(k.name), families.size());
+    if (inserted) {
+      families.push_back({.name = it->first, .change = k.change, .has_launches = true});
+      only_variant.push_back(ShortKernelName(k.name));
+    }
     FamilyDelta& f = families[it->second];
     f.base_ms += k.base_ms;
     f.new_ms += k.new_ms;
     f.delta_ms += k.delta_ms;
+    f.base_launches += static_cast<double>(k.base_count) / base_iterations;
+    f.new_launches += static_cast<double>(k.new_count) / new_iterations;
     ++f.variants;
     if (f.change != k.change) f.change = KernelChange::kChanged;  // some variants added or removed
   }
-  for (FamilyDelta& f : families) {
+  for (size_t j = 0; j < families.size(); ++j) {
+    FamilyDelta& f = families[j];
+    if (f.variants == 1 && f.name.ends_with("_*")) f.name = only_variant[j];
     f.has_delta_pct = f.change != KernelChange::kAdded && f.base_ms > 0;
     if (f.has_delta_pct) f.delta_pct = f.delta_ms / f.base_ms * 100;
   }
   return families;
+}
+
+double KernelDeltaMs(const Comparison& c) {
+  double sum = 0;
+  for (const KernelDelta& k : c.kernels) sum += k.delta_ms;
+  return sum;
+}
+
+FamilyTotals TotalFamilies(const Comparison& c, KernelChange change) {
+  FamilyTotals t;
+  for (const FamilyDelta& f : c.families) {
+    if (f.change != change) continue;
+    t.families++;
+    t.delta_ms += f.delta_ms;
+    t.delta_launches += f.new_launches - f.base_launches;
+  }
+  return t;
 }
 
 namespace {

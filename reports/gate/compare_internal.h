@@ -19,9 +19,19 @@ namespace tg {
 // side lacks the section.
 void DiffKernelsAndPhases(const nlohmann::json& base, const nlohmann::json& next, Comparison& c);
 
-// The families (ShortKernelName) of c.kernels[i] for i in `kernels`, in first-seen order, with
-// their times summed.
+// The families (KernelFamilyName) of c.kernels[i] for i in `kernels`, in first-seen order, with
+// their times and launches per iteration summed.
 std::vector<FamilyDelta> GroupFamilies(const Comparison& c, const std::vector<size_t>& kernels);
+
+// The families of one KernelChange in c.families: how many, and their summed per-iteration
+// deltas (GPU ms, launches).
+struct FamilyTotals {
+  size_t families = 0;
+  double delta_ms = 0, delta_launches = 0;
+};
+FamilyTotals TotalFamilies(const Comparison& c, KernelChange change);
+// The kernels' GPU time per iteration, new minus base, over every kernel of c.kernels.
+double KernelDeltaMs(const Comparison& c);
 
 // Lost data on either side (compare.h): "data_quality" problems naming the counter or table and
 // its numbers; a note when a side has no counts{} to check.

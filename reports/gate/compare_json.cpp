@@ -16,6 +16,9 @@ json SideJson(const SideInfo& s) {
           {"model", s.model.empty() ? json(nullptr) : json(s.model)},
           {"commit", s.commit.empty() ? json(nullptr) : json(s.commit)},
           {"samples", s.samples},
+          {"iterations_found", s.found},
+          {"warmup_skipped", s.skipped},
+          {"warmup", s.warmup.empty() ? json(nullptr) : json(s.warmup)},
           {"latency_cv", NumberOr(s.has_cv, s.cv)},
           {"has_kernel_table", s.has_kernel_table},
           {"error_counters", s.error_counters}};
@@ -89,7 +92,11 @@ json StatisticsJson(const Comparison& c) {
 
 json FamilyJson(const FamilyDelta& f) {
   json j = PerIteration(f.base_ms, f.new_ms, f.delta_ms, f.has_delta_pct, f.delta_pct);
-  j.update({{"name", f.name}, {"change", KernelChangeName(f.change)}, {"variants", f.variants}});
+  j.update({{"name", f.name},
+            {"change", KernelChangeName(f.change)},
+            {"variants", f.variants},
+            {"base_launches_per_iteration", NumberOr(f.has_launches, f.base_launches)},
+            {"new_launches_per_iteration", NumberOr(f.has_launches, f.new_launches)}});
   return j;
 }
 

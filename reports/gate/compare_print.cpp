@@ -18,13 +18,36 @@ std::string Clip(const std::string& name) {
 }
 
 std::string Side(const SideInfo& s) {
-  std::string text = s.label + " (n = " + std::to_string(s.samples) + ", CV " +
-                     (s.has_cv ? FormatNumber(s.cv, 4) : "n/a");
+  std::string text = s.label + " (n = " + std::to_string(s.samples);
+  if (s.skipped > 0) text += " of " + std::to_string(s.found) + ", " + std::to_string(s.skipped) + " warm-up dropped";
+  text += std::string(", CV ") + (s.has_cv ? FormatNumber(s.cv, 4) : "n/a");
   if (!s.devices.empty()) text += ", " + s.devices.front() + (s.devices.size() > 1 ? " +" : "");
   return text + ")";
 }
 
 std::string Value(bool has, double v, int decimals) { return has ? FormatNumber(v, decimals) : "n/a"; }
+
+// The kernel families of one kind of change (removed, added, changed), largest move first, with
+// their total: what a compiler fused away and what it generated instead.
+void FamilyGroup(std::ostream& out, const Comparison& c, KernelChange change, const char* title) {
+  const FamilyTotals t = TotalFamilies(c, change);
+  if (t.families == 0) return;
+  out << "  kernel families " << title << ": " << t.families << ", " << FormatSigned(t.delta_ms, 3) << " ms and "
+      << FormatSigned(t.delta_launches, 1) << " launches per iteration\n";
+  size_t shown = 0;
+  char line[128];
+  for (const FamilyDelta& f : c.families) {
+    if (f.change != change) continue;
+    if (shown++ == kPrintedContributors) break;
+    std::snprintf(line, sizeof line, "    %10s %9s  %8s -> %-8s %6s -> %-6s ", FormatSigned(f.delta_ms, 3).c_str(),
+                  f.has_delta_pct ? (FormatSigned(f.delta_pct, 2) + "%").c_str() : KernelChangeName(f.change).data(),
+                  FormatNumber(f.base_ms, 3).c_str(), FormatNumber(f.new_ms, 3).c_str(),
+                  FormatNumber(f.base_launches, 1).c_str(), FormatNumber(f.new_launches, 1).c_str());
+    out << line << Clip(f.name) << (f.variants > 1 ? " (" + std::to_string(f.variants) + " variants)" : "") << "\n";
+  }
+  if (t.families > kPrintedContributors)
+    out << "    " << t.families - kPrintedContributors << " more in tracegate compare --json\n";
+}
 
 }  // namespace
 
@@ -32,6 +55,8 @@ void PrintComparison(std::ostream& out, const Comparison& c) {
   out << c.verdict_text << "\n";
   if (c.metrics.empty()) return;  // the inputs could not be read: nothing else to show
   out << "  base: " << Side(c.base) << "\n  new:  " << Side(c.next) << "\n";
+  for (const SideInfo* s : {&c.base, &c.next})
+    if (s->skipped > 0) out << "  warm-up, " << (s == &c.base ? "base" : "new") << ": " << s->warmup << "\n";
   char line[256];
   std::snprintf(line, sizeof line, "  %-18s %12s %12s %12s %9s\n", "metric", "base", "new", "delta", "delta %");
   out << line;
@@ -46,7 +71,12 @@ void PrintComparison(std::ostream& out, const Comparison& c) {
   }
   RankTable(out, c, false);
   if (!c.kernel_contributors.empty()) {
-    out << "  " << (c.latency_delta_ms > 0 ? "slower" : "faster") << " kernels (ms per iteration):\n";
+    const double total = KernelDeltaMs(c);
+    if (total * c.latency_delta_ms < 0)  // these moved with the latency, the kernels as a whole against it
+      out << "  kernels that " << (c.latency_delta_ms > 0 ? "grew" : "shrank") << " (ms per iteration; all kernels "
+          << FormatSigned(total, 3) << "):\n";
+    else
+      out << "  " << (c.latency_delta_ms > 0 ? "slower" : "faster") << " kernels (ms per iteration):\n";
     for (size_t j = 0; j < c.kernel_contributors.size() && j < kPrintedContributors; ++j) {
       const KernelDelta& k = c.kernels[c.kernel_contributors[j]];
       std::snprintf(line, sizeof line, "    %10s  %10s -> %-10s ", FormatSigned(k.delta_ms, 3).c_str(),
@@ -54,18 +84,9 @@ void PrintComparison(std::ostream& out, const Comparison& c) {
       out << line << Clip(k.name) << "\n";
     }
   }
-  if (!c.families.empty()) {
-    out << "  kernel families changed (GPU ms per iteration, summed over variants):\n";
-    for (size_t j = 0; j < c.families.size() && j < kPrintedContributors; ++j) {
-      const FamilyDelta& f = c.families[j];
-      std::snprintf(line, sizeof line, "    %10s %9s  %10s -> %-10s ", FormatSigned(f.delta_ms, 3).c_str(),
-                    f.has_delta_pct ? (FormatSigned(f.delta_pct, 2) + "%").c_str() : KernelChangeName(f.change).data(),
-                    FormatNumber(f.base_ms, 3).c_str(), FormatNumber(f.new_ms, 3).c_str());
-      out << line << Clip(f.name) << (f.variants > 1 ? " (" + std::to_string(f.variants) + " variants)" : "") << "\n";
-    }
-    if (c.families.size() > kPrintedContributors)
-      out << "    " << c.families.size() - kPrintedContributors << " more in tracegate compare --json\n";
-  }
+  FamilyGroup(out, c, KernelChange::kRemoved, "removed (in base only)");
+  FamilyGroup(out, c, KernelChange::kAdded, "added (in new only)");
+  FamilyGroup(out, c, KernelChange::kChanged, "changed");
   if (!c.phase_contributors.empty()) {
     out << "  phases (ms per iteration):";
     for (size_t i : c.phase_contributors)

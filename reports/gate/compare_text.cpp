@@ -120,6 +120,9 @@ void ContributorTables(std::ostream& out, const Comparison& c) {
           << Share(k.has_share, k.share_of_change) << " |\n";
     }
     out << "\nKernel time is summed over streams; on overlapping streams it can exceed its effect on latency.\n\n";
+    if (const double kernels = KernelDeltaMs(c); kernels * c.latency_delta_ms < 0)
+      out << "The kernels' GPU time per iteration as a whole moved the other way (" << FormatSigned(kernels, 3)
+          << " ms): the kernels above grew, but the change is in the phases below.\n\n";
   }
   if (!c.significant) {
     out << "Shares of the change are given only when the latency change is significant (Mann-Whitney p < "
@@ -135,14 +138,25 @@ void ContributorTables(std::ostream& out, const Comparison& c) {
 
 void KernelFamilies(std::ostream& out, const Comparison& c) {
   if (c.families.empty()) return;
-  out << "\n### Kernel families whose GPU time changed\n\n"
-         "| kernel family | variants | base ms/iter | new ms/iter | delta ms/iter | delta % of its base |\n"
-         "|---|---:|---:|---:|---:|---:|\n";
+  out << "\n### Kernel families whose GPU time changed\n\n";
+  // What a change such as torch.compile fused away (base only) and generated (new only).
+  for (auto [change, what] : {std::pair{KernelChange::kRemoved, "Removed (in base only)"},
+                              std::pair{KernelChange::kAdded, "Added (in new only)"}}) {
+    const FamilyTotals t = TotalFamilies(c, change);
+    if (t.families == 0) continue;
+    out << "- " << what << ": " << t.families << (t.families == 1 ? " family, " : " families, ")
+        << FormatSigned(t.delta_ms, 3) << " ms and " << FormatSigned(t.delta_launches, 1)
+        << " launches per iteration\n";
+  }
+  out << "\n| kernel family | change | variants | base ms/iter | new ms/iter | delta ms/iter | delta % of its base | "
+         "launches/iter base / new |\n"
+         "|---|---|---:|---:|---:|---:|---:|---:|\n";
   for (size_t j = 0; j < c.families.size() && j < kMarkdownKernelRows; ++j) {
     const FamilyDelta& f = c.families[j];
-    out << "| " << MdCode(f.name) << " | " << f.variants << " | " << FormatNumber(f.base_ms, 3) << " | "
-        << FormatNumber(f.new_ms, 3) << " | " << FormatSigned(f.delta_ms, 3) << " | "
-        << (f.has_delta_pct ? Pct(true, f.delta_pct) : std::string(KernelChangeName(f.change))) << " |\n";
+    out << "| " << MdCode(f.name) << " | " << KernelChangeName(f.change) << " | " << f.variants << " | "
+        << FormatNumber(f.base_ms, 3) << " | " << FormatNumber(f.new_ms, 3) << " | " << FormatSigned(f.delta_ms, 3)
+        << " | " << (f.has_delta_pct ? Pct(true, f.delta_pct) : std::string("n/a")) << " | "
+        << FormatNumber(f.base_launches, 1) << " / " << FormatNumber(f.new_launches, 1) << " |\n";
   }
   if (c.families.size() > kMarkdownKernelRows)
     out << "\n" << c.families.size() - kMarkdownKernelRows << " more in the JSON comparison (--json).\n";
@@ -189,7 +203,8 @@ void Statistics(std::ostream& out, const Comparison& c) {
   else
     out << "- Bootstrap interval: not computed (" << MdText(bs.reason) << ")\n";
   for (const SideInfo* s : {&c.base, &c.next})
-    out << "- Noise of " << MdCode(s->label, false) << ": " << s->samples << " iterations, CV "
+    out << "- Noise of " << MdCode(s->label, false) << ": " << s->samples << " iterations"
+        << (s->skipped > 0 ? " (" + std::to_string(s->skipped) + " warm-up dropped)" : std::string()) << ", CV "
         << (s->has_cv ? FormatNumber(s->cv, 4) : "n/a") << (s->has_cv && s->cv > 0.15 ? " (unstable: CV > 0.15)" : "")
         << "\n";
 }
@@ -232,6 +247,9 @@ std::string ComparisonMarkdown(const Comparison& c) {
   out << "Base " << MdCode(c.base.label, false) << ", new " << MdCode(c.next.label, false) << ", threshold +"
       << FormatNumber(c.options.threshold_pct, -1) << "%"
       << (c.options.require_significance ? ", significance required" : "") << "\n\n";
+  for (const SideInfo* s : {&c.base, &c.next})
+    if (s->skipped > 0) out << "- Warm-up, " << (s == &c.base ? "base" : "new") << ": " << MdText(s->warmup) << "\n";
+  if (c.base.skipped > 0 || c.next.skipped > 0) out << "\n";
   MetricsTable(out, c);
   RankTable(out, c, true);
   ContributorTables(out, c);

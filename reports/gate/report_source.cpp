@@ -9,7 +9,7 @@
 
 namespace tg {
 
-Status ReadReportOrTrace(const std::string& path, nlohmann::json* report) {
+Status ReadReportOrTrace(const std::string& path, nlohmann::json* report, std::optional<size_t> skip) {
   InputKind kind;
   TG_RETURN_IF_ERROR(ClassifyInput(path, &kind));
   if (kind == InputKind::kReport) {
@@ -22,6 +22,7 @@ Status ReadReportOrTrace(const std::string& path, nlohmann::json* report) {
   Trace trace;
   TG_RETURN_IF_ERROR(ImportTrace(path, trace));
   AnalysisConfig config;
+  config.iterations.skip = skip;
   GitHead(&config.commit, &config.commit_reason);
   Analysis analysis;
   if (Status s = RunAnalysis(trace, config, &analysis); !s.ok()) return Status(s.code(), path + ": " + s.message());

@@ -24,6 +24,7 @@ namespace {
 
 using internal::DoubleTexts;
 using internal::JsonWriter;
+using internal::SetOrNull;
 using nlohmann::json;
 
 json IdOrNull(int64_t id) { return id == kUnknownId ? json(nullptr) : json(id); }
@@ -34,15 +35,6 @@ json MetaOrNull(const Trace& t, std::string_view key) {
 }
 
 
-// Sets obj[key] = value when defined, else null plus obj[key + "_reason"].
-void SetOrNull(json& obj, const std::string& key, bool defined, double value, const char* reason) {
-  if (defined) {
-    obj[key] = value;
-  } else {
-    obj[key] = nullptr;
-    obj[key + "_reason"] = reason;
-  }
-}
 
 json SourceJson(const Trace& t) {
   return {{"format", MetaOrNull(t, meta::kSourceFormat)},
@@ -110,10 +102,17 @@ json GapsJson(const DeviceSummary& d) {
   }
   json largest = json::array();
   for (const IdleGap& g : d.largest_gaps) largest.push_back(GapJson(g, d.idle_causes.attributed));
-  return {{"count", d.gap_count},
-          {"total_ns", d.gap_total_ns},
-          {"histogram", std::move(hist)},
-          {"largest", std::move(largest)}};
+  json gaps = {{"count", d.gap_count},
+               {"total_ns", d.gap_total_ns},
+               {"histogram", std::move(hist)},
+               {"largest", std::move(largest)}};
+  if (!d.has_in_iterations) return gaps;
+  // The part of the gaps inside the kept iterations, what the findings judge (summary.h).
+  json by_cause = json::object(), inside = json::array();
+  for (size_t c = 0; c < kIdleCauseCount; ++c) by_cause[kIdleCauseNames[c]] = d.in_iterations.ns[c];
+  for (const IdleGap& g : d.in_iterations_largest) inside.push_back(GapJson(g, true));
+  gaps["in_iterations"] = {{"total_ns", d.in_iterations_ns}, {"by_cause_ns", std::move(by_cause)}, {"largest", std::move(inside)}};
+  return gaps;
 }
 
 json DeviceJson(const Trace& t, const DeviceSummary& d) {
@@ -253,13 +252,52 @@ void HeadlineJson(json& doc, const IterationAnalysis& it, const Summary& summary
   doc["latency_samples_ms"] = std::move(samples);
 }
 
+// What --skip dropped and why, as data and as the one line every renderer prints (docs/RULES.md,
+// "Warm-up iterations").
+json WarmupJson(const IterationAnalysis& it) {
+  json dropped = json::array();
+  std::string list;
+  for (size_t i = 0; i < it.dropped.size(); ++i) {
+    const Iteration& d = it.dropped[i];
+    dropped.push_back({{"index", d.index}, {"name", d.name}, {"latency_ms", NsToMs(d.latency_ns())}});
+    if (i < 5) list += StrFormat("%s%s %.3f ms", i ? ", " : "", d.name.c_str(), NsToMs(d.latency_ns()));
+  }
+  if (it.dropped.size() > 5) list += StrFormat(" and %zu more", it.dropped.size() - 5);
+  const WarmupSplit& w = it.warmup;
+  const size_t n = it.skipped;
+  std::string text = "none dropped (--skip 0)";
+  if (n > 0) {
+    const std::string first = n == 1 ? std::string("the first") : "the first " + std::to_string(n);
+    text = StrFormat("dropped %s of %zu iterations (--skip %s): %s", first.c_str(), it.found,
+                     it.skip_auto ? "auto" : std::to_string(n).c_str(), list.c_str());
+    if (it.skip_auto)
+      text += StrFormat(", %smore than %gx the median %.3f ms of the rest", n == 1 ? "" : "each ", kWarmupFactor,
+                        w.median / 1e6);
+    text += n == 1 ? "; --skip 0 keeps it" : "; --skip 0 keeps them";
+  } else if (it.skip_auto && !w.eligible) {
+    text = StrFormat("none dropped (--skip auto): %zu %s, too few to tell warm-up from the steady state (%zu needed)",
+                     it.found, it.found == 1 ? "iteration" : "iterations", kWarmupMinIterations);
+  } else if (it.skip_auto) {
+    text = StrFormat("none dropped (--skip auto): the first iteration took %.2fx the median %.3f ms of the rest "
+                     "(warm-up: more than %gx)", w.first_ratio, w.median / 1e6, kWarmupFactor);
+  }
+  const bool measured = it.skip_auto && w.eligible;
+  return {{"mode", it.skip_auto ? "auto" : "fixed"},
+          {"dropped", std::move(dropped)},
+          {"factor", it.skip_auto ? json(kWarmupFactor) : json(nullptr)},
+          {"median_ms", measured ? json(w.median / 1e6) : json(nullptr)},
+          {"first_ratio", measured && n == 0 ? json(w.first_ratio) : json(nullptr)},
+          {"summary", std::move(text)}};
+}
+
 json IterationSourceJson(const IterationAnalysis& it, const IterationOptions& o) {
   return {{"from_markers", it.from_markers},
           {"description", it.source},
           {"regex", o.iteration_regex},
           {"pid", IdOrNull(it.pid)},
           {"found", it.found},
-          {"skipped", it.skipped}};
+          {"skipped", it.skipped},
+          {"warmup", WarmupJson(it)}};
 }
 
 json PhasesJson(const IterationAnalysis& it) {
@@ -400,76 +438,7 @@ json RooflineJson(const std::vector<RooflineItem>& items) {
   return arr;
 }
 
-json AmdahlJson(const AmdahlEstimate& a) {
-  json j = {{"share", a.share}};
-  SetOrNull(j, "speedup", std::isfinite(a.speedup), a.speedup, "unbounded: the part's time disappears");
-  j["basis"] = a.basis;
-  j["assumption"] = a.assumption;
-  SetOrNull(j, "overall_speedup", std::isfinite(a.overall), a.overall, "the whole run disappears");
-  j["gain_pct"] = a.gain_pct;
-  SetOrNull(j, "upper_bound", std::isfinite(a.upper_bound), a.upper_bound, "the part is the whole run");
-  return j;
-}
-
-// What a finding's P claims, by space (located: the claim names its instants).
-json ClaimJson(const std::vector<ClaimPart>& parts) {
-  json arr = json::array();
-  for (const ClaimPart& p : parts)
-    arr.push_back({{"space", kClaimSpaceNames[static_cast<size_t>(p.space)]},
-                   {"share", p.share},
-                   {"located", !p.intervals.empty()}});
-  return arr;
-}
-
-json CombinedJson(const CombinedEstimate& c) {
-  json parts = json::array();
-  for (const CombinedPart& p : c.parts) {
-    json j = {{"finding", p.finding}, {"share", p.share}};
-    SetOrNull(j, "speedup", std::isfinite(p.speedup), p.speedup, "unbounded: the part's time disappears");
-    parts.push_back(std::move(j));
-  }
-  json j = {{"parts", std::move(parts)}, {"left_out", c.left_out}};
-  SetOrNull(j, "overall_speedup", std::isfinite(c.overall), c.overall, "the parts cover the whole run");
-  j["gain_pct"] = c.gain_pct;
-  SetOrNull(j, "upper_bound", std::isfinite(c.upper_bound), c.upper_bound, "the parts cover the whole run");
-  return j;
-}
-
 }  // namespace
-
-// Shared with the job report (reports/job/), whose cross-rank findings have the same shape.
-namespace internal {
-json FindingsJson(const std::vector<Finding>& findings) {
-  json arr = json::array();
-  for (const Finding& f : findings) {
-    json evidence = json::array();
-    for (const Evidence& e : f.evidence)
-      evidence.push_back({{"metric", e.metric},
-                          {"value", e.value},
-                          {"threshold", e.threshold},
-                          {"comparison", e.comparison},
-                          {"unit", e.unit}});
-    json involved = json::array();
-    for (const Involved& v : f.involved)
-      involved.push_back(
-          {{"kind", v.kind}, {"name", v.name}, {"count", v.count}, {"time_ms", NsToMs(v.time_ns)}, {"detail", v.detail}});
-    arr.push_back({{"id", f.id},
-                   {"title", f.title},
-                   {"priority", PriorityName(f.priority)},
-                   {"summary", f.summary},
-                   {"heuristic", f.heuristic},
-                   {"evidence_strength", EvidenceStrengthName(EvidenceStrengthOf(f))},
-                   {"evidence", std::move(evidence)},
-                   {"involved", std::move(involved)},
-                   {"strategies", f.strategies},
-                   {"amdahl", AmdahlJson(f.amdahl)},
-                   {"claim", ClaimJson(f.claim)},
-                   {"overlaps", f.overlaps}});
-  }
-  return arr;
-}
-
-}  // namespace internal
 
 namespace {
 
@@ -501,7 +470,7 @@ json AnalysisToJson(const Trace& trace, const Analysis& analysis, const Analysis
   doc["iteration_source"] = IterationSourceJson(analysis.iterations, config.iterations);
   doc["phases"] = PhasesJson(analysis.iterations);
   doc["findings"] = internal::FindingsJson(analysis.findings);
-  doc["combined_estimate"] = CombinedJson(analysis.combined);
+  doc["combined_estimate"] = internal::CombinedJson(analysis.combined);
   doc["source"] = SourceJson(trace);
   doc["environment"] = EnvironmentJson(trace);
   doc["counts"] = CountsJson(summary.counts);
@@ -533,7 +502,7 @@ json AnalysisToJson(const Trace& trace, const Analysis& analysis, const Analysis
                     {"largest_gaps", options.largest_gaps},
                     {"small_copy_bytes", options.small_copy_bytes},
                     {"iteration_regex", config.iterations.iteration_regex},
-                    {"skip", config.iterations.skip},
+                    {"skip", config.iterations.skip ? json(*config.iterations.skip) : json("auto")},
                     {"pre_regex", config.iterations.pre_regex},
                     {"infer_regex", config.iterations.infer_regex},
                     {"post_regex", config.iterations.post_regex}};

@@ -28,6 +28,7 @@ using internal::Flag;
 using internal::Int;
 using internal::Number;
 using internal::Object;
+using internal::WholeTraceNote;
 using internal::Text;
 using nlohmann::json;
 
@@ -124,7 +125,8 @@ void PrintDevices(std::ostream& out, const json& r, std::string_view no_activity
     return;
   }
   const TimeNs window_start = Int(Object(r, "window"), "start_ns");
-  out << "\ndevices:\n";
+  const std::string note = WholeTraceNote(r);
+  out << "\ndevices" << (note.empty() ? "" : " (" + note + ")") << ":\n";
   for (const json& d : devices) {
     const std::string name = Text(d, "name");
     const std::optional<double> idle = Number(d, "idle_ratio");
@@ -166,7 +168,8 @@ void PrintKernels(std::ostream& out, const json& r) {
   const uint64_t launches = Count(Object(r, "counts"), "kernels");
   if (launches == 0) return;
   const json& kernels = Object(r, "kernels");
-  out << "\ntop kernels (" << launches << " launches, " << Int(kernels, "distinct_names") << " names, "
+  const std::string note = WholeTraceNote(r);
+  out << "\ntop kernels (" << (note.empty() ? "" : note + ": ") << launches << " launches, " << Int(kernels, "distinct_names") << " names, "
       << FormatMs(Int(kernels, "total_ns")) << " total; p95 nearest-rank):\n";
   out << StrFormat("  %3s  %-60s %8s %10s %10s %10s %6s\n", "#", "name", "count", "total ms", "mean us", "p95 us",
                    "share");
@@ -196,7 +199,8 @@ void PrintCopies(std::ostream& out, const json& r) {
   const json& copies = Object(r, "copies");
   const json& memset = Object(copies, "memset");
   if (Count(Object(r, "counts"), "memcpys") == 0 && Count(memset, "count") == 0) return;
-  out << "\ncopies:\n";
+  const std::string note = WholeTraceNote(r);
+  out << "\ncopies" << (note.empty() ? "" : " (" + note + ")") << ":\n";
   out << StrFormat("  %-6s %8s %12s %10s %9s %9s %7s\n", "dir", "count", "bytes", "time ms", "GB/s", "pageable",
                    "small");
   for (const char* direction : kCopyDirectionNames) {
@@ -223,7 +227,8 @@ void PrintStreams(std::ostream& out, const json& r) {
   for (const json& st : streams) order.push_back(&st);
   std::stable_sort(order.begin(), order.end(),
                    [](const json* a, const json* b) { return Int(*a, "busy_ns") > Int(*b, "busy_ns"); });
-  out << "\nstreams (" << streams.size() << "):\n";
+  const std::string note = WholeTraceNote(r);
+  out << "\nstreams (" << streams.size() << (note.empty() ? "" : "; " + note) << "):\n";
   for (size_t i = 0; i < std::min(kStreamsShown, order.size()); ++i) {
     const json& st = *order[i];
     const int64_t id = Int(st, "stream", kUnknownId);
@@ -260,6 +265,9 @@ void PrintIterations(std::ostream& out, const json& r) {
   out << "\niterations: " << Int(r, "iterations");
   if (skipped) out << " (" << skipped << " warm-up skipped)";
   out << " - " << Text(source, "description") << "\n";
+  // The warm-up line when something was dropped or the rule could judge (reports before it: none).
+  const json& warmup = Object(source, "warmup");
+  if (skipped || Number(warmup, "median_ms")) out << "  warm-up: " << Text(warmup, "summary") << "\n";
   // The headline is null without iterations or when they have no length.
   const std::optional<double> mean = Number(r, "avg_latency_ms");
   if (!mean) return;

@@ -149,7 +149,9 @@ void KernelTableSection(std::ostream& out, const json& doc) {
 void ChartsSection(std::ostream& out, const json& doc) {
   out << "<h2 id=\"phases\">Phase breakdown</h2>\n<section>\n<p>Share of the summed iteration latency.</p>\n"
       << internal::PhaseBarSvg(doc) << "</section>\n";
-  out << "<h2 id=\"kernels\">Top kernels</h2>\n<section>\n" << internal::KernelBarsSvg(doc);
+  out << "<h2 id=\"kernels\">Top kernels</h2>\n<section>\n";
+  if (const std::string note = internal::WholeTraceNote(doc); !note.empty()) out << "<p>Of the " << Esc(note) << ".</p>\n";
+  out << internal::KernelBarsSvg(doc);
   KernelTableSection(out, doc);
   out << "</section>\n";
   out << "<h2 id=\"latency\">Latency histogram</h2>\n<section>\n<p>"

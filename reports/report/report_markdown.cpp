@@ -69,6 +69,7 @@ void FindingsSection(std::ostream& out, const json& doc) {
 void TopKernelsSection(std::ostream& out, const json& doc) {
   const json& kernels = Array(doc, "top_kernels");
   out << "### Top kernels\n\n";
+  if (const std::string note = WholeTraceNote(doc); !note.empty()) out << "Of the " << note << ".\n\n";
   if (std::string why = EmptyListReason(doc, "top_kernels", "the trace has no kernels"); !why.empty()) {
     out << "None: " << why << ".\n\n";
     return;

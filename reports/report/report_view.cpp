@@ -144,6 +144,7 @@ std::vector<std::pair<std::string, std::string>> RunFacts(const json& doc) {
   add("Profiled", Text(doc, "profiling_date"));
   add("Trace", Text(Object(doc, "source"), "path"));
   add("Iterations from", Text(Object(doc, "iteration_source"), "description"));
+  add("Warm-up", Text(Object(Object(doc, "iteration_source"), "warmup"), "summary"));
   const json& tool = Object(doc, "tool");
   std::string tool_text = Text(tool, "name");
   if (!Text(tool, "version").empty()) tool_text += " " + Text(tool, "version");
@@ -154,6 +155,13 @@ std::vector<std::pair<std::string, std::string>> RunFacts(const json& doc) {
 std::string EmptyListReason(const json& doc, std::string_view key, const char* if_empty) {
   if (!Array(doc, key).empty()) return "";
   return Find(doc, key) ? if_empty : "not in this report";
+}
+
+std::string WholeTraceNote(const json& doc) {
+  const int64_t skipped = Int(Object(doc, "iteration_source"), "skipped");
+  return skipped > 0 ? StrFormat("whole trace, the %lld dropped warm-up iteration%s included",
+                                 static_cast<long long>(skipped), skipped == 1 ? "" : "s")
+                     : "";
 }
 
 std::string GainText(const json& finding) {

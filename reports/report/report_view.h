@@ -63,6 +63,10 @@ std::vector<std::pair<std::string, std::string>> RunFacts(const json& doc);
 // Why a list shows nothing: "" when doc[key] is a non-empty array, else `if_empty` when the
 // report has the key and "not in this report" when it does not.
 std::string EmptyListReason(const json& doc, std::string_view key, const char* if_empty);
+// "whole trace, the N dropped warm-up iteration(s) included" when warm-up was dropped, else "":
+// for the sections that cover the whole trace (devices, top kernels, copies, streams), while the
+// findings and the kernel table judge the kept iterations.
+std::string WholeTraceNote(const json& doc);
 
 // A finding's predicted gain from its "amdahl" object: "+12.3% (1.123x overall, at most 1.50x)".
 std::string GainText(const json& finding);

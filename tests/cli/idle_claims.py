@@ -11,8 +11,10 @@ all devices) and the time inside the report's iteration spans that it leaves unc
   - a trace without GPU activity has a null idle_ratio with a reason and no idle finding;
   - per device, the idle causes' times sum to the device's gap total, and the streams' idle time
     by cause (idle_before_ns) sums to the device's, cause by cause;
-  - every listed gap (devices[].gaps.largest and each cause's largest) is a hole of the raw
-    union of the device's GPU work of exactly that duration, `previous` names an activity that
+  - per device, gaps.in_iterations.total_ns is the raw holes' time inside the kept iterations'
+    spans, its causes sum to it, and its largest gaps lie inside the spans;
+  - every listed gap (devices[].gaps.largest, in_iterations.largest and each cause's largest) is
+    a hole of the raw union of the device's GPU work of exactly that duration, `previous` names an activity that
     ends where it begins and `next` one that starts where it ends.
   - every finding's claim parts sum to its P; a gpu part is at most the GPU's busy time inside the
     spans, an idle part at most the idle time; a kernel or copy rule's P at most that busy time;
@@ -111,10 +113,12 @@ def check_gaps(r, items):
         for c in (causes or {}).values():
             listed += c.get("largest", [])
         mine = by_dev.get(dev, [])
-        if not listed:
-            continue
         merged = union([(s, e) for s, e, _ in mine])
         holes = {a[1]: b[0] for a, b in zip(merged, merged[1:]) if b[0] > a[1]}
+        bad += check_in_iterations(r, d, holes, dev)
+        listed += d["gaps"].get("in_iterations", {}).get("largest", [])
+        if not listed:
+            continue
         for g in listed:
             s, e = g["start_ns"], g["start_ns"] + g["duration_ns"]
             if holes.get(s) != e:
@@ -124,6 +128,26 @@ def check_gaps(r, items):
                 bad.append(f"device {dev}: no '{g['previous']}' ends at {s}")
             if not any(x[0] == e and named(g["next"], x[2]) for x in mine):
                 bad.append(f"device {dev}: no '{g['next']}' starts at {e}")
+    return bad
+
+
+def check_in_iterations(r, d, holes, dev):
+    """gaps.in_iterations: the device's raw holes clipped to the kept iterations' spans, by cause,
+    and its largest gaps lie wholly inside the spans."""
+    inside = d["gaps"].get("in_iterations")
+    if inside is None:
+        return []
+    bad = []
+    spans = union([(i["start_ns"], i["end_ns"]) for i in r["iteration_table"]])
+    raw = sum(max(0, min(e, b) - max(s, a)) for s, e in holes.items() for a, b in spans)
+    if inside["total_ns"] != raw:
+        bad.append(f"device {dev}: gaps in the iterations {inside['total_ns']} ns, raw holes inside the spans {raw} ns")
+    if sum(inside["by_cause_ns"].values()) != inside["total_ns"]:
+        bad.append(f"device {dev}: in-iteration causes sum to {sum(inside['by_cause_ns'].values())} ns")
+    for g in inside["largest"]:
+        s, e = g["start_ns"], g["start_ns"] + g["duration_ns"]
+        if not any(a <= s and e <= b for a, b in spans):
+            bad.append(f"device {dev}: in-iteration gap [{s}, {e}) is not inside the iterations' spans")
     return bad
 
 
@@ -146,7 +170,7 @@ def check(tg, path, tmp):
     subprocess.run([tg, "analyze", path, "-o", report, "-q"], check=True)
     with open(report) as f:
         r = json.load(f)
-    items = nsys_items(path) if path.endswith(".sqlite") else kineto_items(path)
+    items = nsys_items(path) if path.endswith((".sqlite", ".db")) else kineto_items(path)
     raw = [(s, e) for _, s, e, _ in items]
     merged = union(raw)
     bad = []

@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # Idle judgments against the raw traces (tests/cli/idle_claims.py): every real trace of
-# tests/fixtures/real and ../shared/traces (skipped with a reason when that folder is absent).
+# tests/fixtures/real, tests/fixtures/gpu (the recordings) and ../shared/traces (skipped with a
+# reason when that folder is absent).
 # Usage: idle_claims.sh TRACEGATE FIXTURES_DIR
 source "$(dirname "$0")/testlib.bash"
 here=$(cd "$(dirname "$0")" && pwd)
 shared=$here/../../../shared/traces
 traces=("$fixtures"/real/*.json.gz)
+# The recordings of the first GPU run (tracegate .db files, gzip'd: decompressed here).
+for f in "$fixtures"/gpu/*.db.gz; do
+  gunzip -c "$f" > "$dir/$(basename "$f" .gz)"
+  traces+=("$dir/$(basename "$f" .gz)")
+done
 if [ -d "$shared" ]; then
   traces+=("$shared"/*.json.gz "$shared"/*.sqlite)
 else

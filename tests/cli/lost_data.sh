@@ -42,7 +42,7 @@ make_kineto "$dir/k_new.json" 1070
 "$tg" analyze "$dir/k_new.json" -o "$dir/kn.json" -q || fail "analyze k_new"
 # foo: 10 x 1.070 ms / 10 iterations - 1.000 = +0.070 ms per iteration, +7.00% of its base.
 gate 0 '^PASS: avg_latency_ms 10\.000 -> 10\.000 ms \(\+0\.00%, limit \+5%\)$' "$dir/kn.json" --baseline "$dir/kb.json"
-grep -qE '^    +\+0\.070 +\+7\.00% +1\.000 -> 1\.070 +foo_kernel$' "$dir/out" && ok || fail "gate lists foo_kernel: $(cat "$dir/out")"
+grep -qE '^    +\+0\.070 +\+7\.00% +1\.000 -> 1\.070 +1\.0 -> 1\.0 +foo_kernel$' "$dir/out" && ok || fail "gate lists foo_kernel: $(cat "$dir/out")"
 grep -q 'bar_kernel' "$dir/out" && fail "bar_kernel did not change: $(cat "$dir/out")" || ok
 gate 1 '^REGRESSION: kernel GPU time per iteration over the \+5% limit: foo_kernel \+7\.00% \(\+0\.070 ms/iter\); avg_latency_ms 10\.000 -> 10\.000 ms' \
   "$dir/kn.json" --baseline "$dir/kb.json" --kernel-threshold 5 --junit "$dir/k.xml"
@@ -56,7 +56,7 @@ grep -q 'kernel families changed' "$dir/out" && ok || fail "compare lists famili
 # The latency did not move significantly: no share of it is claimed.
 [ "$(json_get "$dir/k_cmp.json" "sorted(set(str(k['share_of_change']) for k in r['kernels']))")" = "['None']" ] \
   && ok || fail "share_of_change must be null: $(json_get "$dir/k_cmp.json" "r['kernels']")"
-grep -q '^| `foo_kernel` | 1 | 1.000 | 1.070 | +0.070 | +7.00% |$' "$dir/k_cmp.md" && ok || fail "Markdown families: $(cat "$dir/k_cmp.md")"
+grep -q '^| `foo_kernel` | changed | 1 | 1.000 | 1.070 | +0.070 | +7.00% | 1.0 / 1.0 |$' "$dir/k_cmp.md" && ok || fail "Markdown families: $(cat "$dir/k_cmp.md")"
 
 # --- malformed_event share: counts{} rows S kept; m malformed -> m / (S + m).
 variant_malformed() {  # variant_malformed OUT M

@@ -242,6 +242,137 @@ TEST(Iterations, SkipDropsWarmUp) {
   EXPECT_EQ(AnalyzeError(t, options).message(), "--skip 5 drops all 3 iterations found; lower it");
 }
 
+// --skip auto (the default): the warm-up rule on the latencies with nothing dropped, then exactly
+// what --skip N gives.
+void ExpectSameAnalysis(const IterationAnalysis& a, const IterationAnalysis& b) {
+  ASSERT_EQ(a.iterations.size(), b.iterations.size());
+  for (size_t i = 0; i < a.iterations.size(); ++i) {
+    EXPECT_EQ(a.iterations[i].index, b.iterations[i].index);
+    EXPECT_EQ(a.iterations[i].start, b.iterations[i].start);
+    EXPECT_EQ(a.iterations[i].end, b.iterations[i].end);
+    EXPECT_EQ(a.iterations[i].phase_ns, b.iterations[i].phase_ns);
+    EXPECT_EQ(a.iterations[i].kernels, b.iterations[i].kernels);
+  }
+  EXPECT_EQ(a.kernel_iteration, b.kernel_iteration);
+  EXPECT_EQ(a.api_iteration, b.api_iteration);
+  EXPECT_EQ(a.sync_iteration, b.sync_iteration);
+  EXPECT_EQ(a.skipped, b.skipped);
+  EXPECT_EQ(a.latency_ms.mean, b.latency_ms.mean);
+}
+
+// Iteration 0 runs 10 us (a warm-up), the five after it 1 us each.
+Trace WarmupTrace() {
+  Trace t;
+  TimeNs start = 0;
+  for (int i = 0; i < 6; ++i) {
+    const TimeNs len = i == 0 ? 10'000 : 1'000;
+    AddRange(t, "iteration", start, start + len);
+    AddApi(t, "cudaLaunchKernel", start + 10, start + 20, i + 1);
+    AddKernel(t, "k", start + 100, start + len - 100, 0, 7, i + 1);
+    start += len;
+  }
+  return t;
+}
+
+TEST(Iterations, AutoSkipDropsTheWarmUp) {
+  const Trace t = WarmupTrace();
+  IterationAnalysis a = Analyze(t);  // default: --skip auto
+  EXPECT_TRUE(a.skip_auto);
+  EXPECT_EQ(a.found, 6u);
+  EXPECT_EQ(a.skipped, 1u);
+  EXPECT_TRUE(a.warmup.eligible);
+  EXPECT_EQ(a.warmup.dropped, 1u);
+  EXPECT_EQ(a.warmup.median, 1000);
+  ASSERT_EQ(a.dropped.size(), 1u);
+  EXPECT_EQ(a.dropped[0].index, 0u);
+  EXPECT_EQ(a.dropped[0].name, "iteration");
+  EXPECT_EQ(a.dropped[0].latency_ns(), 10'000);
+  ASSERT_EQ(a.iterations.size(), 5u);
+  EXPECT_EQ(a.iterations[0].index, 1u);
+  EXPECT_EQ(a.latency_ms.mean, 0.001);
+  EXPECT_EQ(a.kernel_iteration, (std::vector<int32_t>{-1, 0, 1, 2, 3, 4}));
+  EXPECT_EQ(a.api_iteration, (std::vector<int32_t>{-1, 0, 1, 2, 3, 4}));
+  IterationOptions one;
+  one.skip = 1;
+  IterationAnalysis b = Analyze(t, one);
+  EXPECT_FALSE(b.skip_auto);
+  ExpectSameAnalysis(a, b);
+  // --skip 0 keeps it.
+  IterationOptions none;
+  none.skip = 0;
+  IterationAnalysis c = Analyze(t, none);
+  EXPECT_EQ(c.skipped, 0u);
+  EXPECT_TRUE(c.dropped.empty());
+  EXPECT_EQ(c.iterations.size(), 6u);
+  EXPECT_EQ(c.iterations[0].latency_ns(), 10'000);
+}
+
+TEST(Iterations, AutoSkipKeepsASteadyRunAndTooShortOnes) {
+  Trace t;
+  for (int i = 0; i < 5; ++i) {
+    AddRange(t, "iteration", i * 1000, i * 1000 + 1000);
+    AddKernel(t, "k", i * 1000 + 100, i * 1000 + 900);
+  }
+  IterationAnalysis a = Analyze(t);
+  EXPECT_EQ(a.skipped, 0u);
+  EXPECT_TRUE(a.warmup.eligible);
+  EXPECT_EQ(a.warmup.first_ratio, 1);
+  EXPECT_EQ(a.iterations.size(), 5u);
+  // Three iterations, the first 100x the others: too few to tell warm-up from the steady state.
+  Trace three;
+  AddRange(three, "iteration", 0, 100'000);
+  AddRange(three, "iteration", 100'000, 101'000);
+  AddRange(three, "iteration", 101'000, 102'000);
+  IterationAnalysis b = Analyze(three);
+  EXPECT_FALSE(b.warmup.eligible);
+  EXPECT_EQ(b.skipped, 0u);
+  EXPECT_EQ(b.iterations.size(), 3u);
+}
+
+// The rule reads the latencies --skip 0 reports: a span starts where the one before it ends. Here
+// the host runs ahead and iteration 0's kernel ends inside iteration 1's marker, so with nothing
+// dropped iteration 0 spans [0, 2500) and iteration 1 starts at 2500; once iteration 0 is
+// dropped, iteration 1 starts at its marker (2000), as with --skip 1.
+TEST(Iterations, AutoSkipDecidesOnSeparatedSpansAndKeepsSkipNsSpans) {
+  Trace t;
+  for (int i = 0; i < 6; ++i) {
+    const TimeNs s = i == 0 ? 0 : 1'000 + i * 1'000;  // markers [0, 2000), [2000, 3000), ...
+    AddRange(t, "step " + std::to_string(i), s, i == 0 ? 2'000 : s + 1'000);
+    AddApi(t, "cudaLaunchKernel", s + 10, s + 20, i + 1);
+    if (i == 0) AddKernel(t, "warm", 100, 2'500, 0, 7, 1);
+    else if (i == 1) AddKernel(t, "k", 2'600, 2'900, 0, 7, 2);
+    else AddKernel(t, "k", s + 100, s + 900, 0, 7, i + 1);
+  }
+  IterationOptions none;
+  none.skip = 0;
+  IterationAnalysis all = Analyze(t, none);
+  ASSERT_EQ(all.iterations.size(), 6u);
+  EXPECT_EQ(all.iterations[0].latency_ns(), 2'500);  // more than 2x the median 1000 of the rest
+  EXPECT_EQ(all.iterations[1].start, 2'500);
+  EXPECT_EQ(all.iterations[1].latency_ns(), 500);  // [2500, 3000): its marker ends at 3000
+  IterationAnalysis a = Analyze(t);
+  EXPECT_EQ(a.skipped, 1u);
+  EXPECT_EQ(a.dropped[0].latency_ns(), 2'500);
+  EXPECT_EQ(a.dropped[0].name, "step 0");
+  EXPECT_EQ(a.iterations[0].start, 2'000);
+  EXPECT_EQ(a.iterations[0].latency_ns(), 1'000);
+  IterationOptions one;
+  one.skip = 1;
+  ExpectSameAnalysis(a, Analyze(t, one));
+}
+
+TEST(Iterations, FixedSkipKeepsTheDroppedLatencies) {
+  IterationOptions two;
+  two.skip = 2;
+  IterationAnalysis a = Analyze(WarmupTrace(), two);
+  EXPECT_FALSE(a.skip_auto);
+  ASSERT_EQ(a.dropped.size(), 2u);
+  EXPECT_EQ(a.dropped[0].latency_ns(), 10'000);
+  EXPECT_EQ(a.dropped[1].latency_ns(), 1'000);
+  EXPECT_EQ(a.dropped[1].index, 1u);
+  EXPECT_EQ(a.iterations.size(), 4u);
+}
+
 TEST(Iterations, InvalidOptions) {
   Trace t;
   AddRange(t, "iteration", 0, 100);

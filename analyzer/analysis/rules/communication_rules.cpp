@@ -47,7 +47,7 @@ void EvaluateCommunication(const RuleContext& c, const RuleDef& rule, std::vecto
   f.involved = TopInvolved(groups, "kernel", kTopInvolved);  // the collectives, by time
   if (c.in().summary)
     for (const DeviceSummary& d : c.in().summary->devices)
-      for (const IdleGap& gap : d.idle_causes.largest[static_cast<size_t>(IdleCause::kCommunication)])
+      for (const IdleGap& gap : JudgedCauses(d).largest[static_cast<size_t>(IdleCause::kCommunication)])
         f.involved.push_back(GapInvolved(c, d, gap));
   f.amdahl = MakeAmdahl(c.Share(hidden_ns), kInfiniteSpeedup, "measured",
                         "collectives overlap compute completely; at most min(exposed collective, compute) wall time "

@@ -18,8 +18,8 @@ void EvaluateSlowPost(const RuleContext& c, const RuleDef& rule, std::vector<Fin
   // The device gaps that waited for a launch while the host was in a pre/post stage are this
   // rule's (the launch rules leave them out); said where the causes are known.
   if (const std::optional<double> stage = c.IdleCauseShare(IdleCause::kHostStage); stage && *stage > 0)
-    f.summary += StrFormat(" %.1f%% of the devices' gap time waits for a launch while the host is in a pre/post "
-                           "stage (host_stage).", *stage * 100);
+    f.summary += StrFormat(" %.1f%% of the devices' gap time inside the iterations waits for a launch while the host is in a "
+                           "pre/post stage (host_stage).", *stage * 100);
   f.involved.push_back(Involved{"range", "post", c.n(), static_cast<TimeNs>(c.PhaseMeanMs(Phase::kPost) * 1e6 * c.n()),
                                 "ranges matching the post phase"});
   f.claim = SpaceClaim(ClaimSpace::kPost, f.amdahl.share);

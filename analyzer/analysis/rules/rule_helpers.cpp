@@ -79,10 +79,10 @@ std::optional<double> RuleContext::IdleCauseShare(IdleCause cause) const {
   TimeNs total = 0, of_cause = 0;
   bool attributed = false;
   for (const DeviceSummary& d : in_.summary->devices) {
-    if (!d.idle_causes.attributed) continue;
+    if (!JudgedCauses(d).attributed) continue;
     attributed = true;
-    total += d.gap_total_ns;
-    of_cause += d.idle_causes.ns[static_cast<size_t>(cause)];
+    total += d.has_in_iterations ? d.in_iterations_ns : d.gap_total_ns;
+    of_cause += JudgedCauses(d).ns[static_cast<size_t>(cause)];
   }
   if (!attributed || total <= 0) return std::nullopt;
   return static_cast<double>(of_cause) / static_cast<double>(total);

@@ -42,6 +42,7 @@ class RuleContext {
   bool NoDeviceActivity() const { return in_.summary && !in_.summary->no_device_activity.empty(); }
   // Share of the devices' gap time (all devices together) attributed to `cause`; nullopt when no
   // device's gaps were attributed (a summary made without the API index) or there are no gaps.
+  // The gaps judged are those inside the kept iterations when the summary has them (JudgedCauses).
   std::optional<double> IdleCauseShare(IdleCause cause) const;
   // Short display name of a kernel row's name, computed once per distinct name.
   const std::string& KernelName(size_t row) const { return ShortName(trace().kernels.name[row]); }
@@ -139,6 +140,16 @@ TimeNs WallTimeWhere(const Table& t, Pred pred) {
   for (size_t i = 0; i < t.size(); ++i)
     if (pred(i)) v.emplace_back(t.start[i], t.end[i]);
   return UnionLength(v);
+}
+
+// The device's gaps the rules judge: those inside the kept iterations (DeviceSummary::in_iterations)
+// when the summary has them, else all of the device's (a summary made without the spans). The
+// warm-up and start-up around the iterations are not the iterations' idle time.
+inline const IdleCauses& JudgedCauses(const DeviceSummary& d) {
+  return d.has_in_iterations ? d.in_iterations : d.idle_causes;
+}
+inline const std::vector<IdleGap>& JudgedLargestGaps(const DeviceSummary& d) {
+  return d.has_in_iterations ? d.in_iterations_largest : d.largest_gaps;
 }
 
 // A device gap as an entry of a finding's involved list: "previous -> next", its length, and

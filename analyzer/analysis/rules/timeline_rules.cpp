@@ -29,7 +29,9 @@ CauseView DescribeCauses(const RuleContext& c) {
     if (!share) return v;
     v.known = true;
     if (*share <= 0) continue;
-    v.text += (v.text.empty() ? "" : ", ") + StrFormat("%s %.0f%%", kIdleCauseNames[i], *share * 100);
+    // A share that rounds to 0% is not nothing: "<1%".
+    v.text += (v.text.empty() ? "" : ", ") + (*share < 0.005 ? std::string(kIdleCauseNames[i]) + " <1%"
+                                                              : StrFormat("%s %.0f%%", kIdleCauseNames[i], *share * 100));
     if (*share > best) best = *share, v.top = static_cast<IdleCause>(i);
   }
   return v;
@@ -62,16 +64,16 @@ void EvaluateIdleGaps(const RuleContext& c, const RuleDef& rule, std::vector<Fin
                   "while the host is in no pre/post stage: launch overhead, waits or host work between kernels.",
                   idle * 100, c.PhaseMeanMs(Phase::kIdle), c.iters().latency_ms.mean);
   if (const CauseView causes = DescribeCauses(c); causes.known && !causes.text.empty()) {
-    f.summary += " Idle time by cause (of the devices' gaps): " + causes.text + ".";
+    f.summary += " Idle time by cause (of the devices' gaps inside the iterations): " + causes.text + ".";
     f.strategies.insert(f.strategies.begin(), StrategyFor(causes.top));
   }
   // Gaps next to a collective are the communication rule's, with advice that fits them (merging
   // kernels or a compiler does nothing for a collective).
   for (const DeviceSummary& d : c.in().summary->devices) {
     size_t named = 0;
-    for (const IdleGap& gap : d.largest_gaps) {
+    for (const IdleGap& gap : JudgedLargestGaps(d)) {
       if (named == kTopInvolved) break;
-      if (d.idle_causes.attributed && gap.cause == IdleCause::kCommunication) continue;
+      if (JudgedCauses(d).attributed && gap.cause == IdleCause::kCommunication) continue;
       f.involved.push_back(GapInvolved(c, d, gap));
       named++;
     }

@@ -7,6 +7,12 @@
 // used (ties: lowest pid) and the others' GPU work is left out. With no match the whole trace
 // window is one iteration (from_markers = false) and the report says so.
 //
+// Warm-up (docs/RULES.md, "Warm-up iterations"): IterationOptions::skip drops that many iterations
+// from the front; unset (the default, `--skip auto`) the warm-up rule of FindWarmup (stats.h)
+// decides, on the latencies every iteration has with nothing dropped. The result is exactly that
+// of `--skip N` with the N it found; the dropped iterations are kept aside (IterationAnalysis::dropped)
+// so that every report can say what was dropped.
+//
 // GPU work (kernels, memcpys, memsets) and syncs belong to the iteration whose marker contains
 // the start of the API call that launched them (matched by correlation id, same process); work
 // without a matching call belongs to the iteration whose marker contains its start, else its end.
@@ -34,6 +40,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,7 +58,7 @@ inline constexpr const char* kDefaultPostRegex = R"(^(post|postprocess(ing)?)$)"
 
 struct IterationOptions {
   std::string iteration_regex = kDefaultIterationRegex;
-  size_t skip = 0;                     // warm-up iterations dropped from the front
+  std::optional<size_t> skip;          // warm-up iterations dropped from the front; unset: the warm-up rule decides
   std::string pre_regex = kDefaultPreRegex;
   std::string infer_regex = kDefaultInferRegex;
   std::string post_regex = kDefaultPostRegex;
@@ -81,7 +88,12 @@ struct IterationAnalysis {
   std::string source;             // one line: how iterations were found (or why there are none)
   int64_t pid = kUnknownId;       // process whose markers were used
   size_t found = 0;               // iterations found before --skip
-  size_t skipped = 0;
+  size_t skipped = 0;             // dropped from the front: --skip N, or the warm-up rule's count
+  bool skip_auto = false;         // the warm-up rule decided (IterationOptions::skip unset)
+  WarmupSplit warmup;             // the rule's figures, when skip_auto (median in ns)
+  // The dropped iterations, in order: index, name, marker, and the span (start, end) they have
+  // with nothing dropped. No phases or counts.
+  std::vector<Iteration> dropped;
   int64_t batch = 1;
   std::vector<Iteration> iterations;  // kept iterations, by start time
 

@@ -35,4 +35,23 @@ LinearFit FitLine(const std::vector<double>& y);
 // Pearson correlation of two equal-length series; 0 when either is constant or n < 2.
 double Pearson(const std::vector<double>& x, const std::vector<double>& y);
 
+// Warm-up: the leading iterations that are clear outliers against the steady state (docs/RULES.md,
+// "Warm-up iterations"). Of n latencies in run order, the warm-up is the longest prefix of w
+// iterations, 1 <= w <= min(n / 2, n - 3), each of which took more than `factor` times the median
+// of the other n - w (the middle value, or the mean of the two middle values); none when no
+// prefix qualifies, and always none when n < 4. At most half of the run is dropped, at least 3
+// iterations are kept, and one slow iteration later in the run is never a reason to drop.
+inline constexpr double kWarmupFactor = 2.0;
+inline constexpr size_t kWarmupMinIterations = 4;
+struct WarmupSplit {
+  bool eligible = false;  // n >= kWarmupMinIterations
+  size_t dropped = 0;     // w
+  // eligible: the median of latencies[dropped..]; with none dropped, of latencies[1..] (the
+  // median the first iteration was measured against) and first_ratio = latencies[0] / median.
+  double median = 0;
+  double first_ratio = 0;
+};
+// O(n log n). Latencies must be finite and non-negative.
+WarmupSplit FindWarmup(const std::vector<double>& latencies, double factor = kWarmupFactor);
+
 }  // namespace tg

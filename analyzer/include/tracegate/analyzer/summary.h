@@ -16,6 +16,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -106,6 +107,15 @@ struct DeviceSummary {
   std::array<TimeNs, kGapBucketCount> gap_histogram_ns{};     // total gap time per bucket
   std::vector<IdleGap> largest_gaps;                          // longest first (ties: earlier first)
   IdleCauses idle_causes;
+  // The same gaps inside the kept iterations (Summarize given their spans, causes attributed):
+  // what the rules judge, as they judge the iterations and not the warm-up or start-up around them.
+  // Each gap counts with the part of it inside the spans (in_iterations.ns per cause sums to
+  // in_iterations_ns; gaps: those with a part inside); the largest, overall (in_iterations_largest,
+  // up to largest_gaps) and per cause, are gaps that lie wholly inside the spans.
+  bool has_in_iterations = false;
+  TimeNs in_iterations_ns = 0;
+  IdleCauses in_iterations;
+  std::vector<IdleGap> in_iterations_largest;
 };
 
 struct KernelStat {
@@ -204,7 +214,13 @@ enum class KernelClass : uint8_t;  // tracegate/analyzer/kernel_class.h
 // `stages` (the host pre/post stage ranges; may be null) tells host_stage from host_launch.
 // `kernel_classes` (ClassifyKernels, one per kernel row) says which kernels are collectives, for
 // the communication cause; causes are attributed only when it and `api_index` are given.
+// `iteration_spans` (may be null) gives the kept iterations' spans, sorted and disjoint, for
+// DeviceSummary::in_iterations; it is called once, after the devices' work is swept and before
+// their gaps are attributed, and may block until the iterations are known (RunAnalysis finds them
+// on another thread). It may return null: no spans.
+using SpanSource = std::function<const std::vector<std::pair<TimeNs, TimeNs>>*()>;
 Summary Summarize(const Trace& trace, const AnalyzeOptions& options, const ApiIndex* api_index = nullptr,
-                  const HostStages* stages = nullptr, const std::vector<KernelClass>* kernel_classes = nullptr);
+                  const HostStages* stages = nullptr, const std::vector<KernelClass>* kernel_classes = nullptr,
+                  const SpanSource* iteration_spans = nullptr);
 
 }  // namespace tg

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,7 @@ std::string BaselineHistoryText(const std::string& name, const std::string& dir,
 // is imported as a trace and analyzed with default options (RunAnalysis + AnalysisToJson, commit
 // = the git HEAD of the current directory). Which one it is: ClassifyInput (compare.h). Errors
 // name the file. In report_source.cpp.
-Status ReadReportOrTrace(const std::string& path, nlohmann::json* report);
+// `skip`: the trace's --skip (unset: auto, the warm-up rule); a report keeps the iterations it has.
+Status ReadReportOrTrace(const std::string& path, nlohmann::json* report, std::optional<size_t> skip = std::nullopt);
 
 }  // namespace tg

@@ -16,9 +16,13 @@
 //                 or, with kernel_threshold_pct, a kernel family present on both sides whose GPU
 //                 time per iteration changed beyond noise and grew by more than that percentage.
 //   pass          otherwise.
-// Kernel families (ShortKernelName: the template instantiations of one kernel summed) whose GPU
+// Kernel families (KernelFamilyName: the template instantiations of one kernel summed) whose GPU
 // time per iteration changed beyond noise (kernel_change_pct / kernel_change_min_ms) are always
-// listed, whether or not the latency moved.
+// listed, whether or not the latency moved; those on one side only are what a change such as
+// torch.compile removed (base only) and added (new only).
+// Warm-up: each side's iterations are the report's (a trace is analysed with --skip auto, or the
+// --skip given); the texts say when a side had warm-up dropped, and note a side whose report
+// predates warm-up detection when the other side dropped some.
 // Job reports (tracegate/reports/job.h): the job's latency is its slowest rank's avg_latency_ms;
 // each rank is compared with the same rank of the other side, and a regression's verdict names
 // the ranks over the limit and, for each, the kernel families whose time grew on it.
@@ -87,12 +91,14 @@ struct KernelDelta {
   double share_of_change = 0;           // delta_ms / avg latency delta
 };
 
-// A kernel family (ShortKernelName) summed over its variants; per iteration.
+// A kernel family (KernelFamilyName) summed over its variants; per iteration.
 struct FamilyDelta {
   std::string name;
   KernelChange change = KernelChange::kUnchanged;  // added / removed: no variant on one side
   size_t variants = 0;
   double base_ms = 0, new_ms = 0, delta_ms = 0;
+  bool has_launches = false;            // from kernel_table counts (not for a job's per-rank families)
+  double base_launches = 0, new_launches = 0;  // launches per iteration (counts / the side's iterations)
   bool has_delta_pct = false;
   double delta_pct = 0;                 // delta_ms / base_ms x 100, when base_ms > 0
 };
@@ -124,6 +130,11 @@ struct SideInfo {
   std::vector<std::string> devices;     // distinct non-null devices[].name, sorted
   std::string model, commit;            // "" when the report has none
   size_t samples = 0;                   // latency_samples_ms
+  // Warm-up (iteration_source): iterations found, those dropped from the front, and the report's
+  // line on it ("" in reports written before warm-up detection, which kept every iteration
+  // unless --skip said otherwise).
+  size_t found = 0, skipped = 0;
+  std::string warmup;
   bool has_cv = false;
   double cv = 0;                        // latency_cv of the samples (population std / mean)
   bool has_kernel_table = false;
@@ -161,6 +172,12 @@ struct Comparison {
   BootstrapResult bootstrap;            // mean(new) / mean(base)
   bool significant = false;             // mann_whitney.ok and p < alpha
 };
+
+// The family a kernel is compared in: ShortKernelName, except that PyTorch's element-wise kernels
+// keep their functor, the operation ("at::native::vectorized_elementwise_kernel<CUDAFunctor_add<float>>"),
+// and Inductor's generated Triton kernels drop the counter that tells apart one fused pattern's
+// kernels for different shapes ("triton_poi_fused_add_relu_12" -> "triton_poi_fused_add_relu_*").
+std::string KernelFamilyName(const std::string& demangled);
 
 // Never fails: what it cannot judge it says in the result. base_label / new_label name the
 // sides in texts (paths, baseline names).
