@@ -23,6 +23,7 @@
 #include <cstdlib>
 #include <exception>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -31,6 +32,7 @@
 #include "buffer_pool.h"
 #include "convert.h"
 #include "devices.h"
+#include "collector/src/cupti_clients.h"
 #include "collector/src/part_writer.h"
 #include "collector/src/parts.h"
 
@@ -449,6 +451,9 @@ Status StopCollector() {
     s = g_session;
     g_stopping = true;
   }
+  // Before any CUPTI call of ours on this thread: CUPTI's last error of this thread. Our own
+  // subscription succeeded, so a refused subscription here was another client's (cupti_clients.h).
+  const bool refused = s->subscriber && cuptiGetLastError() == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
   if (s->flusher.joinable()) {
     {
       std::lock_guard<std::mutex> lk(s->flush_mu);
@@ -461,6 +466,14 @@ Status StopCollector() {
   for (CUpti_ActivityKind k : s->enabled) cuptiActivityDisable(k);
   if (s->subscriber) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   uint64_t dropped = s->subscriber ? DroppedSinceLastCall() : 0;
+  // The other CUPTI clients, found without our lock held: the walk takes the dynamic loader's lock,
+  // which a thread inside dlopen may hold while CUDA, and so CUPTI's callbacks, wait for ours.
+  std::map<std::string, std::string> clients;
+  if (s->subscriber) {
+    const std::vector<std::string_view> imports(std::begin(kCuptiClientImports), std::end(kCuptiClientImports));
+    const auto self = reinterpret_cast<const void*>(&StopCollector);  // this library: the client that holds CUPTI
+    clients = OtherCuptiClientsMetadata(s->pid, ObjectsImporting(imports, self), refused);
+  }
   {
     std::lock_guard<std::mutex> lock(g_convert);
     Trace last;
@@ -470,6 +483,7 @@ Status StopCollector() {
     PublishCounters(*s, dropped);
     // A refused buffer loses at least one record even if CUPTI's count says none.
     if (s->dropped == 0) s->writer->AddQuality(Quality::kSourceDroppedRecords, Refusals(*s));
+    for (const auto& [key, value] : clients) s->writer->SetMetadata(key, value);
     g_session = nullptr;
   }
   if (s->subscriber) cuptiUnsubscribe(s->subscriber);

@@ -1,6 +1,6 @@
 // The collector's start-up pieces that need no GPU: the re-entrant one-time start of the injection
 // entry points, the device table from the driver when CUPTI sends none, and the API functions the
-// collector stops recording.
+// collector stops recording, and the scan for other CUPTI clients on real imports of libcupti.
 #include <cupti.h>
 #include <cuda.h>
 #include <gtest/gtest.h>
@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "collector.h"
+#include "collector/src/cupti_clients.h"
 #include "devices.h"
 #include "options.h"
 
@@ -184,6 +185,23 @@ TEST(QuietApis, NamesInTheMetadata) {
   EXPECT_EQ(runtime,
             "cudaGetDevice,cudaGetLastError,cudaPeekAtLastError,cudaGetErrorString,cudaFuncGetAttributes,"
             "cudaDeviceGetAttribute,cudaStreamIsCapturing,cudaStreamIsCapturing_ptsz");
+}
+
+// The scan for other CUPTI clients (collector/src/cupti_clients.h) on real imports of libcupti:
+// this test program links the collector, so it imports cuptiSubscribe_v2; the collector's own
+// object is left out, as at stop.
+TEST(CuptiClients, TheCollectorFindsRealImportsButNotItself) {
+  const std::vector<std::string_view> imports(std::begin(kCuptiClientImports), std::end(kCuptiClientImports));
+  std::vector<std::string> all = ObjectsImporting(imports, nullptr);
+  EXPECT_NE(std::find(all.begin(), all.end(), "tracegate_cupti_tests"), all.end()) << ::testing::PrintToString(all);
+  const auto self = reinterpret_cast<const void*>(&StopCollector);
+  std::vector<std::string> others = ObjectsImporting(imports, self);
+  EXPECT_EQ(std::find(others.begin(), others.end(), "tracegate_cupti_tests"), others.end());
+  // The injection library, loaded as the driver loads it, is one too (its own scan leaves it out).
+  ASSERT_NE(::dlopen(TRACEGATE_INJECT_LIB, RTLD_NOW | RTLD_LOCAL), nullptr) << ::dlerror();
+  others = ObjectsImporting(imports, self);
+  EXPECT_NE(std::find(others.begin(), others.end(), "libtracegate_inject.so"), others.end())
+      << ::testing::PrintToString(others);
 }
 
 }  // namespace
