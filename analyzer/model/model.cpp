@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <iterator>
 #include <map>
+#include <tuple>
+#include <vector>
 
 #include "analyzer/util/sort_runs.h"
 
@@ -194,12 +196,13 @@ uint64_t DropNegative(T& table, const std::vector<TimeNs>& time) {
 }  // namespace
 
 namespace {
-enum class CallRole : int8_t { kUnknown = -1, kOther, kLaunch, kDeviceSync };
+enum class CallRole : int8_t { kUnknown = -1, kOther, kLaunch, kDeviceSync, kCaptureBegin, kCaptureEnd };
 
 // Launches are the API calls that start GPU work which always leaves a GPU record (kernel, memcpy
 // or memset activity carrying the call's correlation id): kernel launches of the runtime, driver
 // and HIP APIs and graph launches (cudaLaunchHostFunc runs on the CPU and is not one). Device syncs
-// return only when all GPU work launched before them has finished. nsys adds a version suffix
+// return only when all GPU work launched before them has finished. A stream capture's begin and end
+// calls bound the launches that are captured into a graph instead of run. nsys adds a version suffix
 // ("cudaLaunchKernel_v7000"); per-thread-stream variants end in _ptsz / _ptds / _spt.
 CallRole RoleOf(std::string_view name) {
   for (size_t us; (us = name.rfind('_')) != std::string_view::npos;) {
@@ -217,8 +220,49 @@ CallRole RoleOf(std::string_view name) {
       "hipHccModuleLaunchKernel", "hipLaunchCooperativeKernel", "hipGraphLaunch"};
   static constexpr std::string_view kDeviceSyncs[] = {"cudaDeviceSynchronize", "cuCtxSynchronize",
                                                       "hipDeviceSynchronize"};
+  static constexpr std::string_view kCaptureBegins[] = {"cudaStreamBeginCapture", "cudaStreamBeginCaptureToGraph",
+                                                        "cuStreamBeginCapture", "cuStreamBeginCaptureToGraph",
+                                                        "hipStreamBeginCapture", "hipStreamBeginCaptureToGraph"};
+  static constexpr std::string_view kCaptureEnds[] = {"cudaStreamEndCapture", "cuStreamEndCapture",
+                                                      "hipStreamEndCapture"};
   auto in = [name](const auto& list) { return std::find(std::begin(list), std::end(list), name) != std::end(list); };
-  return in(kLaunches) ? CallRole::kLaunch : in(kDeviceSyncs) ? CallRole::kDeviceSync : CallRole::kOther;
+  if (in(kLaunches)) return CallRole::kLaunch;
+  if (in(kDeviceSyncs)) return CallRole::kDeviceSync;
+  if (in(kCaptureBegins)) return CallRole::kCaptureBegin;
+  return in(kCaptureEnds) ? CallRole::kCaptureEnd : CallRole::kOther;
+}
+
+// The calls made while their thread was capturing a stream into a graph: after a begin-capture
+// call and up to the next end-capture call of the same thread (pid, tid). A launch then enqueues
+// nothing (cudaStreamBeginCapture): its work runs when the graph is launched, under the graph
+// launch's correlation id. Launches another thread makes into the capturing stream (relaxed
+// capture mode) cannot be told apart without the stream and still count. Empty when no thread
+// captured.
+template <typename Role>
+std::vector<bool> DuringCapture(const ApiTable& api, const Role& role) {
+  std::vector<uint32_t> calls;  // begin, end and launch calls
+  bool any = false;
+  for (size_t i = 0; i < api.size(); ++i) {
+    const CallRole r = role(i);
+    any = any || r == CallRole::kCaptureBegin;
+    if (r == CallRole::kCaptureBegin || r == CallRole::kCaptureEnd || r == CallRole::kLaunch)
+      calls.push_back(static_cast<uint32_t>(i));
+  }
+  if (!any) return {};
+  std::sort(calls.begin(), calls.end(), [&](uint32_t a, uint32_t b) {
+    return std::tie(api.pid[a], api.tid[a], api.start[a], a) < std::tie(api.pid[b], api.tid[b], api.start[b], b);
+  });
+  std::vector<bool> captured(api.size(), false);
+  int depth = 0;
+  for (size_t k = 0; k < calls.size(); ++k) {
+    const uint32_t i = calls[k];
+    if (k > 0 && (api.pid[i] != api.pid[calls[k - 1]] || api.tid[i] != api.tid[calls[k - 1]])) depth = 0;
+    const CallRole r = role(i);
+    if (r == CallRole::kCaptureBegin) ++depth;
+    else if (r == CallRole::kCaptureEnd) depth = std::max(0, depth - 1);
+    else captured[i] = depth > 0;
+  }
+  return captured;
 }
 
 // Whether every row with a known pid names the same process (GPU records without a pid, as Kineto
@@ -277,15 +321,20 @@ uint64_t CountUnmatchedCorrelation(const Trace& trace) {
 // may not have run before the capture stopped (the capture's tail): it counts only when its
 // process recorded GPU work with a later correlation id, or returned from a later device sync
 // (which waits for the launch's work), or when the trace holds no GPU record at all (lost tables).
+// A launch captured into a graph (DuringCapture) runs nothing and is not one.
 uint64_t CountUnmatchedLaunches(const Trace& trace) {
   const ApiTable& api = trace.api_calls;
   std::vector<CallRole> roles(trace.strings.size(), CallRole::kUnknown);  // per name id
-  auto role = [&](size_t i) {
+  auto named = [&](size_t i) {
     CallRole& r = roles[api.name[i]];
     if (r == CallRole::kUnknown) r = RoleOf(trace.strings.View(api.name[i]));
-    return api.correlation[i] == kUnknownId ? CallRole::kOther : r;
+    return r;
   };
-  auto launch = [&](size_t i) { return role(i) == CallRole::kLaunch && api.return_value[i] == 0; };
+  auto role = [&](size_t i) { return api.correlation[i] == kUnknownId ? CallRole::kOther : named(i); };
+  const std::vector<bool> captured = DuringCapture(api, named);
+  auto launch = [&](size_t i) {
+    return role(i) == CallRole::kLaunch && api.return_value[i] == 0 && (captured.empty() || !captured[i]);
+  };
   size_t launches = 0;
   for (size_t i = 0; i < api.size(); ++i) launches += launch(i);
   if (launches == 0) return 0;

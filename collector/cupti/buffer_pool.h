@@ -3,6 +3,13 @@
 // the collector converts it and returns it here for reuse. When every buffer the cap allows is in
 // CUPTI's hands, Acquire refuses: CUPTI then drops records (cuptiActivityGetNumDroppedRecords
 // counts them) and the refusal itself is counted, so a trace that lost data says so. CUDA-free.
+//
+// Every buffer the pool hands out is zero-filled, so CUPTI need not zero it itself
+// (CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER): CUPTI asks for buffers on the application's
+// threads, where zeroing 8 MB stalls the program for a millisecond or more, once per flush
+// interval per thread. The pool zeroes a buffer when it takes it back (on the thread that
+// completed it, never the application's) and when it creates one; Reserve creates them ahead of
+// time, off the application's critical path.
 #pragma once
 
 #include <cstddef>
@@ -20,18 +27,24 @@ class BufferPool {
   BufferPool& operator=(const BufferPool&) = delete;
   ~BufferPool();  // frees the free list; buffers still out are CUPTI's and leak by design
 
-  // A free buffer (8-byte aligned, as CUPTI requires), or nullptr when the cap is reached.
-  // Thread-safe.
+  // A free, zero-filled buffer (8-byte aligned, as CUPTI requires), or nullptr when the cap is
+  // reached. Thread-safe; allocates only when no free buffer is left.
   uint8_t* Acquire();
-  // Takes back a buffer Acquire returned. Thread-safe.
+  // Takes back a buffer Acquire returned, zeroing it first (outside the lock). Thread-safe.
   void Release(uint8_t* buffer);
+  // Creates zero-filled buffers (their pages touched) until `free_buffers` are free, within the
+  // cap. Thread-safe; the allocation and zeroing happen outside the lock.
+  void Reserve(size_t free_buffers);
 
   size_t buffer_bytes() const { return buffer_bytes_; }
   size_t max_buffers() const { return max_buffers_; }
   size_t allocated() const;   // buffers created so far (free or out)
+  size_t free_buffers() const;
   uint64_t refusals() const;  // Acquire calls refused because of the cap
 
  private:
+  uint8_t* NewZeroed() const;  // nullptr when out of memory
+
   const size_t buffer_bytes_;
   const size_t max_buffers_;
   mutable std::mutex mu_;

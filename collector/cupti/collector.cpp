@@ -23,6 +23,7 @@
 #include <cstdlib>
 #include <exception>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -31,6 +32,7 @@
 #include "buffer_pool.h"
 #include "convert.h"
 #include "devices.h"
+#include "collector/src/cupti_clients.h"
 #include "collector/src/part_writer.h"
 #include "collector/src/parts.h"
 
@@ -62,6 +64,10 @@ Session* g_session = nullptr;  // read and written under g_convert; Start and St
                                // each other out through g_stopping
 bool g_stopping = false;       // under g_control
 std::atomic<BufferPool*> g_pool{nullptr};  // never freed: CUPTI may hold its buffers until exit
+// Free buffers the pool keeps ready (zeroed, their pages touched), so that CUPTI's requests on the
+// application's threads take one from the free list instead of allocating: topped up at start and
+// after every flush, on the collector's threads.
+constexpr size_t kReadyBuffers = 2;
 
 std::string CuptiError(CUptiResult r) {
   const char* text = nullptr;
@@ -241,6 +247,7 @@ void FlushLoopUnguarded(Session* s) {
       std::lock_guard<std::mutex> lock(g_convert);
       PublishCounters(*s, dropped);
     }
+    if (BufferPool* pool = g_pool.load()) pool->Reserve(kReadyBuffers);
     Status st = s->writer->Flush();
     if (!st.ok() && !reported) {
       Warn("cannot append to the recording: " + st.message());
@@ -301,6 +308,13 @@ bool EnableCupti(Session& s) {
   cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
   // Thread ids as the OS numbers them (gettid), like the other tools' traces.
   cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+  // The pool's buffers come zeroed (buffer_pool.h); otherwise CUPTI zeroes each one on the thread
+  // that asked for it, the application's. An older CUPTI without the attribute zeroes them itself.
+  uint8_t zeroed = 1;
+  size_t zeroed_size = sizeof zeroed;
+  const bool pool_zeroes =
+      cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &zeroed_size, &zeroed) == CUPTI_SUCCESS;
+  s.writer->SetMetadata(kBufferZeroingKey, pool_zeroes ? "tracegate" : "cupti");
   r = cuptiActivityRegisterCallbacks(BufferRequested, BufferCompleted);
   if (r != CUPTI_SUCCESS) {
     s.missed.push_back("all CUDA activity: CUPTI refused the buffer callbacks: " + CuptiError(r));
@@ -340,13 +354,41 @@ void InstallForkHandlers() {
 }  // namespace
 
 const std::vector<QuietApi>& QuietApis() {
+  // Per eager ResNet-50 iteration (PyTorch 2.11, CUDA 13, tests/fixtures/gpu/resnet50_eager_b32.db)
+  // the ones after the first four made 906 of the ~1180 API records (27166 of 30 iterations); docs/gpu/README.md.
   static const std::vector<QuietApi> apis = {
+      // Kineto's
       {false, CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020, "cudaGetDevice"},
       {true, CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent, "cuCtxGetCurrent"},
       {true, CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxGetState, "cuDevicePrimaryCtxGetState"},
       {true, CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute, "cuKernelGetAttribute"},
+      // error queries PyTorch makes around every launch
+      {false, CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020, "cudaGetLastError"},
+      {false, CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020, "cudaPeekAtLastError"},
+      {false, CUPTI_RUNTIME_TRACE_CBID_cudaGetErrorString_v3020, "cudaGetErrorString"},
+      // attribute, occupancy and capture-state queries of libraries (cuDNN, cuBLAS, PyTorch)
+      {false, CUPTI_RUNTIME_TRACE_CBID_cudaFuncGetAttributes_v3020, "cudaFuncGetAttributes"},
+      {false, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetAttribute_v5000, "cudaDeviceGetAttribute"},
+      {false, CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000, "cudaStreamIsCapturing"},
+      {false, CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_ptsz_v10000, "cudaStreamIsCapturing_ptsz"},
+      {true, CUPTI_DRIVER_TRACE_CBID_cuDeviceGetAttribute, "cuDeviceGetAttribute"},
+      {true, CUPTI_DRIVER_TRACE_CBID_cuFuncGetAttribute, "cuFuncGetAttribute"},
+      {true, CUPTI_DRIVER_TRACE_CBID_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags,
+       "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags"},
+      // look-ups the runtime makes for each launch: a kernel's name and function, driver entry points
+      {true, CUPTI_DRIVER_TRACE_CBID_cuKernelGetName, "cuKernelGetName"},
+      {true, CUPTI_DRIVER_TRACE_CBID_cuKernelGetFunction, "cuKernelGetFunction"},
+      {true, CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress, "cuGetProcAddress"},
+      {true, CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2, "cuGetProcAddress_v2"},
   };
   return apis;
+}
+
+std::string QuietApiNames(bool driver_api) {
+  std::string names;
+  for (const QuietApi& q : QuietApis())
+    if (!q.driver || driver_api) names += (names.empty() ? "" : ",") + std::string(q.name);
+  return names;
 }
 
 Status StartCollector(const RecordingOptions& options, const std::string& part_path) {
@@ -379,6 +421,7 @@ Status StartCollector(const RecordingOptions& options, const std::string& part_p
   if (!pool || pool->buffer_bytes() != buffer_bytes || pool->max_buffers() != std::max<size_t>(1, cap_bytes / buffer_bytes))
     g_pool.store(pool = new BufferPool(buffer_bytes, cap_bytes));  // an older pool leaks: CUPTI may hold its buffers
   s->refusals_before = pool->refusals();
+  pool->Reserve(kReadyBuffers);
 
   {
     std::lock_guard<std::mutex> lock(g_convert);
@@ -408,6 +451,9 @@ Status StopCollector() {
     s = g_session;
     g_stopping = true;
   }
+  // Before any CUPTI call of ours on this thread: CUPTI's last error of this thread. Our own
+  // subscription succeeded, so a refused subscription here was another client's (cupti_clients.h).
+  const bool refused = s->subscriber && cuptiGetLastError() == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
   if (s->flusher.joinable()) {
     {
       std::lock_guard<std::mutex> lk(s->flush_mu);
@@ -420,6 +466,14 @@ Status StopCollector() {
   for (CUpti_ActivityKind k : s->enabled) cuptiActivityDisable(k);
   if (s->subscriber) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   uint64_t dropped = s->subscriber ? DroppedSinceLastCall() : 0;
+  // The other CUPTI clients, found without our lock held: the walk takes the dynamic loader's lock,
+  // which a thread inside dlopen may hold while CUDA, and so CUPTI's callbacks, wait for ours.
+  std::map<std::string, std::string> clients;
+  if (s->subscriber) {
+    const std::vector<std::string_view> imports(std::begin(kCuptiClientImports), std::end(kCuptiClientImports));
+    const auto self = reinterpret_cast<const void*>(&StopCollector);  // this library: the client that holds CUPTI
+    clients = OtherCuptiClientsMetadata(s->pid, ObjectsImporting(imports, self), refused);
+  }
   {
     std::lock_guard<std::mutex> lock(g_convert);
     Trace last;
@@ -429,6 +483,7 @@ Status StopCollector() {
     PublishCounters(*s, dropped);
     // A refused buffer loses at least one record even if CUPTI's count says none.
     if (s->dropped == 0) s->writer->AddQuality(Quality::kSourceDroppedRecords, Refusals(*s));
+    for (const auto& [key, value] : clients) s->writer->SetMetadata(key, value);
     g_session = nullptr;
   }
   if (s->subscriber) cuptiUnsubscribe(s->subscriber);

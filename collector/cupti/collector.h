@@ -28,15 +28,22 @@ namespace tg::cupti {
 
 bool CollectorRecording();
 
-// API functions whose records the collector turns off, as PyTorch's profiler (Kineto) does: called
-// around every launch by frameworks, they would multiply the records and the overhead without
-// saying anything about the GPU. driver: driver API (else runtime); cbid: CUPTI callback id.
+// API functions whose records the collector turns off, as PyTorch's profiler (Kineto) does for the
+// first four: queries called around every launch by frameworks and by the CUDA runtime itself
+// (error state, attributes, occupancy, capture state, kernel names, driver entry points), which
+// enqueue no GPU work and which no analysis reads, while they made most of the records, and of the
+// collector's cost, of a PyTorch iteration. Every launch, copy, memset, synchronisation, wait and
+// event call stays recorded (tests/unit/cupti/startup_test.cpp checks the list against every
+// callback name CUPTI knows). driver: driver API (else runtime); cbid: CUPTI callback id.
 struct QuietApi {
   bool driver;
   uint32_t cbid;
   const char* name;
 };
 const std::vector<QuietApi>& QuietApis();
+// Their names, comma-separated, driver ones only when driver API calls are recorded: the value of
+// kQuietApisKey when CUPTI accepts every one.
+std::string QuietApiNames(bool driver_api);
 
 // Part metadata written by the collector.
 inline constexpr const char* kMissedKey = "cupti_missed";           // what could not be recorded
@@ -46,6 +53,9 @@ inline constexpr const char* kMemoryPeakSource = "cupti allocations";
 inline constexpr const char* kBufferRefusalsKey = "cupti_buffer_refusals";  // buffer cap reached
 inline constexpr const char* kOverheadPrefix = "cupti_overhead_ns.";  // + overhead kind
 inline constexpr const char* kQuietApisKey = "cupti_api_not_recorded";  // QuietApis' names
+// Who zeroes CUPTI's activity buffers: "tracegate" (the pool, off the application's threads) or
+// "cupti" (a CUPTI without CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, on the thread asking).
+inline constexpr const char* kBufferZeroingKey = "cupti_buffer_zeroing";
 // "cupti" or "driver": where the part's device table came from (devices.h)
 inline constexpr const char* kDeviceSourceKey = "cupti_device_source";
 

@@ -2,6 +2,7 @@
 // processes are listed up to kProcessesShown, the incomplete-part notes up to kNotesShown.
 #include <algorithm>
 
+#include "collector/src/cupti_clients.h"
 #include "tracegate/collector/record.h"
 #include "tracegate/analyzer/strings.h"
 
@@ -46,6 +47,12 @@ void PrintRecordSummary(std::ostream& out, const RecordResult& r) {
   out << "  dropped:   " << dropped << " records"
       << (dropped ? " (ERROR: the trace is missing data; raise TRACEGATE_BUFFER_CAP_MB)" : "") << "\n";
   out << "  telemetry: " << MetaOr(t, record_meta::kTelemetry, "?") << "\n";
+  // A profiler in the same process that CUPTI refused, or could have (cupti_clients.h): one line each.
+  const std::vector<std::string> profilers = OtherCuptiClientLines(t.metadata);
+  for (size_t i = 0; i < std::min(kProcessesShown, profilers.size()); ++i) out << "  profiler:  " << profilers[i] << "\n";
+  if (profilers.size() > kProcessesShown)
+    out << "  profiler:  ... " << profilers.size() - kProcessesShown << " more processes (metadata "
+        << kOtherCuptiClientsKey << ", " << kCuptiRefusedKey << ")\n";
   if (uint64_t n = t.quality.Get(Quality::kTraceIncomplete); n > 0) {
     out << "  INCOMPLETE: " << n << " process" << (n == 1 ? "" : "es") << " did not finish recording:\n";
     for (size_t i = 0; i < std::min(kNotesShown, r.merge.notes.size()); ++i) out << "    " << r.merge.notes[i] << "\n";

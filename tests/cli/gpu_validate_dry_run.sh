@@ -55,6 +55,16 @@ done
 TRACEGATE_VALIDATE_DRY_RUN=1 TRACEGATE_VALIDATE_BUDGET_S=12 timeout 60 bash "$repo/tests/gpu/validate.sh" "$bin" "$dir/out2" 1 \
   >"$dir/log2" 2>&1
 [ $? = 1 ] && ok || fail "a spent budget must fail the part"
-[ "$(grep -c '| SKIPPED |$' "$dir/out2/summary.md")" = 8 ] && ok || fail "want 8 skipped rows: $(cat "$dir/out2/summary.md")"
+[ "$(grep -c '| SKIPPED |$' "$dir/out2/summary.md")" = 9 ] && ok || fail "want 9 skipped rows: $(cat "$dir/out2/summary.md")"
 [ -s "$dir/out2/raw_part1.tar.gz" ] && [ ! -e "$dir/out2/raw" ] && ok || fail "part 1 not packed: $(ls "$dir/out2")"
+# Recordings come back gzip'd inside the archive (record_known keeps its known.db).
+tar -tzf "$dir/out/raw_part1.tar.gz" | grep -qx 'raw/part1/record_known/known.db.gz' && ok ||
+  fail "known.db not gzip'd in raw_part1.tar.gz: $(tar -tzf "$dir/out/raw_part1.tar.gz" | grep record_known)"
+# Over the archive's limit, the largest recordings are left out first, and the summary says which.
+TRACEGATE_VALIDATE_DRY_RUN=1 TRACEGATE_VALIDATE_BUDGET_S=40 TRACEGATE_VALIDATE_ARCHIVE_KB=10 timeout 120 \
+  bash "$repo/tests/gpu/validate.sh" "$bin" "$dir/out3" 1 >"$dir/log3" 2>&1
+grep -qE '^raw_part1\.tar\.gz: left out to stay under 10 KiB, largest first: part1/[^ ]+\.db\.gz \([0-9]+ KiB\)' "$dir/out3/summary.md" && ok ||
+  fail "no note of what was left out: $(tail -3 "$dir/out3/summary.md")"
+[ "$(stat -c %s "$dir/out3/raw_part1.tar.gz")" -le $((10 << 10)) ] && ok || fail "raw_part1.tar.gz over 10 KiB"
+tar -tzf "$dir/out3/raw_part1.tar.gz" | grep -q 'record_known.log$' && ok || fail "the logs must stay in the archive"
 finish gpu_validate_dry_run

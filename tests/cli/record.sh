@@ -4,7 +4,8 @@
 # (the command's, 128 + signal, 2 without the injection library, 127), the default output name,
 # an empty recording that analyze explains, SIGKILL mid-run (every flushed event kept, marked
 # incomplete, the gate refuses it), SIGINT forwarded, several processes in one trace, orphans
-# waited for. Usage: record.sh TRACEGATE FIXTURES_DIR
+# waited for, the summary's line for another profiler (a CUPTI client) in a recorded process.
+# Usage: record.sh TRACEGATE FIXTURES_DIR
 source "$(dirname "$0")/testlib.bash"
 bin=$(dirname "$tg")
 fake=$bin/fake_recorder
@@ -137,6 +138,30 @@ fi
 "$tg" record -o multi.db -- "$fake" --spawn 3 --kernels 10 2>err; expect_rc 0 $? "record of 4 processes"
 [ "$(kernels_in multi.db)" = 40 ] && ok || fail "multi.db: $(kernels_in multi.db) kernels, want 40"
 expect_grep "processes: 4 " err "summary lists 4 processes"
+
+# Another profiler in a recorded process (tests/tools' libfake_kineto.so stands in for PyTorch's
+# library, a CUPTI client): one summary line per such process, saying what happened, that
+# tracegate's recording of it is unaffected, and what to do; the note stays in the recording's metadata.
+kineto=$(find "$bin" -maxdepth 3 -name libfake_kineto.so -type f | head -1)
+if [ -n "$kineto" ]; then
+  "$tg" record -o prof.db -- "$fake" --kernels 4 --cupti-client "$kineto" 2>err; expect_rc 0 $? "record with a CUPTI client loaded"
+  expect_grep "^  profiler:  pid [0-9]+: PyTorch's profiler \(torch\.profiler, Kineto; libfake_kineto\.so\) is loaded and profiles through CUPTI\. CUPTI serves one profiler per process and tracegate held it, so if it profiled CUDA in this process, it recorded no CUDA activity; tracegate's recording of the process is unaffected\. Profile with one tool at a time: run the other profiler without tracegate record$" \
+    err "summary line for a loaded CUPTI client"
+  [ "$(grep -c '^  profiler:' err)" = 1 ] && ok || fail "want one profiler line: $(cat err)"
+  [ "$(kernels_in prof.db)" = 4 ] && ok || fail "prof.db: $(kernels_in prof.db) kernels, want 4"
+  [ "$(sqlite3 prof.db "SELECT value FROM tracegate_metadata WHERE key = 'cupti_other_clients'" 2>/dev/null | sed 's/pid [0-9]*/pid N/')" = "pid N: libfake_kineto.so" ] &&
+    ok || fail "cupti_other_clients metadata: $(sqlite3 prof.db "SELECT * FROM tracegate_metadata WHERE key LIKE 'cupti_other%'" 2>&1)"
+  # Two processes, one of which saw CUPTI refuse the other client: a line each, the refusal said.
+  "$tg" record -o prof2.db -- sh -c "'$fake' --kernels 2 --cupti-client '$kineto' --cupti-refused && '$fake' --kernels 2" 2>err
+  expect_rc 0 $? "record of a refused client"
+  expect_grep "^  profiler:  pid [0-9]+: PyTorch's profiler \(torch\.profiler, Kineto; libfake_kineto\.so\) tried to start and CUPTI refused it \(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED\)\. CUPTI serves one profiler per process and tracegate held it, so that profiler recorded no CUDA activity; tracegate's recording of the process is unaffected" \
+    err "summary line for a refused client"
+  [ "$(grep -c '^  profiler:' err)" = 1 ] && ok || fail "want one profiler line (the other process has no client): $(cat err)"
+  # Without another client, no line.
+  grep -q '^  profiler:' <("$tg" record -o plain.db -- "$fake" --kernels 1 2>&1) && fail "a profiler line without a client" || ok
+else
+  fail "no libfake_kineto.so under $bin (built by tests/tools)"
+fi
 
 # A recorded process the command leaves behind is waited for.
 "$tg" record -o orphan.db -- sh -c "(sleep 0.5; exec '$fake' --kernels 3) & exit 0" 2>err

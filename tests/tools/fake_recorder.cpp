@@ -3,7 +3,7 @@
 // runtime calls), so the record, flush and crash paths run without a GPU.
 //
 //   fake_recorder [--kernels N] [--batches B] [--hang-after-flush M] [--until-signal] [--spawn K]
-//                 [--marker FILE] [--exit CODE]
+//                 [--marker FILE] [--exit CODE] [--cupti-client LIB] [--cupti-refused]
 //   --kernels N          submit N kernels (+ N cudaLaunchKernel calls), Flush, write
 //                        "flushed N pid PID" to FILE
 //   --hang-after-flush M then submit M more kernels that are never flushed (run with a long
@@ -15,6 +15,11 @@
 //                        flush (run with a short TRACEGATE_FLUSH_MS), as a real recording writes
 //   --spawn K            first fork/exec K copies of itself (--kernels N each) and wait for them
 //   --exit CODE          exit with CODE after finishing the part (default 0)
+//   --cupti-client LIB   dlopen LIB (tests/tools' libfake_kineto.so) and, before finishing, note
+//                        the loaded CUPTI clients as the collector does at stop (cupti_clients.h)
+//   --cupti-refused      note that another client's CUPTI subscription was refused (what the
+//                        collector reads from cuptiGetLastError, which needs a driver)
+#include <dlfcn.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -27,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "collector/src/cupti_clients.h"
 #include "collector/src/part_writer.h"
 #include "collector/src/parts.h"
 
@@ -43,6 +49,8 @@ struct Args {
   long batches = 0;
   std::string marker;
   int exit_code = 0;
+  std::string cupti_client;
+  bool cupti_refused = false;
 };
 
 int64_t g_next = 0;  // kernels submitted so far (also their correlation ids)
@@ -87,6 +95,8 @@ bool Parse(int argc, char** argv, Args& a) {
     std::string k = argv[i];
     bool has_value = i + 1 < argc;
     if (k == "--until-signal") a.until_signal = true;
+    else if (k == "--cupti-refused") a.cupti_refused = true;
+    else if (k == "--cupti-client" && has_value) a.cupti_client = argv[++i];
     else if (k == "--kernels" && has_value) a.kernels = std::atol(argv[++i]);
     else if (k == "--hang-after-flush" && has_value) a.hang_after_flush = std::atol(argv[++i]);
     else if (k == "--spawn" && has_value) a.spawn = std::atol(argv[++i]);
@@ -168,6 +178,17 @@ int main(int argc, char** argv) {
     if (tg::Status s = writer->Flush(); !s.ok()) return Fail(s);
     Mark(a.marker, "flushed " + std::to_string(g_next));
     ::usleep(20000);
+  }
+  if (!a.cupti_client.empty() || a.cupti_refused) {
+    if (!a.cupti_client.empty() && !::dlopen(a.cupti_client.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+      std::fprintf(stderr, "fake_recorder: %s\n", ::dlerror());
+      return 2;
+    }
+    const std::vector<std::string_view> imports(std::begin(tg::kCuptiClientImports), std::end(tg::kCuptiClientImports));
+    const auto self = reinterpret_cast<const void*>(&FakeActivity);  // this program plays the collector
+    for (const auto& [key, value] :
+         tg::OtherCuptiClientsMetadata(::getpid(), tg::ObjectsImporting(imports, self), a.cupti_refused))
+      writer->SetMetadata(key, value);
   }
   if (tg::Status s = writer->Finish(); !s.ok()) return Fail(s);
   if (int sig = g_signal.load(); sig != 0) return 128 + sig;

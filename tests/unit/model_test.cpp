@@ -233,6 +233,32 @@ TEST(FinalizeTrace, CountsLaunchesWithoutGpuRecordPerProcess) {
   EXPECT_TRUE(t.quality.HasErrors());
 }
 
+// A launch made while its thread captures a stream into a graph runs nothing (its work runs under
+// the graph launch's id): not counted. tests/gpu/known_workload does that once (the fixture
+// known_workload.db.gz, checked by tests/cli/known_workload_fixture.sh). Another thread's launches
+// during the capture, and launches after the capture ended, still count.
+TEST(FinalizeTrace, LaunchesCapturedIntoAGraphAreNotLost) {
+  Trace t;
+  auto call = [&](const char* name, int64_t tid, int64_t corr, TimeNs start) {
+    t.api_calls.Add(ApiCall{start, start + 1, t.strings.Intern(name), ApiKind::kRuntime, 7, tid, corr, 0});
+  };
+  call("cudaStreamBeginCapture_v10000", 1, 1, 10);
+  call("cudaLaunchKernel_v7000", 1, 2, 11);        // captured
+  call("cuLaunchKernel", 2, 3, 12);                // another thread: not captured, lost
+  call("cudaStreamEndCapture_v10000", 1, 4, 13);
+  call("cudaGraphLaunch_v10000", 1, 5, 14);        // the graph's kernel carries this id
+  call("cudaLaunchKernel_v7000", 1, 6, 15);        // after the capture: lost
+  call("cuStreamBeginCapture_v2", 1, 8, 17);       // a second capture (driver API), never ended
+  call("cudaLaunchKernel_ptsz", 1, 9, 18);         // captured
+  Kernel k; k.start = 20; k.end = 21; k.pid = 7;
+  k.correlation = 5;
+  t.kernels.Add(k);
+  k.correlation = 10;  // later GPU work of the process: the launches before it are not the tail
+  t.kernels.Add(k);
+  FinalizeTrace(t);
+  EXPECT_EQ(t.quality.Get(Quality::kUnmatchedLaunch), 2u);  // ids 3 and 6
+}
+
 // GPU records without a pid (Kineto) match any process; a trace without GPU records loses every launch.
 TEST(FinalizeTrace, CountsLaunchesAgainstPidlessRecordsAndEmptyTables) {
   for (bool with_kernel : {true, false}) {

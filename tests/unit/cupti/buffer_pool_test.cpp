@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <set>
 
 namespace tg::cupti {
@@ -47,6 +48,51 @@ TEST(CuptiBufferPool, CapBelowOneBufferStillAllowsOne) {
   EXPECT_NE(a, nullptr);
   EXPECT_EQ(pool.buffer_bytes(), size_t{8} << 20);
   pool.Release(a);
+}
+
+bool AllZero(const uint8_t* b, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (b[i] != 0) return false;
+  return true;
+}
+
+// CUPTI is told the buffers come zeroed (CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER), so every
+// buffer handed out is: a new one, and one CUPTI filled and gave back.
+TEST(CuptiBufferPool, EveryBufferHandedOutIsZeroed) {
+  BufferPool pool(64 << 10, 64 << 10);
+  uint8_t* a = pool.Acquire();
+  ASSERT_NE(a, nullptr);
+  EXPECT_TRUE(AllZero(a, pool.buffer_bytes()));
+  std::memset(a, 0xab, pool.buffer_bytes());  // CUPTI's records
+  pool.Release(a);
+  uint8_t* again = pool.Acquire();
+  ASSERT_EQ(again, a);
+  EXPECT_TRUE(AllZero(again, pool.buffer_bytes()));
+  pool.Release(again);
+}
+
+// Reserve creates free buffers ahead of CUPTI's requests, within the cap; Acquire then takes them
+// without allocating.
+TEST(CuptiBufferPool, ReserveKeepsBuffersReadyWithinTheCap) {
+  BufferPool pool(4096, 3 * 4096);
+  pool.Reserve(2);
+  EXPECT_EQ(pool.allocated(), 2u);
+  EXPECT_EQ(pool.free_buffers(), 2u);
+  pool.Reserve(2);  // already there
+  EXPECT_EQ(pool.allocated(), 2u);
+  uint8_t* a = pool.Acquire();
+  uint8_t* b = pool.Acquire();
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(pool.allocated(), 2u);  // taken from the free list
+  EXPECT_TRUE(AllZero(a, 4096) && AllZero(b, 4096));
+  pool.Reserve(5);  // the cap allows one more
+  EXPECT_EQ(pool.allocated(), 3u);
+  EXPECT_EQ(pool.free_buffers(), 1u);
+  EXPECT_EQ(pool.refusals(), 0u);  // Reserve never counts as a refusal
+  pool.Release(a);
+  pool.Release(b);
+  EXPECT_EQ(pool.free_buffers(), 3u);
 }
 
 }  // namespace

@@ -1,17 +1,22 @@
 // The collector's start-up pieces that need no GPU: the re-entrant one-time start of the injection
 // entry points, the device table from the driver when CUPTI sends none, and the API functions the
-// collector stops recording.
+// collector stops recording, and the scan for other CUPTI clients on real imports of libcupti.
 #include <cupti.h>
 #include <cuda.h>
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+
+#include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
 
 #include "collector.h"
+#include "collector/src/cupti_clients.h"
 #include "devices.h"
 #include "options.h"
 
@@ -130,6 +135,73 @@ TEST(QuietApis, IdsNameTheIntendedFunctions) {
               CUPTI_SUCCESS);
     EXPECT_EQ(std::string(name).rfind(q.name, 0), 0u) << name << " vs " << q.name;
   }
+}
+
+// Every name of a quieted API is a query; no API the analysis reads (launches, copies, memsets,
+// synchronisations, waits, events, graphs, allocations: analyzer/model/model.cpp RoleOf,
+// analysis/idle_causes.cpp IsWaitApi, rules/timeline_rules.cpp IsSyncApi) is quieted, checked
+// against every callback name CUPTI knows in both domains.
+TEST(QuietApis, OnlyQueriesAndNeverALaunchCopySyncOrWait) {
+  auto any_of = [](const std::string& name, std::initializer_list<const char*> words) {
+    for (const char* w : words)
+      if (name.find(w) != std::string::npos) return true;
+    return false;
+  };
+  std::set<std::pair<bool, uint32_t>> quiet;
+  for (const QuietApi& q : QuietApis()) {
+    EXPECT_TRUE(quiet.insert({q.driver, q.cbid}).second) << q.name << " is listed twice";
+    EXPECT_TRUE(any_of(q.name, {"Get", "Peek", "IsCapturing", "Occupancy"})) << q.name << " is not a query";
+  }
+  size_t named = 0, kept = 0;
+  for (bool driver : {false, true}) {
+    const uint32_t size = driver ? uint32_t{CUPTI_DRIVER_TRACE_CBID_SIZE} : uint32_t{CUPTI_RUNTIME_TRACE_CBID_SIZE};
+    for (uint32_t cbid = 1; cbid < size; ++cbid) {
+      const char* name = nullptr;
+      if (cuptiGetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) !=
+              CUPTI_SUCCESS || !name)
+        continue;
+      ++named;
+      const std::string n = name;
+      if (!any_of(n, {"Launch", "Memcpy", "Memset", "Synchronize", "Wait", "Event", "Graph", "Malloc", "Free",
+                      "Alloc", "Query", "Signal", "Copy", "Prefetch"}))
+        continue;
+      ++kept;
+      EXPECT_EQ(quiet.count({driver, cbid}), 0u) << n << " does GPU work or is read by the analysis";
+    }
+  }
+  EXPECT_GT(named, 500u);  // CUPTI named the callbacks (no driver needed)
+  EXPECT_GT(kept, 100u);
+}
+
+// What the part's metadata lists (when CUPTI accepts every one): the driver functions only when
+// driver API calls are recorded.
+TEST(QuietApis, NamesInTheMetadata) {
+  const std::string all = QuietApiNames(true), runtime = QuietApiNames(false);
+  EXPECT_EQ(all.rfind("cudaGetDevice,cuCtxGetCurrent,cuDevicePrimaryCtxGetState,cuKernelGetAttribute,cudaGetLastError,", 0),
+            0u) << all;
+  for (const char* n : {"cudaPeekAtLastError", "cudaGetErrorString", "cudaFuncGetAttributes", "cuKernelGetName",
+                        "cuGetProcAddress_v2", "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags"})
+    EXPECT_NE(("," + all + ",").find(std::string(",") + n + ","), std::string::npos) << n;
+  EXPECT_EQ(runtime,
+            "cudaGetDevice,cudaGetLastError,cudaPeekAtLastError,cudaGetErrorString,cudaFuncGetAttributes,"
+            "cudaDeviceGetAttribute,cudaStreamIsCapturing,cudaStreamIsCapturing_ptsz");
+}
+
+// The scan for other CUPTI clients (collector/src/cupti_clients.h) on real imports of libcupti:
+// this test program links the collector, so it imports cuptiSubscribe_v2; the collector's own
+// object is left out, as at stop.
+TEST(CuptiClients, TheCollectorFindsRealImportsButNotItself) {
+  const std::vector<std::string_view> imports(std::begin(kCuptiClientImports), std::end(kCuptiClientImports));
+  std::vector<std::string> all = ObjectsImporting(imports, nullptr);
+  EXPECT_NE(std::find(all.begin(), all.end(), "tracegate_cupti_tests"), all.end()) << ::testing::PrintToString(all);
+  const auto self = reinterpret_cast<const void*>(&StopCollector);
+  std::vector<std::string> others = ObjectsImporting(imports, self);
+  EXPECT_EQ(std::find(others.begin(), others.end(), "tracegate_cupti_tests"), others.end());
+  // The injection library, loaded as the driver loads it, is one too (its own scan leaves it out).
+  ASSERT_NE(::dlopen(TRACEGATE_INJECT_LIB, RTLD_NOW | RTLD_LOCAL), nullptr) << ::dlerror();
+  others = ObjectsImporting(imports, self);
+  EXPECT_NE(std::find(others.begin(), others.end(), "libtracegate_inject.so"), others.end())
+      << ::testing::PrintToString(others);
 }
 
 }  // namespace
