@@ -94,7 +94,10 @@ chmod 755 $r
 fake=$(dirname "$tg")/fake_recorder
 if [ -x "$fake" ]; then
   if [ ! -f "$(dirname "$tg")/libtracegate_inject.so" ]; then
-    : >inject-stand-in.so; export TRACEGATE_INJECT_LIB=$dir/inject-stand-in.so
+    # Without CUDA there is no collector; record's preflight loads the library, so the stand-in
+    # must be a loadable one (record.sh does the same): tests/tools' fake NVML.
+    stand_in=$(find "$(dirname "$tg")" -maxdepth 3 -name libfake_nvml.so -type f | head -1)
+    [ -n "$stand_in" ] && export TRACEGATE_INJECT_LIB=$stand_in
   fi
   mkdir rec && cd rec
   for n in 11 12 13 14 15 16 17 18; do "$tg" record -- "$fake" --kernels $n >/dev/null 2>&1 & done
