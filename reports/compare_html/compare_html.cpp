@@ -91,13 +91,13 @@ std::string DeltaClass(double v, bool higher_is_worse = true) {
 }
 
 void Head(std::ostream& out, const Comparison& c) {
-  const std::string title = "tracegate compare: " + c.base.label + " vs " + c.next.label;
+  const std::string title = "tracegate: " + c.base.label + " vs " + c.next.label;
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
          "img-src data:\">\n"
       << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
       << "<link rel=\"icon\" href=\"data:,\">\n<title>" << Esc(title) << "</title>\n<style>" << kStyle
-      << "</style>\n</head>\n<body>\n<header>\n<h1>tracegate compare</h1>\n<p class=\"sub\">base <span class=\"name\">"
+      << "</style>\n</head>\n<body>\n<header>\n<h1>tracegate: base against new</h1>\n<p class=\"sub\">base <span class=\"name\">"
       << Esc(c.base.label) << "</span> · new <span class=\"name\">" << Esc(c.next.label) << "</span> · threshold "
       << Esc(Signed(c.options.threshold_pct, -1)) << "% on avg_latency_ms"
       << (c.options.require_significance ? ", significance required" : "")

@@ -213,7 +213,7 @@ std::string ComparisonMarkdown(const Comparison& c) {
     for (const Caveat& k : caveats) out << "- " << (k.warning ? "**" + Md(k.text) + "**" : Md(k.text)) << "\n";
   }
   if (clauses.size() > 1 || !caveats.empty()) out << "\n";
-  out << "tracegate compare: base " << MdCode(c.base.label, false) << ", new " << MdCode(c.next.label, false)
+  out << "tracegate: base " << MdCode(c.base.label, false) << ", new " << MdCode(c.next.label, false)
       << ", threshold " << FormatSigned(c.options.threshold_pct, -1) << "%"
       << (c.options.require_significance ? ", significance required" : "");
   if (c.bootstrap.ok)
