@@ -103,7 +103,7 @@ int RunCompare(const CompareArgs& args) {
 
 int RunGate(const GateArgs& args) {
   const Outputs outputs{args.md_out, "", args.junit_out, args.html_out};
-  if (Status s = CheckOutputs(outputs, {args.next}); !s.ok()) return Fail(s);
+  if (Status s = CheckOutputs(outputs, {args.next, args.baseline}); !s.ok()) return Fail(s);
   const CompareOptions options = ToCompareOptions(args.verdict);
   json base, next;
   std::string resolved;
