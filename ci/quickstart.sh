@@ -50,7 +50,7 @@ echo "== tracegate analyze $out/resnet50_eager_b32.db (recorded on an H200; warm
   --commit 865cc60 -q -o "$out/resnet50_compile_b32.json"
 echo "== tracegate compare: eager against torch.compile (what compilation fused, and what it cost)"
 "$build/tracegate" compare "$out/resnet50_eager_b32.json" "$out/resnet50_compile_b32.json" \
-  --md "$out/resnet50_compare.md"
+  --md "$out/resnet50_compare.md" --html "$out/resnet50_compare.html"
 for run in eager compile; do
   echo "== tracegate gate: the $run recording against its stored baseline baselines/resnet50_${run}_b32_h200.json"
   "$build/tracegate" gate "$out/resnet50_${run}_b32.json" --baseline "resnet50_${run}_b32_h200" --dir baselines \
@@ -74,4 +74,4 @@ echo "== tracegate convert / export"
 "$build/tracegate" convert "$trace" -o "$out/alexnet.db"
 "$build/tracegate" export "$out/alexnet.db" --chrome "$out/alexnet.chrome.json"
 echo "quickstart: reports in $out (resnet50_eager_b32.json / .md / .html, report_rank0.json / .md / .html)," \
-  "comparison $out/resnet50_compare.md, gate summaries $out/gate*.md, Perfetto trace $out/alexnet.chrome.json"
+  "comparison $out/resnet50_compare.md / .html, gate summaries $out/gate*.md, Perfetto trace $out/alexnet.chrome.json"

@@ -101,12 +101,23 @@ inline constexpr int kExitRegression = 1;
 // --skip: "auto" (unset) or a count of iterations; errors name the option.
 Status ParseSkip(const std::string& text, std::optional<size_t>* skip);
 
+// The gate's overrides of the verdict's rules (CompareOptions); compare takes them too, so its
+// verdict line and outputs are the gate's for the same options.
+struct VerdictArgs {
+  double threshold_pct = 5;
+  bool require_significance = false;
+  bool allow_device_mismatch = false;
+  double max_malformed_pct = 1;
+  double kernel_threshold_pct = -1;  // --kernel-threshold; < 0: off
+};
+
+// compare exits 0 whatever the verdict once both inputs were read (it decides nothing: gate
+// does), kExitBadInput when an input cannot be read or an option is wrong.
 struct CompareArgs {
   std::string base, next;        // reports or traces (a trace is analyzed with default options)
   std::string skip = "auto";     // --skip for a trace
-  double threshold_pct = 5;
-  double max_malformed_pct = 1;
-  std::string md_out, json_out;  // --md, --json; empty: none
+  VerdictArgs verdict;
+  std::string md_out, json_out, html_out;  // --md, --json, --html; empty: none
 };
 int RunCompare(const CompareArgs& args);
 
@@ -115,12 +126,8 @@ struct GateArgs {
   std::string baseline;          // --baseline NAME (in dir) or a report file
   std::string skip = "auto";     // --skip for a trace
   std::string dir = "baselines";
-  double threshold_pct = 5;
-  bool require_significance = false;
-  bool allow_device_mismatch = false;
-  double max_malformed_pct = 1;
-  double kernel_threshold_pct = -1;  // --kernel-threshold; < 0: off
-  std::string junit_out, md_out;  // --junit, --md; empty: none
+  VerdictArgs verdict;
+  std::string junit_out, md_out, html_out;  // --junit, --md, --html; empty: none
 };
 int RunGate(const GateArgs& args);
 

@@ -39,6 +39,30 @@ constexpr const char* kPredictFooter =
     "  tracegate predict --part 0.1:1.146 --part 0.05:2\n"
     "  tracegate predict run.db --kernels 'conv|bn_fw' --speedup 1.146";
 
+// The options that decide the verdict, shared by gate and compare.
+void AddVerdictOptions(CLI::App* cmd, tg::cli::VerdictArgs& v) {
+  cmd->add_option("--threshold", v.threshold_pct, "Allowed avg_latency_ms increase, percent")
+      ->capture_default_str()->check(CLI::Range(0.0, 1000.0));
+  cmd->add_flag("--require-significance", v.require_significance,
+                "A regression also needs the latency samples to differ (Mann-Whitney p < 0.05)");
+  cmd->add_flag("--allow-device-mismatch", v.allow_device_mismatch, "Compare runs from different GPUs anyway");
+  cmd->add_option("--max-malformed-pct", v.max_malformed_pct,
+                  "Cannot judge when malformed_event is over this percent of the rows read")
+      ->capture_default_str()->check(CLI::Range(0.0, 100.0));
+  cmd->add_option("--kernel-threshold", v.kernel_threshold_pct,
+                  "Also a regression when a kernel family's GPU time per iteration grew by more than PCT percent")
+      ->check(CLI::Range(0.0, 1000.0));
+}
+
+constexpr const char* kCompareFooter =
+    "The verdict line comes first, decided by the gate's rules and options (see tracegate gate --help).\n"
+    "Exit code: 0 when both runs were read and compared, whatever the verdict (compare decides\n"
+    "nothing; use gate in CI); 2 when an input cannot be read, an output would overwrite an input,\n"
+    "or an option is wrong.\n"
+    "Examples:\n"
+    "  tracegate compare base.json new.json --md compare.md --html compare.html\n"
+    "  tracegate compare a100.json h100.json --allow-device-mismatch";
+
 constexpr const char* kGateFooter =
     "Regression: avg_latency_ms > baseline x (1 + PCT/100), and with --require-significance also\n"
     "Mann-Whitney p < 0.05 on latency_samples_ms. Cannot judge (exit 2): unreadable input, another\n"
@@ -48,8 +72,10 @@ constexpr const char* kGateFooter =
     "per iteration grew by more than PCT, even when the latency did not move (off by default).\n"
     "The first line printed is the verdict. A baseline given by NAME, or a file inside --dir, gets a\n"
     "'gated' row in <dir>/history.db.\n"
+    "Exit code: 0 pass, 1 regression, 2 cannot judge (also when an option is wrong or an output would\n"
+    "overwrite the input).\n"
     "Example:\n"
-    "  tracegate gate run.json --baseline resnet50_fp16 --junit gate.xml --md gate.md";
+    "  tracegate gate run.json --baseline resnet50_fp16 --junit gate.xml --md gate.md --html gate.html";
 
 constexpr const char* kMergeFooter =
     "The reduce step of a job analysed past one machine (docs/SCALE.md): each rank's trace is analysed\n"
@@ -176,17 +202,15 @@ int main(int argc, char** argv) {
 
   tg::cli::CompareArgs cmp;
   auto* cm = app.add_subcommand("compare", "Compare two runs: metric deltas, kernel and phase diff, statistics");
+  cm->footer(kCompareFooter);
   cm->add_option("base", cmp.base, "Base report JSON or trace")->required();
   cm->add_option("new", cmp.next, "New report JSON or trace")->required();
-  cm->add_option("--threshold", cmp.threshold_pct, "Allowed avg_latency_ms increase, percent")
-      ->capture_default_str()->check(CLI::Range(0.0, 1000.0));
-  cm->add_option("--max-malformed-pct", cmp.max_malformed_pct,
-                 "Cannot judge when malformed_event is over this percent of the rows read")
-      ->capture_default_str()->check(CLI::Range(0.0, 100.0));
+  AddVerdictOptions(cm, cmp.verdict);
   cm->add_option("--skip", cmp.skip, "For a trace given: warm-up iterations to drop, a count or auto (see analyze)")
       ->capture_default_str();
-  cm->add_option("--md", cmp.md_out, "Write the Markdown summary here");
+  cm->add_option("--md", cmp.md_out, "Write the Markdown summary here (pull-request comment, CI step summary)");
   cm->add_option("--json", cmp.json_out, "Write the comparison JSON here");
+  cm->add_option("--html", cmp.html_out, "Write a self-contained HTML comparison page here");
 
   tg::cli::GateArgs gate;
   auto* g = app.add_subcommand("gate", "CI gate: exit 0 pass, 1 regression, 2 cannot judge");
@@ -194,21 +218,12 @@ int main(int argc, char** argv) {
   g->add_option("new", gate.next, "New report JSON or trace")->required();
   g->add_option("--baseline", gate.baseline, "Baseline NAME (in --dir) or a report file")->required();
   g->add_option("--dir", gate.dir, "Baseline directory (history.db records the gate)")->capture_default_str();
-  g->add_option("--threshold", gate.threshold_pct, "Allowed avg_latency_ms increase, percent")
-      ->capture_default_str()->check(CLI::Range(0.0, 1000.0));
-  g->add_flag("--require-significance", gate.require_significance,
-              "Fail only when the latency samples also differ (Mann-Whitney p < 0.05)");
-  g->add_flag("--allow-device-mismatch", gate.allow_device_mismatch, "Compare runs from different GPUs anyway");
-  g->add_option("--max-malformed-pct", gate.max_malformed_pct,
-                "Cannot judge when malformed_event is over this percent of the rows read")
-      ->capture_default_str()->check(CLI::Range(0.0, 100.0));
-  g->add_option("--kernel-threshold", gate.kernel_threshold_pct,
-                "Also fail when a kernel family's GPU time per iteration grew by more than PCT percent")
-      ->check(CLI::Range(0.0, 1000.0));
+  AddVerdictOptions(g, gate.verdict);
   g->add_option("--skip", gate.skip, "For a trace given: warm-up iterations to drop, a count or auto (see analyze)")
       ->capture_default_str();
   g->add_option("--junit", gate.junit_out, "Write JUnit XML here");
-  g->add_option("--md", gate.md_out, "Write the Markdown summary here");
+  g->add_option("--md", gate.md_out, "Write the Markdown summary here (pull-request comment, CI step summary)");
+  g->add_option("--html", gate.html_out, "Write a self-contained HTML comparison page here");
 
   tg::cli::RecordArgs record;
   auto* r = app.add_subcommand(

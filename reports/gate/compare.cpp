@@ -162,9 +162,11 @@ SideInfo ReadSide(const json& doc, const std::string& label) {
   const json& q = Object(doc, "data_quality");
   for (const json& c : Array(q, "counters")) {
     const double count = Number(c, "count").value_or(0);
-    if (Text(c, "severity") == "error" && count > 0)
-      side.error_counters.push_back(Text(c, "key") + " = " + FormatNumber(count, 0));
+    if (count <= 0) continue;
+    if (Text(c, "severity") == "error") side.error_counters.push_back(Text(c, "key") + " = " + FormatNumber(count, 0));
+    if (Text(c, "severity") == "warning") side.warning_counters.push_back(Text(c, "key") + " = " + FormatNumber(count, 0));
   }
+  side.has_quality = Find(doc, "data_quality") != nullptr;
   if (internal::Flag(q, "has_errors") && side.error_counters.empty())
     side.error_counters.push_back("data_quality.has_errors = true");
   return side;

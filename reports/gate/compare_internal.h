@@ -60,6 +60,23 @@ std::string FormatP(double p);
 int MetricDecimals(const MetricDelta& m);
 // "PASS", "REGRESSION", "CANNOT JUDGE": the verdict's name as a heading.
 std::string VerdictHeading(Verdict v);
+// What a reader should know before trusting a comparison, besides why it cannot judge (the verdict
+// line says that): each side's warm-up dropped, its warning-level data-quality counters, unstable
+// (CV > 0.15) or too few samples for the Mann-Whitney test to ever be significant, and the
+// comparison's notes (devices compared anyway, sections a report lacks). For the Markdown and the
+// HTML page (compare_markdown.cpp).
+struct Caveat {
+  bool warning = false;  // else information
+  std::string text;
+};
+std::vector<Caveat> ComparisonCaveats(const Comparison& c);
+// The smallest two-sided p-value the exact Mann-Whitney test can give with na and nb distinct
+// samples: 2 / C(na + nb, na), capped at 1.
+double SmallestMannWhitneyP(size_t na, size_t nb);
+// The verdict line's clauses: split at "; " outside parentheses ("REGRESSION: avg_latency_ms ...",
+// "slower kernels: ...", "phases: ...").
+std::vector<std::string> VerdictClauses(const std::string& text);
+
 // How many kernels have each KernelChange, indexed by the enum.
 std::array<size_t, 4> CountChanges(const Comparison& c);
 

@@ -1,6 +1,9 @@
 // MarkdownReport: the report document as GitHub-flavoured Markdown for a pull-request comment or
-// a CI step summary. Short by design (GitHub caps a comment at 65,536 characters): the top
-// kernels are cut at kMaxKernels, evidence at kMaxEvidence per finding.
+// a CI step summary. Short by design (about 4 KB for a typical run): a bold one-line summary
+// first, the caveats, the run, the key figures, the top findings and kernels with short names;
+// the rest in <details> (full kernel names only there), each table once.
+#include <algorithm>
+#include <cctype>
 #include <sstream>
 #include <string_view>
 
@@ -15,104 +18,238 @@ namespace {
 
 using namespace internal;
 
-constexpr size_t kMaxKernels = 15;
+constexpr size_t kBudget = 4000;       // bytes: the folded sections that do not fit are left out
+constexpr size_t kFindingsShown = 3;   // in the comment itself; the rest folded
+constexpr size_t kKernelsShown = 5;
+constexpr size_t kKernelsFolded = 5;
 constexpr size_t kMaxEvidence = 3;
-constexpr size_t kMaxNameChars = 80;
+constexpr size_t kMaxNameChars = 60;   // a short name in a table
+constexpr size_t kFullNameChars = 300; // a full name in <details>; the JSON report has it whole
+constexpr double kUnstableCv = 0.15;
 
 std::string Md(const std::string& s) { return MarkdownEscape(s); }
 
-void FactsSection(std::ostream& out, const json& doc) {
-  std::string line;
-  for (const auto& [label, value] : RunFacts(doc))
-    line += (line.empty() ? "" : " · ") + std::string("**") + label + "** " + Md(value);
-  if (!line.empty()) out << line << "\n\n";
+std::string Folded(const std::string& title, const std::string& body) {
+  return body.empty() ? "" : "\n<details><summary>" + title + "</summary>\n\n" + body + "\n</details>\n";
 }
 
-void HeadlineTableSection(std::ostream& out, const json& doc) {
-  out << "### Headline\n\n| Metric | Value |\n|---|---:|\n";
-  for (const HeadlineRow& r : Headline(doc)) out << "| " << r.label << " | " << Md(ShowInline(r.value)) << " |\n";
+// "resnet50: 6.290 ms per iteration (p95 10.685 ms, 29 iterations); GPU idle 21.8%; top finding:
+// Device idle between GPU work, +12.2% (1.122x overall, at most 1.279x)".
+std::string SummaryLine(const json& doc) {
+  std::string model = Text(doc, "model");
+  std::string line = model.empty() ? "" : model + ": ";
+  if (Number(doc, "avg_latency_ms"))
+    line += ShowInline(Show(doc, "avg_latency_ms", Unit::kMs)) + " per iteration (p95 " +
+            ShowInline(Show(doc, "p95_latency_ms", Unit::kMs)) + ", " +
+            ShowInline(Show(doc, "iterations", Unit::kCount)) + " iterations)";
+  else
+    line += "no latency: " + ShowInline(Show(doc, "avg_latency_ms", Unit::kMs));
+  if (const auto idle = Number(doc, "idle_ratio")) line += "; GPU idle " + FormatValue(*idle, Unit::kPercent);
+  const json& findings = Array(doc, "findings");
+  if (!findings.empty())
+    line += "; top finding: " + Text(findings[0], "title") + ", " + GainText(findings[0]);
+  else if (Find(doc, "findings"))
+    line += "; no finding";
+  return line;
+}
+
+void Caveats(std::ostream& out, const json& doc) {
+  std::vector<std::string> items;
+  if (Text(doc, "schema").empty()) items.push_back("**Not a tracegate report**: no `schema` key; values are n/a");
+  const std::string quality = QualityVerdict(doc);
+  std::string counters;
+  for (const json* c : NonZeroCounters(doc))
+    if (Text(*c, "severity") != "info")
+      counters += (counters.empty() ? "" : ", ") + Md(Text(*c, "key")) + " = " + ShowInline(Show(*c, "count", Unit::kCount));
+  if (quality == "errors") items.push_back("**Data quality errors**: the numbers may be wrong (" + counters + ")");
+  else if (quality == "warnings") items.push_back("**Data quality warnings**: " + counters);
+  else if (quality == "n/a") items.push_back("No data\\_quality section: the data cannot be checked");
+  const std::string warmup = Text(Object(Object(doc, "iteration_source"), "warmup"), "summary");
+  if (!warmup.empty() && Int(Object(doc, "iteration_source"), "skipped") > 0)
+    items.push_back("**Warm-up** " + Md(warmup));
+  if (const auto cv = Number(doc, "latency_cv"); cv && *cv > kUnstableCv)
+    items.push_back(StrFormat("**Unstable**: latency CV %.3f &gt; 0.15, so compare runs with care", *cv));
+  if (const auto n = Number(doc, "iterations"); n && *n > 0 && *n < 10)
+    items.push_back(StrFormat("Only %.0f iteration%s: the percentiles and the gate's significance test need more", *n,
+                              *n == 1 ? "" : "s"));
+  if (items.empty()) return;
+  out << "Caveats:\n";
+  for (const std::string& i : items) out << "- " << i << "\n";
   out << "\n";
+}
+
+bool IsMainFact(const std::string& label) {
+  return label == "Model" || label == "Precision" || label == "Batch" || label == "Device" || label == "Commit";
+}
+
+// Model, precision, batch, device and commit in one line (the warm-up is a caveat); with
+// main = false, the other facts (where the numbers come from).
+std::string Facts(const json& doc, bool main) {
+  std::string line;
+  for (const auto& [label, value] : RunFacts(doc))
+    if (label != "Warm-up" && IsMainFact(label) == main)
+      line += (line.empty() ? "" : " · ") + std::string("**") + label + "** " + Md(value);
+  return line.empty() ? "" : line + "\n";
+}
+
+constexpr std::string_view kKeyHeadline[] = {"Iterations", "Latency mean", "Latency p50", "Latency p95",
+                                             "Throughput", "Idle share",   "Memory peak"};
+bool IsKeyHeadline(const std::string& label) {
+  return std::find(std::begin(kKeyHeadline), std::end(kKeyHeadline), label) != std::end(kKeyHeadline);
+}
+
+// The key figures in one row.
+void HeadlineSection(std::ostream& out, const json& doc) {
+  std::string head, rule, values;
+  for (const HeadlineRow& r : Headline(doc))
+    if (IsKeyHeadline(r.label) && r.value.present) {
+      head += " " + r.label + " |";
+      rule += "--:|";
+      values += " " + Md(r.value.text) + " |";
+    }
+  if (!head.empty()) out << "|" << head << "\n|" << rule << "\n|" << values << "\n\n";
+}
+
+// The headline metrics the row leaves out: missing ones with their reason, shares of 0 left out.
+std::string OtherHeadline(const json& doc) {
+  std::string rows;
+  for (const HeadlineRow& r : Headline(doc)) {
+    if (IsKeyHeadline(r.label) && r.value.present) continue;
+    if (r.label.ends_with(" share") && Number(doc, r.label == "Idle share" ? "idle_ratio" : "") == 0.0) continue;
+    if (r.value.present && r.value.text == "0.0%") continue;
+    rows += "| " + r.label + " | " + Md(ShowInline(r.value)) + " |\n";
+  }
+  return rows.empty() ? "" : "| Metric | Value |\n|---|---:|\n" + rows;
+}
+
+// Up to the end of the first sentence (". " before a capital letter); the JSON has the rest.
+std::string FirstSentence(const std::string& text) {
+  for (size_t i = text.find(". "); i != std::string::npos; i = text.find(". ", i + 1))
+    if (i + 2 < text.size() && std::isupper(static_cast<unsigned char>(text[i + 2]))) return text.substr(0, i + 1);
+  return text;
+}
+
+void OneFinding(std::ostream& out, size_t n, const json& f, bool full) {
+  out << n << ". **[" << Md(Text(f, "priority")) << "] " << Md(Text(f, "title")) << "**, predicted "
+      << Md(GainText(f));
+  const std::string assumption = Text(Object(f, "amdahl"), "assumption");
+  if (full && !assumption.empty()) out << " if " << Md(assumption);
+  if (full && !Text(f, "summary").empty()) out << ": " << Md(FirstSentence(Text(f, "summary")));
+  out << "\n";
+  const json& strategies = Array(f, "strategies");
+  if (full && !strategies.empty() && strategies[0].is_string())
+    out << "   - Try: " << Md(strategies[0].get<std::string>()) << "\n";
 }
 
 void FindingsSection(std::ostream& out, const json& doc) {
   const json& findings = Array(doc, "findings");
-  out << "### Findings (" << findings.size() << ")\n\n";
-  if (std::string why = EmptyListReason(doc, "findings", "no rule matched"); !why.empty())
-    out << "None: " << why << ".\n\n";
-  size_t n = 0;
-  for (const json& f : findings) {
-    out << ++n << ". **[" << Md(Text(f, "priority")) << "] " << Md(Text(f, "title")) << "**";
-    if (!Text(f, "summary").empty()) out << " — " << Md(Text(f, "summary"));
-    out << "\n";
-    const json& evidence = Array(f, "evidence");
-    if (!evidence.empty()) {
-      std::string line;
-      for (size_t i = 0; i < evidence.size() && i < kMaxEvidence; ++i)
-        line += (i ? "; " : "") + Md(EvidenceText(evidence[i]));
-      if (evidence.size() > kMaxEvidence) line += StrFormat("; %zu more", evidence.size() - kMaxEvidence);
-      out << "   - Evidence: " << line << "\n";
-    }
-    out << "   - Predicted gain: " << Md(GainText(f));
-    std::string assumption = Text(Object(f, "amdahl"), "assumption");
-    if (!assumption.empty()) out << " — " << Md(assumption);
-    out << "\n";
-    if (std::string overlap = OverlapText(f); !overlap.empty()) out << "   - Overlap: " << Md(overlap) << "\n";
-    const json& strategies = Array(f, "strategies");
-    if (!strategies.empty() && strategies[0].is_string())
-      out << "   - First strategy: " << Md(strategies[0].get<std::string>()) << "\n";
-  }
-  if (std::string combined = CombinedText(doc); !combined.empty() && !findings.empty())
-    out << "\nCombined estimate: " << Md(combined) << "\n";
-  if (!findings.empty()) out << "\n";
-}
-
-void TopKernelsSection(std::ostream& out, const json& doc) {
-  const json& kernels = Array(doc, "top_kernels");
-  out << "### Top kernels\n\n";
-  if (const std::string note = WholeTraceNote(doc); !note.empty()) out << "Of the " << note << ".\n\n";
-  if (std::string why = EmptyListReason(doc, "top_kernels", "the trace has no kernels"); !why.empty()) {
-    out << "None: " << why << ".\n\n";
+  out << "**Findings** (" << findings.size() << ", most important first)";
+  if (std::string why = EmptyListReason(doc, "findings", "no rule matched"); !why.empty()) {
+    out << ": none, " << Md(why) << ".\n\n";
     return;
   }
+  out << ":\n\n";
+  for (size_t i = 0; i < findings.size() && i < kFindingsShown; ++i) OneFinding(out, i + 1, findings[i], true);
+  out << "\n";
+}
+
+std::string MoreFindings(const json& doc) {
+  std::ostringstream out;
+  const json& findings = Array(doc, "findings");
+  for (size_t i = kFindingsShown; i < findings.size(); ++i) OneFinding(out, i + 1, findings[i], false);
+  return out.str();
+}
+
+std::string Evidence(const json& doc) {
+  std::ostringstream out;
+  const json& findings = Array(doc, "findings");
+  for (size_t i = 0; i < findings.size(); ++i) {
+    const json& evidence = Array(findings[i], "evidence");
+    std::string line;
+    for (size_t e = 0; e < evidence.size() && e < kMaxEvidence; ++e) line += (e ? "; " : "") + Md(EvidenceText(evidence[e]));
+    if (!line.empty()) out << i + 1 << ". " << line << "\n";
+  }
+  return out.str();
+}
+
+void KernelRows(std::ostream& out, const json& kernels, size_t from, size_t to) {
   out << "| # | Kernel | Calls | Total | Mean | Share |\n|--:|---|--:|--:|--:|--:|\n";
-  for (size_t i = 0; i < kernels.size() && i < kMaxKernels; ++i) {
+  for (size_t i = from; i < kernels.size() && i < to; ++i) {
     const json& k = kernels[i];
     auto mean_ns = Number(k, "mean_ns");
-    out << "| " << i + 1 << " | " << Md(Cut(ShortKernelName(Text(k, "name")), kMaxNameChars)) << " | "
+    out << "| " << i + 1 << " | " << Md(CutMiddle(ShortKernelName(Text(k, "name")), kMaxNameChars)) << " | "
         << ShowInline(Show(k, "count", Unit::kCount)) << " | " << ShowInline(Show(k, "total_ms", Unit::kMs)) << " | "
         << (mean_ns ? FormatValue(*mean_ns / 1e6, Unit::kMs) : "n/a") << " | "
         << ShowInline(Show(k, "share_ratio", Unit::kPercent)) << " |\n";
   }
-  if (kernels.size() > kMaxKernels) out << "\n" << kernels.size() - kMaxKernels << " more in the JSON report.\n";
+}
+
+void TopKernelsSection(std::ostream& out, const json& doc) {
+  out << "**Top kernels**";
+  if (const std::string note = WholeTraceNote(doc); !note.empty()) out << " (of the " << note << ")";
+  if (std::string why = EmptyListReason(doc, "top_kernels", "the trace has no kernels"); !why.empty()) {
+    out << ": none, " << Md(why) << ".\n\n";
+    return;
+  }
+  out << ":\n\n";
+  KernelRows(out, Array(doc, "top_kernels"), 0, kKernelsShown);
   out << "\n";
 }
 
-// Only for traces with collectives: the others' reports read as before.
-void CollectivesSection(std::ostream& out, const json& doc) {
+// The full names of the kernels in the table, where the short one leaves something out.
+std::string KernelNames(const json& doc) {
+  std::string out;
+  const json& kernels = Array(doc, "top_kernels");
+  for (size_t i = 0; i < kernels.size() && i < kKernelsShown; ++i) {
+    const std::string name = Text(kernels[i], "name");
+    if (name != CutMiddle(ShortKernelName(name), kMaxNameChars))
+      out += "- " + std::to_string(i + 1) + ": " + Md(Cut(name, kFullNameChars)) + "\n";
+  }
+  return out;
+}
+
+std::string MoreKernels(const json& doc) {
+  const json& kernels = Array(doc, "top_kernels");
+  if (kernels.size() <= kKernelsShown) return "";
+  std::ostringstream out;
+  KernelRows(out, kernels, kKernelsShown, kKernelsShown + kKernelsFolded);
+  if (kernels.size() > kKernelsShown + kKernelsFolded)
+    out << "\n" << kernels.size() - kKernelsShown - kKernelsFolded << " more in the JSON report.\n";
+  return out.str();
+}
+
+// Only for traces with collectives.
+std::string Collectives(const json& doc) {
   const std::vector<CollectiveCells> rows = CollectiveTable(doc);
-  if (rows.empty()) return;
-  out << "### Collectives\n\n";
+  if (rows.empty()) return "";
+  std::ostringstream out;
   if (std::string rank = RankCommunicationText(doc); !rank.empty()) out << Md(rank) << ".\n\n";
   out << "| Collective | Dtype | Message | Group | Calls | Total | Mean | Alg bw | Bus bw |\n"
          "|---|---|--:|--:|--:|--:|--:|--:|--:|\n";
   for (const CollectiveCells& r : rows)
-    out << "| " << Md(Cut(r.collective, kMaxNameChars)) << " | " << Md(r.dtype) << " | " << r.message << " | "
+    out << "| " << Md(CutMiddle(r.collective, kMaxNameChars)) << " | " << Md(r.dtype) << " | " << r.message << " | "
         << r.group << " | " << r.calls << " | " << r.total << " | " << r.mean << " | " << r.algbw << " | "
         << r.busbw << " |\n";
-  out << "\n";
+  return out.str();
 }
 
-void QualitySection(std::ostream& out, const json& doc) {
-  out << "### Data quality: " << QualityVerdict(doc) << "\n\n";
+void QualityLine(std::ostream& out, const json& doc) {
+  out << "Data quality: " << QualityVerdict(doc);
+  if (NonZeroCounters(doc).empty())
+    out << (Find(doc, "data_quality") ? ", every counter is zero.\n" : " (not in this report).\n");
+  else
+    out << ".\n";
+}
+
+std::string CounterTable(const json& doc) {
   std::vector<const json*> counters = NonZeroCounters(doc);
-  if (counters.empty()) {
-    out << (Find(doc, "data_quality") ? "Every counter is zero.\n" : "n/a (not in this report)\n");
-    return;
-  }
+  if (counters.empty()) return "";
+  std::ostringstream out;
   out << "| Counter | Severity | Count | Meaning |\n|---|---|--:|---|\n";
   for (const json* c : counters)
     out << "| " << Md(Text(*c, "key")) << " | " << Md(Text(*c, "severity")) << " | "
         << ShowInline(Show(*c, "count", Unit::kCount)) << " | " << Md(Text(*c, "description")) << " |\n";
+  return out.str();
 }
 
 }  // namespace
@@ -131,21 +268,52 @@ std::string MarkdownEscape(std::string_view text) {
   return out;
 }
 
+std::string internal::CutMiddle(const std::string& s, size_t max) {
+  if (s.size() <= max) return s;
+  auto boundary = [&](size_t i) {  // back to the start of a UTF-8 sequence
+    while (i > 0 && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) --i;
+    return i;
+  };
+  const size_t head = boundary((max - 3) / 2), tail = boundary(s.size() - (max - 3 - (max - 3) / 2));
+  return s.substr(0, head) + "..." + s.substr(tail);
+}
+
+void internal::AppendWithinBudget(std::string& out, const std::vector<std::pair<std::string, std::string>>& sections,
+                                  size_t budget) {
+  constexpr size_t kReserve = 160;  // for the line naming what was left out
+  std::string left;
+  for (const auto& [title, text] : sections) {
+    if (text.empty()) continue;
+    if (out.size() + text.size() + kReserve <= budget) out += text;
+    else left += (left.empty() ? "" : ", ") + title;
+  }
+  if (!left.empty()) out += "\nLeft out to keep this short: " + left + " (the JSON and HTML outputs have them).\n";
+}
+
 std::string MarkdownReport(const nlohmann::json& report) {
   const json doc = ValidUtf8(report);
   std::ostringstream out;
-  std::string model = Text(doc, "model");
-  out << "## tracegate report" << (model.empty() ? "" : ": " + Md(model)) << "\n\n";
-  if (Text(doc, "schema").empty()) out << "> Not a tracegate report: no `schema` key; values below are n/a.\n\n";
-  FactsSection(out, doc);
-  if (QualityVerdict(doc) == "errors")
-    out << "> **Data quality errors**: numbers below may be wrong (see Data quality).\n\n";
-  HeadlineTableSection(out, doc);
+  out << "**" << Md(SummaryLine(doc)) << "**\n\n";
+  Caveats(out, doc);
+  if (std::string facts = Facts(doc, true); !facts.empty()) out << facts << "\n";
+  HeadlineSection(out, doc);
   FindingsSection(out, doc);
   TopKernelsSection(out, doc);
-  CollectivesSection(out, doc);
-  QualitySection(out, doc);
-  return out.str();
+  QualityLine(out, doc);
+  std::string text = out.str();
+  const size_t findings = Array(doc, "findings").size();
+  AppendWithinBudget(text, {{"data-quality counters", Folded("Data-quality counters", CounterTable(doc))},
+                            {"more findings", Folded(StrFormat("%zu more findings", findings - std::min(findings, kFindingsShown)),
+                                                     MoreFindings(doc))},
+                            {"kernel names", Folded("Kernel names", KernelNames(doc))},
+                            {"more kernels", Folded("More kernels", MoreKernels(doc))},
+                            {"collectives", Folded("Collectives", Collectives(doc))},
+                            {"evidence", Folded("Evidence", Evidence(doc))},
+                            {"other headline metrics", Folded("Other headline metrics", OtherHeadline(doc))},
+                            {"run details", Folded("Run", Facts(doc, false))},
+                            {"combined estimate", Folded("Combined estimate", Md(CombinedText(doc)))}},
+                     kBudget);
+  return text;
 }
 
 Status WriteMarkdownReport(const nlohmann::json& report, const std::string& path) {

@@ -34,6 +34,14 @@ constexpr bool IsBadControl(char ch) {
 // `s` cut to at most `max` bytes with "..." (never inside a UTF-8 sequence); max >= 4.
 std::string Cut(const std::string& s, size_t max);
 
+// Markdown for a pull-request comment: appends each (title, folded section) of `sections` that
+// still fits under `budget` bytes with `out`, in order, and a line naming those left out.
+void AppendWithinBudget(std::string& out, const std::vector<std::pair<std::string, std::string>>& sections,
+                        size_t budget);
+// A name cut to at most `max` bytes (>= 8) in the middle ("triton_poi_fused_...add_relu_*"): kernel
+// names differ at their end (the fused ops, the functor, the tile) as much as at their start.
+std::string CutMiddle(const std::string& s, size_t max);
+
 // How a number is shown.
 enum class Unit { kMs, kPercent, kCount, kFps, kMb, kPlain };
 std::string FormatValue(double v, Unit unit);

@@ -116,7 +116,7 @@ assert suite.get("tests") == "4" and suite.get("failures") == "1" and suite.get(
 failure = suite.find("testcase[@name='avg_latency_ms']/failure")
 assert failure is not None and failure.get("message").startswith("REGRESSION: avg_latency_ms 615.120")
 EOF
-grep -q '^## tracegate: REGRESSION$' "$dir/r.md" \
+head -1 "$dir/r.md" | grep -q '^\*\*REGRESSION: avg\\_latency\\_ms 615\.120 -&gt; 646\.491 ms (+5\.10%, limit +5%)\*\*$' \
   && grep -q '^| avg_latency_ms | 615.120 | 646.491 | +31.371 | +5.10% |$' "$dir/r.md" \
   && ok || fail "regression Markdown: $(head -20 "$dir/r.md")"
 gate 2 '^CANNOT JUDGE' "$dir/up49.json" --baseline "$dir/corrupt.json" --junit "$dir/c.xml" --md "$dir/c.md"
@@ -126,7 +126,7 @@ suite = ET.parse(sys.argv[1]).getroot().find("testsuite")
 assert suite.get("errors") == "1" and suite.get("failures") == "0", suite.attrib
 assert "corrupt.json" in suite.find("testcase[@name='inputs']/error").get("message")
 EOF
-grep -q '^## tracegate: CANNOT JUDGE$' "$dir/c.md" && ok || fail "cannot-judge Markdown"
+head -1 "$dir/c.md" | grep -q '^\*\*CANNOT JUDGE: .*corrupt\.json.*\*\*$' && ok || fail "cannot-judge Markdown: $(head -3 "$dir/c.md")"
 
 # A named baseline: the gate is recorded in the history as a "gated" row with its verdict.
 b=$dir/baselines

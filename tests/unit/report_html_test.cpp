@@ -220,8 +220,9 @@ TEST(ReportMarkdown, TablesKeepTheirShapeWithPipesInNames) {
   EXPECT_NE(md.find(kEvilEscaped), std::string::npos);
   EXPECT_EQ(md.find("<script"), std::string::npos);
   // step 2 is the median of 0.1, 0.2, 0.3 ms (+ the evil kernel keeps it inside its marker).
-  EXPECT_NE(md.find("| Latency p50 | 0.200 ms |"), std::string::npos) << md;
-  EXPECT_NE(md.find("### Data quality: "), std::string::npos);
+  EXPECT_NE(md.find("| Iterations | Latency mean | Latency p50 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 3 | 0.200 ms | 0.200 ms |"), std::string::npos) << md;
+  EXPECT_NE(md.find("\nData quality: "), std::string::npos);
 }
 
 TEST(ReportMarkdown, NullsShowAsNaWithTheirReason) {
@@ -229,13 +230,14 @@ TEST(ReportMarkdown, NullsShowAsNaWithTheirReason) {
   AddKernel(t, "k", 0, 1'000);
   std::string md = MarkdownReport(Report(t));
   EXPECT_NE(md.find("| Latency CV | n/a (fewer than 2 iterations) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("Only 1 iteration: "), std::string::npos) << md;  // a caveat
   std::string html = HtmlReport(Report(t));
   EXPECT_NE(html.find("<div class=\"value\">n/a</div><div class=\"reason\">fewer than 2 iterations</div>"),
             std::string::npos);
   // A key the report does not carry at all (an older baseline) says so.
   json old = {{"schema", "tracegate.report/v1"}, {"avg_latency_ms", 1.5}};
   md = MarkdownReport(old);
-  EXPECT_NE(md.find("| Latency mean | 1.500 ms |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| Latency mean |\n|--:|\n| 1.500 ms |"), std::string::npos) << md;
   EXPECT_NE(md.find("| Latency p95 | n/a (not in this report) |"), std::string::npos) << md;
 }
 
@@ -249,14 +251,17 @@ TEST(ReportMarkdown, FindingShowsPriorityEvidenceGainAndFirstStrategy) {
       "amdahl": {"share": 0.2, "speedup": 2, "basis": "assumed", "assumption": "halve the gaps",
                  "overall_speedup": 1.1111111, "gain_pct": 11.11111, "upper_bound": 1.25}}]})");
   std::string md = MarkdownReport(doc);
-  EXPECT_NE(md.find("### Findings (1)"), std::string::npos) << md;
-  EXPECT_NE(md.find("1. **[high] GPU idle \\| between launches** — The GPU waits."), std::string::npos) << md;
-  EXPECT_NE(md.find("   - Evidence: idle\\_ratio = 0.35 (threshold &gt; 0.2)"), std::string::npos) << md;
-  EXPECT_NE(md.find("   - Predicted gain: +11.1% (1.111x overall, at most 1.250x) — halve the gaps"),
+  EXPECT_NE(md.find("**Findings** (1, most important first):"), std::string::npos) << md;
+  EXPECT_NE(md.find("1. **[high] GPU idle \\| between launches**, predicted +11.1% (1.111x overall, at most 1.250x) if "
+                    "halve the gaps: The GPU waits.\n"),
             std::string::npos)
       << md;
-  EXPECT_NE(md.find("   - First strategy: Use CUDA graphs"), std::string::npos) << md;
+  EXPECT_NE(md.find("<summary>Evidence</summary>\n\n1. idle\\_ratio = 0.35 (threshold &gt; 0.2)\n"), std::string::npos)
+      << md;
+  EXPECT_NE(md.find("   - Try: Use CUDA graphs"), std::string::npos) << md;
   EXPECT_EQ(md.find("Second"), std::string::npos);
+  // The summary line names the top finding.
+  EXPECT_NE(md.find("top finding: GPU idle \\| between launches, +11.1%"), std::string::npos) << md;
   std::string html = HtmlReport(doc);
   EXPECT_NE(html.find("<li>Second</li>"), std::string::npos);
   EXPECT_NE(html.find("+11.1% (1.111x overall, at most 1.250x)"), std::string::npos);

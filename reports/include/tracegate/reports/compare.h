@@ -139,6 +139,8 @@ struct SideInfo {
   double cv = 0;                        // latency_cv of the samples (population std / mean)
   bool has_kernel_table = false;
   std::vector<std::string> error_counters;  // error-level data-quality counters that are non-zero
+  std::vector<std::string> warning_counters;  // warning-level ones ("key = count"): caveats, not problems
+  bool has_quality = false;                 // the report has a data_quality section
 };
 
 // Why the comparison cannot judge. check: "inputs", "devices", "data_quality" or "latency".
