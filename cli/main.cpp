@@ -32,6 +32,16 @@ void AddIterationOptions(CLI::App* cmd, tg::cli::IterationArgs& it) {
       ->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
 }
 
+constexpr const char* kExportFooter =
+    "The file opens in https://ui.perfetto.dev and chrome://tracing. Processes: 'tracegate findings'\n"
+    "(a track per finding of the analysis: the intervals its claim locates, a mark with its summary),\n"
+    "the host processes (a track per thread: API calls, CPU ops, NVTX ranges), one per GPU (a track\n"
+    "per stream; the CUDA syncs, which time the host waiting, on 'stream N sync: host waits'; NVML\n"
+    "telemetry as counters). Flows join each launch to its GPU work. Slices that overlap on a track\n"
+    "go to an overflow track named '(overlapping N)'.\n"
+    "Example:\n"
+    "  tracegate export run.db --chrome run.trace.json";
+
 constexpr const char* kPredictFooter =
     "Amdahl's law: overall = 1 / ((1 - sum P) + sum P/S); the bound as S -> infinity is 1 / (1 - sum P).\n"
     "Examples:\n"
@@ -147,8 +157,11 @@ int main(int argc, char** argv) {
 
   tg::cli::ExportArgs exp;
   auto* e = app.add_subcommand("export", "Write a trace for Perfetto UI / chrome://tracing");
+  e->footer(kExportFooter);
   e->add_option("trace", exp.trace, "Trace file")->required();
   e->add_option("--chrome", exp.chrome_out, "Chrome trace-event JSON output")->required();
+  e->add_flag("--no-findings", exp.no_findings, "Do not analyse the trace: no findings track");
+  AddIterationOptions(e, exp.iterations);
 
   tg::cli::ConvertArgs conv;
   auto* c = app.add_subcommand("convert", "Convert any supported trace to a tracegate store (SQLite)");
