@@ -220,7 +220,9 @@ void ChromeTracks::Assign(const Trace& t, const std::vector<std::string>& findin
     int64_t natural = -1;
     if (k.lane == 0) {
       if (k.kind == TrackKind::kFindings) natural = k.id + 1;
-      if ((k.kind == TrackKind::kHostThread || k.kind == TrackKind::kStream) && InRange(k.id)) natural = k.id;
+      // Perfetto reads tid 0 as "no tid" and puts the events on thread `pid`: 0 gets a fresh tid.
+      if ((k.kind == TrackKind::kHostThread || k.kind == TrackKind::kStream) && InRange(k.id) && k.id != 0)
+        natural = k.id;
     }
     if (natural >= 0 && taken[k.pid].insert(natural).second) {
       k.tid = natural;

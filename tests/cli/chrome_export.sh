@@ -26,6 +26,7 @@ cases = {
     "partial overlap": (named + [X(1, 1, 0, 10), X(1, 1, 5, 10)], "nesting"),
     "shorter first": (named + [X(1, 1, 0, 1), X(1, 1, 0, 10)], "order"),
     "negative tid": (named + [X(1, -5, 0, 1)], "pid/tid"),
+    "tid 0": ([M("process_name", 1, 0, name="p"), M("thread_name", 1, 0, name="t"), X(1, 0, 0, 1)], "pid/tid"),
     "string pid": (named + [X("Spans", 1, 0, 1)], "pid/tid"),
     "negative ts": (named + [X(1, 1, -1.5, 1)], "ts"),
     "string counter": (named + [{"ph": "C", "name": "n", "pid": 1, "ts": 1, "args": {"W": "hot"}}], "counter"),

@@ -10,7 +10,8 @@ Format" with "traceEvents", phases X/i/C/M/s/t/f) and what Perfetto's JSON impor
 - ts and dur are microseconds whatever "displayTimeUnit" says ("ms" or "ns": display only);
   Perfetto has no negative timestamps, so ts >= 0; numbers, finite.
 - pid and tid are integers that fit Perfetto's uint32 and chrome://tracing's int: 0..2^31-1 (a
-  negative or string pid is coerced or hashed by the importer: two processes can merge).
+  negative or string pid is coerced or hashed by the importer: two processes can merge); a tid of
+  0 is read as "no tid" and replaced by the pid, so a track's events have a tid other than 0.
 - "M" metadata: process_name / thread_name with a non-empty args.name, process_sort_index /
   thread_sort_index with an integer args.sort_index, process_labels with args.labels. Each pid
   that has events has exactly one process_name (a second one renames the process: the last
@@ -123,6 +124,8 @@ def check(doc, stats=None):
         if bad_id:
             continue
         pid, tid = e["pid"], e.get("tid")
+        if ph in "XBEistf" and tid == 0 and pid != 0:
+            p.add("pid/tid", f"#{i} tid 0 (Perfetto reads it as no tid and moves the event to thread {pid}): {_brief(e)}")
         if ph != "M":
             ts = e.get("ts")
             if not _is_num(ts):

@@ -203,11 +203,13 @@ TEST_F(ChromeTracksTest, SlicesOfATrackNest) {
   EXPECT_LT(thread_sort_.at({k["first"]["pid"], 7}), thread_sort_.at({k["overlapping"]["pid"], k["overlapping"]["tid"]}));
 }
 
-// Kineto writes 32-bit pthread ids as negative tids; Perfetto reads pid and tid as uint32.
+// Kineto writes 32-bit pthread ids as negative tids; Perfetto reads pid and tid as uint32 and a
+// tid of 0 as "no tid".
 TEST_F(ChromeTracksTest, IdsOutsideTheRangeReadersTakeGetFreshOnes) {
   Trace t;
   AddApi(t, "cudaEventQuery", 1'000, 2'000, 11, 2910249, -549452224);
   AddApi(t, "cudaEventQuery", 1'000, 2'000, 12, -1, -1);
+  AddKernel(t, "on the legacy stream", 3'000, 4'000, 0, /*stream=*/0);  // Perfetto reads tid 0 as none
   Export(t);
   for (const json& e : doc_["traceEvents"]) {
     EXPECT_GE(e["pid"].get<int64_t>(), 0) << e.dump();
@@ -218,6 +220,8 @@ TEST_F(ChromeTracksTest, IdsOutsideTheRangeReadersTakeGetFreshOnes) {
   std::set<std::string> names;
   for (const json& e : Events("X")) names.insert(ThreadName(e));
   EXPECT_TRUE(names.count("thread -549452224"));
+  EXPECT_TRUE(names.count("stream 0"));
+  EXPECT_NE(Events("X", "kernel")[0]["tid"], 0);
   EXPECT_EQ(PidNamed("process (source pid -1)"), Events("X")[1]["pid"]);
 }
 
