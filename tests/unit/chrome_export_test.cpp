@@ -287,6 +287,11 @@ TEST_F(ChromeExport, RoundTripsThroughKinetoImporter) {
   EXPECT_EQ(back.syncs.size(), 1u);
   EXPECT_EQ(back.api_calls.size(), t.api_calls.size());
   EXPECT_EQ(back.ranges.size(), t.ranges.size());
+  for (size_t i = 0; i < back.ranges.size(); ++i) {  // a GPU-projected range keeps its device as pid
+    if (back.ranges.on_gpu[i]) {
+      EXPECT_EQ(back.ranges.pid[i], 0);
+    }
+  }
   EXPECT_EQ(back.Window(), t.Window());
 }
 
