@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
+#include <regex>
 
 #include "commands.h"
 
@@ -80,9 +82,28 @@ Active Walk(const CLI::App& app, int argc, char** argv) {
 // The usage line and where the command's help is: the lines after the error.
 void PrintUsage(const Active& a) {
   std::string usage = CLI::Formatter().make_usage(a.app, a.path);
-  std::fprintf(stderr, "%sRun '%s --help' for %s.\n", usage.c_str(), a.path.c_str(),
+  while (!usage.empty() && usage.back() == '\n') usage.pop_back();
+  std::fprintf(stderr, "%s   (run '%s --help' for %s)\n", usage.c_str(), a.path.c_str(),
                a.app->get_parent() == nullptr ? "the commands"
                : a.app->get_subcommands({}).empty() ? "its options" : "its commands");
+}
+
+// CLI11's range message, "Value 0 not in range 0.000000 to 1797693...": the bounds as written in
+// the help ("must be > 0", "must be in 1..100000").
+std::string RangeMessage(const std::string& what) {
+  static const std::regex kRange("Value (.*) not in range (\\S+) to (\\S+)$");
+  std::smatch m;
+  if (!std::regex_search(what, m, kRange)) return what;
+  auto trim = [](std::string v) {
+    if (v.find('.') != std::string::npos) {
+      while (!v.empty() && v.back() == '0') v.pop_back();
+      if (!v.empty() && v.back() == '.') v.pop_back();
+    }
+    return v;
+  };
+  double lo = std::strtod(m[2].str().c_str(), nullptr), hi = std::strtod(m[3].str().c_str(), nullptr);
+  std::string bound = hi >= 1e300 ? (lo < 1e-300 ? "> 0" : ">= " + trim(m[2])) : "in " + trim(m[2]) + ".." + trim(m[3]);
+  return what.substr(0, static_cast<size_t>(m.position(0))) + m[1].str() + " is out of range: must be " + bound;
 }
 
 bool LooksLikeOption(std::string_view w) {
@@ -189,7 +210,7 @@ int ReportUsageError(const CLI::App& app, const CLI::ParseError& error, int argc
     message = "unexpected argument" + std::string(what.find("arguments") != std::string::npos ? "s" : "") + " " +
               (colon == std::string::npos ? what : what.substr(colon + 2));
   } else {
-    message = error.what();
+    message = RangeMessage(error.what());
   }
   std::fprintf(stderr, "tracegate: error: %s%s\n", where.c_str(), message.c_str());
   PrintUsage(a);
