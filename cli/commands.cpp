@@ -280,13 +280,25 @@ int RunPredict(const PredictArgs& args) {
 
 int RunExport(const ExportArgs& args) {
   if (Status s = CheckOutputPath(args.trace, args.chrome_out); !s.ok()) return Fail(s);
+  AnalyzeArgs options;
+  options.iterations = args.iterations;
+  options.commit = "-";  // no report is written: the source revision is not looked up
+  AnalysisConfig config;
+  if (Status s = ToAnalysisConfig(options, &config); !s.ok()) return Fail(s);
   Trace trace;
   if (Status s = Load(args.trace, trace); !s.ok()) return Fail(s);
-  if (Status s = WriteChromeTrace(trace, args.chrome_out); !s.ok()) return Fail(s);
-  std::printf("wrote %s: %zu kernels, %zu copies, %zu memsets, %zu API calls, %zu ranges "
-              "(open it in https://ui.perfetto.dev or chrome://tracing)\n",
+  Analysis analysis;
+  ChromeExportOptions out;
+  if (!args.no_findings) {
+    if (Status s = RunAnalysis(trace, config, &analysis); !s.ok()) return Fail(s);
+    out.findings = &analysis.findings;
+  }
+  if (Status s = WriteChromeTrace(trace, args.chrome_out, out); !s.ok()) return Fail(s);
+  std::printf("wrote %s: %zu kernels, %zu copies, %zu memsets, %zu syncs, %zu API calls, %zu ranges, "
+              "%zu samples, %zu findings (open it in https://ui.perfetto.dev or chrome://tracing)\n",
               args.chrome_out.c_str(), trace.kernels.size(), trace.memcpys.size(), trace.memsets.size(),
-              trace.api_calls.size(), trace.ranges.size());
+              trace.syncs.size(), trace.api_calls.size(), trace.ranges.size(), trace.samples.size(),
+              analysis.findings.size());
   return kExitOk;
 }
 

@@ -74,6 +74,8 @@ int RunPredict(const PredictArgs& args);
 struct ExportArgs {
   std::string trace;
   std::string chrome_out;
+  IterationArgs iterations;  // the analysis whose findings annotate the timeline
+  bool no_findings = false;  // --no-findings: export the trace only, no analysis
 };
 int RunExport(const ExportArgs& args);
 

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "commands.h"
+#include "usage_errors.h"
 
 namespace {
 
@@ -31,6 +32,21 @@ void AddIterationOptions(CLI::App* cmd, tg::cli::IterationArgs& it) {
   cmd->add_option("--batch", it.batch, "Items per iteration, for throughput")
       ->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
 }
+
+constexpr const char* kExitCodes =
+    "Exit codes: 0 done; 1 a regression (gate); 2 bad input or a usage error: one line on stderr\n"
+    "names the problem (run with no arguments, tracegate prints this help and exits 2); record exits\n"
+    "with its command's code. 'tracegate COMMAND --help' describes a command.";
+
+constexpr const char* kExportFooter =
+    "The file opens in https://ui.perfetto.dev and chrome://tracing. Processes: 'tracegate findings'\n"
+    "(a track per finding of the analysis: the intervals its claim locates, a mark with its summary),\n"
+    "the host processes (a track per thread: API calls, CPU ops, NVTX ranges), one per GPU (a track\n"
+    "per stream; the CUDA syncs, which time the host waiting, on 'stream N sync: host waits'; NVML\n"
+    "telemetry as counters). Flows join each launch to its GPU work. Slices that overlap on a track\n"
+    "go to an overflow track named '(overlapping N)'.\n"
+    "Example:\n"
+    "  tracegate export run.db --chrome run.trace.json";
 
 constexpr const char* kPredictFooter =
     "Amdahl's law: overall = 1 / ((1 - sum P) + sum P/S); the bound as S -> infinity is 1 / (1 - sum P).\n"
@@ -173,8 +189,11 @@ int main(int argc, char** argv) {
 
   tg::cli::ExportArgs exp;
   auto* e = app.add_subcommand("export", "Write a trace for Perfetto UI / chrome://tracing");
+  e->footer(kExportFooter);
   e->add_option("trace", exp.trace, "Trace file")->required();
   e->add_option("--chrome", exp.chrome_out, "Chrome trace-event JSON output")->required();
+  e->add_flag("--no-findings", exp.no_findings, "Do not analyse the trace: no findings track");
+  AddIterationOptions(e, exp.iterations);
 
   tg::cli::ConvertArgs conv;
   auto* c = app.add_subcommand("convert", "Convert any supported trace to a tracegate store (SQLite)");
@@ -249,22 +268,11 @@ int main(int argc, char** argv) {
         break;
       }
 
-  // An unknown command word gets its own message (CLI11 would show the main help for
-  // `tracegate nope --help`, or say only that a subcommand is required).
-  if (argc > 1 && argv[1][0] != '-') {
-    std::string known;
-    bool found = false;
-    for (const CLI::App* sub : app.get_subcommands({})) {
-      found = found || sub->get_name() == argv[1];
-      known += (known.empty() ? "" : ", ") + sub->get_name();
-    }
-    if (!found) {
-      std::fprintf(stderr, "tracegate: error: unknown command '%s' (commands: %s)\nRun 'tracegate --help' for usage.\n",
-                   argv[1], known.c_str());
-      return tg::cli::kExitBadInput;
-    }
-  }
-
+  // Usage errors: one line naming the problem (with "did you mean" for a mistyped command or
+  // option), then the command's usage and where its help is (usage_errors.cpp); exit 2.
+  app.footer(kExitCodes);  // after the subcommands: they would inherit it
+  if (argc == 1) return tg::cli::NoArguments(app);
+  if (int rc = tg::cli::CheckCommandWords(app, parse_argc, argv); rc >= 0) return rc;
   try {
     app.parse(parse_argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -274,9 +282,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    // One line, then where to look; usage errors share the bad-input exit code.
-    std::fprintf(stderr, "tracegate: error: %s\nRun 'tracegate --help' for usage.\n", e.what());
-    return tg::cli::kExitBadInput;
+    return tg::cli::ReportUsageError(app, e, parse_argc, argv);
   }
 
   if (a->parsed()) {

@@ -1,12 +1,22 @@
-// WriteChromeTrace: the trace as Chrome trace-event JSON in the shape PyTorch's Kineto writes, so
-// Perfetto UI, chrome://tracing and Kineto readers (ours included) open it.
+// WriteChromeTrace: the trace as Chrome trace-event JSON with PyTorch Kineto's categories and args,
+// so Perfetto UI, chrome://tracing and Kineto readers (ours included) open it.
 //
-// Tracks: GPU work on one process per device (pid = device id, as Kineto does; an unknown device
-// gets pid kUnknownDevicePid) with one thread per stream (tid = stream id); API calls and host
-// ranges on their own pid/tid. Flows "ac2g" (id = correlation) go from the launching API call
-// ('s') to each GPU operation with that correlation ('f', "bp":"e").
-// Times: "ts"/"dur" are microseconds with three decimals RELATIVE to the top-level integer
-// "baseTimeNanoseconds" (the trace window start), so absolute ns = base + round(ts * 1000).
+// Processes (pids: reports/export/chrome_tracks.h): "tracegate findings" first, then the host
+// processes (their own pids and names), then one per device ("GPU 0 NVIDIA H200", a pid of its
+// own that no host process shares). Tracks: a host process has a thread per source thread (API
+// calls, CPU ops, NVTX ranges); a device a thread per stream (kernels, copies, memsets, Kineto's
+// GPU-projected annotations), and after it "stream N sync: host waits": the CUDA sync records,
+// which time the host blocking and so overlap the stream's kernels (device-wide syncs on "device
+// sync: host waits"). A sync's device is the one its stream ran on in its process (else that of
+// its process's GPU work, else the recorded one): nsys exports record every sync on device 0.
+// Slices of a track nest (a partial overlap moves to an overflow lane) and those starting together
+// are written longest first. Every process and track is named once, with sort indices.
+// Flows "ac2g" (id = the correlation, or the call's row when ids repeat across processes) go from
+// the launching API call ('s') to each GPU operation or sync it started ('f', "bp":"e").
+// NVML samples are counters on their device ("power W", "temperature C", "SM clock MHz", ...).
+// Times: "ts"/"dur" are microseconds with three decimals RELATIVE to "baseTimeNanoseconds" (the
+// earliest time written), so absolute ns = base + round(ts * 1000) and every ts is >= 0 (Perfetto
+// has no negative timestamps).
 #include "tracegate/reports/chrome_export.h"
 
 #include <unistd.h>
@@ -15,24 +25,24 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
-#include <set>
 #include <tuple>
 #include <utility>
 
-#include "reports/export/chrome_writer.h"
-#include "analyzer/util/fileio.h"
+#include "analyzer/analysis/correlation.h"
 #include "analyzer/import/kineto/kineto_names.h"
+#include "analyzer/util/fileio.h"
+#include "reports/export/chrome_tracks.h"
+#include "reports/export/chrome_writer.h"
 
 namespace tg {
 
 namespace {
 
+using internal::ChromeSlice;
+using internal::ChromeTracks;
 using internal::EscapedNames;
 using internal::JsonStream;
-
-constexpr int64_t kUnknownDevicePid = -2;  // -1 is Kineto's "overhead" pid
-
-int64_t GpuPid(int64_t device) { return device >= 0 ? device : kUnknownDevicePid; }
+using internal::TrackKind;
 
 // The columns the Exporter writes (and, second, those it leaves out: GPU events sit on their
 // device's track, not their process's): a new model column must be added to one of them.
@@ -75,13 +85,67 @@ static_assert(ColumnCheck<Sample>()
                         &Sample::mem_clock_mhz, &Sample::memory_used_mb, &Sample::power_w)
                   .All());
 
+// The tables slices come from, in the order slices with the same start and end are written (the
+// first one is the parent): a range encloses the API call it times, an annotation its kernels.
+enum Table : uint8_t { kRangeRows, kApiRows, kSyncRows, kKernelRows, kMemcpyRows, kMemsetRows, kFindingRows };
+
+// The device each sync row belongs to: the one its stream ran on in its process, else the one its
+// process ran GPU work on, else the recorded one (nsys exports record every sync on device 0).
+std::vector<int32_t> SyncDevices(const Trace& t) {
+  constexpr int32_t kSeveral = -3;
+  std::map<std::pair<int64_t, int64_t>, int32_t> by_stream;  // (pid, stream) -> device
+  std::map<int64_t, int32_t> by_pid;
+  auto note = [](auto& m, const auto& key, int32_t dev) {
+    auto [it, inserted] = m.try_emplace(key, dev);
+    if (!inserted && it->second != dev) it->second = kSeveral;
+  };
+  auto add = [&](const std::vector<int64_t>& pid, const std::vector<int64_t>& stream, const std::vector<int32_t>& dev) {
+    for (size_t i = 0; i < dev.size(); ++i) {
+      if (dev[i] < 0) continue;
+      note(by_stream, std::make_pair(pid[i], stream[i]), dev[i]);
+      note(by_pid, pid[i], dev[i]);
+    }
+  };
+  add(t.kernels.pid, t.kernels.stream, t.kernels.device);
+  add(t.memcpys.pid, t.memcpys.stream, t.memcpys.device);
+  add(t.memsets.pid, t.memsets.stream, t.memsets.device);
+  const SyncTable& s = t.syncs;
+  std::vector<int32_t> out(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    out[i] = s.device[i];
+    auto st = s.stream[i] == kUnknownId ? by_stream.end() : by_stream.find({s.pid[i], s.stream[i]});
+    if (st != by_stream.end() && st->second != kSeveral) {
+      out[i] = st->second;
+    } else if (auto p = by_pid.find(s.pid[i]); p != by_pid.end() && p->second != kSeveral) {
+      out[i] = p->second;
+    }
+  }
+  return out;
+}
+
 class Exporter {
  public:
-  Exporter(const Trace& t, JsonStream& out) : t_(t), out_(out), names_(t.strings) {
-    base_ = t.Window().first;
+  Exporter(const Trace& t, const ChromeExportOptions& options, JsonStream& out)
+      : t_(t), out_(out), names_(t.strings) {
+    if (options.findings) findings_ = options.findings;
+    sync_device_ = SyncDevices(t);
   }
 
   void Write() {
+    CollectSlices();
+    tracks_.NestIntoLanes(slices_);
+    for (const ChromeSlice& s : slices_) track_of_[s.table][s.row] = s.track;
+    // Written in time order (a track's slices that start together: longest first, as nested).
+    std::sort(slices_.begin(), slices_.end(), [](const ChromeSlice& a, const ChromeSlice& b) {
+      return std::tie(a.start, b.end, a.table, a.row) < std::tie(b.start, a.end, b.table, b.row);
+    });
+    for (size_t i = 0; i < Findings().size(); ++i)  // every finding gets its mark
+      tracks_.tracks()[tracks_.Get(TrackKind::kFindings, 0, static_cast<int64_t>(i))].used = true;
+    for (int32_t dev : t_.samples.device) tracks_.NoteDevice(dev);
+    tracks_.Assign(t_, finding_titles_);
+    base_ = t_.Window().first;
+    for (TimeNs time : t_.samples.time) base_ = std::min(base_, time);
+
     out_.Raw("{\n").Key("schemaVersion").Int(1).Raw(",\n");
     out_.Key("displayTimeUnit").Str("ns").Raw(",\n");
     out_.Key("baseTimeNanoseconds").Int(base_).Raw(",\n");
@@ -89,32 +153,83 @@ class Exporter {
     WriteDeviceProperties();
     out_.Key("traceEvents").Raw("[\n");
     WriteMetadata();
-    WriteApiCalls();
-    WriteRanges();
-    WriteKernels();
-    WriteCopies();
-    WriteMemsets();
-    WriteSyncs();
+    for (const ChromeSlice& s : slices_) WriteSlice(s);
     WriteFlows();
     WriteSamples();
+    WriteFindingMarks();
     out_.Raw("\n]}\n");
   }
 
  private:
+  const std::vector<Finding>& Findings() const {
+    static const std::vector<Finding> kNone;
+    return findings_ ? *findings_ : kNone;
+  }
+
+  // Every slice, with the track it belongs on (before overlaps move some to lanes).
+  void CollectSlices() {
+    auto add = [&](Table table, size_t rows, auto track, const std::vector<TimeNs>& start,
+                   const std::vector<TimeNs>& end) {
+      track_of_[table].assign(rows, 0);
+      for (size_t i = 0; i < rows; ++i)
+        slices_.push_back({start[i], std::max(start[i], end[i]), track(i), static_cast<uint32_t>(i), table,
+                           table == kRangeRows});
+    };
+    const RangeTable& r = t_.ranges;
+    add(kRangeRows, r.size(), [&](size_t i) {
+      // A GPU-projected annotation sits on its stream's track, as Kineto places it (its pid is the device).
+      return r.on_gpu[i] ? tracks_.Get(TrackKind::kStream, r.pid[i], r.stream[i])
+                         : tracks_.Get(TrackKind::kHostThread, r.pid[i], r.tid[i]);
+    }, r.start, r.end);
+    const ApiTable& a = t_.api_calls;
+    add(kApiRows, a.size(), [&](size_t i) { return tracks_.Get(TrackKind::kHostThread, a.pid[i], a.tid[i]); },
+        a.start, a.end);
+    const SyncTable& s = t_.syncs;
+    add(kSyncRows, s.size(), [&](size_t i) {
+      // CUPTI's "not applicable" stream (0xFFFFFFFF, as Kineto passes it on): a device-wide sync.
+      int64_t stream = s.stream[i] < 0 || s.stream[i] >= 0xFFFFFFFF ? kUnknownId : s.stream[i];
+      return tracks_.Get(TrackKind::kSync, sync_device_[i], stream);
+    }, s.start, s.end);
+    auto gpu = [&](Table table, const auto& tab) {
+      add(table, tab.size(), [&](size_t i) { return tracks_.Get(TrackKind::kStream, tab.device[i], tab.stream[i]); },
+          tab.start, tab.end);
+    };
+    gpu(kKernelRows, t_.kernels);
+    gpu(kMemcpyRows, t_.memcpys);
+    gpu(kMemsetRows, t_.memsets);
+    // Findings: a slice per interval their claims locate.
+    const std::vector<Finding>& f = Findings();
+    std::vector<TimeNs> starts, ends;
+    for (size_t i = 0; i < f.size(); ++i) {
+      finding_titles_.push_back("#" + std::to_string(i + 1) + " " + PriorityName(f[i].priority) + ": " + f[i].title);
+      for (size_t p = 0; p < f[i].claim.size(); ++p)
+        for (const auto& [b, e] : f[i].claim[p].intervals) {
+          finding_rows_.push_back({static_cast<uint32_t>(i), static_cast<uint32_t>(p)});
+          starts.push_back(b);
+          ends.push_back(e);
+        }
+    }
+    add(kFindingRows, finding_rows_.size(), [&](size_t i) {
+      return tracks_.Get(TrackKind::kFindings, 0, finding_rows_[i].first);
+    }, starts, ends);
+  }
+
+  const internal::ChromeTrack& Track(uint32_t index) { return tracks_.tracks()[index]; }
+
   // Starts an event object: separator, "ph", "cat", "name", "pid", "tid", "ts".
-  void Begin(const char* ph, const char* cat, const std::string& escaped_name, int64_t pid, int64_t tid,
-             TimeNs ts) {
+  void Begin(const char* ph, const char* cat, const std::string& escaped_name, uint32_t track, TimeNs ts) {
+    const internal::ChromeTrack& k = Track(track);
     out_.Raw(first_ ? "" : ",\n");
     first_ = false;
     out_.Raw("{\"ph\":\"").Raw(ph).Raw("\",\"cat\":\"").Raw(cat).Raw("\",\"name\":").Raw(escaped_name);
-    out_.Raw(",\"pid\":").Int(pid).Raw(",\"tid\":").Int(tid).Raw(",\"ts\":").Micros(ts - base_);
+    out_.Raw(",\"pid\":").Int(k.pid).Raw(",\"tid\":").Int(k.tid).Raw(",\"ts\":").Micros(ts - base_);
   }
   void Dur(TimeNs start, TimeNs end) { out_.Raw(",\"dur\":").Micros(end > start ? end - start : 0); }
-  void Meta(const char* what, int64_t pid, int64_t tid, const std::string& value_escaped) {
+  void Meta(const char* what, int64_t pid, int64_t tid, const char* key, const std::string& value_json) {
     out_.Raw(first_ ? "" : ",\n");
     first_ = false;
     out_.Raw("{\"ph\":\"M\",\"name\":\"").Raw(what).Raw("\",\"pid\":").Int(pid).Raw(",\"tid\":").Int(tid);
-    out_.Raw(",\"args\":{\"name\":").Raw(value_escaped).Raw("}}");
+    out_.Raw(",\"args\":{\"").Raw(key).Raw("\":").Raw(value_json).Raw("}}");
   }
   void Bandwidth(int64_t bytes, TimeNs start, TimeNs end) {
     if (end > start)
@@ -129,55 +244,61 @@ class Exporter {
       out_.Raw(i ? ",\n" : "\n").Raw("{").Key("id").Int(d.id).Raw(",").Key("name").Str(d.name);
       if (d.memory_bytes > 0) out_.Raw(",").Key("totalGlobalMem").Int(d.memory_bytes);
       if (d.compute_major > 0)
-        out_.Raw(",")
-            .Key("computeMajor")
-            .Int(d.compute_major)
-            .Raw(",")
-            .Key("computeMinor")
-            .Int(d.compute_minor);
+        out_.Raw(",").Key("computeMajor").Int(d.compute_major).Raw(",").Key("computeMinor").Int(d.compute_minor);
       if (d.sm_count > 0) out_.Raw(",").Key("numSms").Int(d.sm_count);
       out_.Raw("}");
     }
     out_.Raw("],\n");
   }
 
-  // Names the tracks that have events: one process per device with GPU work, one thread per stream.
+  // One name and sort index per process, one name and sort index per track that holds events.
   void WriteMetadata() {
-    std::set<int64_t> devices;
-    std::set<std::pair<int64_t, int64_t>> streams;  // (pid, tid) of GPU tracks
-    auto add = [&](const std::vector<int32_t>& dev, const std::vector<int64_t>& stream) {
-      for (size_t i = 0; i < dev.size(); ++i) {
-        devices.insert(dev[i]);
-        streams.emplace(GpuPid(dev[i]), stream[i]);
-      }
-    };
-    add(t_.kernels.device, t_.kernels.stream);
-    add(t_.memcpys.device, t_.memcpys.stream);
-    add(t_.memsets.device, t_.memsets.stream);
-    add(t_.syncs.device, t_.syncs.stream);
-    for (size_t i = 0; i < t_.ranges.size(); ++i)
-      if (t_.ranges.on_gpu[i]) streams.emplace(GpuPid(t_.ranges.pid[i]), t_.ranges.stream[i]);
-    for (int64_t dev : devices) {
-      std::string label = dev >= 0 ? "GPU " + std::to_string(dev) : std::string("GPU ?");
-      if (const Device* d = t_.FindDevice(static_cast<int32_t>(dev)); d && !d->name.empty())
-        label += " " + d->name;
-      Meta("process_name", GpuPid(dev), 0, internal::EscapeJsonString(label));
+    for (const internal::ChromeProcess& p : tracks_.processes()) {
+      Meta("process_name", p.pid, 0, "name", internal::EscapeJsonString(p.name));
+      Meta("process_sort_index", p.pid, 0, "sort_index", std::to_string(p.sort_index));
     }
-    for (const auto& [pid, tid] : streams) {
-      Meta("thread_name", pid, tid,
-           internal::EscapeJsonString(tid >= 0 ? "stream " + std::to_string(tid) : "stream ?"));
+    for (const internal::ChromeTrack& k : tracks_.tracks()) {
+      if (!k.used) continue;
+      Meta("thread_name", k.pid, k.tid, "name", internal::EscapeJsonString(k.name));
+      Meta("thread_sort_index", k.pid, k.tid, "sort_index", std::to_string(k.sort_index));
     }
-    for (const Process& p : t_.processes)
-      if (!p.name.empty()) Meta("process_name", p.pid, 0, internal::EscapeJsonString(p.name));
   }
 
-  void WriteApiCalls() {
-    const ApiTable& a = t_.api_calls;
-    for (size_t i = 0; i < a.size(); ++i) {
-      Begin("X", a.kind[i] == ApiKind::kDriver ? "cuda_driver" : "cuda_runtime", names_.Get(a.name[i]),
-            a.pid[i], a.tid[i], a.start[i]);
-      Dur(a.start[i], a.end[i]);
-      out_.Raw(",\"args\":{\"correlation\":").Int(a.correlation[i]).Raw("}}");
+  void WriteSlice(const ChromeSlice& s) {
+    size_t i = s.row;
+    switch (s.table) {
+      case kRangeRows: return WriteRange(i, s.track);
+      case kApiRows: {
+        const ApiTable& a = t_.api_calls;
+        Begin("X", a.kind[i] == ApiKind::kDriver ? "cuda_driver" : "cuda_runtime", names_.Get(a.name[i]), s.track,
+              a.start[i]);
+        Dur(a.start[i], a.end[i]);
+        out_.Raw(",\"args\":{\"correlation\":").Int(a.correlation[i]).Raw("}}");
+        return;
+      }
+      case kSyncRows: return WriteSync(i, s.track);
+      case kKernelRows: return WriteKernel(i, s.track);
+      case kMemcpyRows: {
+        const MemcpyTable& m = t_.memcpys;
+        Begin("X", "gpu_memcpy", CopyName(m.kind[i], m.src_kind[i], m.dst_kind[i]), s.track, m.start[i]);
+        Dur(m.start[i], m.end[i]);
+        GpuArgs(m.device[i], m.stream[i], m.correlation[i]);
+        out_.Raw(",\"bytes\":").Int(m.bytes[i]);
+        Bandwidth(m.bytes[i], m.start[i], m.end[i]);
+        out_.Raw("}}");
+        return;
+      }
+      case kMemsetRows: {
+        const MemsetTable& m = t_.memsets;
+        Begin("X", "gpu_memset", MemsetName(m.mem_kind[i]), s.track, m.start[i]);
+        Dur(m.start[i], m.end[i]);
+        GpuArgs(m.device[i], m.stream[i], m.correlation[i]);
+        out_.Raw(",\"bytes\":").Int(m.bytes[i]);
+        Bandwidth(m.bytes[i], m.start[i], m.end[i]);
+        out_.Raw("}}");
+        return;
+      }
+      case kFindingRows: return WriteFindingSlice(s);
     }
   }
 
@@ -192,21 +313,16 @@ class Exporter {
     return "user_annotation";
   }
 
-  void WriteRanges() {
+  void WriteRange(size_t i, uint32_t track) {
     const RangeTable& r = t_.ranges;
-    for (size_t i = 0; i < r.size(); ++i) {
-      // A GPU-projected annotation sits on its stream's track, as Kineto places it.
-      bool gpu = r.on_gpu[i] != 0;
-      const char* cat = RangeCategory(i);
-      Begin("X", cat, names_.Get(r.name[i]), gpu ? GpuPid(r.pid[i]) : r.pid[i], gpu ? r.stream[i] : r.tid[i],
-            r.start[i]);
-      Dur(r.start[i], r.end[i]);
-      out_.Raw(",\"args\":{");
-      if (gpu) out_.Raw("\"stream\":").Int(r.stream[i]);
-      if (r.domain[i] != StringTable::kEmpty && std::string_view(cat) == "user_annotation")
-        out_.Raw("\"domain\":").Raw(names_.Get(r.domain[i]));
-      out_.Raw("}}");
-    }
+    const char* cat = RangeCategory(i);
+    Begin("X", cat, names_.Get(r.name[i]), track, r.start[i]);
+    Dur(r.start[i], r.end[i]);
+    out_.Raw(",\"args\":{");
+    if (r.on_gpu[i]) out_.Raw("\"device\":").Int(r.pid[i]).Raw(",\"stream\":").Int(r.stream[i]);
+    if (r.domain[i] != StringTable::kEmpty && std::string_view(cat) == "user_annotation")
+      out_.Raw("\"domain\":").Raw(names_.Get(r.domain[i]));
+    out_.Raw("}}");
   }
 
   void GpuArgs(int32_t device, int64_t stream, int64_t correlation) {
@@ -214,27 +330,19 @@ class Exporter {
     out_.Raw(",\"correlation\":").Int(correlation);
   }
 
-  void WriteKernels() {
+  void WriteKernel(size_t i, uint32_t track) {
     const KernelTable& k = t_.kernels;
-    for (size_t i = 0; i < k.size(); ++i) {
-      Begin("X", "kernel", names_.Get(k.name[i]), GpuPid(k.device[i]), k.stream[i], k.start[i]);
-      Dur(k.start[i], k.end[i]);
-      GpuArgs(k.device[i], k.stream[i], k.correlation[i]);
-      out_.Raw(",\"registers per thread\":").Int(k.registers[i]);
-      out_.Raw(",\"shared memory\":").Int(int64_t{k.shared_static[i]} + k.shared_dynamic[i]);
-      out_.Raw(",\"grid\":[").Int(k.grid_x[i]).Raw(",").Int(k.grid_y[i]).Raw(",").Int(k.grid_z[i]);
-      out_.Raw("],\"block\":[")
-          .Int(k.block_x[i])
-          .Raw(",")
-          .Int(k.block_y[i])
-          .Raw(",")
-          .Int(k.block_z[i])
-          .Raw("]");
-      if (k.graph_id[i] != kUnknownId) out_.Raw(",\"graph id\":").Int(k.graph_id[i]);
-      if (k.graph_node_id[i] != kUnknownId) out_.Raw(",\"graph node id\":").Int(k.graph_node_id[i]);
-      if (k.collective[i] != StringTable::kEmpty) WriteCollective(k, i);
-      out_.Raw("}}");
-    }
+    Begin("X", "kernel", names_.Get(k.name[i]), track, k.start[i]);
+    Dur(k.start[i], k.end[i]);
+    GpuArgs(k.device[i], k.stream[i], k.correlation[i]);
+    out_.Raw(",\"registers per thread\":").Int(k.registers[i]);
+    out_.Raw(",\"shared memory\":").Int(int64_t{k.shared_static[i]} + k.shared_dynamic[i]);
+    out_.Raw(",\"grid\":[").Int(k.grid_x[i]).Raw(",").Int(k.grid_y[i]).Raw(",").Int(k.grid_z[i]);
+    out_.Raw("],\"block\":[").Int(k.block_x[i]).Raw(",").Int(k.block_y[i]).Raw(",").Int(k.block_z[i]).Raw("]");
+    if (k.graph_id[i] != kUnknownId) out_.Raw(",\"graph id\":").Int(k.graph_id[i]);
+    if (k.graph_node_id[i] != kUnknownId) out_.Raw(",\"graph node id\":").Int(k.graph_node_id[i]);
+    if (k.collective[i] != StringTable::kEmpty) WriteCollective(k, i);
+    out_.Raw("}}");
   }
 
   // A collective's metadata under the keys PyTorch gives it, so the export reads back the same.
@@ -255,94 +363,118 @@ class Exporter {
     count(",\"Seq\":", k.coll_seq[i]);
   }
 
-  void WriteCopies() {
-    const MemcpyTable& m = t_.memcpys;
-    for (size_t i = 0; i < m.size(); ++i) {
-      Begin("X", "gpu_memcpy", CopyName(m.kind[i], m.src_kind[i], m.dst_kind[i]), GpuPid(m.device[i]),
-            m.stream[i], m.start[i]);
-      Dur(m.start[i], m.end[i]);
-      GpuArgs(m.device[i], m.stream[i], m.correlation[i]);
-      out_.Raw(",\"bytes\":").Int(m.bytes[i]);
-      Bandwidth(m.bytes[i], m.start[i], m.end[i]);
-      out_.Raw("}}");
-    }
-  }
-
-  void WriteMemsets() {
-    const MemsetTable& m = t_.memsets;
-    for (size_t i = 0; i < m.size(); ++i) {
-      Begin("X", "gpu_memset", MemsetName(m.mem_kind[i]), GpuPid(m.device[i]), m.stream[i], m.start[i]);
-      Dur(m.start[i], m.end[i]);
-      GpuArgs(m.device[i], m.stream[i], m.correlation[i]);
-      out_.Raw(",\"bytes\":").Int(m.bytes[i]);
-      Bandwidth(m.bytes[i], m.start[i], m.end[i]);
-      out_.Raw("}}");
-    }
-  }
-
-  void WriteSyncs() {
+  void WriteSync(size_t i, uint32_t track) {
     const SyncTable& s = t_.syncs;
-    for (size_t i = 0; i < s.size(); ++i) {
-      const std::string& kind = SyncName(s.kind[i]);
-      Begin("X", "cuda_sync", kind, GpuPid(s.device[i]), s.stream[i], s.start[i]);
-      Dur(s.start[i], s.end[i]);
-      GpuArgs(s.device[i], s.stream[i], s.correlation[i]);
-      out_.Raw(",\"cuda_sync_kind\":").Raw(kind);
-      if (s.event_id[i] != kUnknownId) out_.Raw(",\"wait_on_cuda_event_id\":").Int(s.event_id[i]);
-      out_.Raw("}}");
-    }
+    const std::string& kind = SyncName(s.kind[i]);
+    Begin("X", "cuda_sync", kind, track, s.start[i]);
+    Dur(s.start[i], s.end[i]);
+    GpuArgs(sync_device_[i], s.stream[i], s.correlation[i]);
+    if (sync_device_[i] != s.device[i]) out_.Raw(",\"recorded device\":").Int(s.device[i]);
+    out_.Raw(",\"cuda_sync_kind\":").Raw(kind);
+    if (s.event_id[i] != kUnknownId) out_.Raw(",\"wait_on_cuda_event_id\":").Int(s.event_id[i]);
+    out_.Raw("}}");
   }
 
-  // One 's' per launching API call that has GPU work, one 'f' per GPU operation it launched.
+  // One 's' per launching API call, one 'f' per GPU operation or sync it started, each on the
+  // track its slice ended up on. A flow that would go back in time is left out.
   void WriteFlows() {
     const ApiTable& a = t_.api_calls;
-    std::vector<std::pair<int64_t, uint32_t>> by_corr;  // (correlation, api row), sorted
-    by_corr.reserve(a.size());
-    for (size_t i = 0; i < a.size(); ++i)
-      if (a.correlation[i] != kUnknownId) by_corr.emplace_back(a.correlation[i], static_cast<uint32_t>(i));
-    std::sort(by_corr.begin(), by_corr.end());
-    if (by_corr.empty()) return;
+    if (a.size() == 0) return;
+    ApiIndex index(a);
+    std::vector<int64_t> ids;
+    for (int64_t c : a.correlation)
+      if (c != kUnknownId) ids.push_back(c);
+    std::sort(ids.begin(), ids.end());
+    const bool unique = std::adjacent_find(ids.begin(), ids.end()) == ids.end();
+    auto flow_id = [&](size_t api) { return unique ? a.correlation[api] : static_cast<int64_t>(api) + 1; };
     std::vector<uint8_t> launched(a.size(), 0);
     const std::string flow_name = "\"ac2g\"";
-    auto finish = [&](const std::vector<int64_t>& corr, const std::vector<int32_t>& device,
-                      const std::vector<int64_t>& stream, const std::vector<TimeNs>& start) {
+    auto finish = [&](Table table, const std::vector<int64_t>& corr, const std::vector<int64_t>& pid,
+                      const std::vector<TimeNs>& start) {
       for (size_t i = 0; i < corr.size(); ++i) {
-        if (corr[i] == kUnknownId) continue;
-        auto it = std::lower_bound(by_corr.begin(), by_corr.end(), std::make_pair(corr[i], uint32_t{0}));
-        if (it == by_corr.end() || it->first != corr[i]) continue;
-        launched[it->second] = 1;
-        Begin("f", "ac2g", flow_name, GpuPid(device[i]), stream[i], start[i]);
-        out_.Raw(",\"id\":").Int(corr[i]).Raw(",\"bp\":\"e\"}");
+        int64_t api = index.Find(corr[i], pid[i]);
+        if (api < 0 || start[i] < a.start[static_cast<size_t>(api)]) continue;
+        launched[static_cast<size_t>(api)] = 1;
+        Begin("f", "ac2g", flow_name, track_of_[table][i], start[i]);
+        out_.Raw(",\"id\":").Int(flow_id(static_cast<size_t>(api))).Raw(",\"bp\":\"e\"}");
       }
     };
-    finish(t_.kernels.correlation, t_.kernels.device, t_.kernels.stream, t_.kernels.start);
-    finish(t_.memcpys.correlation, t_.memcpys.device, t_.memcpys.stream, t_.memcpys.start);
-    finish(t_.memsets.correlation, t_.memsets.device, t_.memsets.stream, t_.memsets.start);
+    finish(kKernelRows, t_.kernels.correlation, t_.kernels.pid, t_.kernels.start);
+    finish(kMemcpyRows, t_.memcpys.correlation, t_.memcpys.pid, t_.memcpys.start);
+    finish(kMemsetRows, t_.memsets.correlation, t_.memsets.pid, t_.memsets.start);
+    finish(kSyncRows, t_.syncs.correlation, t_.syncs.pid, t_.syncs.start);
     for (size_t i = 0; i < a.size(); ++i) {
       if (!launched[i]) continue;
-      Begin("s", "ac2g", flow_name, a.pid[i], a.tid[i], a.start[i]);
-      out_.Raw(",\"id\":").Int(a.correlation[i]).Raw("}");
+      Begin("s", "ac2g", flow_name, track_of_[kApiRows][i], a.start[i]);
+      out_.Raw(",\"id\":").Int(flow_id(i)).Raw("}");
     }
   }
 
-  // NVML telemetry as counter tracks on the device's process; unsampled values (< 0) are left out.
+  // NVML telemetry: one counter per quantity on the device's process (Perfetto names the track
+  // "<name> <key>": "power W"); unsampled values (< 0, NaN) are left out.
   void WriteSamples() {
     const SampleTable& s = t_.samples;
-    const std::string name = "\"telemetry\"";
-    for (size_t i = 0; i < s.size(); ++i) {
-      Begin("C", "gpu_telemetry", name, GpuPid(s.device[i]), 0, s.time[i]);
-      out_.Raw(",\"args\":{");
-      bool any = false;
-      auto field = [&](const char* key, double v) {
-        if (!(v >= 0)) return;  // also skips NaN
-        out_.Raw(any ? ",\"" : "\"").Raw(key).Raw("\":").Double(v);
-        any = true;
-      };
-      field("temperature_c", s.temperature_c[i]);
-      field("sm_clock_mhz", s.sm_clock_mhz[i]);
-      field("mem_clock_mhz", s.mem_clock_mhz[i]);
-      field("memory_used_mb", s.memory_used_mb[i]);
-      field("power_w", s.power_w[i]);
+    struct Field {
+      const std::vector<double>* values;
+      const char* name;  // escaped
+      const char* unit;
+    };
+    const Field fields[] = {{&s.power_w, "\"power\"", "W"},
+                            {&s.temperature_c, "\"temperature\"", "C"},
+                            {&s.sm_clock_mhz, "\"SM clock\"", "MHz"},
+                            {&s.mem_clock_mhz, "\"memory clock\"", "MHz"},
+                            {&s.memory_used_mb, "\"memory used\"", "MB"}};
+    for (const Field& f : fields) {
+      for (size_t i = 0; i < s.size(); ++i) {
+        double v = (*f.values)[i];
+        if (!(v >= 0)) continue;  // also skips NaN
+        out_.Raw(first_ ? "" : ",\n");
+        first_ = false;
+        out_.Raw("{\"ph\":\"C\",\"cat\":\"gpu_telemetry\",\"name\":").Raw(f.name);
+        out_.Raw(",\"pid\":").Int(tracks_.DevicePid(s.device[i])).Raw(",\"ts\":").Micros(s.time[i] - base_);
+        out_.Raw(",\"args\":{\"").Raw(f.unit).Raw("\":").Double(v).Raw("}}");
+      }
+    }
+  }
+
+  void FindingArgs(const Finding& f, size_t index) {
+    out_.Raw(",\"args\":{").Key("finding").Str("#" + std::to_string(index + 1));
+    out_.Raw(",").Key("id").Str(f.id).Raw(",").Key("priority").Str(PriorityName(f.priority));
+    if (f.amdahl.applicable) out_.Raw(",").Key("predicted gain (%)").Double(f.amdahl.gain_pct);
+  }
+
+  void WriteFindingSlice(const ChromeSlice& s) {
+    const auto [index, part] = finding_rows_[s.row];
+    const Finding& f = Findings()[index];
+    const ClaimPart& p = f.claim[part];
+    Begin("X", "finding", internal::EscapeJsonString(f.title), s.track, s.start);
+    Dur(s.start, s.end);
+    FindingArgs(f, index);
+    out_.Raw(",").Key("claimed time").Str(kClaimSpaceNames[static_cast<size_t>(p.space)]);
+    out_.Raw(",").Key("share of the iterations' time").Double(p.share).Raw("}}");
+  }
+
+  // An instant per finding with its summary and strategies, where its first claimed interval
+  // starts (at the start of the trace for a finding about the run as a whole).
+  void WriteFindingMarks() {
+    const std::vector<Finding>& all = Findings();
+    for (size_t i = 0; i < all.size(); ++i) {
+      const Finding& f = all[i];
+      TimeNs at = base_;
+      bool located = false;
+      for (const ClaimPart& p : f.claim)
+        for (const auto& [b, e] : p.intervals)
+          if (!located || b < at) {
+            at = b;
+            located = true;
+          }
+      Begin("i", "finding", internal::EscapeJsonString(finding_titles_[i]),
+            tracks_.Get(TrackKind::kFindings, 0, static_cast<int64_t>(i)), at);
+      out_.Raw(",\"s\":\"t\"");
+      FindingArgs(f, i);
+      out_.Raw(",").Key("summary").Str(f.summary);
+      for (size_t k = 0; k < f.strategies.size(); ++k)
+        out_.Raw(",").Key("strategy " + std::to_string(k + 1)).Str(f.strategies[k]);
       out_.Raw("}}");
     }
   }
@@ -350,8 +482,7 @@ class Exporter {
   // Escaped display names built once per distinct kind (not per event).
   const std::string& CopyName(CopyKind kind, MemKind src, MemKind dst) {
     std::string& s = copy_names_[{kind, src, dst}];
-    if (s.empty())
-      s = internal::EscapeJsonString(KinetoMemcpyName(kind, src, dst));
+    if (s.empty()) s = internal::EscapeJsonString(KinetoMemcpyName(kind, src, dst));
     return s;
   }
   const std::string& MemsetName(MemKind kind) {
@@ -367,6 +498,13 @@ class Exporter {
 
   const Trace& t_;
   JsonStream& out_;
+  const std::vector<Finding>* findings_ = nullptr;
+  std::vector<int32_t> sync_device_;
+  ChromeTracks tracks_;
+  std::vector<ChromeSlice> slices_;
+  std::vector<uint32_t> track_of_[kFindingRows + 1];  // per table: the final track of each row
+  std::vector<std::pair<uint32_t, uint32_t>> finding_rows_;  // (finding, claim part) per interval
+  std::vector<std::string> finding_titles_;
   std::map<std::tuple<CopyKind, MemKind, MemKind>, std::string> copy_names_;
   std::map<MemKind, std::string> memset_names_;
   std::map<SyncKind, std::string> sync_names_;
@@ -377,12 +515,12 @@ class Exporter {
 
 }  // namespace
 
-Status WriteChromeTrace(const Trace& trace, const std::string& path) {
+Status WriteChromeTrace(const Trace& trace, const std::string& path, const ChromeExportOptions& options) {
   std::string tmp = TempPathFor(path);
   FILE* f = std::fopen(tmp.c_str(), "wb");
   if (!f) return IoError(path + ": cannot create: " + std::strerror(errno));
   JsonStream out(f);
-  Exporter(trace, out).Write();
+  Exporter(trace, options, out).Write();
   bool ok = out.Flush() && std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
   int err = errno;
   if (std::fclose(f) != 0 && ok) {

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <tuple>
 
 #include "tracegate/analyzer/import.h"
@@ -94,10 +95,15 @@ TEST_F(ChromeExport, WritesGpuWorkOnDeviceProcessesAndStreamThreads) {
   EXPECT_EQ(doc["baseTimeNanoseconds"], kBase);
   EXPECT_EQ(doc["deviceProperties"][0]["name"], "NVIDIA H200");
 
+  // The device's process: its own pid (not the device id, which a host process may have).
+  int64_t gpu_pid = -1;
+  for (const json& e : Events(doc, "M"))
+    if (e["name"] == "process_name" && e["args"]["name"] == "GPU 0 NVIDIA H200") gpu_pid = e["pid"];
+  EXPECT_GT(gpu_pid, 4242);
   auto kernels = Events(doc, "X", "kernel");
   ASSERT_EQ(kernels.size(), 2u);
   EXPECT_EQ(kernels[0]["name"], "_Z4gemmPfS_i");  // names as the source gave them
-  EXPECT_EQ(kernels[0]["pid"], 0);
+  EXPECT_EQ(kernels[0]["pid"], gpu_pid);
   EXPECT_EQ(kernels[0]["tid"], 7);
   const json& args = kernels[0]["args"];
   EXPECT_EQ(args["device"], 0);
@@ -119,6 +125,8 @@ TEST_F(ChromeExport, WritesGpuWorkOnDeviceProcessesAndStreamThreads) {
   auto syncs = Events(doc, "X", "cuda_sync");
   ASSERT_EQ(syncs.size(), 1u);
   EXPECT_EQ(syncs[0]["name"], "Stream Sync");
+  EXPECT_EQ(syncs[0]["pid"], gpu_pid);
+  EXPECT_NE(syncs[0]["tid"], 7);  // not on the stream's track: it times the host waiting
   EXPECT_EQ(Events(doc, "X", "cuda_runtime").size(), 3u);
   EXPECT_EQ(Events(doc, "X", "cuda_driver").size(), 1u);
   auto host_ranges = Events(doc, "X", "user_annotation");
@@ -127,17 +135,22 @@ TEST_F(ChromeExport, WritesGpuWorkOnDeviceProcessesAndStreamThreads) {
   EXPECT_EQ(host_ranges[0]["tid"], 4243);
   auto gpu_ranges = Events(doc, "X", "gpu_user_annotation");
   ASSERT_EQ(gpu_ranges.size(), 1u);
-  EXPECT_EQ(gpu_ranges[0]["pid"], 0);
-  EXPECT_EQ(gpu_ranges[0]["tid"], 7);
+  EXPECT_EQ(gpu_ranges[0]["pid"], gpu_pid);
+  // It overlaps the long kernel on stream 7 partially: the annotation, not the kernel, moves to
+  // an overflow lane of the stream.
+  EXPECT_NE(gpu_ranges[0]["tid"], 7);
 
   // Track names: one process per device, one thread per stream, host process from trace.processes.
   std::set<std::tuple<std::string, int64_t, int64_t, std::string>> meta;
   for (const json& e : Events(doc, "M"))
-    meta.emplace(e["name"], e["pid"], e["tid"], e["args"]["name"]);
-  EXPECT_TRUE(meta.count({"process_name", 0, 0, "GPU 0 NVIDIA H200"}));
-  EXPECT_TRUE(meta.count({"thread_name", 0, 7, "stream 7"}));
-  EXPECT_TRUE(meta.count({"thread_name", 0, 8, "stream 8"}));
+    if (e["args"].contains("name")) meta.emplace(e["name"], e["pid"], e["tid"], e["args"]["name"]);
+  EXPECT_TRUE(meta.count({"process_name", gpu_pid, 0, "GPU 0 NVIDIA H200"}));
+  EXPECT_TRUE(meta.count({"thread_name", gpu_pid, 7, "stream 7"}));
+  EXPECT_TRUE(meta.count({"thread_name", gpu_pid, 8, "stream 8"}));
+  EXPECT_TRUE(meta.count({"thread_name", gpu_pid, syncs[0]["tid"], "stream 7 sync: host waits"}));
+  EXPECT_TRUE(meta.count({"thread_name", gpu_pid, gpu_ranges[0]["tid"], "stream 7 (overlapping 1)"}));
   EXPECT_TRUE(meta.count({"process_name", 4242, 0, "python3"}));
+  EXPECT_TRUE(meta.count({"thread_name", 4242, 4243, "thread 4243"}));
 }
 
 TEST_F(ChromeExport, RelativeTimestampsReconstructExactNanoseconds) {
@@ -161,16 +174,17 @@ TEST_F(ChromeExport, FlowsGoFromLaunchToGpuOperation) {
   json doc = ExportAndParse(HandBuiltTrace());
   auto starts = Events(doc, "s", "ac2g");
   auto finishes = Events(doc, "f", "ac2g");
-  // Kernel 101, copy 102 and memset 103 have launches; the uncorrelated kernel and the sync do not.
-  ASSERT_EQ(finishes.size(), 3u);
-  ASSERT_EQ(starts.size(), 3u);
+  // Kernel 101, copy 102, memset 103 and the sync 104 have their calls; the uncorrelated kernel not.
+  ASSERT_EQ(finishes.size(), 4u);
+  ASSERT_EQ(starts.size(), 4u);
+  const int64_t gpu_pid = Events(doc, "X", "kernel")[0]["pid"];
   std::set<int64_t> ids;
   for (const json& f : finishes) {
     EXPECT_EQ(f["bp"], "e");
-    EXPECT_EQ(f["pid"], 0);
+    EXPECT_EQ(f["pid"], gpu_pid);
     ids.insert(f["id"].get<int64_t>());
   }
-  EXPECT_EQ(ids, (std::set<int64_t>{101, 102, 103}));
+  EXPECT_EQ(ids, (std::set<int64_t>{101, 102, 103, 104}));
   for (const json& s : starts) {
     EXPECT_EQ(s["pid"], 4242);
     EXPECT_EQ(s["tid"], 4243);
@@ -202,20 +216,28 @@ TEST_F(ChromeExport, EmptyTraceIsValidJson) {
   EXPECT_EQ(doc["baseTimeNanoseconds"], 0);
 }
 
-TEST_F(ChromeExport, SamplesBecomeCounterEventsEvenBeforeTheWindow) {
+TEST_F(ChromeExport, SamplesBecomeCounterTracksEvenBeforeTheWindow) {
   Trace t;
   Kernel k;
   k.start = 10'000; k.end = 20'000; k.device = 0; k.stream = 1;
   t.kernels.Add(k);
   t.samples.Add(Sample{8'500, 0, 55.0, 1980.0, -1, 1024.0, 300.5});  // before the window start
   json doc = ExportAndParse(t);
-  auto counters = Events(doc, "C");
-  ASSERT_EQ(counters.size(), 1u);
-  EXPECT_EQ(counters[0]["pid"], 0);
-  EXPECT_EQ(Abs(doc, counters[0]["ts"]), 8'500);  // written as -1.500
-  EXPECT_EQ(counters[0]["args"]["temperature_c"], 55.0);
-  EXPECT_EQ(counters[0]["args"]["power_w"], 300.5);
-  EXPECT_FALSE(counters[0]["args"].contains("mem_clock_mhz"));  // not sampled
+  // One counter per quantity ("power W" in Perfetto), numbers only, on the device's process.
+  std::map<std::string, json> counters;
+  for (const json& c : Events(doc, "C")) counters[c["name"]] = c;
+  ASSERT_EQ(counters.size(), 4u);  // the memory clock was not sampled
+  const int64_t gpu_pid = Events(doc, "X", "kernel")[0]["pid"];
+  EXPECT_EQ(counters["power"]["args"], json({{"W", 300.5}}));
+  EXPECT_EQ(counters["temperature"]["args"], json({{"C", 55.0}}));
+  EXPECT_EQ(counters["SM clock"]["args"], json({{"MHz", 1980.0}}));
+  EXPECT_EQ(counters["memory used"]["args"], json({{"MB", 1024.0}}));
+  for (const auto& [name, c] : counters) {
+    EXPECT_EQ(c["pid"], gpu_pid) << name;
+    EXPECT_EQ(Abs(doc, c["ts"]), 8'500) << name;
+    EXPECT_GE(c["ts"].get<double>(), 0.0) << name;  // the base is the earliest time written
+  }
+  EXPECT_EQ(doc["baseTimeNanoseconds"], 8'500);
 }
 
 TEST_F(ChromeExport, FailedWriteLeavesNoFile) {
@@ -265,6 +287,11 @@ TEST_F(ChromeExport, RoundTripsThroughKinetoImporter) {
   EXPECT_EQ(back.syncs.size(), 1u);
   EXPECT_EQ(back.api_calls.size(), t.api_calls.size());
   EXPECT_EQ(back.ranges.size(), t.ranges.size());
+  for (size_t i = 0; i < back.ranges.size(); ++i) {  // a GPU-projected range keeps its device as pid
+    if (back.ranges.on_gpu[i]) {
+      EXPECT_EQ(back.ranges.pid[i], 0);
+    }
+  }
   EXPECT_EQ(back.Window(), t.Window());
 }
 

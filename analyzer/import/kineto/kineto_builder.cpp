@@ -323,10 +323,14 @@ void KinetoBuilder::AddComplete(const RawEvent& ev) {
       r.domain = cat == Cat::kCpuOp ? cpu_op_domain_ : cat == Cat::kPythonFunction ? python_domain_ : 0;
       if (cat == Cat::kGpuUserAnnotation) {
         r.on_gpu = true;
-        if (!GpuStream(ev, tid, r.stream)) {
+        // The range's pid is its device: Kineto's GPU pid, or args.device where given (tracegate's
+        // export puts devices on pids of their own).
+        int32_t device = -1;
+        if (!GpuStream(ev, tid, r.stream) || !GpuDevice(ev, pid, device)) {
           quality_.Add(Quality::kMalformedEvent);
           return;
         }
+        if (device >= 0) r.pid = device;
       }
       trace_.ranges.Add(r);
       break;
