@@ -195,8 +195,10 @@ void JobReducer::Add(RankReport r) {
 Status DuplicateRank(const std::string& a, RankSource a_source, const std::string& b, RankSource b_source,
                      int64_t rank) {
   if (a == b) return InvalidInput(a + ": given twice (rank " + std::to_string(rank) + ")");
+  // A directory of several profiling cycles (tensorboard_trace_handler writes a file per rank and
+  // cycle) is several jobs: say so.
   return InvalidInput(a + " and " + b + ": both are rank " + std::to_string(rank) + " (" + RankSourceName(a_source) +
-                      ", " + RankSourceName(b_source) + ")");
+                      ", " + RankSourceName(b_source) + "); a job takes one trace per rank");
 }
 
 StatusOr<json> JobReducer::Finish(const char* built_from) {

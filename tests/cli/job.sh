@@ -171,7 +171,7 @@ out=$("$tg" analyze dup -q 2>&1); rc=$?
 # tells (a store) are still checked after loading.
 mkdir early && cp job/rank-1.json early/ && head -c 3000 job/rank-1.json > early/rank-1c.json && echo '{{{ broken' >> early/rank-1c.json
 out=$("$tg" analyze early -q 2>&1); rc=$?
-[ $rc = 2 ] && [[ $out == *"early/rank-1.json and early/rank-1c.json: both are rank 1 (distributed_info, distributed_info)"* ]] \
+[ $rc = 2 ] && [[ $out == *"early/rank-1.json and early/rank-1c.json: both are rank 1 (distributed_info, distributed_info); a job takes one trace per rank"* ]] \
   && ok || fail "duplicate ranks before loading ($rc): $out"
 gzip -c job/rank-1.json > early/rank-1c.json.gz && rm early/rank-1c.json && head -c 3000 job/rank-1.json > early/worker1.json
 out=$("$tg" analyze early -q 2>&1); rc=$?
