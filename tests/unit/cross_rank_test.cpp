@@ -107,6 +107,43 @@ TEST(CrossRank, RankSharingNothingHasNoOffset) {
   EXPECT_TRUE(x.ranks[0].clock_offset_ns);
 }
 
+// Tensor parallel in pairs {0, 1} and {2, 3} (process groups "1", "2"), data parallel across them
+// in {0, 2} and {1, 3} ("3", "4"), each group with its own sequence numbers. Per iteration on the
+// true clock: compute C (rank 3: C + L), the tensor-parallel all-reduce (D once both are in), a
+// little compute G, the data-parallel all-reduce. Rank 3 makes rank 2 wait in their pair, so rank
+// 2 reaches the data-parallel all-reduce L late and rank 0 waits for it: rank 1 waits for rank 3
+// there. Clocks are aligned across groups (rank 3 only shares collectives with 1 and 2).
+TEST(CrossRank, ProcessGroupsMatchOnTheirOwnSequenceNumbers) {
+  const std::vector<std::string> names = {"", "allreduce", "1", "2", "3", "4"};
+  constexpr TimeNs C = 2'000'000, L = 250'000, D = 500'000, G = 100'000, P = 5'000'000;
+  const TimeNs skew[] = {0, 41'000, -17'000, 93'000};
+  const uint32_t tp[] = {2, 2, 3, 3}, dp[] = {4, 5, 4, 5};
+  std::vector<RankCalls> ranks(4);
+  for (int64_t r = 0; r < 4; ++r) {
+    ranks[r].rank = r;
+    ranks[r].iterations = 3;
+    for (int64_t k = 0; k < 3; ++k) {
+      const TimeNs t = 1'000'000'000 + k * P;
+      const TimeNs mine = C + (r == 3 ? L : 0), pair = C + (r >= 2 ? L : 0);
+      const TimeNs tp_end = t + pair + D, dp_end = t + C + L + D + G + D;
+      ranks[r].calls.push_back({1, tp[r], k, -1, t + mine + skew[r], tp_end + skew[r], true});
+      ranks[r].calls.push_back({1, dp[r], k, -1, tp_end + G + skew[r], dp_end + skew[r], true});
+    }
+  }
+  const CrossRank x = AnalyzeCrossRank(names, ranks);
+  EXPECT_EQ(x.matched_by, "seq");
+  EXPECT_EQ(x.shared_collectives, 12u);  // 3 per group
+  EXPECT_EQ(x.doubtful, 0u);
+  for (size_t r = 0; r < 4; ++r) EXPECT_EQ(*x.ranks[r].clock_offset_ns, skew[0] - skew[r]) << r;
+  EXPECT_EQ(x.ranks[0].wait_ns, 3 * L);  // for rank 2, data parallel
+  EXPECT_EQ(x.ranks[1].wait_ns, 3 * L);  // for rank 3, data parallel
+  EXPECT_EQ(x.ranks[2].wait_ns, 3 * L);  // for rank 3, tensor parallel
+  EXPECT_EQ(x.ranks[3].wait_ns, 0);
+  EXPECT_EQ(x.ranks[3].last, 6u);  // its pair's and its data-parallel all-reduces
+  EXPECT_EQ(x.ranks[2].last, 3u);
+  EXPECT_EQ(x.ranks[0].last + x.ranks[1].last, 0u);
+}
+
 // Without sequence numbers, a rank whose profile began two steps later: by order alone its first
 // call would pair with the others' first (offset off by two steps); within steps, every call
 // pairs with its own step's.
