@@ -207,7 +207,7 @@ mkdir mixed && cp job/rank-0.json job/rank-1.json mixed/ && "$tg" convert job/ra
 python3 -c "
 import json; j=json.load(open('mixed.json')); assert [r['rank'] for r in j['ranks']]==[0,1,2], j['ranks']" && ok || fail "mixed formats' ranks"
 out=$("$tg" analyze job -o job.txt.json 2>&1)
-[[ $out == *"Job: 4 ranks"* && $out == *"rank-2.json"* ]] && ok || fail "the summary's per-rank table: $out"
+[[ $out == *"Job: 4 ranks"* && $out == *"5 collectives shared across ranks (matched by process group and sequence number)"* && $out == *"rank-2.json"* ]] && ok || fail "the summary's per-rank table: $out"
 
 # gate/compare: the job's latency is its slowest rank's, and the verdict names the ranks over the limit.
 mkdir slower && cp reports/*.json slower/

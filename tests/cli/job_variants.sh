@@ -34,6 +34,9 @@ job lost --no-seq --missing 2:3                     # the straggler lost one all
 job lost_meta --no-metadata --missing 0:0 --missing 3:4 --ranks 5 --straggler 3
 job nsys --nsys --ranks 3 --straggler 1             # Nsight Systems exports: NVTX NCCL ranges
 job nsys_later --nsys --first-step 2:1 --missing 0:3
+out=$("$tg" analyze nsys 2>&1)
+[[ $out == *"5 collectives shared across ranks (matched by order within each profiler step)"* ]] && ok \
+  || fail "the summary says how collectives were matched: $out"
 
 # Without sequence numbers or steps (no ProfilerStep markers) a rank profiled from a later step
 # pairs by order alone: its counts differ, and the job says so.
