@@ -86,15 +86,19 @@ TimeNs LowerMedian(std::vector<TimeNs>& v) {
 
 // Offsets along the ranks that share collectives, breadth first from the first rank of each
 // connected set: a rank is aligned to the rank it was reached from, on their shared collectives.
+// `reference`: the first rank of each rank's set.
 std::vector<std::optional<TimeNs>> AlignClocks(const std::vector<RankCalls>& ranks,
-                                               const std::map<Key, Instance>& instances) {
+                                               const std::map<Key, Instance>& instances,
+                                               std::vector<size_t>& reference) {
   std::vector<std::vector<const Instance*>> of_rank(ranks.size());
   for (const auto& [key, inst] : instances)
     for (const auto& [r, c] : inst) of_rank[r].push_back(&inst);
   std::vector<std::optional<TimeNs>> offset(ranks.size());
+  reference.assign(ranks.size(), SIZE_MAX);
   for (size_t root = 0; root < ranks.size(); ++root) {
     if (offset[root] || of_rank[root].empty()) continue;
     offset[root] = 0;
+    reference[root] = root;
     std::vector<size_t> queue{root};
     for (size_t q = 0; q < queue.size(); ++q) {
       const size_t a = queue[q];
@@ -108,6 +112,7 @@ std::vector<std::optional<TimeNs>> AlignClocks(const std::vector<RankCalls>& ran
       }
       for (auto& [b, d] : diffs) {
         offset[b] = *offset[a] + LowerMedian(d);
+        reference[b] = root;
         queue.push_back(b);
       }
     }
@@ -133,7 +138,8 @@ CrossRank AnalyzeCrossRank(const std::vector<std::string>& names, const std::vec
   CrossRank out;
   out.ranks.resize(ranks.size());
   const std::map<Key, Instance> instances = MatchCollectives(ranks, &out.uneven);
-  const std::vector<std::optional<TimeNs>> offset = AlignClocks(ranks, instances);
+  std::vector<size_t> reference;
+  const std::vector<std::optional<TimeNs>> offset = AlignClocks(ranks, instances, reference);
   std::vector<int8_t> symmetric(names.size(), -1);  // by name id: EveryRankWaitsForAll, once
   bool used[3] = {false, false, false};
   std::vector<TimeNs> arrival;
@@ -182,6 +188,7 @@ CrossRank AnalyzeCrossRank(const std::vector<std::string>& names, const std::vec
   }
   for (size_t r = 0; r < ranks.size(); ++r) {
     out.ranks[r].clock_offset_ns = offset[r];
+    out.ranks[r].clock_reference = reference[r];
     out.ranks[r].wait_ms = NsToMs(out.ranks[r].wait_ns) / std::max(1.0, ranks[r].iterations);
   }
   static constexpr const char* kMethods[] = {"seq", "step", "order"};

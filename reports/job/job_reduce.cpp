@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <map>
 #include <set>
@@ -243,6 +244,13 @@ StatusOr<json> JobReducer::Finish(const char* built_from) {
   bool has_errors = false;
   std::optional<int64_t> slowest;
   std::optional<size_t> slowest_at;
+  // Offsets are onto the clock of the first rank that shares collectives (ranks in rank order).
+  size_t reference = SIZE_MAX;
+  for (const RankAlignment& a : cross.ranks)
+    if (a.clock_reference != SIZE_MAX) {
+      reference = a.clock_reference;
+      break;
+    }
   for (size_t i = 0; i < kept_.size(); ++i) {
     const Kept& k = kept_[i];
     const RankAlignment& a = cross.ranks[i];
@@ -254,11 +262,18 @@ StatusOr<json> JobReducer::Finish(const char* built_from) {
       e["wait_ms"] = nullptr;
       e["wait_ms_reason"] = "no collective found on another rank";
     }
-    if (a.clock_offset_ns) {
+    if (a.clock_offset_ns && a.clock_reference == reference) {
       e["clock_offset_ns"] = *a.clock_offset_ns;
+    } else if (a.clock_offset_ns) {
+      // Its waits are measured among the ranks it shares collectives with, on their own clock.
+      e["clock_offset_ns"] = nullptr;
+      e["clock_offset_ns_reason"] = "no collective shared, directly or through other ranks, with rank " +
+                                    std::to_string(*kept_[reference].rank) + ": aligned to rank " +
+                                    std::to_string(*kept_[a.clock_reference].rank) + " instead (" +
+                                    std::to_string(*a.clock_offset_ns) + " ns onto its clock)";
     } else {
       e["clock_offset_ns"] = nullptr;
-      e["clock_offset_ns_reason"] = "no collective shared with an aligned rank";
+      e["clock_offset_ns_reason"] = "no collective shared with another rank";
     }
     e["collectives"] = calls[i].calls.size();
     e["last_arrivals"] = a.last;

@@ -3,6 +3,7 @@
 tracegate): per rank its clock offset (exact), waits, communication, compute and overlap (1e-12),
 collectives, last arrivals; the job's shared collectives and how they were matched; the
 per-collective row; the straggler finding (its rank, last arrivals and lateness to the ns, P);
+compute_imbalance (fires at max / mean - 1 >= 0.10; its ratio, P = max / latency, S = max / mean);
 and the data-quality warnings the job must carry (and no others of the cross-rank step).
 Usage: job_check.py JOB.json EXPECTED.json [--warn KEY=COUNT ...]  (exit 1 on a mismatch)
 """
@@ -67,6 +68,22 @@ def main():
             bad.append(f"straggler {v[0]} != {e['last_arrivals']} arrivals, {e['lateness_ns']} ns")
         elif e and not close(s[0]["amdahl"]["share"], e["lateness_ns"] / e["iterations"] / 1e6 / exp["job_latency_ms"]):
             bad.append(f"straggler P {s[0]['amdahl']['share']}")
+    # compute_imbalance: the rank with the most compute over the ranks' mean, 10% or more.
+    imb = [f for f in job["findings"] if f["id"] == "compute_imbalance"]
+    if want:
+        compute = [e["compute_ms"] for e in want]
+        most, mean = max(compute), sum(compute) / len(compute)
+        if most / mean - 1 < 0.10:
+            if imb:
+                bad.append(f"a compute_imbalance finding where none is: {imb[0]['summary']}")
+        elif len(imb) != 1:
+            bad.append(f"no compute_imbalance finding ({most} ms vs the mean {mean} ms)")
+        else:
+            f = imb[0]
+            if f["involved"][0]["name"] != str(compute.index(most)) or not close(f["evidence"][0]["value"], most / mean - 1):
+                bad.append(f"compute_imbalance {f['involved']} {f['evidence']}")
+            if not close(f["amdahl"]["share"], min(1, most / exp["job_latency_ms"])) or not close(f["amdahl"]["speedup"], most / mean):
+                bad.append(f"compute_imbalance P/S {f['amdahl']}")
     counters = {c["key"]: c["count"] for c in job["data_quality"]["counters"]}
     for key in ("collective_match_doubtful", "collective_counts_differ", "rank_from_file_order"):
         if counters.get(key, 0) != warn.get(key, 0):

@@ -34,9 +34,32 @@ job lost --no-seq --missing 2:3                     # the straggler lost one all
 job lost_meta --no-metadata --missing 0:0 --missing 3:4 --ranks 5 --straggler 3
 job nsys --nsys --ranks 3 --straggler 1             # Nsight Systems exports: NVTX NCCL ranges
 job nsys_later --nsys --first-step 2:1 --missing 0:3
+job imbalanced --late-us 900 --step-us 6000         # compute 2.9 + 0.4 ms vs 2.4: compute_imbalance
 out=$("$tg" analyze nsys 2>&1)
 [[ $out == *"5 collectives shared across ranks (matched by order within each profiler step)"* ]] && ok \
   || fail "the summary says how collectives were matched: $out"
+
+# Mixed formats: ranks 0 and 1 as Kineto traces, 2 and 3 as Nsight Systems exports of the same
+# job (straggler: rank 2). PyTorch names a process group "0", NCCL by its communicator ID, so the
+# two halves share no collective: each half is aligned and waits among itself, and the exports'
+# offsets onto rank 0's clock are null with the reason.
+python3 "$gen" mix_k >/dev/null && python3 "$gen" mix_n --nsys >/dev/null && mkdir mixed \
+  && cp mix_k/rank-0.json mix_k/rank-1.json mixed/ && cp mix_n/rank-2.sqlite mix_n/rank-3.sqlite mixed/ \
+  && "$tg" analyze mixed -q -o mixed.json && python3 "$validate" mixed.json >/dev/null || fail "mixed Kineto and nsys job"
+python3 - mixed.json mix_k.expected.json mix_n.expected.json <<'EOF_PY' && ok || fail "mixed formats: each half on its own clock"
+import json, sys
+job, k, n = (json.load(open(p)) for p in sys.argv[1:])
+r = job["ranks"]
+assert [(x["rank"], x["rank_source"]) for x in r] == [(0, "distributed_info"), (1, "distributed_info"),
+                                                      (2, "file_name"), (3, "file_name")], r
+assert r[0]["clock_offset_ns"] == 0 and r[1]["clock_offset_ns"] == k["ranks"][1]["clock_offset_ns"], r[:2]
+assert r[2]["clock_offset_ns"] is None and "aligned to rank 2 instead (0 ns" in r[2]["clock_offset_ns_reason"], r[2]
+want = n["ranks"][3]["clock_offset_ns"] - n["ranks"][2]["clock_offset_ns"]  # rank 3 onto rank 2's clock
+assert r[3]["clock_offset_ns"] is None and f"aligned to rank 2 instead ({want} ns" in r[3]["clock_offset_ns_reason"], r[3]
+# Waits among each half: ranks 0 and 1 arrive together; rank 3 waits 0.3 ms per step for rank 2.
+assert [x["wait_ms"] for x in r[:2]] == [0, 0] and abs(r[3]["wait_ms"] - 0.3) < 1e-12 and r[2]["wait_ms"] == 0, r
+assert r[2]["last_arrivals"] == 5 and job["job"]["shared_collectives"] == 10, (r[2], job["job"])
+EOF_PY
 
 # Without sequence numbers or steps (no ProfilerStep markers) a rank profiled from a later step
 # pairs by order alone: its counts differ, and the job says so.

@@ -438,6 +438,36 @@ TEST(JobReport, CollectiveTableAcrossRanks) {
   EXPECT_EQ(t[1]["algbw_gbs_reason"], "no dtype in the metadata");
 }
 
+// Two sets of ranks that share nothing across (their process groups are named apart): each set
+// is aligned and waits among itself; offsets are onto the first rank's clock, so the other set's
+// are null, with the rank they are aligned to.
+TEST(JobReport, RanksOnAnotherClockHaveNoOffsetOntoTheFirstRanks) {
+  std::vector<RankCalls> calls = Calls(Job{{2'000'000, 2'000'000, 2'000'000, 2'400'000}, {0, 5'000, 70'000, 90'000}});
+  std::vector<json> docs;
+  for (size_t r = 0; r < calls.size(); ++r) {
+    docs.push_back(RankDoc(calls[r], 5.0, 2.0));
+    if (r >= 2)
+      for (json& c : docs.back()["ranks"][0]["collective_calls"]) c["group"] = "9";
+  }
+  StatusOr<json> out = Reduce(docs, {"r0.report.json", "r1.report.json", "r2.report.json", "r3.report.json"});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  const json& ranks = (*out)["ranks"];
+  EXPECT_EQ(ranks[0]["clock_offset_ns"], 0);
+  EXPECT_EQ(ranks[1]["clock_offset_ns"], -5'000);
+  EXPECT_EQ(ranks[2]["clock_offset_ns"], nullptr);
+  EXPECT_EQ(ranks[2]["clock_offset_ns_reason"],
+            "no collective shared, directly or through other ranks, with rank 0: aligned to rank 2 instead (0 ns onto "
+            "its clock)");
+  EXPECT_EQ(ranks[3]["clock_offset_ns_reason"],
+            "no collective shared, directly or through other ranks, with rank 0: aligned to rank 2 instead (-20000 ns "
+            "onto its clock)");
+  // Rank 3 is 400 us late in its set: rank 2 waits, ranks 0 and 1 do not.
+  EXPECT_DOUBLE_EQ(ranks[2]["wait_ms"].get<double>(), 0.4);
+  EXPECT_DOUBLE_EQ(ranks[0]["wait_ms"].get<double>(), 0.0);
+  EXPECT_EQ(ranks[3]["last_arrivals"], 4);
+  EXPECT_EQ((*out)["job"]["shared_collectives"], 8);
+}
+
 TEST(JobReport, NoStragglerWhenRanksArriveTogether) {
   const std::vector<RankCalls> calls = Calls(Job{{2'000'000, 2'000'000}, {0, 90'000}});
   StatusOr<json> out = Reduce({RankDoc(calls[0], 5, 2), RankDoc(calls[1], 5, 2)}, {"a.json", "b.json"});

@@ -113,6 +113,11 @@ struct RankAlignment {
   // input, or of its connected set of ranks); nullopt when the rank shares no collective with an
   // aligned rank.
   std::optional<TimeNs> clock_offset_ns;
+  // The rank (index into the input) whose clock that is: the first rank of the input among the
+  // ranks sharing collectives with this one, directly or through others. Ranks of another set
+  // (two jobs in one directory, formats whose process groups are named apart) are on another
+  // clock; SIZE_MAX without an offset.
+  size_t clock_reference = SIZE_MAX;
   TimeNs wait_ns = 0;        // over its shared collectives: the last arrival minus its own arrival
   double wait_ms = 0;        // wait_ns per iteration, ms
   uint64_t shared = 0;       // its collectives found on at least one other rank

@@ -8,8 +8,9 @@
 // empty), with the job's keys:
 //   ranks[]{rank, file, rank_source (distributed_info | file_name | file_order), avg_latency_ms,
 //           p95_latency_ms, iterations, idle_ratio, comm_ms, compute_ms, overlap_ratio (null +
-//           _reason until the rank's report has them), wait_ms, clock_offset_ns (null + _reason:
-//           no collective shared with an aligned rank), collectives, last_arrivals,
+//           _reason until the rank's report has them), wait_ms, clock_offset_ns (onto the clock of
+//           the first rank sharing collectives; null + _reason for a rank sharing none with it,
+//           directly or through others), collectives, last_arrivals,
 //           kernel_families[]{name, count, ms_per_iteration} (the rank's kernel_table grouped by
 //           ShortKernelName, the kJobRankFamilies largest by ms per iteration; null + _reason when
 //           the rank's report has no kernel_table), kernel_families_left_out (how many more)}   by rank
