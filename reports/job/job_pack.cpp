@@ -38,7 +38,7 @@ int64_t Undelta(int64_t base, int64_t d) {
 // and group when they changed, then the zig-zag differences of seq and step from the previous
 // call's, start from the previous start, and end from this start. A rank's calls follow each
 // other by start with the same few names and consecutive sequence numbers and steps, so most
-// fields take one byte and the times two to four: ~10 bytes a call instead of 48.
+// fields take one byte and the times two to four: ~12 bytes a call instead of 48.
 enum : uint8_t { kCounted = 1, kSameNames = 2 };
 
 void PackedCalls::Add(const RankCall& c) {
