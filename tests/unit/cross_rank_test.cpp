@@ -376,6 +376,14 @@ TEST(JobReport, CommExposedIsBoundedByComputeAndSharesTheRanksOwnClaim) {
   EXPECT_EQ((*exposed)["overlaps"], json::array({"communication"}));
   EXPECT_EQ((*own)["overlaps"], json::array({"comm_exposed"}));
   EXPECT_EQ((*exposed)["claim"][0]["space"], "gpu");
+  // The strategies the issue names: overlap by buckets, larger buckets, communication on its own
+  // stream; the second quotes the top collective's bus bandwidth.
+  const json& st = (*exposed)["strategies"];
+  ASSERT_EQ(st.size(), 3u);
+  EXPECT_NE(st[0].get<std::string>().find("bucket"), std::string::npos) << st[0];
+  EXPECT_NE(st[1].get<std::string>().find("larger buckets"), std::string::npos) << st[1];
+  EXPECT_NE(st[1].get<std::string>().find("bus bandwidth"), std::string::npos) << st[1];
+  EXPECT_NE(st[2].get<std::string>().find("own stream"), std::string::npos) << st[2];
 }
 
 TEST(JobReport, CommExposedOfARankWithSeveralDevicesIsPerDevice) {
