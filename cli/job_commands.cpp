@@ -35,6 +35,15 @@ int WriteJob(const nlohmann::json& job, const std::string& json_out, const std::
   return kExitOk;
 }
 
+// How far a long job is, on stderr: on a terminal every second once it has run 2 s; in a log
+// (CI, a batch job) every 30 s once it has run 30 s, so a 512-rank job does not write 512 lines.
+JobOptions Progress(size_t jobs) {
+  JobOptions o;
+  o.jobs = jobs;
+  if (::isatty(STDERR_FILENO) == 0) o.progress_after_s = o.progress_every_s = 30;
+  return o;
+}
+
 }  // namespace
 
 int RunAnalyzeJob(const AnalyzeArgs& args) {
@@ -46,7 +55,7 @@ int RunAnalyzeJob(const AnalyzeArgs& args) {
         if (Status s = CheckOutputPath(in, *out); !s.ok()) return Fail(s);
   AnalysisConfig config;
   if (Status s = ToAnalysisConfig(args, &config); !s.ok()) return Fail(s);
-  StatusOr<nlohmann::json> job = AnalyzeJob(*files, config, JobOptions{args.jobs, ::isatty(STDERR_FILENO) != 0});
+  StatusOr<nlohmann::json> job = AnalyzeJob(*files, config, Progress(args.jobs));
   if (!job.ok()) return Fail(job.status());
   return WriteJob(*job, args.json_out, args.md_out, args.html_out, args.quiet);
 }
@@ -56,7 +65,7 @@ int RunMerge(const MergeArgs& args) {
     for (const std::string* out : {&args.json_out, &args.md_out, &args.html_out})
       if (!out->empty())
         if (Status s = CheckOutputPath(in, *out); !s.ok()) return Fail(s);
-  StatusOr<nlohmann::json> job = MergeReports(args.reports, JobOptions{args.jobs, ::isatty(STDERR_FILENO) != 0});
+  StatusOr<nlohmann::json> job = MergeReports(args.reports, Progress(args.jobs));
   if (!job.ok()) return Fail(job.status());
   return WriteJob(*job, args.json_out, args.md_out, args.html_out, args.quiet);
 }

@@ -104,6 +104,16 @@ std::optional<int64_t> MessageBytes(const Trace& t, size_t i, std::string* reaso
   return std::nullopt;
 }
 
+// The number an iteration marker's name ends with ("ProfilerStep#12", "step_3"), or -1.
+int64_t StepOf(std::string_view name) {
+  size_t d = name.size();
+  while (d > 0 && std::isdigit(static_cast<unsigned char>(name[d - 1]))) --d;
+  int64_t v = -1;
+  if (d == name.size() || name.size() - d > 18) return -1;
+  std::from_chars(name.data() + d, name.data() + name.size(), v);
+  return v;
+}
+
 }  // namespace
 
 int64_t DtypeBytes(std::string_view dtype) {
@@ -170,6 +180,11 @@ CommunicationAnalysis AnalyzeCommunication(const Trace& trace, const IterationAn
   std::vector<uint32_t> own_order;
   const std::vector<uint32_t>& order = kernels_by_start.size() == k.size() ? kernels_by_start : (own_order = KernelsByStart(k));
 
+  // Each kept iteration's step, for the calls launched in it.
+  std::vector<int64_t> steps;
+  for (const Iteration& it : iterations.iterations) steps.push_back(StepOf(it.name));
+  const bool assigned = iterations.kernel_iteration.size() == k.size();
+
   std::vector<DeviceUnions> devices;
   size_t last = 0;
   using Key = std::tuple<std::string, std::string, int64_t, int32_t>;
@@ -189,6 +204,10 @@ CommunicationAnalysis AnalyzeCommunication(const Trace& trace, const IterationAn
     CollectiveCall call;
     call.start_ns = k.start[i];
     call.end_ns = k.end[i];
+    if (const int32_t it = assigned ? iterations.kernel_iteration[i] : -1; it >= 0 && static_cast<size_t>(it) < steps.size()) {
+      call.iteration = it;
+      call.step = steps[static_cast<size_t>(it)];
+    }
     std::string reason;
     call.bytes = MessageBytes(trace, i, &reason);
     std::string dtype;

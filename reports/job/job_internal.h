@@ -9,6 +9,7 @@
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -30,6 +31,7 @@ Status DuplicateRank(const std::string& a, RankSource a_source, const std::strin
 
 struct RankReport {
   size_t index = 0;              // in the input's order
+  std::string input;             // the file given: the trace, or the rank's report (merge)
   std::string file;              // the rank's trace
   std::optional<int64_t> rank;   // nullopt: numbered by file order at the end
   RankSource source = RankSource::kFileOrder;
@@ -40,9 +42,24 @@ struct RankReport {
 // the report's own file name.
 void RankOfReport(const std::string& report_path, RankReport* r);
 
-// Keeps what the job report needs of each rank (its figures and collective calls) and the whole
-// report of the slowest rank only, so memory does not grow with the ranks' reports. Add is not
-// thread-safe: the caller serialises it.
+// A rank's collective calls as the reducer keeps them until every rank is in: ~10 bytes a call
+// (job_pack.cpp), unpacked for the cross-rank step.
+class PackedCalls {
+ public:
+  void Add(const RankCall& c);
+  std::vector<RankCall> Unpack() const;
+  size_t size() const { return size_; }
+  void ShrinkToFit();
+
+ private:
+  std::vector<uint8_t> bytes_;
+  size_t size_ = 0;
+  RankCall last_;
+};
+
+// Keeps what the job report needs of each rank (its figures and collective calls, packed) and
+// the whole report of the slowest rank only, so memory does not grow with the ranks' reports.
+// Add is not thread-safe: the caller serialises it.
 class JobReducer {
  public:
   explicit JobReducer(size_t ranks);
@@ -52,30 +69,26 @@ class JobReducer {
   StatusOr<json> Finish(const char* built_from);
 
  private:
+  // What is kept of a rank until the end: what memory grows by with the ranks (a few kB each;
+  // docs/PERFORMANCE.md, "Jobs").
   struct Kept {
     size_t index = 0;
-    std::string file;
+    std::string input, file;
     std::optional<int64_t> rank;
     RankSource source = RankSource::kFileOrder;
-    json figures;          // the rank's entry of ranks[], without the cross-rank keys
-    // Its collective calls as the cross-rank step needs them (name, group, seq, start, end), 32
-    // bytes a call with the names interned in `names_`: kept for every rank until the end, they
-    // are what memory grows by with the ranks (a CollectiveCall is ~100 bytes).
-    struct Call {
-      uint32_t name = 0, group = 0;
-      int64_t seq = -1;
-      TimeNs start_ns = 0, end_ns = 0;
-    };
-    std::vector<Call> calls;
+    std::vector<uint8_t> figures;      // its entry of ranks[] without the cross-rank keys, as CBOR
+    std::vector<uint8_t> collectives;  // its report's per-collective rows, as CBOR
+    PackedCalls calls;                 // names and groups interned in names_
     double iterations = 1;
-    json counters;         // its data_quality.counters
-    std::vector<CollectiveStat> collectives;  // its per-collective rows
+    std::vector<std::pair<uint32_t, int64_t>> counters;  // its data-quality counters: (counters_ index, count)
     bool has_errors = false;
   };
   uint32_t Intern(const std::string& s);
   std::vector<Kept> kept_;
-  std::vector<std::string> names_;                   // interned collective and group names
+  std::vector<std::string> names_;  // interned collective and group names; 0 is ""
   std::unordered_map<std::string, uint32_t> name_ids_;
+  std::vector<json> counters_;      // each data-quality key's counter as the first rank gave it
+  std::unordered_map<std::string, uint32_t> counter_ids_;
   json slowest_doc_;
   std::optional<double> slowest_ms_;
   size_t slowest_index_ = 0;

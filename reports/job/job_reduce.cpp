@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <map>
 #include <set>
@@ -78,29 +79,24 @@ json Figures(const json& doc, const std::string& file) {
 }
 
 
-// Every rank's counters summed by key, in the order first seen.
-json MergeQuality(const std::vector<json>& lists, bool has_errors, size_t numbered_by_order) {
-  json counters = json::array();
-  std::map<std::string, size_t> at;
-  for (const json& list : lists)
-    for (const json& c : list) {
-      const std::string key = Text(c, "key");
-      if (key.empty()) continue;
-      auto [it, fresh] = at.emplace(key, counters.size());
-      if (fresh) {
-        counters.push_back(c);
-      } else {
-        json& sum = counters[it->second];
-        sum["count"] = Int(sum, "count") + Int(c, "count");
-      }
-    }
-  if (numbered_by_order > 0)
-    counters.push_back({{"key", "rank_from_file_order"},
-                        {"severity", "warning"},
-                        {"count", numbered_by_order},
-                        {"description",
-                         "ranks numbered by the order of their files: neither distributedInfo.rank nor the file name "
-                         "(rank-N, rankN, rank_N, workerN) gave one"}});
+// The job's data-quality counters: every rank's summed by key (in the order first seen, the
+// ranks in rank order), then the job's own.
+json MergeQuality(json counters, bool has_errors, size_t numbered_by_order, const CrossRank& cross) {
+  auto warn = [&](const char* key, uint64_t count, const char* description) {
+    if (count > 0)
+      counters.push_back({{"key", key}, {"severity", "warning"}, {"count", count}, {"description", description}});
+  };
+  warn("rank_from_file_order", numbered_by_order,
+       "ranks numbered by the order of their files: neither distributedInfo.rank nor the file name (rank-N, rankN, "
+       "rank_N, workerN) gave one");
+  warn("collective_counts_differ", cross.uneven,
+       "collectives matched across ranks by their order (no sequence numbers) whose number of calls differs between "
+       "the ranks, per process group and name (and profiler step where the calls have one): a call missing on a rank "
+       "pairs the calls after it with the wrong ones");
+  warn("collective_match_doubtful", cross.doubtful,
+       "collectives matched across ranks (all-reduce, all-gather, reduce-scatter, all-to-all) whose kernels do not "
+       "overlap once the clocks are aligned, though none ends before every rank arrived: a call missing on a rank "
+       "without sequence numbers, or clocks that drift; left out of waits and late arrivals");
   return {{"has_errors", has_errors}, {"counters", std::move(counters)}};
 }
 
@@ -131,7 +127,10 @@ void RankOfReport(const std::string& report_path, RankReport* r) {
   }
 }
 
-JobReducer::JobReducer(size_t ranks) { kept_.reserve(ranks); }
+JobReducer::JobReducer(size_t ranks) {
+  kept_.reserve(ranks);
+  Intern("");  // id 0: no group
+}
 
 uint32_t JobReducer::Intern(const std::string& s) {
   auto [it, fresh] = name_ids_.emplace(s, static_cast<uint32_t>(names_.size()));
@@ -142,20 +141,37 @@ uint32_t JobReducer::Intern(const std::string& s) {
 void JobReducer::Add(RankReport r) {
   Kept k;
   k.index = r.index;
+  k.input = r.input.empty() ? r.file : r.input;
   k.file = r.file;
   k.rank = r.rank;
   k.source = r.source;
-  k.figures = Figures(r.doc, r.file);
-  k.iterations = std::max<double>(1, static_cast<double>(Int(r.doc, "iterations")));
-  const json& own = OwnRank(r.doc);
-  const json& calls = Array(own, "collective_calls");
-  k.calls.reserve(calls.size());
-  for (const json& c : calls)
-    k.calls.push_back({Intern(Text(c, "name")), Intern(Text(c, "group")), Number(c, "seq") ? Int(c, "seq") : -1,
-                       Int(c, "start_ns"), Int(c, "end_ns")});
-  k.collectives = RankCollectives(r.doc);
+  k.figures = json::to_cbor(Figures(r.doc, r.file));
+  const int64_t iterations = Int(r.doc, "iterations");
+  k.iterations = std::max<double>(1, static_cast<double>(iterations));
+  for (const json& c : Array(OwnRank(r.doc), "collective_calls")) {
+    RankCall call;
+    call.name = Intern(Text(c, "name"));
+    call.group = Intern(Text(c, "group"));
+    if (Number(c, "seq")) call.seq = Int(c, "seq");
+    if (Number(c, "step")) call.step = Int(c, "step");
+    call.start_ns = Int(c, "start_ns");
+    call.end_ns = Int(c, "end_ns");
+    // Outside the rank's kept iterations its wait is not one of theirs; a report written before
+    // `iteration`, or a rank without iterations, counts every call.
+    const json* it = Find(c, "iteration");
+    call.counted = iterations <= 0 || !it || !it->is_null();
+    k.calls.Add(call);
+  }
+  k.calls.ShrinkToFit();
+  k.collectives = json::to_cbor(Array(r.doc, "collectives"));
   const json& quality = Object(r.doc, "data_quality");
-  k.counters = Array(quality, "counters");
+  for (const json& c : Array(quality, "counters")) {
+    const std::string key = Text(c, "key");
+    if (key.empty()) continue;
+    auto [at, fresh] = counter_ids_.emplace(key, static_cast<uint32_t>(counters_.size()));
+    if (fresh) counters_.push_back(c);
+    k.counters.emplace_back(at->second, Int(c, "count"));
+  }
   k.has_errors = Flag(quality, "has_errors");
   kept_.push_back(std::move(k));
   // The body: the slowest rank's report; any report until one has a latency. Ties go to the
@@ -167,6 +183,8 @@ void JobReducer::Add(RankReport r) {
   const bool slower = ms && (!slowest_ms_ || *ms > *slowest_ms_ || (*ms == *slowest_ms_ && before));
   const bool first = !have_body_ || (!slowest_ms_ && !ms && before);
   if (slower || first) {
+    // The body's ranks[] becomes the job's: its collective calls (most of a report) go now.
+    r.doc.erase("ranks");
     slowest_doc_ = std::move(r.doc);
     if (ms) slowest_ms_ = ms;
     slowest_index_ = r.index;
@@ -177,8 +195,11 @@ void JobReducer::Add(RankReport r) {
 
 Status DuplicateRank(const std::string& a, RankSource a_source, const std::string& b, RankSource b_source,
                      int64_t rank) {
+  if (a == b) return InvalidInput(a + ": given twice (rank " + std::to_string(rank) + ")");
+  // A directory of several profiling cycles (tensorboard_trace_handler writes a file per rank and
+  // cycle) is several jobs: say so.
   return InvalidInput(a + " and " + b + ": both are rank " + std::to_string(rank) + " (" + RankSourceName(a_source) +
-                      ", " + RankSourceName(b_source) + ")");
+                      ", " + RankSourceName(b_source) + "); a job takes one trace per rank");
 }
 
 StatusOr<json> JobReducer::Finish(const char* built_from) {
@@ -202,58 +223,70 @@ StatusOr<json> JobReducer::Finish(const char* built_from) {
   });
   for (size_t i = 1; i < kept_.size(); ++i)
     if (*kept_[i].rank == *kept_[i - 1].rank)
-      return DuplicateRank(kept_[i - 1].file, kept_[i - 1].source, kept_[i].file, kept_[i].source, *kept_[i].rank);
+      return DuplicateRank(kept_[i - 1].input, kept_[i - 1].source, kept_[i].input, kept_[i].source, *kept_[i].rank);
 
   std::vector<RankCalls> calls;
   std::vector<std::vector<CollectiveStat>> collectives;
   calls.reserve(kept_.size());
   collectives.reserve(kept_.size());
   for (Kept& k : kept_) {
-    RankCalls rc;
-    rc.rank = *k.rank;
-    rc.iterations = k.iterations;
-    rc.calls.reserve(k.calls.size());
-    for (const Kept::Call& c : k.calls) {
-      CollectiveCall call;
-      call.name = names_[c.name];
-      call.group = names_[c.group];
-      call.seq = c.seq;
-      call.start_ns = c.start_ns;
-      call.end_ns = c.end_ns;
-      rc.calls.push_back(std::move(call));
-    }
-    std::vector<Kept::Call>().swap(k.calls);
-    calls.push_back(std::move(rc));
-    collectives.push_back(std::move(k.collectives));
+    calls.push_back({*k.rank, k.calls.Unpack(), k.iterations});
+    k.calls = PackedCalls();
+    collectives.push_back(RankCollectives({{"collectives", json::from_cbor(k.collectives)}}));
+    std::vector<uint8_t>().swap(k.collectives);
   }
-  const CrossRank cross = AnalyzeCrossRank(calls);
+  const CrossRank cross = AnalyzeCrossRank(names_, calls);
 
   json ranks = json::array();
-  std::vector<json> counters;
+  // Every rank's counters summed by key, in the order first seen, the ranks in rank order.
+  json counters = json::array();
+  std::vector<size_t> counter_at(counters_.size(), SIZE_MAX);
   bool has_errors = false;
   std::optional<int64_t> slowest;
   std::optional<size_t> slowest_at;
+  // Offsets are onto the clock of the first rank that shares collectives (ranks in rank order).
+  size_t reference = SIZE_MAX;
+  for (const RankAlignment& a : cross.ranks)
+    if (a.clock_reference != SIZE_MAX) {
+      reference = a.clock_reference;
+      break;
+    }
   for (size_t i = 0; i < kept_.size(); ++i) {
     const Kept& k = kept_[i];
     const RankAlignment& a = cross.ranks[i];
     json e = {{"rank", *k.rank}, {"rank_source", RankSourceName(k.source)}};
-    e.update(k.figures);
+    e.update(json::from_cbor(k.figures));
     if (a.shared > 0) {
       e["wait_ms"] = a.wait_ms;
     } else {
       e["wait_ms"] = nullptr;
       e["wait_ms_reason"] = "no collective found on another rank";
     }
-    if (a.clock_offset_ns) {
+    if (a.clock_offset_ns && a.clock_reference == reference) {
       e["clock_offset_ns"] = *a.clock_offset_ns;
+    } else if (a.clock_offset_ns) {
+      // Its waits are measured among the ranks it shares collectives with, on their own clock.
+      e["clock_offset_ns"] = nullptr;
+      e["clock_offset_ns_reason"] = "no collective shared, directly or through other ranks, with rank " +
+                                    std::to_string(*kept_[reference].rank) + ": aligned to rank " +
+                                    std::to_string(*kept_[a.clock_reference].rank) + " instead (" +
+                                    std::to_string(*a.clock_offset_ns) + " ns onto its clock)";
     } else {
       e["clock_offset_ns"] = nullptr;
-      e["clock_offset_ns_reason"] = "no collective shared with an aligned rank";
+      e["clock_offset_ns_reason"] = "no collective shared with another rank";
     }
     e["collectives"] = calls[i].calls.size();
     e["last_arrivals"] = a.last;
     ranks.push_back(std::move(e));
-    counters.push_back(k.counters);
+    for (const auto& [id, count] : k.counters) {
+      if (counter_at[id] == SIZE_MAX) {
+        counter_at[id] = counters.size();
+        counters.push_back(counters_[id]);
+        counters.back()["count"] = 0;
+      }
+      json& sum = counters[counter_at[id]];
+      sum["count"] = Int(sum, "count") + count;
+    }
     has_errors = has_errors || k.has_errors;
     if (k.index == slowest_index_ && slowest_ms_) {
       slowest = *k.rank;
@@ -288,7 +321,7 @@ StatusOr<json> JobReducer::Finish(const char* built_from) {
     return overall(a) > overall(b);
   });
   doc["findings"] = std::move(findings);
-  doc["data_quality"] = MergeQuality(counters, has_errors, by_order);
+  doc["data_quality"] = MergeQuality(std::move(counters), has_errors, by_order, cross);
   doc["ranks"] = std::move(ranks);
   if (slowest) {
     doc["slowest_rank"] = *slowest;

@@ -39,7 +39,7 @@ Status RunPool(size_t n, const JobOptions& options, JobReducer& reducer,
   std::atomic<bool> failed{false};
   std::mutex mu;
   size_t done = 0, error_at = n;
-  double said_at = 0;  // when progress was last printed (s)
+  double said_at = -1e300;  // when progress was last printed (s)
   Status error = Status::Ok();
   const auto start = std::chrono::steady_clock::now();
   auto worker = [&] {
@@ -54,9 +54,9 @@ Status RunPool(size_t n, const JobOptions& options, JobReducer& reducer,
       reducer.Add(std::move(r).value());
       ++done;
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      // Long jobs say how far they are, once a second and at the end; short ones (tests, small
-      // jobs) stay quiet.
-      if (options.progress && s >= 2.0 && (s >= said_at + 1.0 || done == n)) {
+      // Long jobs say how far they are; short ones (tests, small jobs) stay quiet.
+      if (options.progress && s >= options.progress_after_s &&
+          (s >= said_at + options.progress_every_s || done == n)) {
         std::fprintf(stderr, "tracegate: %zu/%zu ranks done (%.1f s)\n", done, n, s);
         said_at = s;
       }
@@ -163,6 +163,7 @@ StatusOr<nlohmann::json> MergeReports(const std::vector<std::string>& reports, c
   TG_RETURN_IF_ERROR(RunPool(reports.size(), options, reducer, [&](size_t i) -> StatusOr<RankReport> {
     RankReport r;
     r.index = i;
+    r.input = reports[i];
     TG_RETURN_IF_ERROR(internal::LoadReportFile(reports[i], "report", &r.doc));
     const internal::ReportCheck check = internal::CheckReportDocument(r.doc, {});
     if (!check.ok()) return InvalidInput(reports[i] + ": not a tracegate report (tracegate analyze TRACE -o REPORT)");

@@ -44,6 +44,24 @@ std::vector<std::vector<std::string>> Rows(const json& job) {
   return rows;
 }
 
+// job.matched_by in words: "seq and step" -> "process group and sequence number, and order within
+// each profiler step".
+std::string MatchedBy(const std::string& by) {
+  std::string out;
+  size_t at = 0;
+  while (at <= by.size()) {
+    const size_t end = std::min(by.find(" and ", at), by.size());
+    const std::string way = by.substr(at, end - at);
+    out += out.empty() ? "" : ", and ";
+    out += way == "seq" ? "process group and sequence number"
+           : way == "step" ? "order within each profiler step"
+           : way == "order" ? "order on each rank"
+                            : way;
+    at = end + 5;
+  }
+  return out;
+}
+
 std::string Headline(const json& job) {
   std::ostringstream out;
   out << internal::Array(job, "ranks").size() << " ranks; job latency (the slowest rank's) ";
@@ -56,7 +74,7 @@ std::string Headline(const json& job) {
   }
   const json& info = internal::Object(job, "job");
   out << "; " << internal::Int(info, "shared_collectives") << " collectives shared across ranks";
-  if (const std::string by = internal::Text(info, "matched_by"); !by.empty()) out << " (matched by " << by << ")";
+  if (const std::string by = internal::Text(info, "matched_by"); !by.empty()) out << " (matched by " << MatchedBy(by) << ")";
   return out.str();
 }
 

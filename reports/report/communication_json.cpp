@@ -68,7 +68,9 @@ json RanksJson(const Analysis& analysis) {
                      {"seq", c.seq == kUnknownId ? json(nullptr) : json(c.seq)},
                      {"start_ns", c.start_ns},
                      {"end_ns", c.end_ns},
-                     {"bytes", c.bytes ? json(*c.bytes) : json(nullptr)}});
+                     {"bytes", c.bytes ? json(*c.bytes) : json(nullptr)},
+                     {"iteration", c.iteration >= 0 ? json(c.iteration) : json(nullptr)},
+                     {"step", c.step >= 0 ? json(c.step) : json(nullptr)}});
   }
   r["collective_calls"] = std::move(calls);
   return json::array({std::move(r)});

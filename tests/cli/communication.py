@@ -157,6 +157,23 @@ def check(tg, path, expected, tmp):
             bad.append(f"{key} {rk[key]} != {want}")
     if rk["wait_ms"] is not None or not rk.get("wait_ms_reason"):
         bad.append("wait_ms: expected null with a reason for a single rank")
+    # One classification everywhere: the timeline colours exactly these kernels as collectives
+    # (matched to the raw kernels by their start and end), metadata-only ones included.
+    tl = r["timeline"]
+    by_time = {(k["start"], k["end"]): k for k in ks}
+    shown = colls = 0
+    for lane in tl["lanes"]:
+        for off, dur, kind, name in lane["items"]:
+            k = by_time.get((tl["start_ns"] + off, tl["start_ns"] + off + dur))
+            if k is None or kind not in ("kernel", "collective"):
+                continue
+            shown += 1
+            colls += kind == "collective"
+            if (kind == "collective") != k["comm"]:
+                bad.append(f"timeline: {name} at +{off} ns drawn as {kind}")
+    in_span = sum(1 for k in comm if tl["start_ns"] <= k["start"] < tl["end_ns"])
+    if shown == 0 or colls != in_span:
+        bad.append(f"timeline: {shown} kernels matched the raw file, {colls} collectives of {in_span}")
     # The metadata survives a tracegate store and a Chrome export.
     for cmd, flag, name in (("convert", "-o", "t.db"), ("export", "--chrome", "t.json")):
         conv = os.path.join(tmp, name)
@@ -170,7 +187,8 @@ def check(tg, path, expected, tmp):
 
 def synthetic(path):
     """Two ProfilerStep iterations on two devices: NCCL kernels by old and new names without
-    metadata, collectives with metadata (Seq, several dtypes and group sizes), compute beside
+    metadata, collectives with metadata (Seq, several dtypes and group sizes; one whose name says
+    nothing of communication), compute beside
     communication on the same device and on another one (which must not count as overlap)."""
     ev = [{"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{i}", "pid": 1, "tid": 1,
            "ts": 1000.0 + 1000 * i, "dur": 900.0} for i in (1, 2)]
@@ -192,8 +210,10 @@ def synthetic(path):
               ("ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", 0, 700.0, 10.0,
                meta("send", "Float", 250, 0, 2, seq + 2)),
               ("ncclDevKernel_Gather(ncclDevKernelArgsStorage<4096ul>)", 0, 720.0, 10.0,
-               meta("gather", "Float", 250, 1000, 4, seq + 3))]
-        seq += 4
+               meta("gather", "Float", 250, 1000, 4, seq + 3)),
+              # A collective by its metadata alone (a custom communication kernel).
+              ("fused_exchange_kernel<float>", 0, 740.0, 12.0, meta("allreduce", "Float", 64, 64, 4, seq + 4))]
+        seq += 5
         for name, dev, off, dur, args in ks:
             args = dict(args, device=dev, stream=7, correlation=len(ev))
             ev.append({"ph": "X", "cat": "kernel", "name": name, "pid": dev, "tid": 7, "ts": t0 + off, "dur": dur,

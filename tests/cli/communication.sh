@@ -5,7 +5,7 @@
 # Usage: communication.sh TRACEGATE FIXTURES_DIR
 source "$(dirname "$0")/testlib.bash"
 here=$(cd "$(dirname "$0")" && pwd)
-if python3 "$here/communication.py" "$tg" --synthetic 12; then ok; else fail "synthetic trace: communication figures"; fi
+if python3 "$here/communication.py" "$tg" --synthetic 14; then ok; else fail "synthetic trace: communication figures"; fi
 if [ -f "$shared/kineto_nccl_allreduce_rank0.json.gz" ]; then
   if python3 "$here/communication.py" "$tg" "$shared/kineto_nccl_allreduce_rank0.json.gz" 21; then ok
   else fail "shared NCCL trace: communication figures"; fi

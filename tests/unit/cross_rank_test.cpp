@@ -24,6 +24,10 @@ struct Job {
   bool with_seq = true;
 };
 
+// The names the calls' ids stand for: no group, the collective, the process group.
+const std::vector<std::string> kNames = {"", "allreduce", "0"};
+constexpr uint32_t kAllReduce = 1, kGroup = 2;
+
 std::vector<RankCalls> Calls(const Job& j) {
   TimeNs most = 0;
   for (TimeNs c : j.compute) most = std::max(most, c);
@@ -33,22 +37,23 @@ std::vector<RankCalls> Calls(const Job& j) {
     ranks[r].iterations = j.iterations;
     for (int k = 0; k < j.iterations; ++k) {
       const TimeNs t = 1'000'000'000 + k * 5'000'000;
-      CollectiveCall c;
-      c.name = "allreduce";
-      c.group = j.with_seq ? "0" : "";
+      RankCall c;
+      c.name = kAllReduce;
+      c.group = j.with_seq ? kGroup : 0;
       c.seq = j.with_seq ? k : -1;
       c.start_ns = t + j.compute[r] + j.skew[r];
       c.end_ns = t + most + 1'000'000 + j.skew[r];
-      c.bytes = 4 << 20;
       ranks[r].calls.push_back(c);
     }
   }
   return ranks;
 }
 
+CrossRank Analyze(const std::vector<RankCalls>& ranks) { return AnalyzeCrossRank(kNames, ranks); }
+
 TEST(CrossRank, AlignsClocksOnSharedCompletionsAndFindsTheLateRank) {
   const Job job{{2'000'000, 2'000'000, 2'300'000, 2'000'000}, {-100'000, 37'123, 74'246, -88'631}};
-  const CrossRank x = AnalyzeCrossRank(Calls(job));
+  const CrossRank x = Analyze(Calls(job));
   ASSERT_EQ(x.ranks.size(), 4u);
   EXPECT_EQ(x.shared_collectives, 4u);
   EXPECT_EQ(x.matched_by, "seq");
@@ -70,7 +75,7 @@ TEST(CrossRank, AlignsClocksOnSharedCompletionsAndFindsTheLateRank) {
 TEST(CrossRank, MatchesByOrderWithoutSequenceNumbers) {
   Job job{{1'000'000, 1'500'000}, {0, 50'000}};
   job.with_seq = false;
-  const CrossRank x = AnalyzeCrossRank(Calls(job));
+  const CrossRank x = Analyze(Calls(job));
   EXPECT_EQ(x.matched_by, "order");
   EXPECT_EQ(x.shared_collectives, 4u);
   EXPECT_EQ(*x.ranks[1].clock_offset_ns, -50'000);
@@ -83,7 +88,7 @@ TEST(CrossRank, OffsetIsTheLowerMedianSoOneOddCompletionDoesNotMoveIt) {
   job.iterations = 5;
   std::vector<RankCalls> ranks = Calls(job);
   ranks[1].calls[3].end_ns += 900'000;  // one collective left late on rank 1
-  const CrossRank x = AnalyzeCrossRank(ranks);
+  const CrossRank x = Analyze(ranks);
   EXPECT_EQ(*x.ranks[1].clock_offset_ns, -20'000);
   // Equal arrivals: nobody is last, nobody waits.
   EXPECT_EQ(x.ranks[0].last + x.ranks[1].last, 0u);
@@ -94,20 +99,165 @@ TEST(CrossRank, RankSharingNothingHasNoOffset) {
   std::vector<RankCalls> ranks = Calls(Job{{1'000'000, 1'000'000}, {0, 0}});
   RankCalls alone;
   alone.rank = 2;
-  alone.calls.push_back({"allreduce", "7", 0, 10, 20, 4});
+  alone.calls.push_back({kAllReduce, 3, 0, -1, 10, 20, true});  // a group no other rank has
   ranks.push_back(alone);
-  const CrossRank x = AnalyzeCrossRank(ranks);
+  const CrossRank x = Analyze(ranks);
   EXPECT_FALSE(x.ranks[2].clock_offset_ns);
   EXPECT_EQ(x.ranks[2].shared, 0u);
   EXPECT_TRUE(x.ranks[0].clock_offset_ns);
 }
 
+// Tensor parallel in pairs {0, 1} and {2, 3} (process groups "1", "2"), data parallel across them
+// in {0, 2} and {1, 3} ("3", "4"), each group with its own sequence numbers. Per iteration on the
+// true clock: compute C (rank 3: C + L), the tensor-parallel all-reduce (D once both are in), a
+// little compute G, the data-parallel all-reduce. Rank 3 makes rank 2 wait in their pair, so rank
+// 2 reaches the data-parallel all-reduce L late and rank 0 waits for it: rank 1 waits for rank 3
+// there. Clocks are aligned across groups (rank 3 only shares collectives with 1 and 2).
+TEST(CrossRank, ProcessGroupsMatchOnTheirOwnSequenceNumbers) {
+  const std::vector<std::string> names = {"", "allreduce", "1", "2", "3", "4"};
+  constexpr TimeNs C = 2'000'000, L = 250'000, D = 500'000, G = 100'000, P = 5'000'000;
+  const TimeNs skew[] = {0, 41'000, -17'000, 93'000};
+  const uint32_t tp[] = {2, 2, 3, 3}, dp[] = {4, 5, 4, 5};
+  std::vector<RankCalls> ranks(4);
+  for (int64_t r = 0; r < 4; ++r) {
+    ranks[r].rank = r;
+    ranks[r].iterations = 3;
+    for (int64_t k = 0; k < 3; ++k) {
+      const TimeNs t = 1'000'000'000 + k * P;
+      const TimeNs mine = C + (r == 3 ? L : 0), pair = C + (r >= 2 ? L : 0);
+      const TimeNs tp_end = t + pair + D, dp_end = t + C + L + D + G + D;
+      ranks[r].calls.push_back({1, tp[r], k, -1, t + mine + skew[r], tp_end + skew[r], true});
+      ranks[r].calls.push_back({1, dp[r], k, -1, tp_end + G + skew[r], dp_end + skew[r], true});
+    }
+  }
+  const CrossRank x = AnalyzeCrossRank(names, ranks);
+  EXPECT_EQ(x.matched_by, "seq");
+  EXPECT_EQ(x.shared_collectives, 12u);  // 3 per group
+  EXPECT_EQ(x.doubtful, 0u);
+  for (size_t r = 0; r < 4; ++r) EXPECT_EQ(*x.ranks[r].clock_offset_ns, skew[0] - skew[r]) << r;
+  EXPECT_EQ(x.ranks[0].wait_ns, 3 * L);  // for rank 2, data parallel
+  EXPECT_EQ(x.ranks[1].wait_ns, 3 * L);  // for rank 3, data parallel
+  EXPECT_EQ(x.ranks[2].wait_ns, 3 * L);  // for rank 3, tensor parallel
+  EXPECT_EQ(x.ranks[3].wait_ns, 0);
+  EXPECT_EQ(x.ranks[3].last, 6u);  // its pair's and its data-parallel all-reduces
+  EXPECT_EQ(x.ranks[2].last, 3u);
+  EXPECT_EQ(x.ranks[0].last + x.ranks[1].last, 0u);
+}
+
+// Without sequence numbers, a rank whose profile began two steps later: by order alone its first
+// call would pair with the others' first (offset off by two steps); within steps, every call
+// pairs with its own step's.
+TEST(CrossRank, MatchesWithinStepsWhenRanksProfiledDifferentSteps) {
+  Job job{{1'000'000, 1'300'000, 1'000'000}, {0, 70'000, -30'000}};
+  job.with_seq = false;
+  job.iterations = 6;
+  std::vector<RankCalls> ranks = Calls(job);
+  for (RankCalls& r : ranks)
+    for (size_t k = 0; k < r.calls.size(); ++k) r.calls[k].step = 100 + static_cast<int64_t>(k);
+  ranks[2].calls.erase(ranks[2].calls.begin(), ranks[2].calls.begin() + 2);  // steps 100, 101 not profiled
+  ranks[2].iterations = 4;
+  const CrossRank x = Analyze(ranks);
+  EXPECT_EQ(x.matched_by, "step");
+  EXPECT_EQ(x.shared_collectives, 6u);
+  EXPECT_EQ(x.doubtful, 0u);
+  EXPECT_EQ(*x.ranks[1].clock_offset_ns, -70'000);
+  EXPECT_EQ(*x.ranks[2].clock_offset_ns, 30'000);
+  EXPECT_EQ(x.ranks[2].wait_ns, 4 * 300'000);
+  EXPECT_DOUBLE_EQ(x.ranks[2].wait_ms, 0.3);
+  EXPECT_EQ(x.ranks[1].last, 6u);
+  EXPECT_EQ(x.uneven, 0u);
+  // Without rank 2's steps, by order alone: its first call pairs with the others' first, two steps
+  // earlier. The steps look alike, so the kernels still overlap on the clocks so aligned (two
+  // steps off) and only the uneven counts tell.
+  for (RankCall& c : ranks[2].calls) c.step = -1;
+  const CrossRank o = Analyze(ranks);
+  EXPECT_EQ(o.matched_by, "order");
+  EXPECT_EQ(*o.ranks[2].clock_offset_ns, 30'000 - 10'000'000);
+  EXPECT_EQ(o.doubtful, 0u);
+  EXPECT_EQ(o.uneven, 1u);
+}
+
+// A rank missing one call, no sequence numbers and no steps: every pair after it is one call
+// off. The aligned kernels of such pairs do not overlap, so they are counted as doubtful and
+// left out of waits and late arrivals instead of giving wrong ones.
+TEST(CrossRank, PairsWhoseKernelsDoNotOverlapAreDoubtful) {
+  Job job{{1'000'000, 1'000'000}, {0, 0}};
+  job.with_seq = false;
+  job.iterations = 8;
+  std::vector<RankCalls> ranks = Calls(job);
+  ranks[1].calls.erase(ranks[1].calls.begin() + 6);  // its 7th call lost
+  const CrossRank x = Analyze(ranks);
+  EXPECT_EQ(x.shared_collectives, 7u);
+  EXPECT_EQ(*x.ranks[1].clock_offset_ns, 0);  // 6 of the 7 pairs are right
+  EXPECT_EQ(x.doubtful, 1u);  // rank 0's 7th with rank 1's 8th: 5 ms apart, the calls take 1 ms
+  EXPECT_EQ(x.ranks[0].wait_ns, 0);
+  ranks[1].calls.erase(ranks[1].calls.begin() + 1);  // and its 2nd: now most pairs are off by one
+  const CrossRank y = Analyze(ranks);
+  EXPECT_EQ(y.shared_collectives, 6u);
+  // The median aligns rank 1 on the off-by-one pairs (4 of 6), which then overlap; the first
+  // call (correct, but 5 ms off under that offset) and the last (off by two) are doubtful.
+  EXPECT_EQ(*y.ranks[1].clock_offset_ns, -5'000'000);
+  EXPECT_EQ(y.doubtful, 2u);
+  EXPECT_EQ(y.uneven, 1u);
+  EXPECT_EQ(Analyze(Calls(job)).uneven, 0u);
+}
+
+// A broadcast's root may leave before the others arrive: kernels that do not overlap are not
+// doubtful there.
+TEST(CrossRank, OnlyCollectivesWhereEveryRankWaitsForAllAreChecked) {
+  std::vector<RankCalls> ranks(2);
+  const std::vector<std::string> names = {"", "broadcast", "0"};
+  ranks[0].calls.push_back({1, 2, 0, -1, 1'000, 2'000, true});
+  ranks[1].calls.push_back({1, 2, 0, -1, 5'000, 6'000, true});
+  ranks[1].calls.push_back({1, 2, 1, -1, 7'000, 8'000, true});
+  ranks[0].calls.push_back({1, 2, 1, -1, 8'500, 9'000, true});
+  const CrossRank x = AnalyzeCrossRank(names, ranks);
+  EXPECT_EQ(x.doubtful, 0u);
+  EXPECT_EQ(x.shared_collectives, 2u);
+}
+
+// Waits and late arrivals count the calls inside the rank's kept iterations only (its figures
+// are per kept iteration); matching and alignment use every call.
+TEST(CrossRank, CallsOutsideKeptIterationsAlignButDoNotCount) {
+  Job job{{1'000'000, 1'400'000}, {0, 10'000}};
+  std::vector<RankCalls> ranks = Calls(job);  // 4 iterations, rank 1 late by 400 us
+  ranks[0].calls[0].counted = false;          // rank 0 skipped its first iteration as warm-up
+  ranks[0].iterations = 3;
+  const CrossRank x = Analyze(ranks);
+  EXPECT_EQ(x.ranks[0].wait_ns, 3 * 400'000);
+  EXPECT_DOUBLE_EQ(x.ranks[0].wait_ms, 0.4);
+  EXPECT_EQ(x.ranks[1].last, 4u);
+  ranks[1].calls[3].counted = false;
+  EXPECT_EQ(Analyze(ranks).ranks[1].last, 3u);
+}
+
+TEST(JobPack, CallsComeBackExactly) {
+  internal::PackedCalls packed;
+  std::vector<RankCall> calls = {
+      {3, 0, -1, -1, INT64_MIN, INT64_MAX, true},          {3, 0, 7, 12, 1'700'000'000'000'000'000, 1'700'000'000'000'000'500, false},
+      {3, 0, 8, 12, 1'700'000'000'000'000'400, 1'700'000'000'000'000'100, true},  // ends before it starts
+      {9, 1, INT64_MAX, 0, -5, 0, true},                   {9, 1, 0, INT64_MAX, 0, 0, false}};
+  for (const RankCall& c : calls) packed.Add(c);
+  packed.ShrinkToFit();
+  const std::vector<RankCall> back = packed.Unpack();
+  ASSERT_EQ(back.size(), calls.size());
+  for (size_t i = 0; i < calls.size(); ++i) {
+    EXPECT_EQ(back[i].name, calls[i].name) << i;
+    EXPECT_EQ(back[i].group, calls[i].group) << i;
+    EXPECT_EQ(back[i].seq, calls[i].seq) << i;
+    EXPECT_EQ(back[i].step, calls[i].step) << i;
+    EXPECT_EQ(back[i].start_ns, calls[i].start_ns) << i;
+    EXPECT_EQ(back[i].end_ns, calls[i].end_ns) << i;
+    EXPECT_EQ(back[i].counted, calls[i].counted) << i;
+  }
+}
+
 // A per-rank report as the single-trace writer gives it, with ranks[0].collective_calls.
 json RankDoc(const RankCalls& rc, double latency_ms, double compute_ms) {
   json calls = json::array();
-  for (const CollectiveCall& c : rc.calls)
-    calls.push_back({{"name", c.name}, {"group", c.group}, {"seq", c.seq}, {"start_ns", c.start_ns},
-                     {"end_ns", c.end_ns}, {"bytes", c.bytes ? json(*c.bytes) : json(nullptr)}});
+  for (const RankCall& c : rc.calls)
+    calls.push_back({{"name", kNames[c.name]}, {"group", kNames[c.group]}, {"seq", c.seq}, {"start_ns", c.start_ns},
+                     {"end_ns", c.end_ns}, {"bytes", 4 << 20}});
   return {{"schema", "tracegate.report/v1"},
           {"avg_latency_ms", latency_ms},
           {"iterations", static_cast<int64_t>(rc.iterations)},
@@ -226,6 +376,14 @@ TEST(JobReport, CommExposedIsBoundedByComputeAndSharesTheRanksOwnClaim) {
   EXPECT_EQ((*exposed)["overlaps"], json::array({"communication"}));
   EXPECT_EQ((*own)["overlaps"], json::array({"comm_exposed"}));
   EXPECT_EQ((*exposed)["claim"][0]["space"], "gpu");
+  // The strategies the issue names: overlap by buckets, larger buckets, communication on its own
+  // stream; the second quotes the top collective's bus bandwidth.
+  const json& st = (*exposed)["strategies"];
+  ASSERT_EQ(st.size(), 3u);
+  EXPECT_NE(st[0].get<std::string>().find("bucket"), std::string::npos) << st[0];
+  EXPECT_NE(st[1].get<std::string>().find("larger buckets"), std::string::npos) << st[1];
+  EXPECT_NE(st[1].get<std::string>().find("bus bandwidth"), std::string::npos) << st[1];
+  EXPECT_NE(st[2].get<std::string>().find("own stream"), std::string::npos) << st[2];
 }
 
 TEST(JobReport, CommExposedOfARankWithSeveralDevicesIsPerDevice) {
@@ -286,6 +444,36 @@ TEST(JobReport, CollectiveTableAcrossRanks) {
   EXPECT_EQ(t[1]["count_per_rank"], 2);
   EXPECT_EQ(t[1]["message_bytes"], nullptr);
   EXPECT_EQ(t[1]["algbw_gbs_reason"], "no dtype in the metadata");
+}
+
+// Two sets of ranks that share nothing across (their process groups are named apart): each set
+// is aligned and waits among itself; offsets are onto the first rank's clock, so the other set's
+// are null, with the rank they are aligned to.
+TEST(JobReport, RanksOnAnotherClockHaveNoOffsetOntoTheFirstRanks) {
+  std::vector<RankCalls> calls = Calls(Job{{2'000'000, 2'000'000, 2'000'000, 2'400'000}, {0, 5'000, 70'000, 90'000}});
+  std::vector<json> docs;
+  for (size_t r = 0; r < calls.size(); ++r) {
+    docs.push_back(RankDoc(calls[r], 5.0, 2.0));
+    if (r >= 2)
+      for (json& c : docs.back()["ranks"][0]["collective_calls"]) c["group"] = "9";
+  }
+  StatusOr<json> out = Reduce(docs, {"r0.report.json", "r1.report.json", "r2.report.json", "r3.report.json"});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  const json& ranks = (*out)["ranks"];
+  EXPECT_EQ(ranks[0]["clock_offset_ns"], 0);
+  EXPECT_EQ(ranks[1]["clock_offset_ns"], -5'000);
+  EXPECT_EQ(ranks[2]["clock_offset_ns"], nullptr);
+  EXPECT_EQ(ranks[2]["clock_offset_ns_reason"],
+            "no collective shared, directly or through other ranks, with rank 0: aligned to rank 2 instead (0 ns onto "
+            "its clock)");
+  EXPECT_EQ(ranks[3]["clock_offset_ns_reason"],
+            "no collective shared, directly or through other ranks, with rank 0: aligned to rank 2 instead (-20000 ns "
+            "onto its clock)");
+  // Rank 3 is 400 us late in its set: rank 2 waits, ranks 0 and 1 do not.
+  EXPECT_DOUBLE_EQ(ranks[2]["wait_ms"].get<double>(), 0.4);
+  EXPECT_DOUBLE_EQ(ranks[0]["wait_ms"].get<double>(), 0.0);
+  EXPECT_EQ(ranks[3]["last_arrivals"], 4);
+  EXPECT_EQ((*out)["job"]["shared_collectives"], 8);
 }
 
 TEST(JobReport, NoStragglerWhenRanksArriveTogether) {

@@ -98,7 +98,25 @@ TEST(JobPool, MergeOfRankReportsOnThreads) {
   std::vector<std::string> twice = {reports[0], reports[1], reports[0]};
   StatusOr<nlohmann::json> dup = MergeReports(twice, JobOptions{3, false});
   ASSERT_FALSE(dup.ok());
-  EXPECT_NE(dup.status().message().find("both are rank"), std::string::npos) << dup.status().message();
+  EXPECT_NE(dup.status().message().find(reports[0] + ": given twice"), std::string::npos) << dup.status().message();
+  dup = MergeReports({reports[0], reports[1], files[0] + ".copy.report.json"}, JobOptions{3, false});
+  ASSERT_FALSE(dup.ok());  // the copy is absent: an error naming it
+  EXPECT_NE(dup.status().message().find(".copy.report.json"), std::string::npos) << dup.status().message();
+}
+
+// Progress on stderr: a line per rank done when every moment is time to say it, and the last
+// line when the job is done; none when progress is off.
+TEST(JobPool, ProgressNamesRanksDoneOutOfAll) {
+  const std::vector<std::string> files = WriteRanks(3);
+  JobOptions chatty{2, true, 0, 0};
+  ::testing::internal::CaptureStderr();
+  ASSERT_TRUE(AnalyzeJob(files, AnalysisConfig{}, chatty).ok());
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  for (const char* line : {"tracegate: 1/3 ranks done (", "tracegate: 2/3 ranks done (", "tracegate: 3/3 ranks done ("})
+    EXPECT_NE(said.find(line), std::string::npos) << said;
+  ::testing::internal::CaptureStderr();
+  ASSERT_TRUE(AnalyzeJob(files, AnalysisConfig{}, JobOptions{2, true, 1e9, 1e9}).ok());
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
 }
 
 }  // namespace

@@ -53,6 +53,11 @@ struct CollectiveCall {
   int64_t seq = kUnknownId;         // the group's sequence number; < 0 when unknown
   TimeNs start_ns = 0, end_ns = 0;  // on the rank's own clock
   std::optional<int64_t> bytes;
+  // The kept iteration whose launch it is (index into IterationAnalysis::iterations), -1 outside
+  // every kept one; and that iteration's step, the number its marker's name ends with
+  // ("ProfilerStep#12": 12; the same on every rank of a job), < 0 when the name has none.
+  int32_t iteration = -1;
+  int64_t step = kUnknownId;
 };
 
 struct RankCommunication {
@@ -84,10 +89,23 @@ CommunicationAnalysis AnalyzeCommunication(const Trace& trace, const IterationAn
 // only: the same collective found on every rank, the ranks' clocks aligned on the completions of
 // the collectives they share, the time each rank's collectives waited for the last rank to
 // arrive, and which rank arrives last how often. Implemented in analyzer/ranks/.
+// A collective call as the cross-rank step keeps it: 48 bytes, names interned in the `names`
+// given to AnalyzeCrossRank (a job keeps every rank's calls until its ranks are all in).
+struct RankCall {
+  uint32_t name = 0;   // index into names
+  uint32_t group = 0;  // index into names; 0 ("") = unknown
+  int64_t seq = kUnknownId;   // < 0: unknown
+  int64_t step = kUnknownId;  // < 0: unknown (CollectiveCall::step)
+  TimeNs start_ns = 0, end_ns = 0;
+  // Inside one of the rank's kept iterations, or the rank's report does not say: its wait and
+  // lateness count in the per-iteration figures.
+  bool counted = true;
+};
+
 struct RankCalls {
   int64_t rank = 0;
-  std::vector<CollectiveCall> calls;  // in the rank's order (by start)
-  double iterations = 1;              // kept iterations: waits are per iteration (at least 1)
+  std::vector<RankCall> calls;  // in the rank's order (by start)
+  double iterations = 1;        // kept iterations: waits are per iteration (at least 1)
 };
 
 struct RankAlignment {
@@ -95,6 +113,11 @@ struct RankAlignment {
   // input, or of its connected set of ranks); nullopt when the rank shares no collective with an
   // aligned rank.
   std::optional<TimeNs> clock_offset_ns;
+  // The rank (index into the input) whose clock that is: the first rank of the input among the
+  // ranks sharing collectives with this one, directly or through others. Ranks of another set
+  // (two jobs in one directory, formats whose process groups are named apart) are on another
+  // clock; SIZE_MAX without an offset.
+  size_t clock_reference = SIZE_MAX;
   TimeNs wait_ns = 0;        // over its shared collectives: the last arrival minus its own arrival
   double wait_ms = 0;        // wait_ns per iteration, ms
   uint64_t shared = 0;       // its collectives found on at least one other rank
@@ -106,13 +129,25 @@ struct RankAlignment {
 struct CrossRank {
   std::vector<RankAlignment> ranks;  // in the input's order
   uint64_t shared_collectives = 0;   // collectives found on two or more ranks
-  std::string matched_by;            // "seq", "order", "seq and order" or "" (none matched)
+  // How they were matched: "seq", "step", "order", those used joined by " and ", or "" (none).
+  std::string matched_by;
+  // Shared all-reduces, all-gathers, reduce-scatters and all-to-alls whose kernels do not all
+  // overlap once the clocks are aligned: none can end before every rank has arrived, so the
+  // match is wrong (a call missing on a rank without sequence numbers) or the clocks drift. They
+  // count in shared_collectives and the alignment, not in waits or late arrivals.
+  uint64_t doubtful = 0;
+  // Runs of calls matched by order, (group, name) or (group, name, step), whose number of calls
+  // differs between the ranks that have them: a call missing on one rank shifts the pairs after
+  // it (in a run of one call a step, only that step's call goes unmatched).
+  uint64_t uneven = 0;
 };
 
-// Matching: a call with a group and seq >= 0 is the collective (group, seq); any other is the
-// k-th call of its (group, name) on the rank. Offsets: from the first rank, along the ranks that
-// share collectives (in input order), each the lower median over the shared collectives of
-// (end on the aligned rank - end on this rank). Arrival = aligned start.
-CrossRank AnalyzeCrossRank(const std::vector<RankCalls>& ranks);
+// Matching: a call with a group and seq >= 0 is the collective (group, seq). Any other is the
+// k-th call of its (group, name) within its step when every rank with such calls has a step on
+// some of them (calls without one: the k-th of those), else the k-th call of its (group, name)
+// on the rank. Offsets: from the first rank, along the ranks that share collectives (in input
+// order), each the lower median over the shared collectives of (end on the aligned rank - end on
+// this rank). Arrival = aligned start. `names`: the text of the calls' name and group ids.
+CrossRank AnalyzeCrossRank(const std::vector<std::string>& names, const std::vector<RankCalls>& ranks);
 
 }  // namespace tg

@@ -8,18 +8,21 @@
 // empty), with the job's keys:
 //   ranks[]{rank, file, rank_source (distributed_info | file_name | file_order), avg_latency_ms,
 //           p95_latency_ms, iterations, idle_ratio, comm_ms, compute_ms, overlap_ratio (null +
-//           _reason until the rank's report has them), wait_ms, clock_offset_ns (null + _reason:
-//           no collective shared with an aligned rank), collectives, last_arrivals,
+//           _reason until the rank's report has them), wait_ms, clock_offset_ns (onto the clock of
+//           the first rank sharing collectives; null + _reason for a rank sharing none with it,
+//           directly or through others), collectives, last_arrivals,
 //           kernel_families[]{name, count, ms_per_iteration} (the rank's kernel_table grouped by
 //           ShortKernelName, the kJobRankFamilies largest by ms per iteration; null + _reason when
 //           the rank's report has no kernel_table), kernel_families_left_out (how many more)}   by rank
 //   slowest_rank (null + _reason when no rank has a latency)
-//   job{ranks, built_from (traces | reports), shared_collectives, matched_by, collectives[]{collective,
+//   job{ranks, built_from (traces | reports), shared_collectives, matched_by (seq, step, order, joined
+//       by " and "), collectives[]{collective,
 //       dtype, message_bytes, group_size, ranks, count, count_per_rank (null + _reason when the
 //       ranks disagree), count_min, count_max, total_ms, mean_ms, algbw_gbs, busbw_gbs}}
 //   findings: the cross-rank findings (straggler, compute_imbalance, comm_exposed) with the slowest rank's
-//   data_quality: every rank's counters summed by key, and rank_from_file_order when a rank's
-//                 number came from the order of the files
+//   data_quality: every rank's counters summed by key, and the job's warnings: rank_from_file_order
+//                 (a rank's number came from the order of the files), collective_counts_differ and
+//                 collective_match_doubtful (a match across ranks that may be wrong; docs/RULES.md)
 #pragma once
 
 #include <cstddef>
@@ -39,7 +42,10 @@ namespace tg {
 
 struct JobOptions {
   size_t jobs = 0;        // ranks in flight at once; 0: the hardware threads
-  bool progress = true;   // ranks done on stderr, once a second once the job has run 2 s
+  // "tracegate: 12/64 ranks done (3.1 s)" on stderr once the job has run progress_after_s, then
+  // at most every progress_every_s, and when the last rank is done: short jobs stay quiet.
+  bool progress = true;
+  double progress_after_s = 2, progress_every_s = 1;
 };
 
 // The trace files of a job: each argument is a file, or a directory whose trace files (*.json,
