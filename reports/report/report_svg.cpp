@@ -18,7 +18,6 @@ using namespace internal;
 
 constexpr double kWidth = kChartWidth;
 constexpr double kLabelWidth = kChartLabelWidth;
-constexpr double kRightMargin = 40;  // the straggler chart's room for the last tick label
 
 std::string Esc(std::string_view s) { return HtmlEscape(s); }
 
