@@ -5,7 +5,9 @@
 #include <vector>
 
 #include "commands.h"
+#include "analyzer/util/fileio.h"
 #include "tracegate/reports/baseline.h"
+#include "tracegate/reports/report_html.h"
 
 namespace tg::cli {
 
@@ -46,7 +48,10 @@ int RunBaselineHistory(const BaselineArgs& args) {
   if (rows.empty())
     return Fail(NotFound(HistoryPath(args.dir) + ": no history for '" + args.name +
                          "' (tracegate baseline save and gate record it)"));
-  return PrintOk(BaselineHistoryText(args.name, args.dir, rows));
+  if (!args.html_out.empty())
+    if (Status s = WriteFileAtomic(args.html_out, BaselineHistoryHtml(args.name, args.dir, rows)); !s.ok()) return Fail(s);
+  return PrintOk(BaselineHistoryText(args.name, args.dir, rows) +
+                 (args.html_out.empty() ? "" : "HTML history written to " + args.html_out + "\n"));
 }
 
 }  // namespace tg::cli

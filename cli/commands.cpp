@@ -197,8 +197,11 @@ int RunAnalyze(const AnalyzeArgs& args) {
       if (Status s = WriteAnalysisJson(args.json_out, doc, analysis.iterations); !s.ok()) return Fail(s);
     if (!args.md_out.empty())
       if (Status s = WriteMarkdownReport(doc, args.md_out); !s.ok()) return Fail(s);
-    if (!args.html_out.empty())
+    if (!args.html_out.empty()) {
+      // The page draws each iteration's phases: its rows, which the other renderers do not read.
+      doc["iteration_table"] = IterationTableJson(analysis.iterations);
       if (Status s = WriteHtmlReport(doc, args.html_out); !s.ok()) return Fail(s);
+    }
     timer.Done("reports");
   }
   if (!args.quiet) {

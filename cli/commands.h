@@ -90,6 +90,7 @@ struct BaselineArgs {
   std::string input;             // save: a report or a trace
   std::string name;              // save: --name; show, history: NAME (show also takes a file)
   std::string dir = "baselines";
+  std::string html_out;          // history: --html
 };
 int RunBaselineSave(const BaselineArgs& args);
 int RunBaselineList(const BaselineArgs& args);

@@ -217,6 +217,7 @@ int main(int argc, char** argv) {
   baseline_dir(bshow);
   auto* bhist = b->add_subcommand("history", "Trend of a baseline's saves and gates (history.db)");
   bhist->add_option("name", baseline.name, "Baseline name")->required();
+  bhist->add_option("--html", baseline.html_out, "Also write the trend as a self-contained HTML page here");
   baseline_dir(bhist);
 
   tg::cli::CompareArgs cmp;

@@ -403,13 +403,6 @@ void WriteIterationRows(JsonWriter& w, const std::vector<Iteration>& rows, size_
   }
 }
 
-json IterationTableJson(const IterationAnalysis& it) {
-  JsonWriter w;
-  w.BeginArray();
-  WriteIterationRows(w, it.iterations, 0, it.iterations.size());
-  w.EndArray();
-  return json::parse(w.TakeText());
-}
 
 json PeakJson(const PeakRates& p) {
   json j = {{"device_name", p.device_name.empty() ? json(nullptr) : json(p.device_name)}, {"source", p.source}};
@@ -453,6 +446,14 @@ json RulesJson(const RulesConfig& rules) {
 }
 
 }  // namespace
+
+json IterationTableJson(const IterationAnalysis& it) {
+  JsonWriter w;
+  w.BeginArray();
+  WriteIterationRows(w, it.iterations, 0, it.iterations.size());
+  w.EndArray();
+  return json::parse(w.TakeText());
+}
 
 json AnalysisToJson(const Trace& trace, const Analysis& analysis, const AnalysisConfig& config, IterationRows rows) {
   const Summary& summary = analysis.summary;

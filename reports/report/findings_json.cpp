@@ -58,9 +58,14 @@ json FindingsJson(const std::vector<Finding>& findings) {
                           {"comparison", e.comparison},
                           {"unit", e.unit}});
     json involved = json::array();
-    for (const Involved& v : f.involved)
-      involved.push_back(
-          {{"kind", v.kind}, {"name", v.name}, {"count", v.count}, {"time_ms", NsToMs(v.time_ns)}, {"detail", v.detail}});
+    for (const Involved& v : f.involved) {
+      json j = {{"kind", v.kind}, {"name", v.name}, {"count", v.count}, {"time_ms", NsToMs(v.time_ns)}, {"detail", v.detail}};
+      if (v.start_ns >= 0) {  // a gap: where the timeline draws it
+        j["start_ns"] = v.start_ns;
+        j["device"] = v.device >= 0 ? json(v.device) : json(nullptr);
+      }
+      involved.push_back(std::move(j));
+    }
     arr.push_back({{"id", f.id},
                    {"title", f.title},
                    {"priority", PriorityName(f.priority)},

@@ -12,6 +12,16 @@ json ValidUtf8(const json& doc) {
   return json::parse(doc.dump(-1, ' ', false, json::error_handler_t::replace), nullptr, false);
 }
 
+std::string HtmlEscapeText(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char ch : text) {
+    if (const char* entity = HtmlEntity(ch)) out += entity;
+    else if (!IsBadControl(ch)) out += ch;
+  }
+  return out;
+}
+
 const char* HtmlEntity(char ch) {
   switch (ch) {
     case '&': return "&amp;";
@@ -35,7 +45,12 @@ std::string FormatValue(double v, Unit unit) {
     case Unit::kMs: return StrFormat("%.3f ms", v);
     case Unit::kPercent: return StrFormat("%.1f%%", v * 100.0);
     case Unit::kCount: return StrFormat("%.0f", v);
-    case Unit::kFps: return StrFormat("%.1f /s", v);
+    case Unit::kFps: {
+      // Two significant digits below 1/s, three up to 100/s: 0.023/s, 3.27/s, 34.7/s, 1234/s (never "0.0").
+      const int digits = v < 1 ? 1 : 2;
+      const int decimals = v > 0 && v < 100 ? std::clamp(digits - static_cast<int>(std::floor(std::log10(v))), 0, 9) : 0;
+      return StrFormat("%.*f/s", decimals, v);
+    }
     case Unit::kMb: return StrFormat("%.0f MB", v);
     case Unit::kPlain: break;
   }
@@ -235,3 +250,11 @@ std::string QualityVerdict(const json& doc) {
 }
 
 }  // namespace tg::internal
+
+namespace tg {
+
+// Declared in tracegate/reports/report_html.h; here, with the other helpers every renderer uses,
+// so that the report stage does not depend on the page stage.
+std::string HtmlEscape(std::string_view text) { return internal::HtmlEscapeText(text); }
+
+}  // namespace tg

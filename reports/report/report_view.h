@@ -24,6 +24,8 @@ using nlohmann::json;
 // memory from a trace may carry raw bytes that a browser or a Markdown renderer would mangle.
 json ValidUtf8(const json& doc);
 
+// HtmlEscape (tracegate/reports/report_html.h).
+std::string HtmlEscapeText(std::string_view text);
 // The character reference of & < > " ' (nullptr for any other character).
 const char* HtmlEntity(char ch);
 // C0 control characters that neither HTML text nor XML 1.0 may carry (all but tab, LF, CR).

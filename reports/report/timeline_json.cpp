@@ -1,9 +1,14 @@
 // TimelineJson: the report's "timeline" section. Items are the kernels, memcpys and memsets that
-// the iteration analysis assigned to the chosen iteration, one lane per (device, stream).
+// the iteration analysis assigned to the chosen iteration, one lane per (device, stream); the
+// device-idle intervals of its span; its host calls and CPU ranges; an overview of the whole
+// trace (busy time per device in equal bins, the kept iterations' spans).
 #include "reports/report/timeline_json.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <string_view>
+#include <tuple>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -112,6 +117,180 @@ class Namer {
   std::string memset_ = "Memset";
 };
 
+
+// The device-idle intervals of the span [from, to): the complement of the union of every item of
+// the device (listed or not), one list per device that has work in the span.
+std::map<int32_t, std::vector<Interval>> DeviceGaps(const std::map<LaneKey, std::vector<Item>>& lanes, TimeNs from,
+                                                    TimeNs to) {
+  std::map<int32_t, std::vector<Interval>> busy;
+  for (const auto& [key, items] : lanes)
+    for (const Item& i : items)
+      if (std::min(i.end, to) > std::max(i.start, from)) busy[key.first].emplace_back(std::max(i.start, from), std::min(i.end, to));
+  std::map<int32_t, std::vector<Interval>> gaps;
+  for (auto& [device, spans] : busy) {
+    const std::vector<Interval> whole{{from, to}};
+    gaps[device] = SubtractUnions(whole, UnionOf(spans));
+  }
+  return gaps;
+}
+
+// "gaps": the longest `cap` device-idle intervals of the span, by device then start.
+json GapsJson(const std::map<int32_t, std::vector<Interval>>& gaps, TimeNs origin, size_t cap, size_t* total) {
+  struct Gap {
+    int32_t device;
+    Interval span;
+  };
+  std::vector<Gap> all;
+  for (const auto& [device, list] : gaps)
+    for (const Interval& g : list) all.push_back({device, g});
+  *total = all.size();
+  auto longer = [](const Gap& a, const Gap& b) {
+    const TimeNs da = a.span.second - a.span.first, db = b.span.second - b.span.first;
+    return da != db ? da > db : std::tie(a.device, a.span.first) < std::tie(b.device, b.span.first);
+  };
+  if (all.size() > cap) {
+    std::nth_element(all.begin(), all.begin() + static_cast<ptrdiff_t>(cap), all.end(), longer);
+    all.resize(cap);
+  }
+  std::sort(all.begin(), all.end(),
+            [](const Gap& a, const Gap& b) { return std::tie(a.device, a.span.first) < std::tie(b.device, b.span.first); });
+  json arr = json::array();
+  for (const Gap& g : all)
+    arr.push_back({{"device", IdOrNull(g.device)},
+                   {"start_offset_ns", g.span.first - origin},
+                   {"duration_ns", g.span.second - g.span.first}});
+  return arr;
+}
+
+// What a host API call is on the timeline's host row, from its name.
+const char* CallKind(std::string_view name) {
+  if (name.find("Launch") != std::string_view::npos) return "launch";
+  if (name.find("Synchronize") != std::string_view::npos || name.find("Sync") != std::string_view::npos ||
+      name.find("Wait") != std::string_view::npos || name.find("Query") != std::string_view::npos)
+    return "sync";
+  if (name.find("Memcpy") != std::string_view::npos || name.find("Memset") != std::string_view::npos) return "copy";
+  return "api";
+}
+
+// "host": the iteration's API calls (those the iteration analysis gave it) and the CPU ranges
+// (NVTX, user annotations) that overlap its span, one lane per (pid, tid), at most `cap` calls and
+// `cap` ranges (the longest of each) and `max_lanes` lanes (those with the most items).
+json HostJson(const Trace& t, const IterationAnalysis& it, size_t pos, const Iteration& iter, size_t cap,
+              size_t max_lanes) {
+  struct HostItem {
+    TimeNs start, end;
+    const char* kind;
+    StringId name;
+    int32_t depth;
+  };
+  std::map<std::pair<int64_t, int64_t>, std::vector<HostItem>> threads;
+  for (size_t r = 0; r < t.api_calls.size() && r < it.api_iteration.size(); ++r)
+    if (it.api_iteration[r] >= 0 && static_cast<size_t>(it.api_iteration[r]) == pos)
+      threads[{t.api_calls.pid[r], t.api_calls.tid[r]}].push_back(
+          {t.api_calls.start[r], std::max(t.api_calls.start[r], t.api_calls.end[r]),
+           CallKind(t.Name(t.api_calls.name[r])), t.api_calls.name[r], 0});
+  for (size_t r = 0; r < t.ranges.size(); ++r) {
+    if (t.ranges.on_gpu[r] || t.ranges.end[r] <= iter.start || t.ranges.start[r] >= iter.end) continue;
+    if (t.ranges.end[r] <= t.ranges.start[r]) continue;  // marks: nothing to draw
+    threads[{t.ranges.pid[r], t.ranges.tid[r]}].push_back(
+        {t.ranges.start[r], t.ranges.end[r], "range", t.ranges.name[r], t.ranges.depth[r]});
+  }
+  std::vector<std::pair<std::pair<int64_t, int64_t>, std::vector<HostItem>>> lanes(threads.begin(), threads.end());
+  std::stable_sort(lanes.begin(), lanes.end(), [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
+  if (lanes.size() > max_lanes) lanes.resize(max_lanes);
+  std::sort(lanes.begin(), lanes.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  // The longest `cap` calls and the longest `cap` ranges over the kept lanes (a CPU-op range per
+  // operator must not crowd out the launches).
+  struct Cut {
+    size_t n = 0;
+    TimeNs shortest = 0;  // the shortest length kept when n > cap
+    size_t ties = 0;      // items of exactly that length that still fit
+    bool Keep(TimeNs d, size_t cap) {
+      if (n <= cap || d > shortest) return true;
+      if (d < shortest || ties == 0) return false;
+      --ties;
+      return true;
+    }
+  };
+  Cut cuts[2];  // calls, ranges
+  for (int is_range = 0; is_range < 2; ++is_range) {
+    std::vector<TimeNs> lengths;
+    for (const auto& lane : lanes)
+      for (const HostItem& h : lane.second)
+        if ((h.kind == std::string_view("range")) == (is_range != 0)) lengths.push_back(h.end - h.start);
+    Cut& c = cuts[is_range];
+    c.n = lengths.size();
+    if (c.n <= cap) continue;
+    std::nth_element(lengths.begin(), lengths.begin() + static_cast<ptrdiff_t>(cap - 1), lengths.end(), std::greater<TimeNs>());
+    c.shortest = lengths[cap - 1];
+    c.ties = static_cast<size_t>(std::count(lengths.begin(), lengths.begin() + static_cast<ptrdiff_t>(cap), c.shortest));
+  }
+  json arr = json::array();
+  for (auto& lane : lanes) {
+    auto& items = lane.second;
+    std::sort(items.begin(), items.end(), [](const HostItem& a, const HostItem& b) {
+      return a.start != b.start ? a.start < b.start : a.end > b.end;
+    });
+    json rows = json::array();
+    for (const HostItem& h : items) {
+      const TimeNs d = h.end - h.start;
+      if (!cuts[h.kind == std::string_view("range") ? 1 : 0].Keep(d, cap)) continue;
+      rows.push_back({h.start - iter.start, d, h.kind, Demangle(t.Name(h.name)), h.depth});
+    }
+    arr.push_back({{"pid", IdOrNull(lane.first.first)},
+                   {"tid", IdOrNull(lane.first.second)},
+                   {"items_total", items.size()},
+                   {"items_dropped", items.size() - rows.size()},
+                   {"items", std::move(rows)}});
+  }
+  return arr;
+}
+
+// "overview": the whole trace window in `bins` equal bins; per device the busy time (the union
+// of its kernels, copies and memsets) in each bin, and the kept iterations' spans.
+json OverviewJson(const Trace& t, const IterationAnalysis& it, size_t bins) {
+  TimeNs from = 0, to = 0;
+  bool any = false;
+  auto extend = [&](TimeNs s, TimeNs e) {
+    if (!any) from = s, to = e, any = true;
+    from = std::min(from, s);
+    to = std::max(to, std::max(s, e));
+  };
+  std::map<int32_t, std::vector<Interval>> busy;
+  auto add = [&](const std::vector<TimeNs>& start, const std::vector<TimeNs>& end, const std::vector<int32_t>& device) {
+    for (size_t r = 0; r < start.size(); ++r) {
+      extend(start[r], end[r]);
+      if (end[r] > start[r]) busy[device[r]].emplace_back(start[r], end[r]);
+    }
+  };
+  add(t.kernels.start, t.kernels.end, t.kernels.device);
+  add(t.memcpys.start, t.memcpys.end, t.memcpys.device);
+  add(t.memsets.start, t.memsets.end, t.memsets.device);
+  for (const Iteration& i : it.iterations) extend(i.start, i.end);
+  json doc = {{"start_ns", from}, {"duration_ns", to - from}};
+  const TimeNs bin_ns = std::max<TimeNs>(1, (to - from + static_cast<TimeNs>(bins) - 1) / static_cast<TimeNs>(bins));
+  const size_t n = any ? static_cast<size_t>((to - from + bin_ns - 1) / bin_ns) : 0;
+  doc["bin_ns"] = bin_ns;
+  json devices = json::array();
+  for (auto& [device, spans] : busy) {
+    std::vector<TimeNs> per_bin(n, 0);
+    for (const Interval& u : UnionOf(spans))
+      for (TimeNs s = u.first; s < u.second;) {
+        const size_t b = std::min(n - 1, static_cast<size_t>((s - from) / bin_ns));
+        const TimeNs bin_end = from + static_cast<TimeNs>(b + 1) * bin_ns;
+        const TimeNs e = b + 1 == n ? u.second : std::min(u.second, bin_end);
+        per_bin[b] += e - s;
+        s = e;
+      }
+    devices.push_back({{"device", IdOrNull(device)}, {"busy_ns", std::move(per_bin)}});
+  }
+  doc["devices"] = std::move(devices);
+  json spans = json::array();
+  for (const Iteration& i : it.iterations) spans.push_back({i.start - from, i.end - i.start});
+  doc["iterations"] = std::move(spans);
+  return doc;
+}
+
 }  // namespace
 
 json TimelineJson(const Trace& trace, const Analysis& analysis, size_t item_cap) {
@@ -124,6 +303,7 @@ json TimelineJson(const Trace& trace, const Analysis& analysis, size_t item_cap)
     doc["items_total"] = 0;
     doc["items_dropped"] = 0;
     doc["lanes"] = json::array();
+    doc["overview"] = OverviewJson(trace, it, kTimelineOverviewBins);
     return doc;
   }
   const size_t pos = MedianIteration(it);
@@ -184,6 +364,11 @@ json TimelineJson(const Trace& trace, const Analysis& analysis, size_t item_cap)
   doc["items_total"] = total;
   doc["items_dropped"] = dropped;
   doc["lanes"] = std::move(lanes_json);
+  size_t gaps_total = 0;
+  doc["gaps"] = GapsJson(DeviceGaps(lanes, iter.start, iter.end), iter.start, kTimelineGapCap, &gaps_total);
+  doc["gaps_total"] = gaps_total;
+  doc["host"] = HostJson(trace, it, pos, iter, kTimelineHostCap, kTimelineHostLanes);
+  doc["overview"] = OverviewJson(trace, it, kTimelineOverviewBins);
   return doc;
 }
 

@@ -14,6 +14,12 @@ namespace tg {
 // At most this many items are listed; the longest are kept (a timeline of thousands of tiny
 // kernels is unreadable, and the long ones are what a reader looks for).
 inline constexpr size_t kTimelineItemCap = 2000;
+// The longest device-idle intervals listed, the host items (the longest) and host lanes (the
+// threads with the most items) listed, the overview's bins.
+inline constexpr size_t kTimelineGapCap = 300;
+inline constexpr size_t kTimelineHostCap = 800;  // calls, and again ranges
+inline constexpr size_t kTimelineHostLanes = 6;
+inline constexpr size_t kTimelineOverviewBins = 400;
 
 // The timeline of the kept iteration with the median latency (nearest rank, so its latency is
 // p50_latency_ms; ties: the earlier iteration).

@@ -116,8 +116,11 @@ Involved GapInvolved(const RuleContext& c, const DeviceSummary& d, const IdleGap
   if (gap.next_stream != kUnknownId) where += StrFormat(" stream %lld", static_cast<long long>(gap.next_stream));
   where += StrFormat(", %.3f ms into the trace", NsToMs(gap.start_ns - c.in().summary->start_ns));
   if (d.idle_causes.attributed) where += std::string(", ") + kIdleCauseNames[static_cast<size_t>(gap.cause)];
-  return Involved{"gap", ShortKernelName(gap.previous) + " -> " + ShortKernelName(gap.next), 1, gap.duration_ns,
-                  std::move(where)};
+  Involved v{"gap", ShortKernelName(gap.previous) + " -> " + ShortKernelName(gap.next), 1, gap.duration_ns,
+             std::move(where)};
+  v.start_ns = gap.start_ns;
+  v.device = d.device;
+  return v;
 }
 
 std::string CopyGroupName(CopyKind kind, int64_t bytes, bool pageable) {

@@ -34,6 +34,10 @@ struct Involved {
   uint64_t count = 0;
   TimeNs time_ns = 0;
   std::string detail;      // free text: bytes, direction, stream, ...
+  // A gap's place, for a timeline to point at it: its start (trace clock) and idle device; -1
+  // for every other kind.
+  TimeNs start_ns = -1;
+  int32_t device = -1;
 };
 
 struct AmdahlEstimate {

@@ -19,8 +19,9 @@
 //   kernels{count, total_ns, total_ms, distinct_names, percentile_method: "nearest_rank"}
 //   top_kernels[]{rank, name (demangled), count, total_ns, total_ms, mean_ns, min_ns, max_ns,
 //                 p50_ns, p95_ns, share_ratio}   sorted by total desc; share of total kernel time
-//   kernel_table[]{name (demangled), count, total_ms, per_iteration_ms, mean_us}   every distinct kernel
-//                 of the kept iterations (total / kept iterations); by total_ms desc, then name
+//   kernel_table[]{name (demangled), count, total_ms, per_iteration_ms, mean_us, devices[], streams[]}
+//                 every distinct kernel of the kept iterations (total / kept iterations), the devices
+//                 and streams it ran on (ascending); by total_ms desc, then name
 //   collectives[]{collective, dtype, message_bytes, group_size, count, total_ms, mean_ms, algbw_gbs,
 //                 busbw_gbs}   one row per (collective, dtype, message bytes, group size) over every
 //                 collective kernel; bytes = max(In, Out msg nelems) x dtype size, algbw =
@@ -56,11 +57,22 @@
 //     from the iteration's start (negative for work that began before it), kind kernel/collective
 //     (a kernel of the communication class)/memcpy/memset, short name (ShortKernelName, "Memcpy HtoD", "Memset"); by start. At most item_cap
 //     rows over all lanes, the longest kept; busy/idle_ns count every item, listed or not.
+//     gaps[]{device, start_offset_ns, duration_ns}: the device-idle intervals of the span (each
+//       device's work in it, listed or not, subtracted from it), the longest kTimelineGapCap, by
+//       device then start; gaps_total counts them all.
+//     host[]{pid, tid, items_total, items_dropped, items[][start_offset_ns, duration_ns, kind
+//       (launch/sync/copy/api by the call's name, range), name, depth]}: the API calls the
+//       iteration analysis gave the iteration and the CPU ranges overlapping its span, one lane
+//       per thread (the kTimelineHostLanes with the most items), the longest kTimelineHostCap items.
+//     overview{start_ns, duration_ns, bin_ns, devices[]{device, busy_ns[]}, iterations[][offset,
+//       duration]}: the whole trace (GPU work and iterations) in equal bins, each device's busy
+//       time (union of its work) per bin; present without iterations too.
 //   peak{device_name, bandwidth_gbs, tflops, source}                      roofline peaks (null = unknown)
 //   roofline[]{label, source, launches, time_ms, bytes, flops, achieved_gbs, achieved_tflops,
 //              intensity_flop_per_byte, bandwidth_ratio, flops_ratio, memory_bound}
 //   findings[]{id, title, priority, summary, heuristic, evidence[]{metric, value, threshold, comparison,
-//              unit}, involved[]{kind, name, count, time_ms, detail}, strategies[],
+//              unit}, involved[]{kind, name, count, time_ms, detail, start_ns and device for gaps},
+//              strategies[],
 //              amdahl{share, speedup (null = unbounded), basis, assumption, overall_speedup, gain_pct,
 //                     upper_bound (null = unbounded)}, evidence_strength (measured/assumed/heuristic),
 //              claim[]{space (gpu/idle/post/run), share, located}, overlaps[] (refs: the id, or
@@ -92,6 +104,9 @@ inline constexpr const char* kReportSchema = "tracegate.report/v1";
 enum class IterationRows : uint8_t { kInTree, kLeftOut };
 nlohmann::json AnalysisToJson(const Trace& trace, const Analysis& analysis, const AnalysisConfig& config,
                               IterationRows rows = IterationRows::kInTree);
+
+// The report's "iteration_table" rows of `iterations` (what kInTree puts in the document).
+nlohmann::json IterationTableJson(const IterationAnalysis& iterations);
 
 // Writes the report `doc` (from AnalysisToJson with IterationRows::kLeftOut) to `path`
 // atomically, rendering the rows of `iterations` into its "iteration_table" one at a time. The

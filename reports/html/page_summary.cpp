@@ -1,0 +1,150 @@
+#include "reports/html/page_summary.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <string_view>
+
+#include "tracegate/analyzer/kernel_class.h"
+
+namespace tg::internal {
+
+namespace {
+
+const char* CausePhrase(const std::string& cause) {
+  if (cause == "host_launch") return "waiting for the host to launch work";
+  if (cause == "host_stage") return "while the host runs its pre- or post-processing";
+  if (cause == "communication") return "waiting for communication";
+  if (cause == "dependency_sync") return "waiting on synchronisation";
+  return "for reasons the trace does not show";
+}
+
+std::string Percent(double ratio) { return FormatValue(ratio, Unit::kPercent); }
+
+// The idle time inside the iterations by cause, summed over the devices; the longest such gap of
+// the leading cause (its "next" work) when the report lists one.
+struct IdleCauses {
+  std::map<std::string, double> ns;
+  double total = 0;
+};
+IdleCauses InIterationCauses(const json& doc) {
+  IdleCauses c;
+  for (const json& d : Array(doc, "devices"))
+    for (const auto& [cause, ns] : Object(Object(Object(d, "gaps"), "in_iterations"), "by_cause_ns").items())
+      if (ns.is_number()) {
+        c.ns[cause] += ns.get<double>();
+        c.total += ns.get<double>();
+      }
+  return c;
+}
+std::string LongestGapBefore(const json& doc, const std::string& cause) {
+  double longest = 0;
+  std::string next;
+  for (const json& d : Array(doc, "devices"))
+    for (const json& g : Array(Object(Object(d, "gaps"), "in_iterations"), "largest"))
+      if (Text(g, "cause") == cause && Number(g, "duration_ns").value_or(0) > longest) {
+        longest = Number(g, "duration_ns").value_or(0);
+        next = Text(g, "next");
+      }
+  return next.empty() ? "" : ShortKernelName(next);
+}
+
+// Where the time goes, in words.
+std::string WhereTimeGoes(const json& doc) {
+  if (!Text(doc, "no_device_activity").empty()) return "the trace holds no GPU work (" + Text(doc, "no_device_activity") + ")";
+  auto idle = Number(doc, "idle_ratio");
+  if (!idle) return "";
+  if (*idle >= 0.15) {
+    std::string text = "the GPU is idle " + Percent(*idle) + " of the iteration time";
+    const IdleCauses c = InIterationCauses(doc);
+    if (c.total <= 0) return text;
+    const auto top = std::max_element(c.ns.begin(), c.ns.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    const double share = top->second / c.total;
+    text += std::string(share >= 0.5 ? ", mostly " : ", largely ") + CausePhrase(top->first) + " (" + Percent(share) +
+            " of the idle time)";
+    if (std::string next = LongestGapBefore(doc, top->first); !next.empty()) text += ", the longest gap before " + next;
+    return text;
+  }
+  std::string text = "the GPU is busy " + Percent(1 - *idle) + " of the iteration time";
+  const json& top = Array(doc, "top_kernels");
+  if (!top.empty() && Number(top[0], "share_ratio"))
+    text += ", " + ShortKernelName(Text(top[0], "name")) + " the largest part (" +
+            Percent(*Number(top[0], "share_ratio")) + " of kernel time)";
+  return text;
+}
+
+}  // namespace
+
+std::string SummarySentence(const json& doc) {
+  std::string text;
+  const double n = Number(doc, "iterations").value_or(0);
+  if (n >= 2 && Number(doc, "p50_latency_ms"))
+    text = StrFormat("%.0f iterations of ", n) + FormatValue(*Number(doc, "p50_latency_ms"), Unit::kMs) + " (p50)";
+  else if (n == 1 && Number(doc, "avg_latency_ms"))
+    text = "1 iteration of " + FormatValue(*Number(doc, "avg_latency_ms"), Unit::kMs);
+  else
+    text = "No iterations";
+  if (std::string where = WhereTimeGoes(doc); !where.empty()) text += ": " + where;
+  const json& findings = Array(doc, "findings");
+  if (!findings.empty()) {
+    const json& f = findings[0];
+    std::string first;
+    for (const json& s : Array(f, "strategies"))
+      if (s.is_string()) {
+        first = s.get<std::string>();
+        break;
+      }
+    if (!first.empty() && first.back() == '.') first.pop_back();
+    // "The GPU mostly waits for launches: capture the loop ...": the advice is after the colon.
+    if (size_t colon = first.find(": "); colon != std::string::npos && colon + 2 < first.size()) first.erase(0, colon + 2);
+    if (!first.empty()) first[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(first[0])));
+    const auto gain = Number(Object(f, "amdahl"), "gain_pct");
+    text += "; try: " + (first.empty() ? Text(f, "title") : first) + " (" +
+            (gain ? StrFormat("%+.1f%% predicted, ", *gain) : std::string()) + Text(f, "id") + ")";
+  } else if (Find(doc, "findings")) {
+    text += "; no rule found anything to improve";
+  }
+  return text + ".";
+}
+
+std::string SummaryPriority(const json& doc) {
+  const json& findings = Array(doc, "findings");
+  return findings.empty() ? "" : Text(findings[0], "priority");
+}
+
+std::vector<HeadlineRow> HeadlineCards(const json& doc, std::vector<std::string>* hidden) {
+  const double n = Number(doc, "iterations").value_or(0);
+  std::vector<HeadlineRow> cards;
+  auto add = [&](const char* label, const char* key, Unit unit, bool worth = true, const char* why = "") {
+    Shown s = Show(doc, key, unit);
+    if (!Find(doc, key)) return;  // not in this report: nothing to say
+    // A share that rounds to 0.0% is there all the same: say so rather than print a zero.
+    if (s.present && unit == Unit::kPercent && Number(doc, key).value_or(1) > 0 && Number(doc, key).value_or(1) < 0.0005)
+      s.text = "<0.1%";
+    if (s.present && worth) cards.push_back({label, s});
+    else if (hidden) hidden->push_back(std::string(label) + " (" + (s.present ? why : s.reason.c_str()) + ")");
+  };
+  add("Iterations", "iterations", Unit::kCount);
+  if (n == 1) {
+    add("Latency", "avg_latency_ms", Unit::kMs);
+  } else {
+    add("Latency p50", "p50_latency_ms", Unit::kMs);
+    add("Latency mean", "avg_latency_ms", Unit::kMs);
+    add("Latency p95", "p95_latency_ms", Unit::kMs);
+    add("Latency p99", "p99_latency_ms", Unit::kMs, n >= 20, "fewer than 20 iterations");
+    add("Latency std", "std_latency_ms", Unit::kMs);
+    add("Latency CV", "latency_cv", Unit::kPercent);
+  }
+  add("Throughput", "throughput_fps", Unit::kFps, Number(doc, "throughput_fps").value_or(0) > 0, "no time between iterations");
+  add("GPU idle", "idle_ratio", Unit::kPercent);
+  static constexpr std::array<std::pair<const char*, const char*>, 5> kShares{
+      {{"Pre share", "pre_ms_ratio"}, {"H2D share", "h2d_ms_ratio"}, {"Infer share", "infer_ms_ratio"},
+       {"D2H share", "d2h_ms_ratio"}, {"Post share", "post_ms_ratio"}}};
+  for (const auto& [label, key] : kShares)
+    add(label, key, Unit::kPercent, Number(doc, key).value_or(0) > 0, "0: no such phase in the iterations");
+  add("Memory peak", "memory_peak_mb", Unit::kMb);
+  add("Temperature (C)", "temperature_c_range", Unit::kPlain);
+  return cards;
+}
+
+}  // namespace tg::internal
