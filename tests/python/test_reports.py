@@ -4,12 +4,16 @@
 import json
 import os
 import re
+import sys
 
 import jsonschema
 import pytest
 
 import tracegate as tg
 from conftest import FIXTURES, ROOT, real_traces, trace_id
+
+sys.path.insert(0, os.path.join(ROOT, "tests", "cli"))
+import validate_report  # noqa: E402
 
 TRACES = real_traces()
 SCHEMA = os.path.join(ROOT, "reports", "schema", "tracegate.report.v1.schema.json")
@@ -43,6 +47,7 @@ def test_report_is_the_cli_report(trace, resolve, cli, tmp_path, validator):
     assert report.text == printed
     errors = [e.message[:200] for e in validator.iter_errors(doc)]
     assert not errors
+    assert validate_report.main([str(tmp_path / "py.json")]) == 0  # tests/cli's schema check, as schema.sh runs it
     # The same analysis from a loaded trace.
     assert tg.analyze(tg.load(path), commit="test", batch=4, model="m").dict == doc
 
