@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Builds tracegate and runs every test that needs no GPU. Works on a fresh Debian machine:
 # missing packages are installed with apt-get. Usage: ci/test.sh [build-dir]
+# The Python module is built for Debian's /usr/bin/python3, where the Debian packages it is tested
+# with live (a python3 earlier on PATH may be another interpreter without them); its pytest suite
+# (tests/python) is the CTest test python.pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source ci/deps.sh
@@ -8,7 +11,9 @@ tracegate_install_deps test
 
 build=${1:-build}
 jobs=${TRACEGATE_JOBS:-2}
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRACEGATE_WERROR=ON
+python=()
+if [ -x /usr/bin/python3 ]; then python=(-DPython3_EXECUTABLE=/usr/bin/python3); fi
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRACEGATE_WERROR=ON "${python[@]}"
 cmake --build "$build" -j "$jobs"
 ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 300 -LE gpu
 # The parsers under libFuzzer with ASan + UBSan, 30 s each (ci/fuzz.sh; long runs: docs/ROBUSTNESS.md).

@@ -102,68 +102,6 @@ class StepTimer {
 
 }  // namespace
 
-// An output path must not be the input: writing would destroy the trace being read.
-Status CheckOutputPath(const std::string& in, const std::string& out) {
-  struct stat a{}, b{};
-  if (::stat(in.c_str(), &a) == 0 && ::stat(out.c_str(), &b) == 0 && a.st_dev == b.st_dev &&
-      a.st_ino == b.st_ino)
-    return InvalidInput(out + ": output would overwrite the input trace; choose another path");
-  return Status::Ok();
-}
-
-Status ParseSkip(const std::string& v, std::optional<size_t>* skip) {
-  if (v == "auto") {
-    skip->reset();
-    return Status::Ok();
-  }
-  if (v.empty() || v.size() > 9 || !std::all_of(v.begin(), v.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
-    return InvalidInput("--skip '" + v + "': expected auto or a number of iterations");
-  *skip = static_cast<size_t>(std::stoul(v));
-  return Status::Ok();
-}
-
-namespace {
-
-Status ToIterationOptions(const IterationArgs& a, IterationOptions* o) {
-  if (!a.iteration_regex.empty()) o->iteration_regex = a.iteration_regex;
-  TG_RETURN_IF_ERROR(ParseSkip(a.skip, &o->skip));
-  o->batch = a.batch;
-  for (const std::string& p : a.phases) {
-    size_t eq = p.find('=');
-    std::string key = p.substr(0, eq == std::string::npos ? p.size() : eq);
-    std::string* field = key == "pre" ? &o->pre_regex : key == "infer" ? &o->infer_regex : key == "post" ? &o->post_regex
-                                                                                                       : nullptr;
-    if (eq == std::string::npos || !field)
-      return InvalidInput("--phase '" + p + "': expected pre=REGEX, infer=REGEX or post=REGEX");
-    *field = p.substr(eq + 1);
-  }
-  return Status::Ok();
-}
-
-}  // namespace
-
-Status ToAnalysisConfig(const AnalyzeArgs& a, AnalysisConfig* c) {
-  c->summary.top_k = a.top_k;
-  c->summary.largest_gaps = a.largest_gaps;
-  c->summary.small_copy_bytes = a.small_copy_bytes;
-  TG_RETURN_IF_ERROR(ToIterationOptions(a.iterations, &c->iterations));
-  c->model = a.model;
-  c->precision = a.precision;
-  c->commit = a.commit;
-  if (c->commit.empty()) GitHead(&c->commit, &c->commit_reason);
-  c->peak = PeakOverride{a.peak_gbs, a.peak_tflops};
-  if (!a.rules_path.empty())
-    TG_RETURN_IF_ERROR(LoadRules(a.rules_path, &c->rules));
-  if (!a.costs_path.empty())
-    TG_RETURN_IF_ERROR(LoadKernelCosts(a.costs_path, &c->costs));
-  if (!a.reference_path.empty()) {
-    ReferenceRun ref;
-    TG_RETURN_IF_ERROR(ReadReferenceRun(a.reference_path, &ref));
-    c->reference = ref;
-  }
-  return Status::Ok();
-}
-
 namespace {
 
 std::string SpeedupText(double v) {
@@ -216,68 +154,24 @@ int RunAnalyze(const AnalyzeArgs& args) {
 }
 
 int RunPredict(const PredictArgs& args) {
-  std::vector<AmdahlPart> parts;
-  const bool measure = !args.trace.empty();
-  const int measures = !args.kernels_regex.empty() + !args.range_regex.empty() + !args.launched_regex.empty();
-  if (measure && measures != 1)
-    return Fail(InvalidInput("predict TRACE needs exactly one of --kernels REGEX, --range REGEX or --launched-in REGEX"));
-  if (!measure && measures > 0)
-    return Fail(InvalidInput("--kernels, --range and --launched-in measure P from a trace: give the trace file first"));
-  if (measure && args.fraction >= 0)
-    return Fail(InvalidInput("--fraction and a trace both give P; use one"));
-  if ((args.fraction >= 0 || measure) && args.speedup < 0)
-    return Fail(InvalidInput("--speedup S is required with --fraction or a trace"));
-  if (!measure && args.fraction < 0 && args.speedup >= 0)
-    return Fail(InvalidInput("--speedup needs --fraction P (or a trace with --kernels/--range)"));
-  if (measure) {
-    IterationOptions io;
-    if (Status s = ToIterationOptions(args.iterations, &io); !s.ok()) return Fail(s);
-    Trace trace;
-    if (Status s = Load(args.trace, trace); !s.ok()) return Fail(s);
-    IterationAnalysis it;
-    if (Status s = AnalyzeIterations(trace, io, &it); !s.ok()) return Fail(s);
-    MeasuredShare m;
-    Status s = !args.range_regex.empty()      ? MeasureRangeShare(trace, it, args.range_regex, &m)
-               : !args.kernels_regex.empty() ? MeasureKernelShare(trace, it, args.kernels_regex, &m)
-                                             : MeasureLaunchedShare(trace, it, args.launched_regex, &m);
-    if (!s.ok()) return Fail(InvalidInput(args.trace + ": " + s.message()));
+  Prediction p;
+  if (Status s = Predict(args, nullptr, &p, Load); !s.ok()) return Fail(s);
+  if (p.measured) {
+    const MeasuredShare& m = p.share;
     std::printf("measured: %llu %s take %.3f ms of %.3f ms in %zu iteration(s) -> P = %.4f\n",
-                static_cast<unsigned long long>(m.matched), args.range_regex.empty() ? "kernels" : "ranges",
-                static_cast<double>(m.part_ns) / 1e6, static_cast<double>(m.total_ns) / 1e6, it.iterations.size(),
-                m.share);
-    if (it.skipped > 0)
+                static_cast<unsigned long long>(m.matched), p.by_ranges ? "ranges" : "kernels",
+                static_cast<double>(m.part_ns) / 1e6, static_cast<double>(m.total_ns) / 1e6, p.iterations, m.share);
+    if (p.skipped > 0)
       std::printf("  (the first %zu of %zu iterations dropped as warm-up by --skip %s; --skip 0 keeps them)\n",
-                  it.skipped, it.found, it.skip_auto ? "auto" : std::to_string(it.skipped).c_str());
-    if (args.range_regex.empty())
+                  p.skipped, p.found, p.skip_auto ? "auto" : std::to_string(p.skipped).c_str());
+    if (!p.by_ranges)
       std::printf("  (assumes the matched kernels are on the critical path: nothing else runs meanwhile)\n");
-    parts.push_back({m.share, args.speedup});
-  } else if (args.fraction >= 0) {
-    parts.push_back({args.fraction, args.speedup});
   }
-  for (const std::string& p : args.parts) {
-    size_t colon = p.find(':');
-    char* end = nullptr;
-    AmdahlPart part;
-    bool ok = colon != std::string::npos;
-    if (ok) {
-      std::string a = p.substr(0, colon), b = p.substr(colon + 1);
-      part.fraction = std::strtod(a.c_str(), &end);
-      ok = !a.empty() && *end == '\0';
-      part.speedup = b == "inf" ? kInfiniteSpeedup : std::strtod(b.c_str(), &end);
-      ok = ok && !b.empty() && (b == "inf" || *end == '\0');
-    }
-    if (!ok) return Fail(InvalidInput("--part '" + p + "': expected P:S, e.g. 0.1:1.146 (S may be inf)"));
-    parts.push_back(part);
-  }
-  if (parts.empty())
-    return Fail(InvalidInput("nothing to predict: give --fraction P --speedup S, --part P:S, or TRACE --kernels/--range/--launched-in"));
-  if (Status s = ValidateAmdahl(parts); !s.ok()) return Fail(s);
-  for (size_t i = 0; i < parts.size(); ++i)
-    std::printf("part %zu: P = %.4f, S = %s\n", i + 1, parts[i].fraction, SpeedupText(parts[i].speedup).c_str());
-  double overall = AmdahlSpeedup(parts), bound = AmdahlBound(parts);
-  std::printf("overall speedup: %s", SpeedupText(overall).c_str());
-  if (std::isfinite(overall)) std::printf(" (%+.1f%%)", (overall - 1) * 100);
-  std::printf("\nupper bound (every S -> infinity): %s\n", SpeedupText(bound).c_str());
+  for (size_t i = 0; i < p.parts.size(); ++i)
+    std::printf("part %zu: P = %.4f, S = %s\n", i + 1, p.parts[i].fraction, SpeedupText(p.parts[i].speedup).c_str());
+  std::printf("overall speedup: %s", SpeedupText(p.overall).c_str());
+  if (std::isfinite(p.overall)) std::printf(" (%+.1f%%)", (p.overall - 1) * 100);
+  std::printf("\nupper bound (every S -> infinity): %s\n", SpeedupText(p.bound).c_str());
   return kExitOk;
 }
 

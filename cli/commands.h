@@ -8,10 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace tg {
-class Status;
-struct AnalysisConfig;
-}
+#include "tracegate/reports/api.h"
 
 namespace tg::cli {
 
@@ -22,29 +19,18 @@ inline constexpr int kExitBadInput = 2;
 int Fail(const Status& s);
 
 // Options shared by every command that finds iterations in a trace.
-struct IterationArgs {
-  std::string iteration_regex;       // empty: the default
-  std::string skip = "auto";         // --skip: "auto" (the warm-up rule) or a count
-  std::vector<std::string> phases;   // "pre=REGEX", "infer=REGEX", "post=REGEX"
-  int64_t batch = 1;
-};
+using IterationArgs = IterationSettings;
 
-struct AnalyzeArgs {
+// What shapes the analysis is the library's (AnalysisSettings: --top, --gaps, --small-copy-bytes,
+// the iteration options, --model, --precision, --commit, --rules, --costs, --reference, --peak-*).
+struct AnalyzeArgs : AnalysisSettings {
   std::string trace;
   std::vector<std::string> traces;  // as given: several files or a directory make a job
   size_t jobs = 0;                  // --jobs: ranks analysed at once; 0: the hardware threads
   std::string json_out;  // -o; empty: no JSON file
   std::string md_out, html_out;  // --md, --html: human reports from the report JSON; empty: none
-  size_t top_k = 10;
-  size_t largest_gaps = 10;
-  int64_t small_copy_bytes = 64 * 1024;
   bool quiet = false;    // no human summary on stdout
   bool timings = false;  // --timings: wall time and memory per step on stderr
-  IterationArgs iterations;
-  std::string model, precision;
-  std::string commit;    // --commit; empty: the git HEAD of the current directory, if any
-  std::string rules_path, costs_path, reference_path;
-  double peak_gbs = 0, peak_tflops = 0;
 };
 int RunAnalyze(const AnalyzeArgs& args);
 // The ranks of one job (job_commands.cpp): `analyze DIR | FILE FILE...` and `merge REPORT...`.
@@ -57,18 +43,9 @@ struct MergeArgs {
 };
 int RunMerge(const MergeArgs& args);
 
-// Shared by the analyze commands (commands.cpp).
-Status CheckOutputPath(const std::string& in, const std::string& out);
-Status ToAnalysisConfig(const AnalyzeArgs& a, AnalysisConfig* c);
+// CheckOutputPath and ToAnalysisConfig, shared by the analyze commands, are the library's (api.h).
 
-struct PredictArgs {
-  double fraction = -1;              // --fraction (with --speedup)
-  double speedup = -1;               // --speedup
-  std::vector<std::string> parts;    // --part P:S
-  std::string trace;                 // measure P from a trace
-  std::string kernels_regex, range_regex, launched_regex;
-  IterationArgs iterations;
-};
+using PredictArgs = PredictSettings;
 int RunPredict(const PredictArgs& args);
 
 struct ExportArgs {
@@ -97,22 +74,15 @@ int RunBaselineList(const BaselineArgs& args);
 int RunBaselineShow(const BaselineArgs& args);
 int RunBaselineHistory(const BaselineArgs& args);
 
-// tracegate compare and gate (compare_commands.cpp). The gate's exit code is its verdict: 0 pass,
-// kExitRegression, kExitBadInput when it cannot judge (unreadable input included).
-inline constexpr int kExitRegression = 1;
-
-// --skip: "auto" (unset) or a count of iterations; errors name the option.
-Status ParseSkip(const std::string& text, std::optional<size_t>* skip);
+// tracegate compare and gate (compare_commands.cpp). The gate's exit code is its verdict
+// (GateExitCode): 0 pass, kExitRegression, kExitBadInput when it cannot judge (unreadable input
+// included).
+inline constexpr int kExitRegression = kGateExitRegression;
+static_assert(kExitBadInput == kGateExitCannotJudge && kExitOk == kGateExitPass);
 
 // The gate's overrides of the verdict's rules (CompareOptions); compare takes them too, so its
 // verdict line and outputs are the gate's for the same options.
-struct VerdictArgs {
-  double threshold_pct = 5;
-  bool require_significance = false;
-  bool allow_device_mismatch = false;
-  double max_malformed_pct = 1;
-  double kernel_threshold_pct = -1;  // --kernel-threshold; < 0: off
-};
+using VerdictArgs = VerdictSettings;
 
 // compare exits 0 whatever the verdict once both inputs were read (it decides nothing: gate
 // does), kExitBadInput when an input cannot be read or an option is wrong.

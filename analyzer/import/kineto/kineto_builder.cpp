@@ -96,11 +96,17 @@ TimeRead ReadMicros(const Field& f, int64_t& ns) {
   }
 }
 
+// CUPTI's "no stream" (a uint32 -1), which Kineto writes as args.stream of context and event
+// syncs: the model's kUnknownId, as the store and nsys exports read it (U32FromDb).
+constexpr int64_t kCuptiNoStream = 0xFFFFFFFFLL;
+
 // The stream of a GPU event: args.stream, else its tid (Kineto writes the stream id there; old
 // files write "stream 7").
 bool GpuStream(const RawEvent& ev, const Id& tid, int64_t& stream) {
   if (ev.stream.type != FieldType::kAbsent && ev.stream.type != FieldType::kNull) {
-    return ArgInt(ev.stream, kUnknownId, stream);
+    if (!ArgInt(ev.stream, kUnknownId, stream)) return false;
+    if (stream == kCuptiNoStream) stream = kUnknownId;
+    return true;
   }
   stream = kUnknownId;
   if (tid.numeric) {
@@ -188,7 +194,14 @@ void KinetoBuilder::Add(const RawEvent& ev) {
 }
 
 void KinetoBuilder::AddComplete(const RawEvent& ev) {
-  const Cat cat = ev.cat.type == FieldType::kString ? Classify(ev.cat.text) : Cat::kUnmodelled;
+  Cat cat = ev.cat.type == FieldType::kString ? Classify(ev.cat.text) : Cat::kUnmodelled;
+  // The legacy autograd profiler's export (torch.autograd.profiler, and torch.profiler in a PyTorch
+  // built without Kineto, such as Debian's 1.13): 'X' events without "cat", every one on pid "CPU
+  // functions" (profiler_util.py), its operators and record_function ranges, ProfilerStep#N among
+  // them. They are CPU ops: a CPU-only trace whose iterations are its profiler steps.
+  const bool legacy = ev.cat.type == FieldType::kAbsent && ev.pid.type == FieldType::kString &&
+                      ev.pid.text == kLegacyCpuPid;
+  if (legacy) cat = Cat::kCpuOp;
   if (cat == Cat::kUnmodelled) {
     quality_.Add(Quality::kUnknownCategorySkipped);
     const std::string_view name = ev.cat.type == FieldType::kString ? ev.cat.text : std::string_view("(no category)");
@@ -333,6 +346,7 @@ void KinetoBuilder::AddComplete(const RawEvent& ev) {
         if (device >= 0) r.pid = device;
       }
       trace_.ranges.Add(r);
+      legacy_ += legacy ? 1 : 0;
       break;
     }
     case Cat::kUnmodelled:
@@ -450,6 +464,7 @@ bool KinetoBuilder::Append(KinetoBuilder& next) {
     }
   }
   kept_ += next.kept_;
+  legacy_ += next.legacy_;
   for (const auto& [name, count] : next.unmodelled_) unmodelled_[name] += count;
   // The flow ring as one builder would have left it: flow k of all (in order) in slot k % size.
   auto in_order = [](const KinetoBuilder& b) {
@@ -538,6 +553,8 @@ void KinetoBuilder::ApplyBase(int64_t base_ns) {
 void KinetoBuilder::Finish(int64_t base_ns) {
   BindFlows();
   ApplyBase(base_ns);
+  if (legacy_ > 0 && legacy_ == kept_)
+    trace_.metadata[std::string(meta::kProducer)] = "PyTorch profiler without Kineto (legacy autograd profiler trace)";
   if (unmodelled_.empty()) return;
   // "cpu_instant_event 12, mtia_kernel 7": the most frequent first, at most eight named.
   std::vector<std::pair<std::string, uint64_t>> v(unmodelled_.begin(), unmodelled_.end());

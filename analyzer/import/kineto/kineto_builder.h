@@ -3,6 +3,7 @@
 //   new: kernel, gpu_memcpy, gpu_memset, cuda_runtime, cuda_driver, cuda_sync, user_annotation,
 //        gpu_user_annotation, cpu_op, python_function; flows "ac2g"
 //   old: Kernel, Memcpy, Memset, Runtime, Operator; flows "async_gpu" / "async"
+//   legacy autograd profiler (PyTorch without Kineto): no "cat", pid "CPU functions"; CPU ops
 // Internal to the Kineto importer.
 #pragma once
 
@@ -31,6 +32,10 @@ class KinetoBuilder {
 
   // Rows added to any table (kernels, copies, memsets, syncs, API calls, ranges).
   uint64_t kept() const { return kept_; }
+
+  // The pid every event of the legacy autograd profiler's Chrome trace has (no "cat" either);
+  // such events are CPU-op ranges. A trace made of them only is named as such (producer).
+  static constexpr std::string_view kLegacyCpuPid = "CPU functions";
 
   // Reserves room in every table for `scale` times the rows it has now (plus a little), once
   // the importer has seen a sample of the file: the tables then grow without copies or slack.
@@ -64,6 +69,7 @@ class KinetoBuilder {
   QualityCounters& quality_;
   StringId cpu_op_domain_, python_domain_;
   uint64_t kept_ = 0;
+  uint64_t legacy_ = 0;  // of them, legacy autograd profiler events (kLegacyCpuPid)
   // Flow points are needed only for events without args.correlation (Kineto always writes it).
   // Until the first such event they live in a ring of the most recent kFlowRing (Kineto writes a
   // flow right after its event); from then on every flow is kept.

@@ -1,0 +1,219 @@
+// Analysis from Python: the settings `tracegate analyze` takes, RunAnalysis and AnalysisToJson on
+// a loaded trace or a file (the CLI's own steps), a job's ranks (AnalyzeJob), the report's
+// renderers, and predict. The report document stays in C++ until Python asks for it.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "analyzer/util/fileio.h"
+#include "python/src/bindings.h"
+#include "reports/document/report_document.h"
+#include "tracegate/analyzer/analysis.h"
+#include "tracegate/analyzer/import.h"
+#include "tracegate/collector/record.h"
+#include "tracegate/reports/analysis_report.h"
+#include "tracegate/reports/api.h"
+#include "tracegate/reports/baseline.h"
+#include "tracegate/reports/report_read.h"
+#include "tracegate/reports/job.h"
+#include "tracegate/reports/json_out.h"
+#include "tracegate/reports/report_html.h"
+
+namespace tgpy {
+
+
+namespace {
+
+using nlohmann::json;
+using tg::Trace;
+using TracePtr = std::shared_ptr<Trace>;
+
+Report AnalyzeTrace(const Trace& trace, const tg::AnalysisConfig& config) {
+  Report r;
+  tg::Analysis analysis;
+  ThrowIfError(tg::RunAnalysis(trace, config, &analysis));
+  r.doc = tg::AnalysisToJson(trace, analysis, config, tg::IterationRows::kInTree);
+  if (auto it = trace.metadata.find(tg::record_meta::kNoActivity); it != trace.metadata.end()) r.no_activity = it->second;
+  return r;
+}
+
+tg::AnalysisConfig Config(const tg::AnalysisSettings& settings) {
+  tg::AnalysisConfig config;
+  ThrowIfError(tg::ToAnalysisConfig(settings, &config));
+  return config;
+}
+
+std::shared_ptr<Report> AnalyzeLoaded(const Trace& trace, const tg::AnalysisSettings& settings) {
+  const tg::AnalysisConfig config = Config(settings);
+  py::gil_scoped_release unlocked;
+  return std::make_shared<Report>(AnalyzeTrace(trace, config));
+}
+
+std::shared_ptr<Report> AnalyzeFile(const std::string& path, const tg::AnalysisSettings& settings) {
+  const tg::AnalysisConfig config = Config(settings);
+  py::gil_scoped_release unlocked;
+  Trace trace;
+  ThrowIfError(tg::ImportTrace(path, trace));
+  return std::make_shared<Report>(AnalyzeTrace(trace, config));
+}
+
+std::shared_ptr<Report> AnalyzeJobFiles(const std::vector<std::string>& inputs, const tg::AnalysisSettings& settings,
+                                        size_t jobs) {
+  const tg::AnalysisConfig config = Config(settings);
+  py::gil_scoped_release unlocked;
+  tg::StatusOr<std::vector<std::string>> files = tg::ListJobFiles(inputs);
+  ThrowIfError(files.status());
+  tg::JobOptions options;
+  options.jobs = jobs;
+  options.progress = false;
+  tg::StatusOr<json> doc = tg::AnalyzeJob(*files, config, options);
+  ThrowIfError(doc.status());
+  auto r = std::make_shared<Report>();
+  r->doc = std::move(*doc);
+  r->job = true;
+  return r;
+}
+
+std::string Markdown(const Report& r) {
+  return r.job ? tg::JobRanksMarkdown(r.doc) + tg::MarkdownReport(r.doc) : tg::MarkdownReport(r.doc);
+}
+std::string Html(const Report& r) { return r.job ? tg::JobHtmlReport(r.doc) : tg::HtmlReport(r.doc); }
+std::string Text(const Report& r) {
+  std::ostringstream out;
+  if (r.job) tg::PrintJobRanks(out, r.doc);
+  tg::PrintAnalysis(out, r.doc, r.no_activity);
+  return out.str();
+}
+
+void WriteText(const std::string& path, const std::string& text) { ThrowIfError(tg::WriteFileAtomic(path, text)); }
+
+py::dict PredictionDict(const tg::Prediction& p) {
+  py::dict d;
+  d["measured"] = p.measured;
+  if (p.measured) {
+    py::dict m;
+    m["share"] = p.share.share;
+    m["part_ns"] = p.share.part_ns;
+    m["total_ns"] = p.share.total_ns;
+    m["matched"] = p.share.matched;
+    m["matched_what"] = p.by_ranges ? "ranges" : "kernels";
+    m["iterations"] = p.iterations;
+    m["found"] = p.found;
+    m["skipped"] = p.skipped;
+    m["skip_auto"] = p.skip_auto;
+    d["measurement"] = m;
+  }
+  py::list parts;
+  for (const tg::AmdahlPart& part : p.parts) parts.append(py::make_tuple(part.fraction, part.speedup));
+  d["parts"] = parts;
+  d["overall_speedup"] = p.overall;
+  d["upper_bound"] = p.bound;
+  return d;
+}
+
+py::dict Predict(const tg::PredictSettings& settings, std::optional<TracePtr> trace) {
+  tg::Prediction p;
+  tg::Status s;
+  {
+    py::gil_scoped_release unlocked;
+    s = tg::Predict(settings, trace ? trace->get() : nullptr, &p);
+  }
+  ThrowIfError(s);
+  return PredictionDict(p);
+}
+
+}  // namespace
+
+// For gate_binding.cpp: a report as the CLI reads one given as "a report or a trace", and a
+// JSON document from Python checked as a report.
+std::shared_ptr<Report> ReadReportOrTrace(const std::string& path, const std::string& skip) {
+  std::optional<size_t> n;
+  ThrowIfError(tg::ParseSkip(skip, &n));
+  auto r = std::make_shared<Report>();
+  tg::Status s;
+  {
+    py::gil_scoped_release unlocked;
+    s = tg::ReadReportOrTrace(path, &r->doc, n);
+  }
+  ThrowIfError(s);
+  r->job = tg::internal::IsJobReport(r->doc);
+  return r;
+}
+
+std::shared_ptr<Report> ReportFromPython(py::handle obj, const std::string& label) {
+  auto r = std::make_shared<Report>();
+  r->doc = PythonToJson(obj);
+  ThrowIfError(tg::CheckReport(r->doc, label));
+  r->job = tg::internal::IsJobReport(r->doc);
+  return r;
+}
+
+void BindReports(py::module_& m) {
+  py::class_<tg::IterationSettings>(m, "IterationSettings")
+      .def(py::init<>())
+      .def_readwrite("iteration_regex", &tg::IterationSettings::iteration_regex)
+      .def_readwrite("skip", &tg::IterationSettings::skip)
+      .def_readwrite("phases", &tg::IterationSettings::phases)
+      .def_readwrite("batch", &tg::IterationSettings::batch);
+  py::class_<tg::AnalysisSettings>(m, "AnalysisSettings")
+      .def(py::init<>())
+      .def_readwrite("top_k", &tg::AnalysisSettings::top_k)
+      .def_readwrite("largest_gaps", &tg::AnalysisSettings::largest_gaps)
+      .def_readwrite("small_copy_bytes", &tg::AnalysisSettings::small_copy_bytes)
+      .def_readwrite("iterations", &tg::AnalysisSettings::iterations)
+      .def_readwrite("model", &tg::AnalysisSettings::model)
+      .def_readwrite("precision", &tg::AnalysisSettings::precision)
+      .def_readwrite("commit", &tg::AnalysisSettings::commit)
+      .def_readwrite("rules_path", &tg::AnalysisSettings::rules_path)
+      .def_readwrite("costs_path", &tg::AnalysisSettings::costs_path)
+      .def_readwrite("reference_path", &tg::AnalysisSettings::reference_path)
+      .def_readwrite("peak_gbs", &tg::AnalysisSettings::peak_gbs)
+      .def_readwrite("peak_tflops", &tg::AnalysisSettings::peak_tflops);
+  py::class_<tg::PredictSettings>(m, "PredictSettings")
+      .def(py::init<>())
+      .def_readwrite("fraction", &tg::PredictSettings::fraction)
+      .def_readwrite("speedup", &tg::PredictSettings::speedup)
+      .def_readwrite("parts", &tg::PredictSettings::parts)
+      .def_readwrite("trace", &tg::PredictSettings::trace)
+      .def_readwrite("kernels_regex", &tg::PredictSettings::kernels_regex)
+      .def_readwrite("range_regex", &tg::PredictSettings::range_regex)
+      .def_readwrite("launched_regex", &tg::PredictSettings::launched_regex)
+      .def_readwrite("iterations", &tg::PredictSettings::iterations);
+
+  py::class_<Report, std::shared_ptr<Report>>(m, "Report")
+      .def("to_python", [](const Report& r) { return JsonToPython(r.doc); })
+      .def("json_text", [](const Report& r) { return Str(tg::JsonText(r.doc)); })
+      .def_readonly("job", &Report::job)
+      .def("text", [](const Report& r) { return Str(Text(r)); })
+      .def("markdown", [](const Report& r) { return Str(Markdown(r)); })
+      .def("html", [](const Report& r) { return Str(Html(r)); })
+      .def("write_json", [](const Report& r, const std::string& path) { ThrowIfError(tg::WriteJsonFile(path, r.doc)); })
+      .def("write_markdown", [](const Report& r, const std::string& path) { WriteText(path, Markdown(r)); })
+      .def("write_html", [](const Report& r, const std::string& path) { WriteText(path, Html(r)); });
+
+  m.def("analyze_trace", [](const TracePtr& t, const tg::AnalysisSettings& s) { return AnalyzeLoaded(*t, s); });
+  m.def("analyze_file", &AnalyzeFile);
+  m.def("analyze_job", &AnalyzeJobFiles);
+  m.def("list_job_files", [](const std::vector<std::string>& inputs) {
+    tg::StatusOr<std::vector<std::string>> files = tg::ListJobFiles(inputs);
+    ThrowIfError(files.status());
+    return *files;
+  });
+  m.def("rank_from_file_name", [](const std::string& path) { return tg::RankFromFileName(path); });
+  m.def("check_output_path", [](const std::string& in, const std::string& out) { ThrowIfError(tg::CheckOutputPath(in, out)); });
+  m.def("parse_skip", [](const std::string& text) {
+    std::optional<size_t> n;
+    ThrowIfError(tg::ParseSkip(text, &n));
+    return n;
+  });
+  m.def("predict", &Predict, py::arg("settings"), py::arg("trace") = std::nullopt);
+  m.def("read_report_or_trace", &ReadReportOrTrace, py::arg("path"), py::arg("skip") = "auto");
+  m.def("report_from_python", &ReportFromPython, py::arg("doc"), py::arg("label"));
+}
+
+}  // namespace tgpy

@@ -1,0 +1,337 @@
+"""Analysis, comparison, gate and predict: the CLI's commands as functions, each running the same
+C++ stages the CLI runs (tracegate/reports/api.h)."""
+
+import functools
+import os
+
+from . import _tracegate as _native
+from ._errors import Error
+from ._trace import Trace
+
+
+def _pandas():
+    import pandas
+
+    return pandas
+
+
+def _is_path(x):
+    return isinstance(x, (str, os.PathLike))
+
+
+def _phases(phases):
+    """--phase: a dict {"pre": REGEX, ...} or strings "pre=REGEX"."""
+    if phases is None:
+        return []
+    if isinstance(phases, dict):
+        return [f"{k}={v}" for k, v in phases.items()]
+    if isinstance(phases, str):
+        return [phases]
+    return list(phases)
+
+
+def _skip(skip):
+    return "auto" if skip is None else str(skip)
+
+
+def _iteration_settings(iteration=None, skip="auto", phases=None, batch=1):
+    s = _native.IterationSettings()
+    s.iteration_regex = iteration or ""
+    s.skip = _skip(skip)
+    s.phases = _phases(phases)
+    s.batch = int(batch)
+    return s
+
+
+def _analysis_settings(*, top=10, gaps=10, small_copy_bytes=64 * 1024, iteration=None, skip="auto", phases=None,
+                       batch=1, model=None, precision=None, commit=None, rules=None, costs=None, peak_gbs=None,
+                       peak_tflops=None, reference=None):
+    s = _native.AnalysisSettings()
+    s.top_k = int(top)
+    s.largest_gaps = int(gaps)
+    s.small_copy_bytes = int(small_copy_bytes)
+    s.iterations = _iteration_settings(iteration, skip, phases, batch)
+    s.model = model or ""
+    s.precision = precision or ""
+    s.commit = commit or ""
+    s.rules_path = os.fspath(rules) if rules else ""
+    s.costs_path = os.fspath(costs) if costs else ""
+    s.reference_path = os.fspath(reference) if reference else ""
+    s.peak_gbs = float(peak_gbs or 0)
+    s.peak_tflops = float(peak_tflops or 0)
+    return s
+
+
+# Column order of the DataFrames: the report's documented order (analysis_report.h), which its
+# JSON does not keep (keys are sorted there); columns not named here follow in the JSON's order.
+_FINDING_COLUMNS = ["id", "title", "priority", "summary", "amdahl.gain_pct", "amdahl.overall_speedup", "amdahl.share",
+                    "amdahl.speedup", "amdahl.upper_bound", "evidence_strength", "heuristic", "evidence", "involved",
+                    "strategies", "claim", "overlaps"]
+_ITERATION_COLUMNS = ["index", "name", "start_ns", "end_ns", "latency_ms", "host_step_ms", "gpu_busy_ms",
+                      "phases_ms.pre", "phases_ms.h2d", "phases_ms.infer", "phases_ms.d2h", "phases_ms.post",
+                      "phases_ms.idle", "kernels", "memcpys", "memsets", "syncs", "sync_ms", "pre_range_ms",
+                      "infer_range_ms", "post_range_ms"]
+
+
+def _ordered(df, first):
+    cols = [c for c in first if c in df.columns]
+    return df[cols + [c for c in df.columns if c not in cols]]
+
+
+class Report:
+    """A tracegate report: ``.dict`` is the document ``tracegate analyze -o`` writes (schema
+    tracegate.report/v1, docs/REPORT.md); ``.findings``, ``.iterations`` (and ``.ranks`` of a job)
+    are DataFrames of its tables. ``report["avg_latency_ms"]`` reads a key of the document."""
+
+    def __init__(self, native, source=None):
+        self._native = native
+        self.source = source
+
+    @functools.cached_property
+    def dict(self):
+        """The report document as Python objects (parsed once, then kept)."""
+        return self._native.to_python()
+
+    def __getitem__(self, key):
+        return self.dict[key]
+
+    def get(self, key, default=None):
+        return self.dict.get(key, default)
+
+    @property
+    def is_job(self):
+        return self._native.job
+
+    @property
+    def findings(self):
+        """One row per finding, by priority: id, title, priority, summary, ..., amdahl.* flattened
+        (amdahl.gain_pct, amdahl.overall_speedup, ...); evidence, involved, claim as lists."""
+        return _ordered(_pandas().json_normalize(self.dict.get("findings", []), max_level=1), _FINDING_COLUMNS)
+
+    @property
+    def iterations(self):
+        """The iteration table: one row per kept iteration, phases_ms.* flattened."""
+        return _ordered(_pandas().json_normalize(self.dict.get("iteration_table", []), max_level=1), _ITERATION_COLUMNS)
+
+    @property
+    def ranks(self):
+        """ranks[] of the report: one row per rank of a job (one row for a single trace)."""
+        return _pandas().DataFrame(self.dict.get("ranks", []))
+
+    @property
+    def text(self):
+        """The summary ``tracegate analyze`` prints."""
+        return self._native.text()
+
+    @property
+    def markdown(self):
+        return self._native.markdown()
+
+    @property
+    def html(self):
+        return self._native.html()
+
+    def write_json(self, path):
+        """Writes the report as ``tracegate analyze -o`` does (the same bytes)."""
+        self._native.write_json(os.fspath(path))
+
+    def write_markdown(self, path):
+        self._native.write_markdown(os.fspath(path))
+
+    def write_html(self, path):
+        self._native.write_html(os.fspath(path))
+
+    def __str__(self):
+        return self.text
+
+    def __repr__(self):
+        d = self.dict
+        what = "job report" if self.is_job else "report"
+        return (f"<tracegate {what} {self.source or ''}: {d.get('iterations')} iterations, avg latency "
+                f"{d.get('avg_latency_ms')} ms, {len(d.get('findings', []))} findings>")
+
+
+def analyze(trace, *, output=None, md=None, html=None, jobs=None, **options):
+    """Analyzes a trace as ``tracegate analyze`` does and returns the Report.
+
+    ``trace``: a path (any format tracegate reads), a loaded Trace, or, for the ranks of one job,
+    a directory or a list of paths (the job report). Options, as the CLI's: top=10, gaps=10,
+    small_copy_bytes=65536, iteration=REGEX, skip="auto" or a count, phases={"pre": REGEX, ...}
+    (or ["pre=REGEX"]), batch=1, model, precision, commit (default: the git HEAD of the current
+    directory), rules, costs, peak_gbs, peak_tflops, reference. ``output``, ``md``, ``html``:
+    files to write the report to (JSON as -o, Markdown, HTML)."""
+    settings = _analysis_settings(**options)
+    source = trace.path if isinstance(trace, Trace) else os.fspath(trace) if _is_path(trace) else None
+    for out in (output, md, html):
+        if out and source:
+            _native.check_output_path(source, os.fspath(out))
+    if isinstance(trace, Trace):
+        rep = Report(_native.analyze_trace(trace._native, settings), source)
+    elif _is_path(trace) and not os.path.isdir(trace):
+        rep = Report(_native.analyze_file(source, settings), source)
+    elif _is_path(trace) or isinstance(trace, (list, tuple)):
+        inputs = [os.fspath(trace)] if _is_path(trace) else [os.fspath(p) for p in trace]
+        rep = Report(_native.analyze_job(inputs, settings, int(jobs or 0)), source)
+    else:
+        raise TypeError(f"analyze() takes a path, a tracegate.Trace or a list of paths, not {type(trace).__name__}")
+    if output:
+        rep.write_json(output)
+    if md:
+        rep.write_markdown(md)
+    if html:
+        rep.write_html(html)
+    return rep
+
+
+class Comparison:
+    """Two runs compared under the gate's rules (tracegate compare / gate): ``.verdict`` ("pass",
+    "regression", "cannot_judge"), ``.text`` (the verdict line), ``.exit_code`` (the gate's: 0 pass,
+    1 regression, 2 cannot judge), ``.problems`` (why it cannot judge), ``.dict`` (the comparison
+    document, compare --json), ``.markdown``, ``.junit``, ``.html``; str() is what the CLI prints."""
+
+    def __init__(self, native, warning=None):
+        self._native = native
+        self.warning = warning  # the gate's history could not be written (the CLI's warning line)
+
+    verdict = property(lambda self: self._native.verdict)
+    text = property(lambda self: self._native.text)
+    exit_code = property(lambda self: self._native.exit_code)
+    problems = property(lambda self: self._native.problems)
+    notes = property(lambda self: self._native.notes)
+    passed = property(lambda self: self._native.verdict == "pass")
+
+    @functools.cached_property
+    def dict(self):
+        return self._native.to_python()
+
+    markdown = property(lambda self: self._native.markdown())
+    junit = property(lambda self: self._native.junit())
+    html = property(lambda self: self._native.html())
+
+    def __str__(self):
+        return self._native.printed()
+
+    def __repr__(self):
+        return f"<tracegate.Comparison {self.verdict} (exit code {self.exit_code}): {self.text}>"
+
+
+def _verdict_settings(threshold=5, require_significance=False, allow_device_mismatch=False, max_malformed_pct=1,
+                      kernel_threshold=None):
+    v = _native.VerdictSettings()
+    if not 0 <= float(threshold) <= 1000:
+        raise ValueError(f"threshold {threshold}: expected a percentage in [0, 1000]")
+    v.threshold_pct = float(threshold)
+    v.require_significance = bool(require_significance)
+    v.allow_device_mismatch = bool(allow_device_mismatch)
+    v.max_malformed_pct = float(max_malformed_pct)
+    v.kernel_threshold_pct = -1.0 if kernel_threshold is None else float(kernel_threshold)
+    return v
+
+
+def _as_report(x, skip, label):
+    """A native report from a path (a report, or a trace analyzed with default options, as the CLI
+    reads "a report or a trace"), a Report, or a report document (dict)."""
+    if isinstance(x, Report):
+        return x._native
+    if isinstance(x, Trace):
+        return analyze(x, skip=skip)._native
+    if isinstance(x, dict):
+        return _native.report_from_python(x, label)
+    if _is_path(x):
+        return _native.read_report_or_trace(os.fspath(x), _skip(skip))
+    raise TypeError(f"expected a path, a tracegate.Report, a Trace or a report dict, not {type(x).__name__}")
+
+
+def _label(x, default):
+    if _is_path(x):
+        return os.fspath(x)
+    if isinstance(x, (Report, Trace)) and (x.source if isinstance(x, Report) else x.path):
+        return x.source if isinstance(x, Report) else x.path
+    return default
+
+
+def _paths(*xs):
+    return [os.fspath(x) for x in xs if _is_path(x)]
+
+
+def _write(c, inputs, md=None, json=None, junit=None, html=None):
+    c._native.write_outputs(*(os.fspath(p) if p else "" for p in (md, json, junit, html)), inputs)
+
+
+def compare(base, new, *, skip="auto", md=None, json=None, html=None, **verdict):
+    """Compares two runs (reports, traces, Report objects or report dicts) as ``tracegate compare``:
+    metric deltas, kernel and phase diff, statistics, and the verdict the gate would give under the
+    same options (threshold=5, require_significance, allow_device_mismatch, max_malformed_pct,
+    kernel_threshold). Raises a tracegate.Error when an input cannot be read."""
+    settings = _verdict_settings(**verdict)
+    inputs = _paths(base, new)
+    _native.check_comparison_outputs(*(os.fspath(p) if p else "" for p in (md, json, "", html)), inputs)
+    _native.parse_skip(_skip(skip))
+    b = _as_report(base, skip, "base")
+    n = _as_report(new, skip, "new")
+    c = Comparison(_native.compare_reports(b, n, settings, _label(base, "base"), _label(new, "new")))
+    _write(c, inputs, md=md, json=json, html=html)
+    return c
+
+
+def gate(new, baseline, threshold=5, *, dir="baselines", skip="auto", junit=None, md=None, html=None, **verdict):
+    """The CI gate, as ``tracegate gate NEW --baseline BASELINE``: returns the Comparison whose
+    ``.exit_code`` is the CLI's (0 pass, 1 regression, 2 cannot judge). ``baseline``: a name in
+    ``dir``, a report file, a Report or a report dict; ``new``: a report or trace path, a Report,
+    a Trace or a dict. An input that cannot be read gives the verdict cannot_judge, as the CLI
+    (no exception); a bad option raises. A baseline read from ``dir`` gets a "gated" row in
+    <dir>/history.db."""
+    settings = _verdict_settings(threshold=threshold, **verdict)
+    inputs = _paths(new, baseline)
+    _native.check_comparison_outputs(*(os.fspath(p) if p else "" for p in (md, "", junit, html)), inputs)
+    _native.parse_skip(_skip(skip))
+    base_label, new_label = _label(baseline, "baseline"), _label(new, "new")
+    resolved = None
+    try:
+        if _is_path(baseline):
+            b, resolved = _native.load_baseline(os.fspath(dir), os.fspath(baseline))
+        else:
+            b = _as_report(baseline, skip, "baseline")
+        n = _as_report(new, skip, "new")
+    except Error as e:
+        c = Comparison(_native.cannot_read(str(e), settings, base_label, new_label))
+    else:
+        c = Comparison(_native.compare_reports(b, n, settings, base_label, new_label))
+        if resolved:
+            c.warning = _native.record_gate(os.fspath(dir), resolved, n, new_label, c._native)
+    _write(c, inputs, md=md, junit=junit, html=html)
+    return c
+
+
+class Prediction(dict):
+    """predict's result: parts [(P, S), ...], overall_speedup, upper_bound (inf when unbounded),
+    and, when P was measured on a trace, measurement {share, part_ns, total_ns, matched,
+    matched_what, iterations, found, skipped, skip_auto}."""
+
+    overall_speedup = property(lambda self: self["overall_speedup"])
+    upper_bound = property(lambda self: self["upper_bound"])
+
+
+def predict(trace=None, *, fraction=None, speedup=None, parts=(), kernels=None, range=None, launched_in=None,
+            iteration=None, skip="auto", phases=None):
+    """Amdahl's law, as ``tracegate predict``: the whole run's speedup from a share P sped up by S.
+    P from ``fraction``, or measured on ``trace`` (a path or a Trace) with exactly one of
+    ``kernels`` (regex of kernel names), ``range`` (regex of range names) or ``launched_in``
+    (kernels launched inside matching ranges); more parts as ``parts=[(P, S), ...]`` (S may be
+    float("inf"))."""
+    s = _native.PredictSettings()
+    s.fraction = -1.0 if fraction is None else float(fraction)
+    s.speedup = -1.0 if speedup is None else float(speedup)
+    s.parts = [p if isinstance(p, str) else f"{float(p[0])!r}:{'inf' if float(p[1]) == float('inf') else repr(float(p[1]))}"
+               for p in parts]
+    s.kernels_regex = kernels or ""
+    s.range_regex = range or ""
+    s.launched_regex = launched_in or ""
+    s.iterations = _iteration_settings(iteration, skip, phases)
+    native_trace = None
+    if isinstance(trace, Trace):
+        native_trace = trace._native
+        s.trace = trace.path or "(trace)"
+    elif trace is not None:
+        s.trace = os.fspath(trace)
+    return Prediction(_native.predict(s, native_trace))

@@ -1,0 +1,108 @@
+// The steps of the tracegate commands as library calls, shared by the CLI (cli/) and the Python
+// module (python/): analyze options to an AnalysisConfig, predict, and the gate's verdict rules,
+// outputs and history row. What the commands print stays with them; these only compute, check
+// and write files, and their errors are the one-line messages the CLI prints.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tracegate/analyzer/amdahl.h"
+#include "tracegate/analyzer/analysis.h"
+#include "tracegate/analyzer/model.h"
+#include "tracegate/analyzer/predict.h"
+#include "tracegate/analyzer/status.h"
+#include "tracegate/reports/compare.h"
+
+namespace tg {
+
+// How to find iterations, as --iteration, --skip, --phase and --batch give them.
+struct IterationSettings {
+  std::string iteration_regex;       // empty: the default
+  std::string skip = "auto";         // "auto" (the warm-up rule) or a count
+  std::vector<std::string> phases;   // "pre=REGEX", "infer=REGEX", "post=REGEX"
+  int64_t batch = 1;
+};
+
+// The options of `tracegate analyze` that shape the analysis and its report.
+struct AnalysisSettings {
+  size_t top_k = 10;
+  size_t largest_gaps = 10;
+  int64_t small_copy_bytes = 64 * 1024;
+  IterationSettings iterations;
+  std::string model, precision;
+  std::string commit;    // empty: the git HEAD of the current directory, if any
+  std::string rules_path, costs_path, reference_path;
+  double peak_gbs = 0, peak_tflops = 0;
+};
+
+// --skip: "auto" (unset) or a count of iterations; errors name the option.
+Status ParseSkip(const std::string& text, std::optional<size_t>* skip);
+Status ToIterationOptions(const IterationSettings& settings, IterationOptions* options);
+// Reads --rules, --costs and --reference files; errors name the file or the option.
+Status ToAnalysisConfig(const AnalysisSettings& settings, AnalysisConfig* config);
+
+// An output path must not be the input: writing would destroy the trace being read.
+Status CheckOutputPath(const std::string& in, const std::string& out);
+
+// `tracegate predict`: P from --fraction, or measured on a trace (exactly one of kernels_regex,
+// range_regex, launched_regex), and further parts "P:S".
+struct PredictSettings {
+  double fraction = -1;              // --fraction (with --speedup)
+  double speedup = -1;               // --speedup
+  std::vector<std::string> parts;    // --part P:S
+  std::string trace;                 // measure P from this trace
+  std::string kernels_regex, range_regex, launched_regex;
+  IterationSettings iterations;
+};
+struct Prediction {
+  bool measured = false;             // P came from a trace
+  bool by_ranges = false;            // measured with range_regex (matched counts ranges, else kernels)
+  MeasuredShare share;
+  size_t iterations = 0, found = 0, skipped = 0;  // the measured trace's kept, found and dropped iterations
+  bool skip_auto = false;
+  std::vector<AmdahlPart> parts;     // the measured or --fraction part first, then --part ones
+  double overall = 1, bound = 1;     // AmdahlSpeedup, AmdahlBound (+infinity when unbounded)
+};
+// Checks the settings, then measures P where they ask for it: on `trace` when given, else on the
+// file settings.trace, read with `load` (ImportTrace when empty). Errors are the CLI's lines.
+using TraceLoader = std::function<Status(const std::string& path, Trace& trace)>;
+Status Predict(const PredictSettings& settings, const Trace* trace, Prediction* out, const TraceLoader& load = {});
+
+// The options that decide the gate's verdict (compare takes them too).
+struct VerdictSettings {
+  double threshold_pct = 5;
+  bool require_significance = false;
+  bool allow_device_mismatch = false;
+  double max_malformed_pct = 1;
+  double kernel_threshold_pct = -1;  // --kernel-threshold; < 0: off
+};
+CompareOptions ToCompareOptions(const VerdictSettings& settings);
+
+// The gate's exit code for a verdict: 0 pass, 1 regression, 2 cannot judge.
+inline constexpr int kGateExitPass = 0, kGateExitRegression = 1, kGateExitCannotJudge = 2;
+int GateExitCode(Verdict verdict);
+
+// The files a comparison may be written to (empty: not written).
+struct ComparisonOutputs {
+  std::string md, json, junit, html;
+};
+// No output may replace an input (a trace or report given).
+Status CheckComparisonOutputs(const ComparisonOutputs& outputs, const std::vector<std::string>& inputs);
+// Writes them, atomically; base / next are the reports compared (empty objects when an input
+// could not be read). The first error wins.
+Status WriteComparisonOutputs(const Comparison& c, const ComparisonOutputs& outputs, const nlohmann::json& base,
+                              const nlohmann::json& next);
+
+// The gate's "gated" row in <dir>/history.db, when the baseline was read from a file inside
+// `dir` (given by NAME, or as a path into the directory); nothing otherwise. `next_label` is the
+// new run as given. Not ok when the history could not be written (the gate goes on: a warning).
+Status RecordGateInHistory(const std::string& dir, const std::string& baseline_path, const nlohmann::json& next,
+                           const std::string& next_label, const Comparison& c);
+
+}  // namespace tg
