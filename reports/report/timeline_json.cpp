@@ -5,6 +5,7 @@
 #include "reports/report/timeline_json.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string_view>
@@ -267,26 +268,34 @@ json OverviewJson(const Trace& t, const IterationAnalysis& it, size_t bins) {
   add(t.memcpys.start, t.memcpys.end, t.memcpys.device);
   add(t.memsets.start, t.memsets.end, t.memsets.device);
   for (const Iteration& i : it.iterations) extend(i.start, i.end);
-  json doc = {{"start_ns", from}, {"duration_ns", to - from}};
-  const TimeNs bin_ns = std::max<TimeNs>(1, (to - from + static_cast<TimeNs>(bins) - 1) / static_cast<TimeNs>(bins));
-  const size_t n = any ? static_cast<size_t>((to - from + bin_ns - 1) / bin_ns) : 0;
-  doc["bin_ns"] = bin_ns;
+  // Offsets from `from` in unsigned arithmetic: a trace may span nearly all of int64 (the
+  // importers keep any timestamp that fits), where to - from, or rounding it up, overflows TimeNs.
+  auto offset = [&](TimeNs x) { return static_cast<uint64_t>(x) - static_cast<uint64_t>(from); };
+  const uint64_t span = any ? offset(to) : 0;
+  const uint64_t nbins = std::max<uint64_t>(1, bins);
+  const uint64_t bin_ns = std::max<uint64_t>(1, span / nbins + (span % nbins != 0));
+  const size_t n = any ? static_cast<size_t>(span / bin_ns + (span % bin_ns != 0)) : 0;
+  json doc = {{"start_ns", from}, {"duration_ns", span}, {"bin_ns", bin_ns}};
   json devices = json::array();
   for (auto& [device, spans] : busy) {
-    std::vector<TimeNs> per_bin(n, 0);
-    for (const Interval& u : UnionOf(spans))
-      for (TimeNs s = u.first; s < u.second;) {
-        const size_t b = std::min(n - 1, static_cast<size_t>((s - from) / bin_ns));
-        const TimeNs bin_end = from + static_cast<TimeNs>(b + 1) * bin_ns;
-        const TimeNs e = b + 1 == n ? u.second : std::min(u.second, bin_end);
-        per_bin[b] += e - s;
-        s = e;
+    std::vector<uint64_t> per_bin(n, 0);
+    for (const Interval& u : UnionOf(spans)) {
+      // [s, e) as offsets; the last bin takes what rounding leaves past n * bin_ns.
+      uint64_t s = offset(u.first);
+      const uint64_t e = offset(u.second);
+      while (s < e) {
+        const size_t b = std::min<size_t>(n - 1, static_cast<size_t>(s / bin_ns));
+        const uint64_t stop = b + 1 == n ? e : std::min<uint64_t>(e, (static_cast<uint64_t>(b) + 1) * bin_ns);
+        per_bin[b] += stop - s;
+        s = stop;
       }
+    }
     devices.push_back({{"device", IdOrNull(device)}, {"busy_ns", std::move(per_bin)}});
   }
   doc["devices"] = std::move(devices);
   json spans = json::array();
-  for (const Iteration& i : it.iterations) spans.push_back({i.start - from, i.end - i.start});
+  for (const Iteration& i : it.iterations)
+    spans.push_back({offset(i.start), static_cast<uint64_t>(i.end) - static_cast<uint64_t>(i.start)});
   doc["iterations"] = std::move(spans);
   return doc;
 }
