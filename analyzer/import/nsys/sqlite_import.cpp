@@ -47,7 +47,10 @@ Status SelectColumns(const Source& src, const std::string& table, const std::vec
     q += have.count(std::string(c)) ? internal::Quote(c) : "NULL";
   }
   q += " FROM " + internal::Quote(table);
-  if (!where.empty()) q += " " + std::string(where);
+  if (!where.empty()) {  // appended piecewise: GCC 12's -O3 -Wrestrict misreads " " + std::string
+    q += ' ';
+    q += where;
+  }
   return out.Prepare(src.db, q);
 }
 
