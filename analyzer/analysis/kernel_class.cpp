@@ -2,7 +2,10 @@
 // CUTLASS, NCCL and TorchInductor traces; kernel_class_test.cpp lists the names each must classify.
 #include "tracegate/analyzer/kernel_class.h"
 
+#include <algorithm>
 #include <cctype>
+#include <set>
+#include <tuple>
 
 #include "analyzer/util/demangle.h"
 
@@ -103,6 +106,44 @@ Status Compile(size_t cls, const std::string& pattern, std::regex* out) {
   return Status::Ok();
 }
 
+bool IsWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Words that never tell two instances apart by meaning.
+bool Noise(const std::string& t) {
+  static const std::set<std::string> kNoise{"void",   "const",  "unsigned", "signed",   "long",   "int",     "char",
+                                            "short",  "bool",   "lambda",   "instance", "operator", "anonymous",
+                                            "namespace", "struct", "class",  "auto",    "true",   "false",   "T1",
+                                            "T2",     "T3",     "T4",       "std",      "at",     "detail",  "c10"};
+  return kNoise.count(t) > 0;
+}
+
+// The words of a name after its short name, in order, each once.
+std::vector<std::string> Words(const std::string& name, const std::string& short_name) {
+  std::set<std::string> own;
+  for (size_t i = 0; i < short_name.size();) {
+    size_t j = i;
+    while (j < short_name.size() && IsWordChar(short_name[j])) ++j;
+    if (j > i) own.insert(short_name.substr(i, j - i));
+    i = j + 1;
+  }
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (size_t i = 0; i < name.size();) {
+    size_t j = i;
+    while (j < name.size() && IsWordChar(name[j])) ++j;
+    if (j > i) {
+      std::string w = name.substr(i, j - i);
+      if (!own.count(w) && !Noise(w) && seen.insert(w).second) out.push_back(std::move(w));
+    }
+    i = j + 1;
+  }
+  return out;
+}
+
+bool HasLetter(const std::string& w) {
+  return std::any_of(w.begin(), w.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
+}
+
 }  // namespace
 
 const std::array<std::string, kKernelClassCount>& DefaultKernelClassPatterns() {
@@ -201,6 +242,57 @@ std::string ShortKernelName(std::string_view demangled) {
     }
   }
   return out.empty() ? std::string(demangled) : out;
+}
+
+std::map<std::string, KernelLabel> KernelLabels(const std::vector<std::string>& names) {
+  std::map<std::string, KernelLabel> out;
+  std::map<std::string, std::vector<std::string>> groups;  // short name -> distinct names
+  for (const std::string& n : names) {
+    if (out.count(n)) continue;
+    out[n].short_name = ShortKernelName(n);
+    groups[out[n].short_name].push_back(n);
+  }
+  for (const auto& [short_name, members] : groups) {
+    if (members.size() < 2) continue;
+    std::vector<std::vector<std::string>> words;
+    std::map<std::string, size_t> members_with;
+    for (const std::string& m : members) {
+      words.push_back(Words(m, short_name));
+      for (const std::string& w : words.back()) members_with[w]++;
+    }
+    for (size_t i = 0; i < members.size(); ++i) {
+      // Greedy: add the word that leaves the fewest other members sharing every chosen word;
+      // words with letters before bare numbers, then the rarer, then the earlier.
+      std::set<size_t> alike;
+      for (size_t j = 0; j < members.size(); ++j)
+        if (j != i) alike.insert(j);
+      std::vector<size_t> chosen;  // positions in words[i]
+      while (!alike.empty() && chosen.size() < 3) {
+        size_t best = words[i].size(), best_left = alike.size();
+        for (size_t w = 0; w < words[i].size(); ++w) {
+          if (std::find(chosen.begin(), chosen.end(), w) != chosen.end()) continue;
+          size_t left = 0;
+          for (size_t j : alike)
+            left += std::find(words[j].begin(), words[j].end(), words[i][w]) != words[j].end();
+          if (left == alike.size()) continue;  // tells none apart
+          auto key = [&](size_t x, size_t l) {
+            return std::make_tuple(!HasLetter(words[i][x]), l, members_with[words[i][x]], x);
+          };
+          if (best == words[i].size() || key(w, left) < key(best, best_left)) best = w, best_left = left;
+        }
+        if (best == words[i].size()) break;  // nothing tells the rest apart (same words)
+        chosen.push_back(best);
+        for (auto it = alike.begin(); it != alike.end();)
+          it = std::find(words[*it].begin(), words[*it].end(), words[i][best]) == words[*it].end() ? alike.erase(it)
+                                                                                                     : std::next(it);
+      }
+      std::sort(chosen.begin(), chosen.end());
+      std::string hint;
+      for (size_t w : chosen) hint += (hint.empty() ? "" : " ") + words[i][w];
+      out[members[i]].hint = hint.size() > kKernelHintChars ? hint.substr(0, kKernelHintChars - 3) + "..." : hint;
+    }
+  }
+  return out;
 }
 
 }  // namespace tg

@@ -143,18 +143,12 @@ void ChartsSection(std::ostream& out, const json& doc) {
          "outlined column is the one on the timeline.</p>\n"
       << StepTimeSvg(doc) << "<p id=\"phases\">Share of the summed iteration latency:</p>\n"
       << PhaseBarSvg(doc) << "</section>\n";
-  const std::map<std::string, KernelLabel> labels = ReportKernelLabels(doc);
-  std::vector<std::string> bar_labels;
-  for (const json& k : Array(doc, "top_kernels")) {
-    auto l = labels.find(Text(k, "name"));
-    bar_labels.push_back(l != labels.end() ? l->second.Text() : "");
-  }
   out << "<h2 id=\"kernels\">Kernels</h2>\n<section>\n";
   if (const std::string note = WholeTraceNote(doc); !note.empty())
     out << "<p>Top kernels of the " << Esc(note) << ".</p>\n";
-  out << KernelBarsSvg(doc, bar_labels);
+  out << KernelBarsSvg(doc);
   if (!Array(doc, "kernel_table").empty()) out << "<p>Every kernel of the kept iterations:</p>\n";
-  out << KernelTableHtml(doc, labels) << "</section>\n";
+  out << KernelTableHtml(doc, ReportKernelLabels(doc)) << "</section>\n";
   out << "<h2 id=\"latency\">Latency histogram</h2>\n<section>\n" << LatencyHistogramHtml(doc) << "</section>\n";
 }
 

@@ -46,7 +46,7 @@ std::string LongestGapBefore(const json& doc, const std::string& cause) {
         longest = Number(g, "duration_ns").value_or(0);
         next = Text(g, "next");
       }
-  return next.empty() ? "" : ShortKernelName(next);
+  return next.empty() ? "" : KernelLabelText(ReportKernelLabels(doc), next);
 }
 
 // Where the time goes, in words.
@@ -68,7 +68,7 @@ std::string WhereTimeGoes(const json& doc) {
   std::string text = "the GPU is busy " + Percent(1 - *idle) + " of the iteration time";
   const json& top = Array(doc, "top_kernels");
   if (!top.empty() && Number(top[0], "share_ratio"))
-    text += ", " + ShortKernelName(Text(top[0], "name")) + " the largest part (" +
+    text += ", " + KernelLabelText(ReportKernelLabels(doc), Text(top[0], "name")) + " the largest part (" +
             Percent(*Number(top[0], "share_ratio")) + " of kernel time)";
   return text;
 }

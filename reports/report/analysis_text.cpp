@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <string>
 
 #include "reports/document/report_document.h"
@@ -174,9 +175,16 @@ void PrintKernels(std::ostream& out, const json& r) {
   out << StrFormat("  %3s  %-60s %8s %10s %10s %10s %6s\n", "#", "name", "count", "total ms", "mean us", "p95 us",
                    "share");
   size_t rank = 1;
+  // The kernels' labels, as the Markdown and the pages name them (short name and a hint that
+  // tells apart kernels sharing it); padded by characters, not bytes (the hint's brackets are
+  // 3 bytes each).
+  const std::map<std::string, KernelLabel> labels = internal::ReportKernelLabels(r);
   for (const json& k : Array(r, "top_kernels")) {
-    out << StrFormat("  %3zu  %-60s %8llu %10.3f %10.3f %10.3f %6.1f%%\n", rank++,
-                     Cut(Text(k, "name"), kMaxNameChars).c_str(), Count(k, "count"),
+    const std::string name = internal::CutMiddle(internal::KernelLabelText(labels, Text(k, "name")), kMaxNameChars);
+    size_t chars = 0;
+    for (char ch : name) chars += (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
+    out << StrFormat("  %3zu  %s%s %8llu %10.3f %10.3f %10.3f %6.1f%%\n", rank++, name.c_str(),
+                     std::string(kMaxNameChars - std::min(chars, kMaxNameChars), ' ').c_str(), Count(k, "count"),
                      static_cast<double>(Int(k, "total_ns")) / 1e6, Number(k, "mean_ns").value_or(0) / 1e3,
                      static_cast<double>(Int(k, "p95_ns")) / 1e3, Number(k, "share_ratio").value_or(0) * 100.0);
   }

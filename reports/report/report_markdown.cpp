@@ -4,6 +4,7 @@
 // the rest in <details> (full kernel names only there), each table once.
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <sstream>
 #include <string_view>
 
@@ -172,12 +173,19 @@ std::string Evidence(const json& doc) {
   return out.str();
 }
 
-void KernelRows(std::ostream& out, const json& kernels, size_t from, size_t to) {
+// A kernel's name in a table: its label (the analyze page's "short ‹hint›"), cut in the middle.
+std::string TableName(const std::map<std::string, KernelLabel>& labels, const std::string& name) {
+  return CutMiddle(KernelLabelText(labels, name), kMaxNameChars);
+}
+
+void KernelRows(std::ostream& out, const json& doc, size_t from, size_t to) {
+  const json& kernels = Array(doc, "top_kernels");
+  const std::map<std::string, KernelLabel> labels = ReportKernelLabels(doc);
   out << "| # | Kernel | Calls | Total | Mean | Share |\n|--:|---|--:|--:|--:|--:|\n";
   for (size_t i = from; i < kernels.size() && i < to; ++i) {
     const json& k = kernels[i];
     auto mean_ns = Number(k, "mean_ns");
-    out << "| " << i + 1 << " | " << Md(CutMiddle(ShortKernelName(Text(k, "name")), kMaxNameChars)) << " | "
+    out << "| " << i + 1 << " | " << Md(TableName(labels, Text(k, "name"))) << " | "
         << ShowInline(Show(k, "count", Unit::kCount)) << " | " << ShowInline(Show(k, "total_ms", Unit::kMs)) << " | "
         << (mean_ns ? FormatValue(*mean_ns / 1e6, Unit::kMs) : "n/a") << " | "
         << ShowInline(Show(k, "share_ratio", Unit::kPercent)) << " |\n";
@@ -192,7 +200,7 @@ void TopKernelsSection(std::ostream& out, const json& doc) {
     return;
   }
   out << ":\n\n";
-  KernelRows(out, Array(doc, "top_kernels"), 0, kKernelsShown);
+  KernelRows(out, doc, 0, kKernelsShown);
   out << "\n";
 }
 
@@ -200,9 +208,10 @@ void TopKernelsSection(std::ostream& out, const json& doc) {
 std::string KernelNames(const json& doc) {
   std::string out;
   const json& kernels = Array(doc, "top_kernels");
+  const std::map<std::string, KernelLabel> labels = ReportKernelLabels(doc);
   for (size_t i = 0; i < kernels.size() && i < kKernelsShown; ++i) {
     const std::string name = Text(kernels[i], "name");
-    if (name != CutMiddle(ShortKernelName(name), kMaxNameChars))
+    if (name != TableName(labels, name))
       out += "- " + std::to_string(i + 1) + ": " + Md(Cut(name, kFullNameChars)) + "\n";
   }
   return out;
@@ -212,7 +221,7 @@ std::string MoreKernels(const json& doc) {
   const json& kernels = Array(doc, "top_kernels");
   if (kernels.size() <= kKernelsShown) return "";
   std::ostringstream out;
-  KernelRows(out, kernels, kKernelsShown, kKernelsShown + kKernelsFolded);
+  KernelRows(out, doc, kKernelsShown, kKernelsShown + kKernelsFolded);
   if (kernels.size() > kKernelsShown + kKernelsFolded)
     out << "\n" << kernels.size() - kKernelsShown - kKernelsFolded << " more in the JSON report.\n";
   return out.str();

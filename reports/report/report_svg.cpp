@@ -149,13 +149,14 @@ std::string PhaseBarSvg(const json& doc) {
   return out + "</svg>\n";
 }
 
-std::string KernelBarsSvg(const json& doc, const std::vector<std::string>& labels) {
+std::string KernelBarsSvg(const json& doc) {
   const json& kernels = Array(doc, "top_kernels");
   if (std::string why = EmptyListReason(doc, "top_kernels", "the trace has no kernels"); !why.empty()) return SvgNa(why);
   double max_ms = 0;
   for (const json& k : kernels) max_ms = std::max(max_ms, Number(k, "total_ms").value_or(0));
   if (max_ms <= 0) max_ms = 1;
   const double bar_h = 18, gap = 6, label_w = 360, plot_w = kWidth - label_w - 200;
+  const std::map<std::string, KernelLabel> labels = ReportKernelLabels(doc);
   std::string out = SvgOpen(kernels.size() * (bar_h + gap) + 4, "Top kernels by total time", "kbars");
   double y = 2;
   size_t rank = 0;
@@ -163,9 +164,9 @@ std::string KernelBarsSvg(const json& doc, const std::vector<std::string>& label
     std::string name = Text(k, "name");
     double ms = Number(k, "total_ms").value_or(0);
     out += "<g><title>" + Esc(name) + "</title>\n";
-    // Short names repeat (template instances): the caller's labels add a hint that tells them apart.
-    const std::string label = rank < labels.size() ? labels[rank] : ShortKernelName(name);
-    out += SvgText(label_w - 8, y + 13, "lane-label", StrFormat("%zu. ", ++rank) + Cut(label, 40));
+    // Short names repeat (template instances): the label adds a hint that tells them apart.
+    const std::string label = KernelLabelText(labels, name);
+    out += SvgText(label_w - 8, y + 13, "lane-label", StrFormat("%zu. ", ++rank) + CutMiddle(label, 44));
     out += SvgRect(label_w, y, std::max(ms / max_ms * plot_w, 0.6), bar_h, "kernel");
     out += SvgText(label_w + ms / max_ms * plot_w + 6, y + 13, "legend",
                   FormatValue(ms, Unit::kMs) + ", " + ShowInline(Show(k, "count", Unit::kCount)) + " calls, " +

@@ -48,9 +48,9 @@ std::string AxisY(double lo, double hi, double x, double y0, double height, cons
 // ---- Charts of the analyze page.
 // "phases": one stacked bar of the phase shares with a legend (phases with a share only).
 std::string PhaseBarSvg(const nlohmann::json& doc);
-// "top_kernels": horizontal bars of total time; `labels` (one per kernel, else the short name)
-// tells apart kernels that share a short name.
-std::string KernelBarsSvg(const nlohmann::json& doc, const std::vector<std::string>& labels = {});
+// "top_kernels": horizontal bars of total time, each kernel named by its label
+// (ReportKernelLabels: kernels that share a short name told apart).
+std::string KernelBarsSvg(const nlohmann::json& doc);
 
 // Horizontal stacked bars on one ms axis, one bar per row (the job report's straggler chart).
 // parts[i] is drawn with part_classes[i] (a class of the page's style: kernel, collective, gap,

@@ -249,6 +249,19 @@ std::string QualityVerdict(const json& doc) {
   return "ok";
 }
 
+std::map<std::string, KernelLabel> ReportKernelLabels(const json& doc) {
+  std::vector<std::string> names;
+  for (const json& k : Array(doc, "top_kernels")) names.push_back(Text(k, "name"));
+  const json& table = Array(doc, "kernel_table");
+  for (size_t i = 0; i < table.size() && i < kKernelRows; ++i) names.push_back(Text(table[i], "name"));
+  return KernelLabels(names);
+}
+
+std::string KernelLabelText(const std::map<std::string, KernelLabel>& labels, const std::string& name) {
+  const auto it = labels.find(name);
+  return it != labels.end() ? it->second.Text() : ShortKernelName(name);
+}
+
 }  // namespace tg::internal
 
 namespace tg {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/document/report_document.h"
+#include "tracegate/analyzer/kernel_class.h"
 #include "tracegate/analyzer/strings.h"
 
 namespace tg::internal {
@@ -98,6 +100,14 @@ std::vector<CollectiveCells> CollectiveTable(const json& doc);
 // The rank's communication in one line ("communication 1.234 ms / iteration, compute 5.678 ms,
 // overlap 12.3%"), from the first entry of "ranks"; "" without one.
 std::string RankCommunicationText(const json& doc);
+
+// The report's kernel labels (tracegate/analyzer/kernel_class.h's KernelLabels over the names of
+// "top_kernels" and the first kKernelRows of "kernel_table"): every renderer labels a kernel with
+// these, so the text, the Markdown and the pages tell the same kernels apart the same way.
+inline constexpr size_t kKernelRows = 300;
+std::map<std::string, KernelLabel> ReportKernelLabels(const json& doc);
+// The label of `name` in `labels` ("short ‹hint›"); its short name when it is not there.
+std::string KernelLabelText(const std::map<std::string, KernelLabel>& labels, const std::string& name);
 
 // Counters of data_quality with count > 0 ("key", "severity", count, "description").
 std::vector<const json*> NonZeroCounters(const json& doc);

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "tracegate/reports/json_out.h"
+#include "tracegate/reports/report_html.h"
 
 namespace tg {
 namespace {
@@ -214,8 +215,38 @@ TEST(AnalysisReport, TextSummarySaysCleanAndTruncatesLongNames) {
   PrintAnalysis(out, AnalysisToJson(t, Analyze(t), {}));
   std::string text = out.str();
   EXPECT_NE(text.find("data quality: clean"), std::string::npos);
-  EXPECT_NE(text.find(std::string(57, 'x') + "..."), std::string::npos);
-  EXPECT_EQ(text.find(std::string(58, 'x')), std::string::npos);
+  // Cut in the middle to 60 characters, as the Markdown cuts it: both ends stay readable.
+  EXPECT_NE(text.find(std::string(28, 'x') + "..." + std::string(29, 'x') + " "), std::string::npos) << text;
+  EXPECT_EQ(text.find(std::string(30, 'x')), std::string::npos);
+}
+
+// Template instances share a short name (issue 19: top-kernel rows 3, 7, 9 and 10 all read
+// at::native::elementwise_kernel): the text, the Markdown and the page name each by the same
+// label, its short name and a hint no other instance has.
+TEST(AnalysisReport, KernelsSharingAShortNameAreToldApartInTextAndMarkdown) {
+  Trace t;
+  const char* names[] = {"void at::native::elementwise_kernel<128, 4, at::native::MulFunctor<float>>(int, float*)",
+                         "void at::native::elementwise_kernel<128, 4, at::native::AddFunctor<float>>(int, float*)",
+                         "void at::native::elementwise_kernel<128, 2, at::native::AddFunctor<c10::Half>>(int, float*)"};
+  TimeNs at = 0;
+  for (const char* n : names) {
+    Kernel k;
+    k.start = at; k.end = at + 10; k.device = 0; k.stream = 1;
+    k.name = t.strings.Intern(n);
+    t.kernels.Add(k);
+    at += 20;
+  }
+  const nlohmann::json doc = AnalysisToJson(t, Analyze(t), {});
+  std::ostringstream text;
+  PrintAnalysis(text, doc);
+  const std::string md = MarkdownReport(doc);
+  auto label = [](const std::string& hint) { return "at::native::elementwise_kernel \xE2\x80\xB9" + hint + "\xE2\x80\xBA"; };
+  for (const std::string hint : {"MulFunctor", "4 AddFunctor", "Half"}) {
+    EXPECT_NE(text.str().find(label(hint)), std::string::npos) << hint << "\n" << text.str();
+    std::string escaped = label(hint);  // Markdown escapes the underscore
+    escaped.replace(escaped.find("elementwise_kernel") + 11, 1, "\\_");
+    EXPECT_NE(md.find(escaped), std::string::npos) << hint << "\n" << md;
+  }
 }
 
 // The text renders the report document: a report read back from its file renders the same

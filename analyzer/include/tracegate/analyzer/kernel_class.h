@@ -107,4 +107,17 @@ std::vector<KernelClass> ClassifyKernels(const Trace& trace, const KernelClassif
 // arguments and parameter list ("void at::native::foo<4, bar>(int)" -> "at::native::foo").
 std::string ShortKernelName(std::string_view demangled);
 
+// Kernel names people can tell apart: a kernel's short name (ShortKernelName) and, when other
+// names of the list share it, a hint from its template arguments and parameters that no other of
+// them has ("MulFunctor", "BFloat16", "32"). Every report (text, Markdown, the HTML pages) labels
+// its kernels with these, so the same kernel reads the same everywhere.
+inline constexpr size_t kKernelHintChars = 48;
+struct KernelLabel {
+  std::string short_name, hint;
+  // "short ‹hint›".
+  std::string Text() const { return hint.empty() ? short_name : short_name + " \xE2\x80\xB9" + hint + "\xE2\x80\xBA"; }
+};
+// One label per distinct demangled name of `names`.
+std::map<std::string, KernelLabel> KernelLabels(const std::vector<std::string>& names);
+
 }  // namespace tg
