@@ -19,21 +19,8 @@ done
 "$tg" compare "$dir/eager.json" "$dir/compile.json" --html "$dir/compare.html" >/dev/null || fail "compare --html"
 cp "$dir/compare.html" "$out/compare.html" 2>/dev/null
 
-browser=${TRACEGATE_CHROMIUM-$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)}
-if [ -z "$browser" ]; then
-  [ $fails = 0 ] || exit 1
-  if [ -n "${CI:-}" ]; then
-    echo "FAIL: chromium is not installed and \$CI is set (ci/deps.sh installs the Debian package chromium)"
-    exit 1
-  fi
-  echo "SKIP ($passes CLI checks passed): chromium is not installed; the comparison page was not checked in a browser"
-  exit 0
-fi
-run_browser() {  # run_browser LOG ARGS...: stdout is the browser's
-  timeout 120 "$browser" --headless --disable-gpu --no-sandbox --disable-dev-shm-usage --no-first-run \
-    --user-data-dir="$dir/profile" --enable-logging=stderr --v=0 "${@:2}" 2>"$1"
-}
-console_errors() { grep -E 'CONSOLE|Uncaught|Refused to|Content Security Policy' "$1"; }
+source "$(dirname "$0")/chromiumlib.bash"
+need_browser "the comparison page was not checked in a browser"
 
 # The page as it is: no console message at all (it has no script; a CSP refusal would show).
 for w in 1400 800; do

@@ -30,26 +30,8 @@ for opt in --html --md; do
   else fail "analyze $opt INPUT -> rc $rc: $err"; fi
 done
 
-# TRACEGATE_CHROMIUM names the browser; set and empty, it plays a machine without one.
-browser=${TRACEGATE_CHROMIUM-$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)}
-if [ -z "$browser" ]; then
-  [ $fails = 0 ] || exit 1
-  if [ -n "${CI:-}" ]; then
-    echo "FAIL: chromium is not installed and \$CI is set (ci/deps.sh installs the Debian package chromium)"
-    exit 1
-  fi
-  echo "SKIP ($passes CLI checks passed): chromium is not installed (apt-get install chromium);" \
-       "the HTML report was not checked in a browser"
-  exit 0
-fi
-# Chromium as root in a container needs --no-sandbox; /dev/shm is often tiny there.
-run_browser() {  # run_browser LOG ARGS... : stdout is the browser's
-  timeout 120 "$browser" --headless --disable-gpu --no-sandbox --disable-dev-shm-usage --no-first-run \
-    --user-data-dir="$dir/profile" --enable-logging=stderr --v=0 "${@:2}" 2>"$1"
-}
-# Console messages are logged as "INFO:CONSOLE(line)] "text", source: URL (line)"; CSP refusals
-# and uncaught exceptions go to the console too.
-console_errors() { grep -E 'CONSOLE|Uncaught|Refused to|Content Security Policy' "$1"; }
+source "$(dirname "$0")/chromiumlib.bash"
+need_browser "the HTML report was not checked in a browser"
 
 # The detector must see a page's console error, or "no console errors" below proves nothing.
 printf '<!DOCTYPE html><title>canary</title><script>console.error("tg-canary-error")</script>\n' >"$dir/canary.html"

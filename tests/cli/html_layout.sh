@@ -15,17 +15,8 @@ check_js="$(dirname "$0")/html_layout_check.js"
 out=${TRACEGATE_ARTIFACT_DIR:-$dir}
 mkdir -p "$out"
 
-browser=${TRACEGATE_CHROMIUM-$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)}
-if [ -z "$browser" ]; then
-  if [ -n "${CI:-}" ]; then echo "FAIL: chromium is not installed and \$CI is set"; exit 1; fi
-  echo "SKIP: chromium is not installed (apt-get install chromium); the pages' layout was not checked"
-  exit 0
-fi
-run_browser() {  # run_browser LOG ARGS... : stdout is the browser's
-  timeout 120 "$browser" --headless --disable-gpu --no-sandbox --disable-dev-shm-usage --no-first-run \
-    --user-data-dir="$dir/profile" --enable-logging=stderr --v=0 "${@:2}" 2>"$1"
-}
-console_errors() { grep -E 'CONSOLE|Uncaught|Refused to|Content Security Policy' "$1"; }
+source "$(dirname "$0")/chromiumlib.bash"
+need_browser "the pages' layout was not checked"
 
 # The pages.
 pages=()
