@@ -280,24 +280,10 @@ class Exporter {
       case kKernelRows: return WriteKernel(i, s.track);
       case kMemcpyRows: {
         const MemcpyTable& m = t_.memcpys;
-        Begin("X", "gpu_memcpy", CopyName(m.kind[i], m.src_kind[i], m.dst_kind[i]), s.track, m.start[i]);
-        Dur(m.start[i], m.end[i]);
-        GpuArgs(m.device[i], m.stream[i], m.correlation[i]);
-        out_.Raw(",\"bytes\":").Int(m.bytes[i]);
-        Bandwidth(m.bytes[i], m.start[i], m.end[i]);
-        out_.Raw("}}");
-        return;
+        return WriteTransfer("gpu_memcpy", CopyName(m.kind[i], m.src_kind[i], m.dst_kind[i]), m, i, s.track);
       }
-      case kMemsetRows: {
-        const MemsetTable& m = t_.memsets;
-        Begin("X", "gpu_memset", MemsetName(m.mem_kind[i]), s.track, m.start[i]);
-        Dur(m.start[i], m.end[i]);
-        GpuArgs(m.device[i], m.stream[i], m.correlation[i]);
-        out_.Raw(",\"bytes\":").Int(m.bytes[i]);
-        Bandwidth(m.bytes[i], m.start[i], m.end[i]);
-        out_.Raw("}}");
-        return;
-      }
+      case kMemsetRows:
+        return WriteTransfer("gpu_memset", MemsetName(t_.memsets.mem_kind[i]), t_.memsets, i, s.track);
       case kFindingRows: return WriteFindingSlice(s);
     }
   }
@@ -322,6 +308,17 @@ class Exporter {
     if (r.on_gpu[i]) out_.Raw("\"device\":").Int(r.pid[i]).Raw(",\"stream\":").Int(r.stream[i]);
     if (r.domain[i] != StringTable::kEmpty && std::string_view(cat) == "user_annotation")
       out_.Raw("\"domain\":").Raw(names_.Get(r.domain[i]));
+    out_.Raw("}}");
+  }
+
+  // A copy or a memset: both carry their bytes and the bandwidth they reached.
+  template <class Table, class Name>
+  void WriteTransfer(const char* category, const Name& name, const Table& m, size_t i, uint32_t track) {
+    Begin("X", category, name, track, m.start[i]);
+    Dur(m.start[i], m.end[i]);
+    GpuArgs(m.device[i], m.stream[i], m.correlation[i]);
+    out_.Raw(",\"bytes\":").Int(m.bytes[i]);
+    Bandwidth(m.bytes[i], m.start[i], m.end[i]);
     out_.Raw("}}");
   }
 
