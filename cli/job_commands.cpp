@@ -22,7 +22,7 @@ int WriteJob(const nlohmann::json& job, const std::string& json_out, const std::
   if (!json_out.empty())
     if (Status s = WriteJsonFile(json_out, job); !s.ok()) return Fail(s);
   if (!md_out.empty())
-    if (Status s = WriteFileAtomic(md_out, JobRanksMarkdown(job) + MarkdownReport(job)); !s.ok()) return Fail(s);
+    if (Status s = WriteFileAtomic(md_out, JobMarkdownReport(job)); !s.ok()) return Fail(s);
   if (!html_out.empty())
     if (Status s = WriteFileAtomic(html_out, JobHtmlReport(job)); !s.ok()) return Fail(s);
   if (!quiet) {

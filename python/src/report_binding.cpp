@@ -80,7 +80,7 @@ std::shared_ptr<Report> AnalyzeJobFiles(const std::vector<std::string>& inputs, 
 }
 
 std::string Markdown(const Report& r) {
-  return r.job ? tg::JobRanksMarkdown(r.doc) + tg::MarkdownReport(r.doc) : tg::MarkdownReport(r.doc);
+  return r.job ? tg::JobMarkdownReport(r.doc) : tg::MarkdownReport(r.doc);
 }
 std::string Html(const Report& r) { return r.job ? tg::JobHtmlReport(r.doc) : tg::HtmlReport(r.doc); }
 std::string Text(const Report& r) {

@@ -155,12 +155,43 @@ std::string JobRanksMarkdown(const nlohmann::json& job) {
   out << "### Ranks\n\n" << Headline(job) << ". `*` marks the slowest rank, whose report follows.\n\n";
   MarkdownTable(out, std::vector<std::string>(std::begin(kHeader), std::end(kHeader)), Rows(job), std::size(kHeader) - 1);
   if (const std::string chart = internal::RankChartText(internal::ChartRanks(job)); !chart.empty())
-    out << "#### Straggler chart\n\n```text\n" << chart << "```\n\n";
+    out << "<details><summary>Straggler chart</summary>\n\n```text\n" << chart << "```\n\n</details>\n\n";
   if (const auto collectives = CollectiveRows(job); !collectives.empty()) {
-    out << "### Job collectives\n\n" << kCollectivesNote << ".\n\n";
+    out << "<details><summary>Job collectives</summary>\n\n" << kCollectivesNote << ".\n\n";
     MarkdownTable(out, std::vector<std::string>(std::begin(kCollectiveHeader), std::end(kCollectiveHeader)), collectives, 0);
+    out << "</details>\n\n";
   }
   return out.str();
+}
+
+std::string JobMarkdownReport(const nlohmann::json& job) {
+  // The slowest rank's report leads with its bold line; the job's line takes its place, widened
+  // by the job's facts, and the rank's report follows the ranks under a heading of its own.
+  std::string rank = MarkdownReport(job);
+  std::string line;
+  if (rank.rfind("**", 0) == 0) {
+    const size_t end = rank.find("**\n\n", 2);
+    if (end != std::string::npos) {
+      line = rank.substr(2, end - 2);
+      rank.erase(0, end + 4);
+    }
+  }
+  std::string lead = "Job of " + std::to_string(internal::Array(job, "ranks").size()) + " ranks";
+  if (internal::Number(job, "avg_latency_ms")) lead += ", slowest rank " + std::to_string(internal::Int(job, "slowest_rank"));
+  for (const json& f : internal::Array(job, "findings")) {
+    if (internal::Text(f, "id") != "straggler") continue;
+    std::string ranks, detail;
+    for (const json& i : internal::Array(f, "involved")) {
+      if (internal::Text(i, "kind") != "rank") continue;
+      ranks += (ranks.empty() ? "" : ", ") + internal::Text(i, "name");
+      if (detail.empty()) detail = internal::Text(i, "detail").substr(0, internal::Text(i, "detail").find(','));
+    }
+    if (!ranks.empty()) line += "; straggler: rank " + ranks + (detail.empty() ? "" : " (" + MarkdownEscape(detail) + ")");
+  }
+  const std::string slowest = internal::Number(job, "avg_latency_ms")
+                                  ? " (rank " + std::to_string(internal::Int(job, "slowest_rank")) + ")"
+                                  : "";
+  return "**" + lead + ": " + line + "**\n\n" + JobRanksMarkdown(job) + "### The slowest rank" + slowest + "\n\n" + rank;
 }
 
 std::string JobRanksHtml(const nlohmann::json& job) {

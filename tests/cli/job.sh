@@ -84,6 +84,11 @@ out=$("$tg" analyze job --md job.md --html job.html -o job.md.json 2>&1)
   && grep -q '| `allreduce` | Float | 4194304 B | 4 | 4 | 5 | 24.500 | 1.225 | 3.42 GB/s | 5.14 GB/s |' job.md \
   && grep -q '<td class="name">allreduce</td><td class="num">Float</td><td class="num">4194304 B</td>' job.html \
   && ok || fail "job collectives in the summary, Markdown and HTML: $out"
+# The job's Markdown leads with one bold line: ranks, the slowest rank's figures, the straggler.
+first=$(head -n 1 job.md)
+[[ $first == '**Job of 4 ranks, slowest rank 0: 5.000 ms per iteration'*'; straggler: rank 2 (last at 5 of 5 shared collectives)**' ]] \
+  && grep -q '^### The slowest rank (rank 0)$' job.md && [ "$(grep -c '^\*\*' job.md)" -ge 1 ] \
+  && ok || fail "job Markdown's first line: $first"
 # Communication fully hidden: no straggler, 1 ms of compute beside each 1 ms all-reduce.
 python3 "$gen" hidden --ranks 2 --late-us 0 --overlap-us 1000 && "$tg" analyze hidden -q -o hidden.json || fail "hidden job"
 python3 - hidden.json <<'EOF_PY' && ok || fail "fully hidden communication: no comm_exposed"

@@ -74,6 +74,10 @@ inline constexpr size_t kJobRankFamilies = 10;
 // job's per-collective table of a job report, as text (the analyze summary) and as Markdown.
 void PrintJobRanks(std::ostream& out, const nlohmann::json& job);
 std::string JobRanksMarkdown(const nlohmann::json& job);
+// The Markdown of a job (analyze DIR --md): one bold line first (ranks, the slowest rank's
+// latency and top finding, the straggler), the ranks, then the slowest rank's report; the chart
+// and the collectives folded.
+std::string JobMarkdownReport(const nlohmann::json& job);
 // The HTML report of a job: the per-rank table, the straggler chart (inline SVG) and the job's
 // collectives, then the slowest rank's report.
 std::string JobHtmlReport(const nlohmann::json& job);
