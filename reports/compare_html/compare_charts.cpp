@@ -8,6 +8,7 @@
 
 #include "reports/document/report_document.h"
 #include "reports/gate/compare_internal.h"
+#include "reports/report/report_svg.h"
 #include "reports/report/report_view.h"
 #include "tracegate/analyzer/strings.h"
 #include "tracegate/reports/report_html.h"
@@ -16,69 +17,31 @@ namespace tg::internal {
 
 namespace {
 
-constexpr double kWidth = 1200;  // viewBox width of every chart; the page scales it
+constexpr double kWidth = kChartWidth;  // viewBox width of every chart; the page scales it
 constexpr double kCharPx = 6.6;  // about one character of the 12 px chart font
 
 std::string Esc(std::string_view s) { return HtmlEscape(RepairUtf8(s)); }
 
-std::string Na(const std::string& why) { return "<p class=\"na\">n/a: " + Esc(why) + "</p>\n"; }
-
-// The pieces of an SVG chart, with coordinates in viewBox units.
-std::string Open(double height, const std::string& label) {
-  return StrFormat("<svg class=\"chart\" viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" role=\"img\" aria-label=\"", kWidth,
-                   height) +
-         Esc(label) + "\" xmlns=\"http://www.w3.org/2000/svg\">\n";
-}
-std::string Box(double x, double y, double w, double h, const std::string& cls, const std::string& title = "") {
-  std::string r = StrFormat("<rect class=\"%s\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\"", cls.c_str(), x,
-                            y, std::max(w, 0.0), std::max(h, 0.0));
-  return title.empty() ? r + "/>\n" : r + "><title>" + Esc(title) + "</title></rect>\n";
-}
-std::string Label(double x, double y, const std::string& cls, const std::string& text) {
-  return StrFormat("<text class=\"%s\" x=\"%.2f\" y=\"%.2f\">", cls.c_str(), x, y) + Esc(text) + "</text>\n";
-}
-std::string Stroke(double x1, double y1, double x2, double y2, const char* cls) {
-  return StrFormat("<line class=\"%s\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n", cls, x1, y1, x2, y2);
-}
 // A text that starts at x, or ends at x when it would run past the chart's right edge.
 std::string LabelFitting(double x, double y, const std::string& cls, const std::string& text) {
   const bool fits = x + kCharPx * static_cast<double>(text.size()) < kWidth - 4;
-  return Label(fits ? x : std::min(x, kWidth - 4), y, fits ? cls : cls + " end", text);
+  return SvgText(fits ? x : std::min(x, kWidth - 4), y, fits ? cls : cls + " end", text);
 }
 
-// One unit for every tick of an axis, chosen by the range it spans (in ms).
-struct AxisUnit {
-  const char* name;
-  double per_ms;
-};
-AxisUnit PickUnit(double range_ms) {
-  if (range_ms >= 5000) return {"s", 1e-3};
-  if (range_ms >= 2) return {"ms", 1};
-  if (range_ms >= 0.002) return {"us", 1e3};
-  return {"ns", 1e6};
-}
-
-double NiceStep(double range, int ticks) {
-  const double raw = range / ticks, p = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double m : {1.0, 2.0, 5.0})
-    if (m * p >= raw) return m * p;
-  return 10 * p;
-}
-
-// A horizontal axis over [lo_ms, hi_ms] at height y: ticks in one unit, and its title under them
-// ("<title> (<unit>)").
+// A horizontal axis over [lo_ms, hi_ms] at height y: ticks in one unit (report_svg's PickTimeUnit,
+// NiceTicks and TickText, as on the analyze page), and its title under them ("<title> (<unit>)").
 std::string AxisBelow(double lo_ms, double hi_ms, double x0, double width, double y, const std::string& title) {
-  const AxisUnit u = PickUnit(hi_ms - lo_ms);
-  const double lo = lo_ms * u.per_ms, hi = hi_ms * u.per_ms, step = NiceStep(hi - lo, 7);
-  const int decimals = std::max(0, static_cast<int>(-std::floor(std::log10(step) + 1e-9)));
-  std::string out = Stroke(x0, y, x0 + width, y, "axis");
-  const double first = std::ceil(lo / step - 1e-9) * step;
-  for (int i = 0; i <= 14 && first + i * step <= hi + step * 1e-9; ++i) {
-    const double t = first + i * step, x = x0 + (t - lo) / (hi - lo) * width;
-    out += Stroke(x, y, x, y + 4, "tick");
-    out += Label(x, y + 16, "tick-label", StrFormat("%.*f", decimals, std::fabs(t) < step * 1e-9 ? 0.0 : t));
+  const TimeUnit u = PickTimeUnit((hi_ms - lo_ms) * 1e6);
+  const double lo = lo_ms * 1e6 / u.ns, hi = hi_ms * 1e6 / u.ns;
+  std::string out = SvgLine(x0, y, x0 + width, y, "axis");
+  const std::vector<double> ticks = NiceTicks(lo, hi, 7);
+  const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1;
+  for (double t : ticks) {
+    const double x = x0 + (t - lo) / (hi - lo) * width;
+    out += SvgLine(x, y, x, y + 4, "tick");
+    out += SvgText(x, y + 16, "tick-label", TickText(t, step));
   }
-  return out + Label(x0 + width / 2, y + 34, "axis-title", title + " (" + u.name + ")");
+  return out + SvgText(x0 + width / 2, y + 34, "axis-title", title + " (" + u.name + ")");
 }
 
 std::vector<double> Samples(const json& doc) {
@@ -103,7 +66,7 @@ std::string Ms(double ms) {
 
 std::string LatencyOverlaySvg(const Comparison& c, const PageSide& base, const PageSide& next) {
   const std::vector<double> bs = Samples(*base.doc), ns = Samples(*next.doc);
-  if (bs.empty() && ns.empty()) return Na("neither report has latency_samples_ms (no iterations)");
+  if (bs.empty() && ns.empty()) return SvgNa("neither report has latency_samples_ms (no iterations)");
   const double bm = Mean(bs), nm = Mean(ns);
   const BootstrapResult& boot = c.bootstrap;
   double lo = std::numeric_limits<double>::max(), hi = std::numeric_limits<double>::lowest();
@@ -119,19 +82,19 @@ std::string LatencyOverlaySvg(const Comparison& c, const PageSide& base, const P
   const bool histogram = bs.size() >= 10 && ns.size() >= 10;
   const double hist_top = 30, hist_h = histogram ? 110 : 0, rows_top = hist_top + hist_h + (histogram ? 14 : 0);
   const double row_h = 26, axis_y = rows_top + 2 * (row_h + 8) + 4;
-  std::string out = Open(axis_y + 44, "Latency per iteration of both runs");
+  std::string out = SvgOpen(axis_y + 44, "Latency per iteration of both runs");
   // Legend.
   double lx = x0;
   auto key = [&](const std::string& cls, const std::string& text) {
-    out += Box(lx, 4, 12, 12, cls) + Label(lx + 16, 14, "legend", text);
+    out += SvgRect(lx, 4, 12, 12, cls) + SvgText(lx + 16, 14, "legend", text);
     lx += 16 + kCharPx * static_cast<double>(text.size()) + 22;
   };
   key("side-base", "base (" + std::to_string(bs.size()) + " iterations)");
   key("side-new", "new (" + std::to_string(ns.size()) + " iterations)");
   if (boot.ok) key("ci", StrFormat("%g%% interval of the new mean", boot.confidence * 100));
   if (c.has_latency) {
-    out += Stroke(lx, 10, lx + 18, 10, "limit");
-    out += Label(lx + 22, 14, "legend", "limit " + FormatSigned(c.options.threshold_pct, -1) + "%");
+    out += SvgLine(lx, 10, lx + 18, 10, "limit");
+    out += SvgText(lx + 22, 14, "legend", "limit " + FormatSigned(c.options.threshold_pct, -1) + "%");
   }
   if (histogram) {  // shared bins; a bar's height is the share of its run's iterations
     const size_t bins = std::clamp<size_t>(static_cast<size_t>(std::ceil(std::sqrt(std::max(bs.size(), ns.size())))), 5, 30);
@@ -149,15 +112,15 @@ std::string LatencyOverlaySvg(const Comparison& c, const PageSide& base, const P
       for (const auto& [h, cls, who] : {std::tuple{&hb, "hist-base", "base"}, std::tuple{&hn, "hist-new", "new"}}) {
         const double bar = (*h)[b] / top * hist_h;
         if (bar > 0)
-          out += Box(x0 + static_cast<double>(b) * bin_w + 1, hist_top + hist_h - bar, bin_w - 2, bar, cls,
+          out += SvgRect(x0 + static_cast<double>(b) * bin_w + 1, hist_top + hist_h - bar, bin_w - 2, bar, cls,
                      StrFormat("%s: %.0f%% of its iterations in [%s, %s] ms", who, (*h)[b] * 100, Ms(from).c_str(),
                                Ms(to).c_str()));
       }
     }
-    out += Stroke(x0 - 6, hist_top, x0 - 6, hist_top + hist_h, "axis");
-    out += Label(x0 - 10, hist_top + 10, "tick-label end", StrFormat("%.0f", top * 100));
-    out += Label(x0 - 10, hist_top + hist_h, "tick-label end", "0");
-    out += Label(x0 - 12, hist_top + hist_h / 2 + 4, "axis-title end", "share of iterations (%)");
+    out += SvgLine(x0 - 6, hist_top, x0 - 6, hist_top + hist_h, "axis");
+    out += SvgText(x0 - 10, hist_top + 10, "tick-label end", StrFormat("%.0f", top * 100));
+    out += SvgText(x0 - 10, hist_top + hist_h, "tick-label end", "0");
+    out += SvgText(x0 - 12, hist_top + hist_h / 2 + 4, "axis-title end", "share of iterations (%)");
   }
   // One row per run: every sample a tick, the mean a heavy line.
   const struct Row {
@@ -168,23 +131,23 @@ std::string LatencyOverlaySvg(const Comparison& c, const PageSide& base, const P
   } rows[] = {{&bs, bm, "side-base", "base"}, {&ns, nm, "side-new", "new"}};
   double y = rows_top;
   for (const Row& r : rows) {
-    out += Label(x0 - 10, y + row_h * 0.65, "lane-label", r.label + " (n = " + std::to_string(r.v->size()) + ")");
-    out += Box(x0, y, plot_w, row_h, "lane");
+    out += SvgText(x0 - 10, y + row_h * 0.65, "lane-label", r.label + " (n = " + std::to_string(r.v->size()) + ")");
+    out += SvgRect(x0, y, plot_w, row_h, "lane");
     if (&r == &rows[1] && boot.ok)
-      out += Box(X(bm * boot.lo), y - 3, X(bm * boot.hi) - X(bm * boot.lo), row_h + 6, "ci",
+      out += SvgRect(X(bm * boot.lo), y - 3, X(bm * boot.hi) - X(bm * boot.lo), row_h + 6, "ci",
                  StrFormat("mean(new) / mean(base) = %.4f, %g%% bootstrap interval [%.4f, %.4f]: the new mean lies in "
                            "[%s, %s] ms",
                            boot.ratio, boot.confidence * 100, boot.lo, boot.hi, Ms(bm * boot.lo).c_str(),
                            Ms(bm * boot.hi).c_str()));
-    for (double s : *r.v) out += Stroke(X(s), y + 4, X(s), y + row_h - 4, (std::string("rug ") + r.cls).c_str());
+    for (double s : *r.v) out += SvgLine(X(s), y + 4, X(s), y + row_h - 4, (std::string("rug ") + r.cls).c_str());
     if (!r.v->empty()) {
-      out += Stroke(X(r.mean), y - 2, X(r.mean), y + row_h + 2, "mean");
+      out += SvgLine(X(r.mean), y - 2, X(r.mean), y + row_h + 2, "mean");
       out += LabelFitting(X(r.mean) + 5, y + row_h * 0.65, "legend", "mean " + Ms(r.mean) + " ms");
     }
     y += row_h + 8;
   }
   if (c.has_latency)
-    out += Stroke(X(c.limit_ms), hist_top - 4, X(c.limit_ms), y - 4, "limit") +
+    out += SvgLine(X(c.limit_ms), hist_top - 4, X(c.limit_ms), y - 4, "limit") +
            StrFormat("<rect class=\"hit\" x=\"%.2f\" y=\"%.2f\" width=\"6\" height=\"%.2f\"><title>", X(c.limit_ms) - 3,
                      hist_top - 4, y - hist_top) +
            Esc("limit: base avg_latency_ms x (1 + " + FormatNumber(c.options.threshold_pct, -1) +
@@ -195,7 +158,7 @@ std::string LatencyOverlaySvg(const Comparison& c, const PageSide& base, const P
 }
 
 std::string FamilyWaterfallSvg(const Comparison& c) {
-  if (c.kernels.empty()) return Na("the kernels were not compared (a side has no kernel_table)");
+  if (c.kernels.empty()) return SvgNa("the kernels were not compared (a side has no kernel_table)");
   double base_total = 0, new_total = 0;
   for (const KernelDelta& k : c.kernels) base_total += k.base_ms, new_total += k.new_ms;
   constexpr size_t kSteps = 12;
@@ -232,23 +195,23 @@ std::string FamilyWaterfallSvg(const Comparison& c) {
   steps.push_back({"new: all kernels", Ms(new_total) + " ms", "", 0, new_total, "wf-total"});
   double top = 0;
   for (const Step& s : steps) top = std::max({top, s.from, s.to});
-  if (top <= 0) return Na("no kernel time on either side");
+  if (top <= 0) return SvgNa("no kernel time on either side");
   top *= 1.02;
   const double label_w = kLabelWidth, value_w = 190, x0 = label_w, plot_w = kWidth - label_w - value_w;
   const double bar_h = 18, gap = 7, axis_y = 8 + static_cast<double>(steps.size()) * (bar_h + gap);
   auto X = [&](double ms) { return x0 + ms / top * plot_w; };
-  std::string out = Open(axis_y + 44, "Kernel GPU time per iteration from base to new, by kernel family");
+  std::string out = SvgOpen(axis_y + 44, "Kernel GPU time per iteration from base to new, by kernel family");
   double y = 8;
   for (size_t i = 0; i < steps.size(); ++i) {
     const Step& s = steps[i];
     const double a = X(std::min(s.from, s.to)), b = X(std::max(s.from, s.to));
     out += "<g>";
     if (!s.title.empty()) out += "<title>" + Esc(s.title) + "</title>";
-    out += Label(label_w - 8, y + 13, "lane-label", s.label);
-    out += Box(a, y, std::max(b - a, 1.0), bar_h, s.cls);
+    out += SvgText(label_w - 8, y + 13, "lane-label", s.label);
+    out += SvgRect(a, y, std::max(b - a, 1.0), bar_h, s.cls);
     out += LabelFitting(b + 6, y + 13, "legend", s.value);
     out += "</g>\n";
-    if (i + 1 < steps.size()) out += Stroke(X(s.to), y + bar_h, X(s.to), y + bar_h + gap, "connector");
+    if (i + 1 < steps.size()) out += SvgLine(X(s.to), y + bar_h, X(s.to), y + bar_h + gap, "connector");
     y += bar_h + gap;
   }
   out += AxisBelow(0, top, x0, plot_w, axis_y, "kernel GPU time per iteration, summed over streams");
@@ -299,18 +262,18 @@ std::string MedianIterationsSvg(const PageSide& base, const PageSide& next) {
         }
     sides.push_back(std::move(side));
   }
-  if (sides.empty()) return Na("neither report has a timeline section with a median iteration");
+  if (sides.empty()) return SvgNa("neither report has a timeline section with a median iteration");
   if (hi <= lo) hi = lo + 1;
   const double x0 = 190, plot_w = kWidth - x0 - 150, lane_h = 16, head_h = 22;
   auto X = [&](double ns) { return x0 + (ns - lo) / (hi - lo) * plot_w; };
   double height = 26;
   for (const Side& s : sides) height += head_h + static_cast<double>(s.lanes.size()) * (lane_h + 4) + 8;
-  std::string out = Open(height + 44, "The median iteration of each run on one time axis");
+  std::string out = SvgOpen(height + 44, "The median iteration of each run on one time axis");
   double lx = x0;
   for (const auto& [cls, name] : {std::pair{"kernel", "kernel"}, std::pair{"collective", "collective"},
                                   std::pair{"memcpy", "memcpy"}, std::pair{"memset", "memset"},
                                   std::pair{"lane", "idle (no work on the stream)"}}) {
-    out += Box(lx, 4, 12, 12, cls) + Label(lx + 16, 14, "legend", name);
+    out += SvgRect(lx, 4, 12, 12, cls) + SvgText(lx + 16, 14, "legend", name);
     lx += 16 + kCharPx * static_cast<double>(std::string_view(name).size()) + 22;
   }
   double y = 26;
@@ -320,7 +283,7 @@ std::string MedianIterationsSvg(const PageSide& base, const PageSide& next) {
     std::string head = s.side->label + ": iteration " + StrFormat("%.0f", Number(tl, "iteration").value_or(0)) + ", " +
                        Ms(duration / 1e6) + " ms (" + Text(tl, "selection") + ")";
     if (s.lanes_left > 0) head += StrFormat("; %zu quieter streams not drawn", s.lanes_left);
-    out += Label(x0, y + 14, "side-title", Cut(head, 150));
+    out += SvgText(x0, y + 14, "side-title", Cut(head, 150));
     y += head_h;
     const double first_lane = y;
     for (const json* lane : s.lanes) {
@@ -328,8 +291,8 @@ std::string MedianIterationsSvg(const PageSide& base, const PageSide& next) {
       const json* stream = Find(*lane, "stream");
       auto id = [](const json* v) { return v && v->is_number_integer() ? std::to_string(v->get<int64_t>()) : "?"; };
       const std::string name = "GPU " + id(dev) + " · stream " + id(stream);
-      out += Label(x0 - 8, y + lane_h * 0.8, "lane-label", name);
-      out += Box(X(0), y, X(duration) - X(0), lane_h, "lane",
+      out += SvgText(x0 - 8, y + lane_h * 0.8, "lane-label", name);
+      out += SvgRect(X(0), y, X(duration) - X(0), lane_h, "lane",
                  name + ": busy " + Ms(Number(*lane, "busy_ns").value_or(0) / 1e6) + " ms, idle " +
                      Ms(Number(*lane, "idle_ns").value_or(0) / 1e6) + " ms");
       for (const json& r : Array(*lane, "items")) {
@@ -337,13 +300,13 @@ std::string MedianIterationsSvg(const PageSide& base, const PageSide& next) {
         const double start = r[0].get<double>(), dur = std::max(0.0, r[1].get<double>());
         const std::string kind = r[2].is_string() ? r[2].get<std::string>() : "kernel";
         const char* cls = kind == "memcpy" ? "memcpy" : kind == "memset" ? "memset" : kind == "collective" ? "collective" : "kernel";
-        out += Box(X(start), y, std::max(X(start + dur) - X(start), 0.6), lane_h, cls,
+        out += SvgRect(X(start), y, std::max(X(start + dur) - X(start), 0.6), lane_h, cls,
                    (r[3].is_string() ? r[3].get<std::string>() : kind) + ": at " + Ms(start / 1e6) + " ms, " +
                        Ms(dur / 1e6) + " ms");
       }
       y += lane_h + 4;
     }
-    out += Stroke(X(duration), first_lane - 4, X(duration), y, "iteration-end");
+    out += SvgLine(X(duration), first_lane - 4, X(duration), y, "iteration-end");
     out += LabelFitting(X(duration) + 4, first_lane + 8, "legend", "end " + Ms(duration / 1e6) + " ms");
     y += 8;
   }

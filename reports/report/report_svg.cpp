@@ -8,6 +8,7 @@
 
 #include "reports/report/report_view.h"
 #include "tracegate/analyzer/kernel_class.h"
+#include "tracegate/analyzer/strings.h"
 #include "tracegate/reports/report_html.h"
 
 namespace tg::internal {
@@ -19,15 +20,17 @@ using namespace internal;
 constexpr double kWidth = kChartWidth;
 constexpr double kLabelWidth = kChartLabelWidth;
 
-std::string Esc(std::string_view s) { return HtmlEscape(s); }
+std::string Esc(std::string_view s) { return HtmlEscape(RepairUtf8(s)); }  // a name may hold any bytes
 
-// The straggler chart's axis: every tick labelled with its unit (job reports read as before).
-std::string UnitAxis(double lo, double hi, double y, double x0, double width) {
+// The stacked bars' ms axis: bare numbers, the unit once in the title under it.
+std::string MsAxis(double lo, double hi, double y, double x0, double width) {
   std::string out = SvgLine(x0, y, x0 + width, y, "axis");
-  for (double t : NiceTicks(lo, hi, 6)) {
+  const std::vector<double> ticks = NiceTicks(lo, hi, 6);
+  const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1;
+  for (double t : ticks) {
     double x = x0 + (t - lo) / (hi - lo) * width;
     out += SvgLine(x, y, x, y + 4, "tick");
-    out += SvgText(x, y + 16, "tick-label", FormatValue(t, Unit::kMs));
+    out += SvgText(x, y + 16, "tick-label", TickText(t, step));
   }
   return out;
 }
@@ -213,8 +216,8 @@ std::string StackedBarsSvg(const std::vector<StackedBar>& bars, const std::vecto
     out += SvgText(x + 8, y + 13, "legend", b.note);
     y += bar_h + gap;
   }
-  out += UnitAxis(0, most, axis_y, kLabelWidth, plot_w);
-  out += SvgText(kLabelWidth + plot_w / 2, axis_y + 36, "tick-label", axis);
+  out += MsAxis(0, most, axis_y, kLabelWidth, plot_w);
+  out += SvgText(kLabelWidth + plot_w / 2, axis_y + 36, "axis-title", axis);
   return out + "</svg>\n";
 }
 

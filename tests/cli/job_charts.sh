@@ -43,7 +43,11 @@ ns = "{http://www.w3.org/2000/svg}"
 texts = [t.text for t in root.iter(ns + "text")]
 assert "rank 2 (straggler)" in texts and "rank 0 (slowest)" in texts, texts
 assert any(t and t.startswith("2.700 + 1.000 + 0.000 = 3.700 ms, last 5") for t in texts), texts
-assert any(t and "ms per iteration" in t for t in texts) and any(t and t.endswith(" ms") for t in texts), texts
+# One unit per axis: bare numbers on the ticks, "ms" once in the axis title.
+ticks = [t.text for t in root.iter(ns + "text") if t.get("class") == "tick-label"]
+titles = [t.text for t in root.iter(ns + "text") if t.get("class") == "axis-title"]
+assert len(ticks) >= 2 and all(re.fullmatch(r"[0-9]+(\.[0-9]+)?", t) for t in ticks), ticks
+assert len(titles) == 1 and titles[0].startswith("ms per iteration"), titles
 # Compute bars (class kernel, titled "rank N...: compute"): the straggler's is the longest.
 compute = {}
 for r in root.iter(ns + "rect"):
