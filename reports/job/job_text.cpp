@@ -177,6 +177,11 @@ std::string JobMarkdownReport(const nlohmann::json& job) {
     }
   }
   std::string lead = "Job of " + std::to_string(internal::Array(job, "ranks").size()) + " ranks";
+  // The rank's line starts with the model's name where one was given: it leads the job's line.
+  if (const std::string model = MarkdownEscape(internal::Text(job, "model")); !model.empty() && line.rfind(model + ": ", 0) == 0) {
+    lead = model + ", job of " + std::to_string(internal::Array(job, "ranks").size()) + " ranks";
+    line.erase(0, model.size() + 2);
+  }
   if (internal::Number(job, "avg_latency_ms")) lead += ", slowest rank " + std::to_string(internal::Int(job, "slowest_rank"));
   for (const json& f : internal::Array(job, "findings")) {
     if (internal::Text(f, "id") != "straggler") continue;

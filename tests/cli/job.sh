@@ -89,6 +89,8 @@ first=$(head -n 1 job.md)
 [[ $first == '**Job of 4 ranks, slowest rank 0: 5.000 ms per iteration'*'; straggler: rank 2 (last at 5 of 5 shared collectives)**' ]] \
   && grep -q '^### The slowest rank (rank 0)$' job.md && [ "$(grep -c '^\*\*' job.md)" -ge 1 ] \
   && ok || fail "job Markdown's first line: $first"
+"$tg" analyze job -q --model llama_tp4 --md job_model.md && first=$(head -n 1 job_model.md)
+[[ $first == '**llama\_tp4, job of 4 ranks, slowest rank 0: 5.000 ms per iteration'* ]] && ok || fail "job Markdown with --model: $first"
 # Communication fully hidden: no straggler, 1 ms of compute beside each 1 ms all-reduce.
 python3 "$gen" hidden --ranks 2 --late-us 0 --overlap-us 1000 && "$tg" analyze hidden -q -o hidden.json || fail "hidden job"
 python3 - hidden.json <<'EOF_PY' && ok || fail "fully hidden communication: no comm_exposed"
