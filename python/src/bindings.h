@@ -8,9 +8,14 @@
 
 #include <exception>
 #include <nlohmann/json.hpp>
+#include <memory>
 #include <string>
 
 #include "tracegate/analyzer/status.h"
+
+namespace tg {
+struct IterationAnalysis;
+}  // namespace tg
 
 namespace tgpy {
 
@@ -39,9 +44,15 @@ py::str Str(const std::string& s);
 py::object JsonToPython(const nlohmann::json& doc);
 nlohmann::json PythonToJson(py::handle obj);
 
-// A report document: one trace's (tracegate.report/v1, its iteration_table filled) or a job's.
+// A report document: one trace's (tracegate.report/v1) or a job's. An analysis leaves its
+// iteration_table empty and keeps the iterations: Doc() puts the rows in on first use, so that
+// analyze() costs what `tracegate analyze` costs and only a caller that reads the document (its
+// dict, the iterations, a renderer, a gate) pays for one object per iteration. Read the document
+// through Doc(), with the GIL held (it fills the rows once).
 struct Report {
-  nlohmann::json doc;
+  const nlohmann::json& Doc() const;
+  mutable nlohmann::json doc;
+  mutable std::shared_ptr<const tg::IterationAnalysis> pending_rows;  // iteration_table's, until Doc()
   std::string no_activity;  // why a recording holds no GPU work (analyze's summary line), if known
   bool job = false;
 };

@@ -33,8 +33,8 @@ using ReportPtr = std::shared_ptr<Report>;
 ComparisonPtr Compare(const ReportPtr& base, const ReportPtr& next, const tg::VerdictSettings& v,
                       const std::string& base_label, const std::string& new_label) {
   auto out = std::make_shared<PyComparison>();
-  out->base = base->doc;
-  out->next = next->doc;
+  out->base = base->Doc();
+  out->next = next->Doc();
   py::gil_scoped_release unlocked;
   out->c = tg::CompareReports(out->base, out->next, tg::ToCompareOptions(v), base_label, new_label);
   return out;
@@ -74,7 +74,7 @@ void WriteOutputs(const PyComparison& p, const tg::ComparisonOutputs& o, const s
 // The warning the CLI prints when the history cannot be written, or None.
 std::optional<std::string> RecordGate(const std::string& dir, const std::string& baseline_path, const ReportPtr& next,
                                       const std::string& next_label, const PyComparison& p) {
-  tg::Status s = tg::RecordGateInHistory(dir, baseline_path, next->doc, next_label, p.c);
+  tg::Status s = tg::RecordGateInHistory(dir, baseline_path, next->Doc(), next_label, p.c);
   if (s.ok()) return std::nullopt;
   return "the gate was not recorded in the history: " + s.message();
 }

@@ -27,6 +27,14 @@
 namespace tgpy {
 
 
+const nlohmann::json& Report::Doc() const {
+  if (pending_rows) {
+    doc["iteration_table"] = tg::IterationTableJson(*pending_rows);
+    pending_rows.reset();
+  }
+  return doc;
+}
+
 namespace {
 
 using nlohmann::json;
@@ -37,7 +45,8 @@ Report AnalyzeTrace(const Trace& trace, const tg::AnalysisConfig& config) {
   Report r;
   tg::Analysis analysis;
   ThrowIfError(tg::RunAnalysis(trace, config, &analysis));
-  r.doc = tg::AnalysisToJson(trace, analysis, config, tg::IterationRows::kInTree);
+  r.doc = tg::AnalysisToJson(trace, analysis, config, tg::IterationRows::kLeftOut);
+  r.pending_rows = std::make_shared<const tg::IterationAnalysis>(std::move(analysis.iterations));
   if (auto it = trace.metadata.find(tg::record_meta::kNoActivity); it != trace.metadata.end()) r.no_activity = it->second;
   return r;
 }
@@ -80,13 +89,13 @@ std::shared_ptr<Report> AnalyzeJobFiles(const std::vector<std::string>& inputs, 
 }
 
 std::string Markdown(const Report& r) {
-  return r.job ? tg::JobMarkdownReport(r.doc) : tg::MarkdownReport(r.doc);
+  return r.job ? tg::JobMarkdownReport(r.Doc()) : tg::MarkdownReport(r.Doc());
 }
-std::string Html(const Report& r) { return r.job ? tg::JobHtmlReport(r.doc) : tg::HtmlReport(r.doc); }
+std::string Html(const Report& r) { return r.job ? tg::JobHtmlReport(r.Doc()) : tg::HtmlReport(r.Doc()); }
 std::string Text(const Report& r) {
   std::ostringstream out;
-  if (r.job) tg::PrintJobRanks(out, r.doc);
-  tg::PrintAnalysis(out, r.doc, r.no_activity);
+  if (r.job) tg::PrintJobRanks(out, r.Doc());
+  tg::PrintAnalysis(out, r.Doc(), r.no_activity);
   return out.str();
 }
 
@@ -186,13 +195,13 @@ void BindReports(py::module_& m) {
       .def_readwrite("iterations", &tg::PredictSettings::iterations);
 
   py::class_<Report, std::shared_ptr<Report>>(m, "Report")
-      .def("to_python", [](const Report& r) { return JsonToPython(r.doc); })
-      .def("json_text", [](const Report& r) { return Str(tg::JsonText(r.doc)); })
+      .def("to_python", [](const Report& r) { return JsonToPython(r.Doc()); })
+      .def("json_text", [](const Report& r) { return Str(tg::JsonText(r.Doc())); })
       .def_readonly("job", &Report::job)
       .def("text", [](const Report& r) { return Str(Text(r)); })
       .def("markdown", [](const Report& r) { return Str(Markdown(r)); })
       .def("html", [](const Report& r) { return Str(Html(r)); })
-      .def("write_json", [](const Report& r, const std::string& path) { ThrowIfError(tg::WriteJsonFile(path, r.doc)); })
+      .def("write_json", [](const Report& r, const std::string& path) { ThrowIfError(tg::WriteJsonFile(path, r.Doc())); })
       .def("write_markdown", [](const Report& r, const std::string& path) { WriteText(path, Markdown(r)); })
       .def("write_html", [](const Report& r, const std::string& path) { WriteText(path, Html(r)); });
 
