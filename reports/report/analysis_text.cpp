@@ -180,7 +180,7 @@ void PrintKernels(std::ostream& out, const json& r) {
   // 3 bytes each).
   const std::map<std::string, KernelLabel> labels = internal::ReportKernelLabels(r);
   for (const json& k : Array(r, "top_kernels")) {
-    const std::string name = internal::CutMiddle(internal::KernelLabelText(labels, Text(k, "name")), kMaxNameChars);
+    const std::string name = internal::KernelLabelFit(labels, Text(k, "name"), kMaxNameChars);
     size_t chars = 0;
     for (char ch : name) chars += (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
     out << StrFormat("  %3zu  %s%s %8llu %10.3f %10.3f %10.3f %6.1f%%\n", rank++, name.c_str(),

@@ -104,9 +104,9 @@ void HeadlineSection(std::ostream& out, const json& doc) {
   std::string head, rule, values;
   for (const HeadlineRow& r : Headline(doc))
     if (IsKeyHeadline(r.label) && r.value.present) {
-      head += " " + r.label + " |";
+      head.append(" ").append(r.label).append(" |");  // appends: GCC 12 -O3 misreads " " + s (-Wrestrict)
       rule += "--:|";
-      values += " " + Md(r.value.text) + " |";
+      values.append(" ").append(Md(r.value.text)).append(" |");
     }
   if (!head.empty()) out << "|" << head << "\n|" << rule << "\n|" << values << "\n\n";
 }
@@ -175,7 +175,7 @@ std::string Evidence(const json& doc) {
 
 // A kernel's name in a table: its label (the analyze page's "short ‹hint›"), cut in the middle.
 std::string TableName(const std::map<std::string, KernelLabel>& labels, const std::string& name) {
-  return CutMiddle(KernelLabelText(labels, name), kMaxNameChars);
+  return KernelLabelFit(labels, name, kMaxNameChars);
 }
 
 void KernelRows(std::ostream& out, const json& doc, size_t from, size_t to) {

@@ -168,8 +168,8 @@ std::string KernelBarsSvg(const json& doc) {
     double ms = Number(k, "total_ms").value_or(0);
     out += "<g><title>" + Esc(name) + "</title>\n";
     // Short names repeat (template instances): the label adds a hint that tells them apart.
-    const std::string label = KernelLabelText(labels, name);
-    out += SvgText(label_w - 8, y + 13, "lane-label", StrFormat("%zu. ", ++rank) + CutMiddle(label, 44));
+    const std::string label = KernelLabelFit(labels, name, 44);
+    out += SvgText(label_w - 8, y + 13, "lane-label", StrFormat("%zu. ", ++rank) + label);
     out += SvgRect(label_w, y, std::max(ms / max_ms * plot_w, 0.6), bar_h, "kernel");
     out += SvgText(label_w + ms / max_ms * plot_w + 6, y + 13, "legend",
                   FormatValue(ms, Unit::kMs) + ", " + ShowInline(Show(k, "count", Unit::kCount)) + " calls, " +

@@ -262,6 +262,47 @@ std::string KernelLabelText(const std::map<std::string, KernelLabel>& labels, co
   return it != labels.end() ? it->second.Text() : ShortKernelName(name);
 }
 
+namespace {
+
+size_t Utf8Chars(const std::string& s) {
+  size_t n = 0;
+  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
+
+// The first `chars` characters of s (whole UTF-8 sequences).
+std::string Utf8Prefix(const std::string& s, size_t chars) {
+  size_t i = 0;
+  for (size_t n = 0; i < s.size(); ++i)
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80 && n++ == chars) break;
+  return s.substr(0, i);
+}
+
+}  // namespace
+
+std::string KernelLabelFit(const std::map<std::string, KernelLabel>& labels, const std::string& name, size_t max) {
+  const auto it = labels.find(name);
+  KernelLabel l = it != labels.end() ? it->second : KernelLabel{ShortKernelName(name), ""};
+  if (Utf8Chars(l.Text()) <= max) return l.Text();
+  // The leading namespaces go first ("at::native::vectorized_elementwise_kernel" ->
+  // "vectorized_elementwise_kernel"): the kernel's own name and the hint tell it apart.
+  for (size_t p; Utf8Chars(l.Text()) > max && (p = l.short_name.find("::")) != std::string::npos &&
+                 p + 2 < l.short_name.size();)
+    l.short_name.erase(0, p + 2);
+  // Then the hint's end, keeping at least its first 8 characters.
+  const size_t fixed = Utf8Chars(l.short_name) + 3;  // the name, a space and the two brackets
+  if (!l.hint.empty() && Utf8Chars(l.Text()) > max && max >= fixed + 8 + 3)
+    l.hint = Utf8Prefix(l.hint, max - fixed - 3) + "...";
+  std::string out = l.Text();
+  // Still too long (a long name without a namespace): its middle.
+  const size_t n = Utf8Chars(out);
+  if (n <= max) return out;
+  if (max <= 3) return Utf8Prefix(out, max);
+  const size_t head = (max - 3) / 2, tail = max - 3 - head;
+  const std::string rest = out.substr(Utf8Prefix(out, n - tail).size());
+  return Utf8Prefix(out, head) + "..." + rest;
+}
+
 }  // namespace tg::internal
 
 namespace tg {

@@ -108,6 +108,9 @@ inline constexpr size_t kKernelRows = 300;
 std::map<std::string, KernelLabel> ReportKernelLabels(const json& doc);
 // The label of `name` in `labels` ("short ‹hint›"); its short name when it is not there.
 std::string KernelLabelText(const std::map<std::string, KernelLabel>& labels, const std::string& name);
+// The same label in at most `max` characters, for tables and charts: the short name's leading
+// namespaces dropped first, then the hint's end, then the middle of what is left.
+std::string KernelLabelFit(const std::map<std::string, KernelLabel>& labels, const std::string& name, size_t max);
 
 // Counters of data_quality with count > 0 ("key", "severity", count, "description").
 std::vector<const json*> NonZeroCounters(const json& doc);

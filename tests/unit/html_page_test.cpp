@@ -365,5 +365,32 @@ TEST(HtmlPage, HistoryPageDrawsTheTrend) {
   EXPECT_EQ(Count(html, "<script"), 1u);
 }
 
+// Labels in a table or chart fit their column: the leading namespaces go first, then the hint's
+// end, then the middle; a label that fits is left whole.
+TEST(KernelLabelFit, DropsNamespacesThenTheHintsEndThenTheMiddle) {
+  auto chars = [](const std::string& t) {
+    size_t n = 0;
+    for (char c : t) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    return n;
+  };
+  const std::string a = "void at::native::vectorized_elementwise_kernel<4, at::native::launch_clamp_scalar(...)>(int)";
+  const std::string b = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>(int)";
+  const std::map<std::string, KernelLabel> labels = {
+      {a, {"at::native::vectorized_elementwise_kernel", "launch_clamp_scalar"}},
+      {b, {"at::native::vectorized_elementwise_kernel", "CUDAFunctor_add"}},
+      {"k", {"cutlass::Kernel2", "cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4"}}};
+  EXPECT_EQ(KernelLabelFit(labels, b, 80), "at::native::vectorized_elementwise_kernel \xE2\x80\xB9" "CUDAFunctor_add\xE2\x80\xBA");
+  EXPECT_EQ(KernelLabelFit(labels, a, 60), "native::vectorized_elementwise_kernel \xE2\x80\xB9" "launch_clamp_scalar\xE2\x80\xBA");
+  EXPECT_EQ(KernelLabelFit(labels, a, 51), "vectorized_elementwise_kernel \xE2\x80\xB9" "launch_clamp_scalar\xE2\x80\xBA");
+  EXPECT_EQ(KernelLabelFit(labels, a, 50), "vectorized_elementwise_kernel \xE2\x80\xB9" "launch_clamp_sc...\xE2\x80\xBA");
+  const std::string k = KernelLabelFit(labels, "k", 40);
+  EXPECT_EQ(k, "Kernel2 \xE2\x80\xB9" "cutlass_80_tensorop_s1688ge...\xE2\x80\xBA");
+  EXPECT_EQ(chars(k), 40u);
+  const std::string longest(200, 'x');  // no namespace, no hint: its middle
+  EXPECT_EQ(KernelLabelFit(labels, longest, 60), std::string(28, 'x') + "..." + std::string(29, 'x'));
+  for (size_t max : {20u, 30u, 44u, 60u})
+    for (const std::string& n : {a, b, std::string("k"), longest}) EXPECT_LE(chars(KernelLabelFit(labels, n, max)), max) << n;
+}
+
 }  // namespace
 }  // namespace tg
