@@ -248,9 +248,10 @@ std::map<std::string, KernelLabel> KernelLabels(const std::vector<std::string>& 
   std::map<std::string, KernelLabel> out;
   std::map<std::string, std::vector<std::string>> groups;  // short name -> distinct names
   for (const std::string& n : names) {
-    if (out.count(n)) continue;
-    out[n].short_name = ShortKernelName(n);
-    groups[out[n].short_name].push_back(n);
+    auto [it, fresh] = out.try_emplace(n);
+    if (!fresh) continue;
+    it->second.short_name = ShortKernelName(n);
+    groups[it->second.short_name].push_back(n);
   }
   for (const auto& [short_name, members] : groups) {
     if (members.size() < 2) continue;

@@ -47,7 +47,8 @@ nlohmann::json PythonToJson(py::handle obj);
 // A report document: one trace's (tracegate.report/v1) or a job's. An analysis leaves its
 // iteration_table empty and keeps the iterations: Doc() puts the rows in on first use, so that
 // analyze() costs what `tracegate analyze` costs and only a caller that reads the document (its
-// dict, the iterations, a renderer, a gate) pays for one object per iteration. Read the document
+// dict, the iterations, the HTML page, a gate) pays for one object per iteration; write_json
+// streams the rows as the CLI's -o does. Read the document
 // through Doc(), with the GIL held (it fills the rows once).
 struct Report {
   const nlohmann::json& Doc() const;

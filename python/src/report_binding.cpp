@@ -88,14 +88,15 @@ std::shared_ptr<Report> AnalyzeJobFiles(const std::vector<std::string>& inputs, 
   return r;
 }
 
+// The Markdown and the text never read iteration_table: they take the document as it is.
 std::string Markdown(const Report& r) {
-  return r.job ? tg::JobMarkdownReport(r.Doc()) : tg::MarkdownReport(r.Doc());
+  return r.job ? tg::JobMarkdownReport(r.doc) : tg::MarkdownReport(r.doc);
 }
 std::string Html(const Report& r) { return r.job ? tg::JobHtmlReport(r.Doc()) : tg::HtmlReport(r.Doc()); }
 std::string Text(const Report& r) {
   std::ostringstream out;
-  if (r.job) tg::PrintJobRanks(out, r.Doc());
-  tg::PrintAnalysis(out, r.Doc(), r.no_activity);
+  if (r.job) tg::PrintJobRanks(out, r.doc);
+  tg::PrintAnalysis(out, r.doc, r.no_activity);
   return out.str();
 }
 
@@ -201,7 +202,12 @@ void BindReports(py::module_& m) {
       .def("text", [](const Report& r) { return Str(Text(r)); })
       .def("markdown", [](const Report& r) { return Str(Markdown(r)); })
       .def("html", [](const Report& r) { return Str(Html(r)); })
-      .def("write_json", [](const Report& r, const std::string& path) { ThrowIfError(tg::WriteJsonFile(path, r.Doc())); })
+      .def("write_json",
+           [](const Report& r, const std::string& path) {
+             // Rows still pending are streamed as the CLI's -o streams them (the same bytes).
+             ThrowIfError(r.pending_rows ? tg::WriteAnalysisJson(path, r.doc, *r.pending_rows)
+                                         : tg::WriteJsonFile(path, r.doc));
+           })
       .def("write_markdown", [](const Report& r, const std::string& path) { WriteText(path, Markdown(r)); })
       .def("write_html", [](const Report& r, const std::string& path) { WriteText(path, Html(r)); });
 

@@ -322,8 +322,7 @@ def predict(trace=None, *, fraction=None, speedup=None, parts=(), kernels=None, 
     s = _native.PredictSettings()
     s.fraction = -1.0 if fraction is None else float(fraction)
     s.speedup = -1.0 if speedup is None else float(speedup)
-    s.parts = [p if isinstance(p, str) else f"{float(p[0])!r}:{'inf' if float(p[1]) == float('inf') else repr(float(p[1]))}"
-               for p in parts]
+    s.parts = [p if isinstance(p, str) else f"{float(p[0])!r}:{float(p[1])!r}" for p in parts]
     s.kernels_regex = kernels or ""
     s.range_regex = range or ""
     s.launched_regex = launched_in or ""

@@ -181,8 +181,7 @@ void PrintKernels(std::ostream& out, const json& r) {
   const std::map<std::string, KernelLabel> labels = internal::ReportKernelLabels(r);
   for (const json& k : Array(r, "top_kernels")) {
     const std::string name = internal::KernelLabelFit(labels, Text(k, "name"), kMaxNameChars);
-    size_t chars = 0;
-    for (char ch : name) chars += (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
+    const size_t chars = internal::Utf8Chars(name);
     out << StrFormat("  %3zu  %s%s %8llu %10.3f %10.3f %10.3f %6.1f%%\n", rank++, name.c_str(),
                      std::string(kMaxNameChars - std::min(chars, kMaxNameChars), ' ').c_str(), Count(k, "count"),
                      static_cast<double>(Int(k, "total_ns")) / 1e6, Number(k, "mean_ns").value_or(0) / 1e3,

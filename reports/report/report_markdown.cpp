@@ -178,9 +178,10 @@ std::string TableName(const std::map<std::string, KernelLabel>& labels, const st
   return KernelLabelFit(labels, name, kMaxNameChars);
 }
 
-void KernelRows(std::ostream& out, const json& doc, size_t from, size_t to) {
+using Labels = std::map<std::string, KernelLabel>;  // ReportKernelLabels, computed once a report
+
+void KernelRows(std::ostream& out, const json& doc, const Labels& labels, size_t from, size_t to) {
   const json& kernels = Array(doc, "top_kernels");
-  const std::map<std::string, KernelLabel> labels = ReportKernelLabels(doc);
   out << "| # | Kernel | Calls | Total | Mean | Share |\n|--:|---|--:|--:|--:|--:|\n";
   for (size_t i = from; i < kernels.size() && i < to; ++i) {
     const json& k = kernels[i];
@@ -192,7 +193,7 @@ void KernelRows(std::ostream& out, const json& doc, size_t from, size_t to) {
   }
 }
 
-void TopKernelsSection(std::ostream& out, const json& doc) {
+void TopKernelsSection(std::ostream& out, const json& doc, const Labels& labels) {
   out << "**Top kernels**";
   if (const std::string note = WholeTraceNote(doc); !note.empty()) out << " (of the " << note << ")";
   if (std::string why = EmptyListReason(doc, "top_kernels", "the trace has no kernels"); !why.empty()) {
@@ -200,15 +201,14 @@ void TopKernelsSection(std::ostream& out, const json& doc) {
     return;
   }
   out << ":\n\n";
-  KernelRows(out, doc, 0, kKernelsShown);
+  KernelRows(out, doc, labels, 0, kKernelsShown);
   out << "\n";
 }
 
 // The full names of the kernels in the table, where the short one leaves something out.
-std::string KernelNames(const json& doc) {
+std::string KernelNames(const json& doc, const Labels& labels) {
   std::string out;
   const json& kernels = Array(doc, "top_kernels");
-  const std::map<std::string, KernelLabel> labels = ReportKernelLabels(doc);
   for (size_t i = 0; i < kernels.size() && i < kKernelsShown; ++i) {
     const std::string name = Text(kernels[i], "name");
     if (name != TableName(labels, name))
@@ -217,11 +217,11 @@ std::string KernelNames(const json& doc) {
   return out;
 }
 
-std::string MoreKernels(const json& doc) {
+std::string MoreKernels(const json& doc, const Labels& labels) {
   const json& kernels = Array(doc, "top_kernels");
   if (kernels.size() <= kKernelsShown) return "";
   std::ostringstream out;
-  KernelRows(out, doc, kKernelsShown, kKernelsShown + kKernelsFolded);
+  KernelRows(out, doc, labels, kKernelsShown, kKernelsShown + kKernelsFolded);
   if (kernels.size() > kKernelsShown + kKernelsFolded)
     out << "\n" << kernels.size() - kKernelsShown - kKernelsFolded << " more in the JSON report.\n";
   return out.str();
@@ -301,21 +301,22 @@ void internal::AppendWithinBudget(std::string& out, const std::vector<std::pair<
 
 std::string MarkdownReport(const nlohmann::json& report) {
   const json doc = ValidUtf8(report);
+  const Labels labels = ReportKernelLabels(doc);
   std::ostringstream out;
   out << "**" << Md(SummaryLine(doc)) << "**\n\n";
   Caveats(out, doc);
   if (std::string facts = Facts(doc, true); !facts.empty()) out << facts << "\n";
   HeadlineSection(out, doc);
   FindingsSection(out, doc);
-  TopKernelsSection(out, doc);
+  TopKernelsSection(out, doc, labels);
   QualityLine(out, doc);
   std::string text = out.str();
   const size_t findings = Array(doc, "findings").size();
   AppendWithinBudget(text, {{"data-quality counters", Folded("Data-quality counters", CounterTable(doc))},
                             {"more findings", Folded(StrFormat("%zu more findings", findings - std::min(findings, kFindingsShown)),
                                                      MoreFindings(doc))},
-                            {"kernel names", Folded("Kernel names", KernelNames(doc))},
-                            {"more kernels", Folded("More kernels", MoreKernels(doc))},
+                            {"kernel names", Folded("Kernel names", KernelNames(doc, labels))},
+                            {"more kernels", Folded("More kernels", MoreKernels(doc, labels))},
                             {"collectives", Folded("Collectives", Collectives(doc))},
                             {"evidence", Folded("Evidence", Evidence(doc))},
                             {"other headline metrics", Folded("Other headline metrics", OtherHeadline(doc))},

@@ -262,13 +262,13 @@ std::string KernelLabelText(const std::map<std::string, KernelLabel>& labels, co
   return it != labels.end() ? it->second.Text() : ShortKernelName(name);
 }
 
-namespace {
-
 size_t Utf8Chars(const std::string& s) {
   size_t n = 0;
   for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
   return n;
 }
+
+namespace {
 
 // The first `chars` characters of s (whole UTF-8 sequences).
 std::string Utf8Prefix(const std::string& s, size_t chars) {

@@ -108,6 +108,8 @@ inline constexpr size_t kKernelRows = 300;
 std::map<std::string, KernelLabel> ReportKernelLabels(const json& doc);
 // The label of `name` in `labels` ("short ‹hint›"); its short name when it is not there.
 std::string KernelLabelText(const std::map<std::string, KernelLabel>& labels, const std::string& name);
+// How many characters (UTF-8 sequences) `s` holds: a label's brackets are 3 bytes each.
+size_t Utf8Chars(const std::string& s);
 // The same label in at most `max` characters, for tables and charts: the short name's leading
 // namespaces dropped first, then the hint's end, then the middle of what is left.
 std::string KernelLabelFit(const std::map<std::string, KernelLabel>& labels, const std::string& name, size_t max);
