@@ -9,11 +9,15 @@
 #                                 PyTorch for the torch.profiler tests; python3-torch is the
 #                                 large one: 166 packages with its dependencies, 25 s to install
 #                                 on the 2-core machine, against 9 s for the other five)
+#   tracegate_install_deps format clang-format alone (git clang-format: ci/format_check.sh)
 tracegate_install_deps() {
   local pkgs=(cmake g++ make pkg-config nlohmann-json3-dev libcli11-dev libsqlite3-dev
               libbenchmark-dev libgtest-dev libgmock-dev libsimdjson-dev zlib1g-dev sqlite3 python3)
+  if [ "${1:-}" = format ]; then
+    pkgs=(clang-format git)
+  fi
   if [ "${1:-}" = test ]; then
-    pkgs+=(python3-jsonschema chromium fonts-liberation clang
+    pkgs+=(python3-jsonschema chromium fonts-liberation clang clang-format
            python3-dev python3-pybind11 pybind11-dev python3-numpy python3-pandas python3-pytest python3-torch)
   fi
   local missing=()

@@ -8,6 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source ci/deps.sh
 tracegate_install_deps test
+# The lines changed since TRACEGATE_FORMAT_BASE (default HEAD~1) are formatted (.clang-format).
+bash ci/format_check.sh
 
 build=${1:-build}
 jobs=${TRACEGATE_JOBS:-2}
