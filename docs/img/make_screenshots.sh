@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the README's screenshots of `tracegate analyze --html`: three real traces at 1400
+# Regenerates the screenshots (README.md, docs/REPORTS.md) of `tracegate analyze --html`: three real traces at 1400
 # and 800 px wide in headless Chromium, quantized with pngquant when it is installed.
 # Usage: docs/img/make_screenshots.sh [TRACEGATE]   (from the repository root; needs ../shared/traces)
 set -euo pipefail

@@ -7,7 +7,7 @@
 # without a browser on a developer machine and failed in CI ($CI set).
 # Usage: compare_chromium.sh TRACEGATE FIXTURES_DIR
 #   TRACEGATE_ARTIFACT_DIR=DIR keeps compare.html and the screenshots compare_1400.png and
-#   compare_800.png there. docs/img/ has them for the README, made from the quickstart's reports
+#   compare_800.png there. docs/img/ has them for docs/REPORTS.md, made from the quickstart's reports
 #   (build/quickstart/resnet50_compare.html) and shrunk with `pngquant --quality 55-80`.
 source "$(dirname "$0")/testlib.bash"
 out=${TRACEGATE_ARTIFACT_DIR:-$dir}
