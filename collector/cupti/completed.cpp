@@ -24,6 +24,7 @@ void FreeClientOwned(const CUpti_Activity& r) {
 void ConvertBuffer(ActivityConverter* converter, std::span<const CUpti_Activity* const> records, Trace& batch,
                    std::vector<DeviceUuid>& uuids, size_t* freed) {
   if (converter) {
+    converter->BeginBatch(batch);
     for (const CUpti_Activity* r : records) converter->Convert(*r, batch);
     // The CUDA device UUIDs of DEVICE records (devices.h).
     for (const CUpti_Activity* r : records)
