@@ -27,9 +27,9 @@ struct DeviceUuid {
 // Appends the records of buffer[0, valid_bytes) to `records`, in order.
 void WalkBuffer(uint8_t* buffer, size_t valid_bytes, std::vector<const CUpti_Activity*>& records);
 
-// Converts `records` with `converter` into `batch` (nullptr: the session is gone, nothing is
-// converted), the UUIDs of DEVICE records into `uuids`, and frees the memory CUPTI hands to the
-// client (device names, overhead details). `*freed` counts the records freed so far, in order: if
+// In one pass over `records`: converts each with `converter` into `batch` (nullptr: the session is
+// gone, nothing is converted), notes the UUID of a DEVICE record in `uuids`, and frees the memory
+// CUPTI hands to the client (device names, overhead details). `*freed` counts the records freed so far, in order: if
 // a conversion throws, the caller frees records[*freed, end) with FreeClientOwned.
 void ConvertBuffer(ActivityConverter* converter, std::span<const CUpti_Activity* const> records, Trace& batch,
                    std::vector<DeviceUuid>& uuids, size_t* freed);

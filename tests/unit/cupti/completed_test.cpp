@@ -52,7 +52,7 @@ void Fill(Packed& buffer, const char* kernel) {
   o.overheadData = std::malloc(64);
 }
 
-TEST(CuptiCompletedBuffer, EveryRecordConvertedAndFreed) {
+TEST(CuptiCompletedBuffer, EveryRecordConvertedAndFreedInOnePass) {
   ActivityConverter c = MakeConverter();
   const std::string kernel = "_Z3addPfS_";
   for (int round = 0; round < 2; ++round) {  // two buffers, each batch on the stack in turn
