@@ -273,7 +273,7 @@ void ActivityConverter::Sync(const CUpti_ActivitySynchronization2& r, Trace& bat
 void ActivityConverter::Api(const CUpti_ActivityAPI& r, ApiKind kind, Trace& batch) {
   ApiCall a;
   if (!ToTimes(r.start, r.end, batch.quality, &a.start, &a.end)) return;
-  a.name = batch.strings.Intern(ApiName(kind, r.cbid));
+  a.name = ApiName(kind, r.cbid, batch);
   a.kind = kind;
   a.pid = r.processId;
   a.tid = r.threadId;
@@ -410,14 +410,29 @@ StringId ActivityConverter::KernelName(const char* mangled, Trace& batch) {
   return e.id;
 }
 
-const std::string& ActivityConverter::ApiName(ApiKind kind, uint32_t cbid) {
-  auto [it, inserted] = api_names_.try_emplace({kind, cbid});
-  if (inserted) {
-    it->second = api_name_ ? api_name_(kind, cbid) : std::string();
-    if (it->second.empty())
-      it->second = StrFormat("%s API %u", kind == ApiKind::kDriver ? "driver" : "runtime", cbid);
+namespace {
+std::string UnknownApiName(ApiKind kind, uint32_t cbid) {
+  return StrFormat("%s API %u", kind == ApiKind::kDriver ? "driver" : "runtime", cbid);
+}
+}  // namespace
+
+StringId ActivityConverter::ApiName(ApiKind kind, uint32_t cbid, Trace& batch) {
+  if (cbid >= kMaxCachedCbid) {
+    std::string name = api_name_ ? api_name_(kind, cbid) : std::string();
+    return batch.strings.Intern(name.empty() ? UnknownApiName(kind, cbid) : name);
   }
-  return it->second;
+  std::vector<ApiNameEntry>& table = api_names_[kind == ApiKind::kDriver ? 1 : 0];
+  if (cbid >= table.size()) table.resize(cbid + 1);
+  ApiNameEntry& e = table[cbid];
+  if (e.name.empty()) {
+    e.name = api_name_ ? api_name_(kind, cbid) : std::string();
+    if (e.name.empty()) e.name = UnknownApiName(kind, cbid);
+  }
+  if (e.batch_of != batch_serial_) {
+    e.id = batch.strings.Intern(e.name);
+    e.batch_of = batch_serial_;
+  }
+  return e.id;
 }
 
 }  // namespace tg::cupti

@@ -122,7 +122,7 @@ class ActivityConverter {
   int32_t DeviceOfContext(uint32_t context) const;
   // The id of a kernel's demangled name in batch.strings, by CUPTI's name pointer (see names_).
   StringId KernelName(const char* mangled, Trace& batch);
-  const std::string& ApiName(ApiKind kind, uint32_t cbid);
+  StringId ApiName(ApiKind kind, uint32_t cbid, Trace& batch);
 
   int64_t pid_;
   ApiNameLookup api_name_;
@@ -145,7 +145,14 @@ class ActivityConverter {
   std::vector<KernelNameEntry> names_;
   std::unordered_map<const char*, uint32_t> by_pointer_;  // -> names_ index
   std::unordered_map<std::string, uint32_t, Heterogeneous, std::equal_to<>> by_text_;  // mangled -> index
-  std::map<std::pair<ApiKind, uint32_t>, std::string> api_names_;
+  // API names by callback id, one flat table per kind (CUPTI's ids are small and dense).
+  struct ApiNameEntry {
+    std::string name;         // "" until looked up
+    StringId id = 0;
+    uint64_t batch_of = 0;
+  };
+  static constexpr uint32_t kMaxCachedCbid = 1 << 16;  // ids beyond: looked up every time
+  std::vector<ApiNameEntry> api_names_[2];            // [ApiKind]
   // The batch Convert last wrote to, its string count then, and its serial (from 1).
   const Trace* batch_ = nullptr;
   size_t batch_strings_ = 0;
