@@ -388,9 +388,13 @@ int32_t ActivityConverter::DeviceOfContext(uint32_t context) const {
 // The store keeps demangled names, as nsys' demangledName and Kineto do; one demangling per
 // distinct kernel.
 StringId ActivityConverter::KernelName(const char* mangled, Trace& batch) {
+  const auto bits = reinterpret_cast<uintptr_t>(mangled);
+  RecentName& slot = recent_names_[((bits >> 3) ^ (bits >> 13)) % kRecentNames];
   uint32_t index;
-  auto at = by_pointer_.find(mangled);
-  if (at != by_pointer_.end() && std::strcmp(names_[at->second].mangled.c_str(), mangled) == 0) {
+  if (slot.pointer == mangled && std::strcmp(names_[slot.index].mangled.c_str(), mangled) == 0) {
+    index = slot.index;
+  } else if (auto at = by_pointer_.find(mangled);
+             at != by_pointer_.end() && std::strcmp(names_[at->second].mangled.c_str(), mangled) == 0) {
     index = at->second;
   } else {  // a pointer not seen, or seen with other text (reused after its module was unloaded)
     std::string_view text(mangled);
@@ -402,6 +406,7 @@ StringId ActivityConverter::KernelName(const char* mangled, Trace& batch) {
     index = known->second;
     by_pointer_.insert_or_assign(mangled, index);
   }
+  slot = {mangled, index};
   KernelNameEntry& e = names_[index];
   if (e.batch_of != batch_serial_) {
     e.id = batch.strings.Intern(e.demangled);

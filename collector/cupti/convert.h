@@ -10,6 +10,7 @@
 
 #include <cupti_activity.h>
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -144,6 +145,14 @@ class ActivityConverter {
   };
   std::vector<KernelNameEntry> names_;
   std::unordered_map<const char*, uint32_t> by_pointer_;  // -> names_ index
+  // In front of by_pointer_: a direct-mapped table by pointer bits (no division, no node to
+  // chase); a slot holds the last pointer that mapped to it.
+  struct RecentName {
+    const char* pointer = nullptr;
+    uint32_t index = 0;
+  };
+  static constexpr size_t kRecentNames = 1024;
+  std::array<RecentName, kRecentNames> recent_names_{};
   std::unordered_map<std::string, uint32_t, Heterogeneous, std::equal_to<>> by_text_;  // mangled -> index
   // API names by callback id, one flat table per kind (CUPTI's ids are small and dense).
   struct ApiNameEntry {
