@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "buffer_pool.h"
+#include "completed.h"
 #include "convert.h"
 #include "devices.h"
 #include "collector/src/cupti_clients.h"
@@ -116,15 +117,6 @@ void WriteStartMetadata(Session& s) {
   w.AddProcess(Process{s.pid, ProcessName()});
 }
 
-// The device names and overhead details CUPTI allocates for the client (cupti_activity.h: "Client
-// is responsible for freeing this memory").
-void FreeClientOwned(const CUpti_Activity& r) {
-  if (r.kind == CUPTI_ACTIVITY_KIND_DEVICE)
-    std::free(const_cast<char*>(reinterpret_cast<const CUpti_ActivityDevice5&>(r).name));
-  else if (r.kind == CUPTI_ACTIVITY_KIND_OVERHEAD)
-    std::free(reinterpret_cast<const CUpti_ActivityOverhead3&>(r).overheadData);
-}
-
 // Hands one converted batch to the writer: events, devices, quality counters. Under g_convert.
 void Publish(Session& s, Trace&& batch) {
   for (const Device& d : batch.devices) s.writer->AddDevice(d);
@@ -192,31 +184,25 @@ void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_record
   });
 }
 
-// The CUDA device UUIDs of DEVICE records (devices.h), before the converter sees them.
-void PublishUuids(Session& s, const std::vector<const CUpti_Activity*>& records) {
-  for (const CUpti_Activity* r : records)
-    if (r->kind == CUPTI_ACTIVITY_KIND_DEVICE) {
-      const auto& d = reinterpret_cast<const CUpti_ActivityDevice5&>(*r);
-      s.writer->SetMetadata(std::string(kDeviceUuidPrefix) + std::to_string(d.id),
-                            GpuUuidString(reinterpret_cast<const unsigned char*>(d.uuid.bytes)));
-    }
-}
-
 void CUPTIAPI BufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid_bytes) {
-  // Walk the buffer without our lock (cuptiActivityGetNextRecord is CUPTI's), convert under it.
+  // Walk the buffer without our lock (cuptiActivityGetNextRecord is CUPTI's), convert under it
+  // (completed.h).
   std::vector<const CUpti_Activity*> records;
+  size_t freed = 0;
   Guarded("CUPTI buffer", [&] {
-    CUpti_Activity* record = nullptr;
-    while (cuptiActivityGetNextRecord(buffer, valid_bytes, &record) == CUPTI_SUCCESS) records.push_back(record);
+    WalkBuffer(buffer, valid_bytes, records);
     std::lock_guard<std::mutex> lock(g_convert);
-    if (Session* s = g_session) {
-      Trace batch;
-      for (const CUpti_Activity* r : records) s->converter->Convert(*r, batch);
-      PublishUuids(*s, records);
+    Session* s = g_session;
+    Trace batch;
+    std::vector<DeviceUuid> uuids;
+    ConvertBuffer(s ? s->converter.get() : nullptr, records, batch, uuids, &freed);
+    if (s) {
+      for (const DeviceUuid& u : uuids)
+        s->writer->SetMetadata(std::string(kDeviceUuidPrefix) + std::to_string(u.device), u.uuid);
       Publish(*s, std::move(batch));
     }
   });
-  for (const CUpti_Activity* r : records) FreeClientOwned(*r);
+  for (size_t i = freed; i < records.size(); ++i) FreeClientOwned(*records[i]);
   if (BufferPool* pool = g_pool.load()) pool->Release(buffer);
 }
 

@@ -1,6 +1,7 @@
 // CUPTI activity records -> trace-model rows; see convert.h.
 #include "convert.h"
 
+#include <cstring>
 #include <limits>
 
 #include "analyzer/util/demangle.h"
@@ -149,7 +150,19 @@ uint64_t AllocationTracker::LiveBytes(int32_t device) const {
 ActivityConverter::ActivityConverter(int64_t pid, ApiNameLookup api_name)
     : pid_(pid), api_name_(std::move(api_name)) {}
 
+void ActivityConverter::BeginBatch(Trace& batch) {
+  batch_ = &batch;
+  batch_strings_ = batch.strings.size();
+  ++batch_serial_;
+}
+
 void ActivityConverter::Convert(const CUpti_Activity& record, Trace& batch) {
+  if (&batch != batch_ || batch.strings.size() != batch_strings_) BeginBatch(batch);
+  ConvertRecord(record, batch);
+  batch_strings_ = batch.strings.size();
+}
+
+void ActivityConverter::ConvertRecord(const CUpti_Activity& record, Trace& batch) {
   switch (record.kind) {
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
     case CUPTI_ACTIVITY_KIND_KERNEL: return Kernel(As<CUpti_ActivityKernel10>(record), batch);
@@ -194,7 +207,7 @@ void ActivityConverter::Close(Trace& batch) {
 void ActivityConverter::Kernel(const CUpti_ActivityKernel10& r, Trace& batch) {
   tg::Kernel k;
   if (!ToTimes(r.start, r.end, batch.quality, &k.start, &k.end)) return;
-  k.name = r.name ? batch.strings.Intern(KernelName(r.name)) : StringTable::kEmpty;
+  k.name = r.name ? KernelName(r.name, batch) : StringTable::kEmpty;
   k.device = static_cast<int32_t>(r.deviceId);
   k.stream = r.streamId;
   k.correlation = r.correlationId;
@@ -260,7 +273,7 @@ void ActivityConverter::Sync(const CUpti_ActivitySynchronization2& r, Trace& bat
 void ActivityConverter::Api(const CUpti_ActivityAPI& r, ApiKind kind, Trace& batch) {
   ApiCall a;
   if (!ToTimes(r.start, r.end, batch.quality, &a.start, &a.end)) return;
-  a.name = batch.strings.Intern(ApiName(kind, r.cbid));
+  a.name = ApiName(kind, r.cbid, batch);
   a.kind = kind;
   a.pid = r.processId;
   a.tid = r.threadId;
@@ -374,21 +387,57 @@ int32_t ActivityConverter::DeviceOfContext(uint32_t context) const {
 
 // The store keeps demangled names, as nsys' demangledName and Kineto do; one demangling per
 // distinct kernel.
-const std::string& ActivityConverter::KernelName(const char* mangled) {
-  std::string_view key(mangled);
-  auto it = demangled_.find(key);
-  if (it == demangled_.end()) it = demangled_.emplace(std::string(key), Demangle(key)).first;
-  return it->second;
+StringId ActivityConverter::KernelName(const char* mangled, Trace& batch) {
+  const auto bits = reinterpret_cast<uintptr_t>(mangled);
+  RecentName& slot = recent_names_[((bits >> 3) ^ (bits >> 13)) % kRecentNames];
+  uint32_t index;
+  if (slot.pointer == mangled && std::strcmp(names_[slot.index].mangled.c_str(), mangled) == 0) {
+    index = slot.index;
+  } else if (auto at = by_pointer_.find(mangled);
+             at != by_pointer_.end() && std::strcmp(names_[at->second].mangled.c_str(), mangled) == 0) {
+    index = at->second;
+  } else {  // a pointer not seen, or seen with other text (reused after its module was unloaded)
+    std::string_view text(mangled);
+    auto known = by_text_.find(text);
+    if (known == by_text_.end()) {
+      known = by_text_.emplace(std::string(text), static_cast<uint32_t>(names_.size())).first;
+      names_.push_back({std::string(text), Demangle(text), 0, 0});
+    }
+    index = known->second;
+    by_pointer_.insert_or_assign(mangled, index);
+  }
+  slot = {mangled, index};
+  KernelNameEntry& e = names_[index];
+  if (e.batch_of != batch_serial_) {
+    e.id = batch.strings.Intern(e.demangled);
+    e.batch_of = batch_serial_;
+  }
+  return e.id;
 }
 
-const std::string& ActivityConverter::ApiName(ApiKind kind, uint32_t cbid) {
-  auto [it, inserted] = api_names_.try_emplace({kind, cbid});
-  if (inserted) {
-    it->second = api_name_ ? api_name_(kind, cbid) : std::string();
-    if (it->second.empty())
-      it->second = StrFormat("%s API %u", kind == ApiKind::kDriver ? "driver" : "runtime", cbid);
+namespace {
+std::string UnknownApiName(ApiKind kind, uint32_t cbid) {
+  return StrFormat("%s API %u", kind == ApiKind::kDriver ? "driver" : "runtime", cbid);
+}
+}  // namespace
+
+StringId ActivityConverter::ApiName(ApiKind kind, uint32_t cbid, Trace& batch) {
+  if (cbid >= kMaxCachedCbid) {
+    std::string name = api_name_ ? api_name_(kind, cbid) : std::string();
+    return batch.strings.Intern(name.empty() ? UnknownApiName(kind, cbid) : name);
   }
-  return it->second;
+  std::vector<ApiNameEntry>& table = api_names_[kind == ApiKind::kDriver ? 1 : 0];
+  if (cbid >= table.size()) table.resize(cbid + 1);
+  ApiNameEntry& e = table[cbid];
+  if (e.name.empty()) {
+    e.name = api_name_ ? api_name_(kind, cbid) : std::string();
+    if (e.name.empty()) e.name = UnknownApiName(kind, cbid);
+  }
+  if (e.batch_of != batch_serial_) {
+    e.id = batch.strings.Intern(e.name);
+    e.batch_of = batch_serial_;
+  }
+  return e.id;
 }
 
 }  // namespace tg::cupti

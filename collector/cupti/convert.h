@@ -10,6 +10,7 @@
 
 #include <cupti_activity.h>
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -79,6 +80,13 @@ class ActivityConverter {
   // freed here.
   void Convert(const CUpti_Activity& record, Trace& batch);
 
+  // Starts a batch: Convert remembers the ids its names have in the batch it converts into (a
+  // kernel or API name's later records in the same batch take the id without hashing the text),
+  // and this forgets them. Convert also starts a batch by itself when handed another Trace, or one
+  // whose string table changed size since its last call; call this when a new Trace may sit where
+  // the last one was (the collector's per-buffer batch on the stack).
+  void BeginBatch(Trace& batch);
+
   // End of recording: NVTX ranges still open, and ends whose start never came, are counted as
   // unmatched_range_end into batch; syncs whose context never came are added with device -1.
   void Close(Trace& batch);
@@ -100,6 +108,7 @@ class ActivityConverter {
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
 
+  void ConvertRecord(const CUpti_Activity& record, Trace& batch);
   void Kernel(const CUpti_ActivityKernel10& r, Trace& batch);
   // MEMCPY (CUpti_ActivityMemcpy6) and MEMCPY2 (peer, CUpti_ActivityMemcpyPtoP4) records.
   template <typename CopyRecord>
@@ -112,8 +121,9 @@ class ActivityConverter {
   void Overhead(const CUpti_ActivityOverhead3& r);
   void Device(const CUpti_ActivityDevice5& r, Trace& batch);
   int32_t DeviceOfContext(uint32_t context) const;
-  const std::string& KernelName(const char* mangled);
-  const std::string& ApiName(ApiKind kind, uint32_t cbid);
+  // The id of a kernel's demangled name in batch.strings, by CUPTI's name pointer (see names_).
+  StringId KernelName(const char* mangled, Trace& batch);
+  StringId ApiName(ApiKind kind, uint32_t cbid, Trace& batch);
 
   int64_t pid_;
   ApiNameLookup api_name_;
@@ -123,8 +133,39 @@ class ActivityConverter {
   // per-context buffers in no set order): syncs by context id, NVTX end times by marker id.
   std::unordered_map<uint32_t, std::vector<tg::Sync>> pending_syncs_;
   std::unordered_map<uint32_t, TimeNs> pending_ends_;
-  std::unordered_map<std::string, std::string, Heterogeneous, std::equal_to<>> demangled_;
-  std::map<std::pair<ApiKind, uint32_t>, std::string> api_names_;
+  // Kernel names. CUPTI shares one name string among all records of a kernel, so the pointer is
+  // the key: a hit costs a hash of the pointer and a compare of the text with the entry's (strcmp,
+  // no hashing): CUPTI may free a module's names when it is unloaded and a later module's name can
+  // land at the same address, and then the compare fails and the text decides. Names equal in text
+  // under two pointers (one kernel in two modules) share one entry, through by_text_.
+  struct KernelNameEntry {
+    std::string mangled, demangled;
+    StringId id = 0;          // in the current batch, when batch_of == batch_serial_
+    uint64_t batch_of = 0;
+  };
+  std::vector<KernelNameEntry> names_;
+  std::unordered_map<const char*, uint32_t> by_pointer_;  // -> names_ index
+  // In front of by_pointer_: a direct-mapped table by pointer bits (no division, no node to
+  // chase); a slot holds the last pointer that mapped to it.
+  struct RecentName {
+    const char* pointer = nullptr;
+    uint32_t index = 0;
+  };
+  static constexpr size_t kRecentNames = 1024;
+  std::array<RecentName, kRecentNames> recent_names_{};
+  std::unordered_map<std::string, uint32_t, Heterogeneous, std::equal_to<>> by_text_;  // mangled -> index
+  // API names by callback id, one flat table per kind (CUPTI's ids are small and dense).
+  struct ApiNameEntry {
+    std::string name;         // "" until looked up
+    StringId id = 0;
+    uint64_t batch_of = 0;
+  };
+  static constexpr uint32_t kMaxCachedCbid = 1 << 16;  // ids beyond: looked up every time
+  std::vector<ApiNameEntry> api_names_[2];            // [ApiKind]
+  // The batch Convert last wrote to, its string count then, and its serial (from 1).
+  const Trace* batch_ = nullptr;
+  size_t batch_strings_ = 0;
+  uint64_t batch_serial_ = 0;
   AllocationTracker allocations_;
   std::map<std::string, int64_t> overhead_ns_;
   uint64_t skipped_ = 0;

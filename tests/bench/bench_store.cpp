@@ -42,6 +42,9 @@ void BM_StoreWrite(benchmark::State& state) {
     if (!tg::WriteStore(trace, out).ok()) return state.SkipWithError("write failed");
   }
   Report(state, out, trace);
+  // Wall time per event (Sizes() measures real time).
+  state.counters["per_record"] = benchmark::Counter(static_cast<double>(EventRows(trace)),
+                                                    benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
   fs::remove(out);
 }
 BENCHMARK(BM_StoreWrite)->Apply(Sizes);
