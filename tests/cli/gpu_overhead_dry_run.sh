@@ -196,4 +196,25 @@ grep -qF 'goal no outlier iterations the untraced runs do not show: NOT met (1 i
 run_overhead "$dir/ovh4" launch OVERHEAD_NSYS=none
 grep -q '^nsys: not found, its configuration is not run$' "$dir/ovh4.out" && ! grep -q 'nsys' "$dir/ovh4/overhead.tsv" && ok ||
   fail "without nsys: $(head -3 "$dir/ovh4.out")"
+# --- floor_step.sh: the one prepared device command, on a stand-in bundle --------------------------
+mkdir -p "$dir/bundle/tests/gpu"
+ln -s "$dir/fake_tracegate" "$dir/bundle/tracegate"
+ln -s "$dir/fake_floor" "$dir/bundle/tests/gpu/cupti_floor"
+ln -s "$dir/fake_launch_bound" "$dir/bundle/tests/gpu/launch_bound"
+rm -f "$dir"/count_*
+OVERHEAD_PYTHON="$dir/fake_python" OVERHEAD_NSYS="$dir/fake_nsys" FLOOR_SCALE=0.1   bash tests/gpu/floor_step.sh "$dir/bundle" "$dir/step" >"$dir/step.out" 2>&1
+rc=$?
+# The floor's launch minimum (3.0 us, allowlist_kernel) against launch_bound under tracegate (4.6):
+# the per-launch goal is not met, so the step says so in its exit code.
+[ "$rc" = 1 ] && ok || fail "floor_step.sh exit $rc: $(tail -20 "$dir/step.out")"
+[ "$(cd "$dir/step" && ls | tr '\n' ' ')" = "env.txt floor.txt overhead.txt raw.tar.gz summary.txt " ] && ok ||
+  fail "what comes back: $(ls "$dir/step")"
+tar -tzf "$dir/step/raw.tar.gz" | sort | tr '\n' ' ' | grep -q 'raw/floor/cupti_floor.json .*raw/ovh/iterations.tsv raw/ovh/overhead.log raw/ovh/overhead.tsv raw/ovh/overhead_summary.json raw/ovh/overhead_summary.txt raw/ovh/resnet_b32.db.gz' &&
+  ok || fail "raw.tar.gz: $(tar -tzf "$dir/step/raw.tar.gz" | tr '\n' ' ')"
+tar -tzf "$dir/step/raw.tar.gz" | grep -q 'torch.json\|torch_tiny' && fail "torch traces or torch_tiny in the step" || ok
+grep -q '^cupti_floor (exit 0):$' "$dir/step/summary.txt" && grep -q '^| tracegate_default |' "$dir/step/summary.txt" &&
+  grep -q '^overhead.sh (exit 1):$' "$dir/step/summary.txt" &&
+  grep -qF 'goal us per launch at most 1.2x the cupti_floor minimum: NOT met' "$dir/step/summary.txt" &&
+  grep -qF 'resnet50_b256: untraced median 40.000 ms/iter' "$dir/step/summary.txt" && ok ||
+  fail "summary.txt: $(cat "$dir/step/summary.txt")"
 finish gpu_overhead_dry_run

@@ -15,9 +15,10 @@
 #           tracegate recording and the torch.profiler trace stay (resnet_b32.db,
 #           resnet_b32.torch.json) for tests/gpu/compare_profilers.py (validate.sh part 3).
 #   b256    ResNet-50 eager batch 256, GPU-bound: 3 rounds of 20 iterations after 5 warm-up.
-#   all     the three.
+#   honest  launch_bound, resnet and b256 (issue 32's protocol; tests/gpu/floor_step.sh)
+#   all     launch, resnet and b256.
 # An effect counts only where it exceeds the A/A spread (overhead_summary.py says which).
-# Usage: tests/gpu/overhead.sh TRACEGATE LAUNCH_BOUND OUT_DIR [REPEATS=3] [SET=all]
+# Usage: tests/gpu/overhead.sh TRACEGATE LAUNCH_BOUND OUT_DIR [REPEATS=3] [SET=all|launch|resnet|b256|honest]
 # (from the repository root). Environment: OVERHEAD_PYTHON (python3), OVERHEAD_NSYS (a path, or
 # "none"; default: nsys on PATH, else the one beside Nsight Compute), OVERHEAD_BUDGET_S (start no run
 # after this many seconds; default 900), OVERHEAD_TIMEOUT_S (one run; default 150), OVERHEAD_FLOOR_JSON
@@ -41,6 +42,11 @@ if [ -z "$nsys" ]; then
 fi
 [ "$nsys" = none ] && nsys=""
 if [ -n "$nsys" ] && [ -x "$nsys" ]; then echo "nsys: $nsys"; else echo "nsys: not found, its configuration is not run"; nsys=""; fi
+case $set_ in
+  all) sets="lb tiny b32 b256" ;; launch) sets="lb tiny" ;; resnet) sets="b32" ;; b256) sets="b256" ;;
+  honest) sets="lb b32 b256" ;; *) echo "overhead.sh: unknown SET $set_"; exit 2 ;;
+esac
+want() { case " $sets " in *" $1 "*) return 0 ;; esac; return 1; }
 failed=""
 n=0
 start_s=$(date +%s)
@@ -89,7 +95,7 @@ nsys_run() {  # nsys_run WORKLOAD CMD...
   rm -f "$out"/nsys_"$w".*
 }
 
-if [ "$set_" = all ] || [ "$set_" = launch ]; then
+if want lb; then
   for r in $(seq "$reps"); do  # interleaved, so drift hits each configuration alike
     run launch_bound none "$lb"
     run launch_bound tracegate "$tg" record -o "$out/lb.db" -- "$lb"
@@ -97,6 +103,8 @@ if [ "$set_" = all ] || [ "$set_" = launch ]; then
     run launch_bound "none again" "$lb"
   done
   rm -f "$out/lb.db"  # 200,000 kernels: the figures are the result
+fi
+if want tiny; then
   tiny="$py $infer --tiny 20000 --rounds $reps"
   run torch_tiny none $tiny
   run torch_tiny tracegate "$tg" record -o "$out/tiny.db" -- $tiny
@@ -105,7 +113,7 @@ if [ "$set_" = all ] || [ "$set_" = launch ]; then
   run torch_tiny "none again" $tiny
   rm -f "$out/tiny.db" "$out/tiny.torch.json"
 fi
-if [ "$set_" = all ] || [ "$set_" = resnet ]; then
+if want b32; then
   b32="$py $infer --batch 32 --warmup 20 --iters 60 --rounds 5 --iter-times"
   run resnet50_b32 none $b32
   run resnet50_b32 tracegate "$tg" record -o "$out/resnet_b32.db" -- $b32
@@ -113,7 +121,7 @@ if [ "$set_" = all ] || [ "$set_" = resnet ]; then
   nsys_run resnet50_b32 $b32
   run resnet50_b32 "none again" $b32
 fi
-if [ "$set_" = all ] || [ "$set_" = b256 ]; then
+if want b256; then
   b256="$py $infer --batch 256 --warmup 5 --iters 20 --rounds 3 --iter-times"
   run resnet50_b256 none $b256
   run resnet50_b256 tracegate "$tg" record -o "$out/resnet_b256.db" -- $b256
