@@ -25,6 +25,7 @@
 # (cupti_floor.json, for the per-launch goal). Writes OUT_DIR/overhead.tsv (workload, configuration,
 # run, figure, unit, wall s), OUT_DIR/iterations.tsv (workload, configuration, run, round, ms...),
 # OUT_DIR/overhead_summary.txt and .json; exit 1 when a run failed or a goal was not met.
+# OVERHEAD_B32_ITERS replaces "--warmup 20 --iters 60 --rounds 5" (validate.sh's shorter check).
 set -u -o pipefail
 tg=$1; lb=$2; out=$3; reps=${4:-3}; set_=${5:-all}
 py=${OVERHEAD_PYTHON:-python3}
@@ -114,7 +115,7 @@ if want tiny; then
   rm -f "$out/tiny.db" "$out/tiny.torch.json"
 fi
 if want b32; then
-  b32="$py $infer --batch 32 --warmup 20 --iters 60 --rounds 5 --iter-times"
+  b32="$py $infer --batch 32 ${OVERHEAD_B32_ITERS:---warmup 20 --iters 60 --rounds 5} --iter-times"
   run resnet50_b32 none $b32
   run resnet50_b32 tracegate "$tg" record -o "$out/resnet_b32.db" -- $b32
   run resnet50_b32 torch.profiler $b32 --torch-profiler "$out/resnet_b32.torch.json"
