@@ -327,8 +327,9 @@ void FlushLoopUnguarded(Session* s) {
     if (s->flush_stop) break;
     lk.unlock();
     const TimeNs start = RecordClockNs();
-    cuptiActivityFlushAll(0);
-    uint64_t dropped = DroppedSinceLastCall();
+    // Without a subscription (CUPTI unusable) only the part is appended: its metadata says why.
+    if (s->subscriber) cuptiActivityFlushAll(0);
+    uint64_t dropped = s->subscriber ? DroppedSinceLastCall() : 0;
     if (BufferPool* pool = g_pool.load()) pool->Reserve(g_requesting_threads.load() + kReadyBuffers);
     NoteSelf("tracegate: flush", start);
     {
@@ -515,7 +516,9 @@ Status StartCollector(const RecordingOptions& options, const std::string& part_p
       Warn(StrFormat("process %lld is not fully recorded: %s%s", static_cast<long long>(s->pid), all.c_str(),
                      usable ? "" : "; the program runs on unrecorded"));
   }
-  if (usable) s->flusher = std::thread(FlushLoop, s.get());
+  // Always: the part writer has no thread of its own, and the part is appended every interval even
+  // when CUPTI is unusable, so a killed process's part still says what was missed.
+  s->flusher = std::thread(FlushLoop, s.get());
   (void)s.release();  // owned through g_session until StopCollector
   return Status::Ok();
 }
