@@ -331,7 +331,7 @@ void FlushLoopUnguarded(Session* s) {
     if (s->subscriber) cuptiActivityFlushAll(0);
     uint64_t dropped = s->subscriber ? DroppedSinceLastCall() : 0;
     if (BufferPool* pool = g_pool.load()) pool->Reserve(g_requesting_threads.load() + kReadyBuffers);
-    NoteSelf("tracegate: flush", start);
+    if (s->subscriber) NoteSelf("tracegate: flush", start);
     {
       std::lock_guard<std::mutex> lock(g_convert);
       PublishCounters(*s, dropped);
