@@ -46,6 +46,8 @@ struct Session {
   RecordingOptions options;
   ActivityPlan plan;
   std::unique_ptr<CaptureWindow> capture;  // set with a capture range
+  std::mutex window_mu;                    // OnWindow's
+  bool window_on = false;                  // under window_mu: the windowed part is on
   int64_t pid = 0;
   std::unique_ptr<PartWriter> writer;
   std::unique_ptr<ActivityConverter> converter;  // under g_convert
@@ -290,10 +292,18 @@ void CUPTIAPI BufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size
 }
 
 // A capture window opens or closes: the windowed kinds and functions on or off (capture.h).
+// Threads that close one window and open the next at once apply, one at a time, the window's state
+// as it is then, so the last one leaves CUPTI as the window is. window_mu is taken only at a
+// window's edges; the CUPTI calls under it may flush buffers, whose callback takes g_convert only.
 void OnWindow(Session& s, CaptureWindow::Action action) {
   if (action == CaptureWindow::Action::kNone) return;
   const TimeNs start = RecordClockNs();
-  SetWindowed(s.plan, action == CaptureWindow::Action::kStart, nullptr);
+  {
+    std::lock_guard<std::mutex> lock(s.window_mu);
+    const bool open = s.capture->open();
+    if (open != s.window_on) SetWindowed(s.plan, open, nullptr);
+    s.window_on = open;
+  }
   NoteSelf(action == CaptureWindow::Action::kStart ? "tracegate: capture window opens" : "tracegate: capture window closes",
            start);
 }
