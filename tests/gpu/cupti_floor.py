@@ -147,6 +147,8 @@ def main():
         cells = ["%+.3f" % summary[c][lp]["median_minus_none"] if "median_minus_none" in summary.get(c, {}).get(lp, {})
                  else "-" for lp in loops]
         lines.append("| %s | %s |" % (c, " | ".join(cells)))
+    if not loops:
+        lines.append("no configuration produced a figure (see cupti_floor.log)")
     lines += [""] + verdicts
     for c, ex in extras.items():
         lines.append("%s: records %s" % (c, ", ".join(str(e.get("records")) for e in ex)) +
