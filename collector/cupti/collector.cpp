@@ -93,10 +93,14 @@ int64_t ThreadId() {
   return tid;
 }
 
-void NoteSelf(const char* name, TimeNs start) {
+// Called from CUPTI's callbacks: never throws (a range that cannot be noted is left out).
+void NoteSelf(const char* name, TimeNs start) noexcept {
   const TimeNs end = RecordClockNs();
-  std::lock_guard<std::mutex> lock(g_self_mu);
-  if (g_self.size() < 100000) g_self.push_back({name, start, end, ThreadId()});
+  try {
+    std::lock_guard<std::mutex> lock(g_self_mu);
+    if (g_self.size() < 100000) g_self.push_back({name, start, end, ThreadId()});
+  } catch (...) {
+  }
 }
 
 // Moves the noted ranges into `batch` (pid `pid`). Under g_convert.
