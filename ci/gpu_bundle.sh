@@ -7,6 +7,8 @@
 #                    wrappers that give each program its libraries for itself alone (see below)
 #   libtracegate_inject.so   the collector; RUNPATH $ORIGIN/lib, then the CUDA toolkit's CUPTI
 #   tests/gpu/known_workload, launch_bound   (static cudart: no wrapper needed)
+#   tests/gpu/cupti_floor    wrapper of bin/cupti_floor (it links libcupti: TG_CUDA_LIBS, as the
+#                            kernel programs' wrappers), run by tests/gpu/cupti_floor.py
 #   lib/             the libraries those programs use that a CUDA image lacks (simdjson, SQLite,
 #                    zlib, Google Benchmark); env.sh links the machine's libcupti in here
 #   env.sh           source it on the GPU machine
@@ -36,6 +38,20 @@ strip -o "$out.tmp/libtracegate_inject.so" "$build/libtracegate_inject.so"  # ke
 for f in known_workload launch_bound; do
   if [ -x "$build/tests/gpu/$f" ]; then strip -o "$out.tmp/tests/gpu/$f" "$build/tests/gpu/$f"; fi
 done
+if [ -x "$build/tests/gpu/cupti_floor" ]; then
+  strip -o "$out.tmp/bin/cupti_floor" "$build/tests/gpu/cupti_floor"
+  cat >"$out.tmp/tests/gpu/cupti_floor" <<'EOF2'
+#!/bin/sh
+# cupti_floor starts no other program: libcupti (and what else lib/ holds) from LD_LIBRARY_PATH,
+# set here for it alone (TG_CUDA_LIBS: env.sh). Under `tracegate record` the injected collector
+# then finds the same libcupti.
+b=$(cd "$(dirname "$0")/../.." && pwd)
+LD_LIBRARY_PATH="$b/lib${TG_CUDA_LIBS:+:$TG_CUDA_LIBS}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$b/bin/cupti_floor" "$@"
+EOF2
+  chmod +x "$out.tmp/tests/gpu/cupti_floor"
+else
+  echo "ci/gpu_bundle.sh: warning: $build/tests/gpu/cupti_floor is not built; the bundle has no cupti_floor" >&2
+fi
 # Non-CUDA libraries outside glibc and the compiler runtime, as the loader resolves them here.
 for f in "$out.tmp"/bin/* "$out.tmp"/libtracegate_inject.so; do
   ldd "$f" | awk '$3 ~ /^\// {print $1, $3}'

@@ -112,6 +112,10 @@ struct RecordArgs {
   std::string output;                // -o; empty: tracegate<N>.db in the current directory
   int64_t sample_ms = 100;
   bool no_driver_api = false;
+  std::string api = "default";           // --api default|all
+  std::string cuda_graph_trace = "node";  // --cuda-graph-trace node|graph
+  std::string capture_range;              // --capture-range nvtx:NAME
+  std::string iterations;                 // --iterations K:N
   bool analyze = false;
 };
 int RunRecord(const RecordArgs& args);

@@ -115,8 +115,13 @@ constexpr const char* kRecordFooter =
     "127 / 126 when the command cannot be found / executed.\n"
     "Environment: TRACEGATE_FLUSH_MS (1000), TRACEGATE_BUFFER_MB (8), TRACEGATE_BUFFER_CAP_MB (512),\n"
     "TRACEGATE_INJECT_LIB (the injection library; default: libtracegate_inject.so beside tracegate).\n"
+    "What is recorded: --api default records the CUDA API calls the analysis reads, one function at a\n"
+    "time (CUDA 12.5+; the trace's metadata cupti_api_recorded lists them); --api all every call.\n"
+    "--capture-range nvtx:NAME [--iterations K:N] records only inside those NVTX ranges (after skipping\n"
+    "K, N of them), so only that window pays for recording.\n"
     "Examples:\n"
     "  tracegate record -- python infer.py --batch 32\n"
+    "  tracegate record --capture-range nvtx:step --iterations 20:10 -- python train.py\n"
     "  tracegate record -o run.db --analyze -- ./server --requests 1000";
 
 }  // namespace
@@ -252,7 +257,20 @@ int main(int argc, char** argv) {
   r->add_option("-o,--output", record.output, "Output trace (.db); default tracegate<N>.db, never overwritten");
   r->add_option("--sample-ms", record.sample_ms, "GPU telemetry (NVML) sampling period, ms")
       ->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{3600000}));
-  r->add_flag("--no-driver-api", record.no_driver_api, "Do not record CUDA driver API calls (runtime calls still are)");
+  r->add_option("--api", record.api,
+                "CUDA API calls recorded: default (what the analysis reads: launches, copies, memsets, syncs, waits, "
+                "events, allocations, module loads; runtime and driver) or all")
+      ->capture_default_str()->check(CLI::IsMember({"default", "all"}));
+  r->add_option("--cuda-graph-trace", record.cuda_graph_trace,
+                "CUDA graph launches: node (every node's kernel, copy and memset) or graph (one record per launch)")
+      ->capture_default_str()->check(CLI::IsMember({"node", "graph"}));
+  r->add_option("--capture-range", record.capture_range,
+                "Record only inside NVTX ranges of this name (nvtx:NAME); outside them nothing pays for recording");
+  r->add_option("--iterations", record.iterations,
+                "With --capture-range: skip K of its ranges, then record N (K:N)");
+  r->add_flag("--no-driver-api", record.no_driver_api,
+              "Leave CUDA driver API calls unrecorded. Not recommended: cuBLAS and Triton launch through the "
+              "driver, and their kernels then have no launch to correlate with");
   r->add_flag("--analyze", record.analyze, "Print the analysis of the trace after recording");
   r->prefix_command();  // the first argument that is not an option starts the command
   // `record [OPTIONS] -- CMD ARGS...`: everything after the first "--" is the command, verbatim;

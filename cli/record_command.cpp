@@ -22,8 +22,16 @@ int RunRecord(const RecordArgs& args) {
   options.output = args.output;
   options.sample_ms = args.sample_ms;
   options.driver_api = !args.no_driver_api;
+  options.api = args.api == "all" ? ApiRecording::kAll : ApiRecording::kAnalysis;
+  options.graph_trace = args.cuda_graph_trace == "graph" ? GraphTrace::kGraph : GraphTrace::kNode;
+  options.capture_range = args.capture_range;
+  options.iterations = args.iterations;
   if (options.command.empty()) {
     std::cerr << "tracegate record: error: no command given; usage: tracegate record [OPTIONS] -- CMD ARGS...\n";
+    return kExitBadInput;
+  }
+  if (Status s = CheckWindow(options); !s.ok()) {
+    std::cerr << "tracegate record: error: " << s.message() << "\n";
     return kExitBadInput;
   }
   if (Status s = FindInjectLibrary(&options.inject_lib); !s.ok()) {

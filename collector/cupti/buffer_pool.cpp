@@ -47,9 +47,9 @@ uint8_t* BufferPool::Acquire() {
   return b;
 }
 
-void BufferPool::Release(uint8_t* buffer) {
+void BufferPool::Release(uint8_t* buffer, size_t used_bytes) {
   if (!buffer) return;
-  std::memset(buffer, 0, buffer_bytes_);
+  std::memset(buffer, 0, std::min(used_bytes, buffer_bytes_));
   std::lock_guard<std::mutex> lock(mu_);
   free_.push_back(buffer);
 }

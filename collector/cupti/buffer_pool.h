@@ -8,8 +8,9 @@
 // (CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER): CUPTI asks for buffers on the application's
 // threads, where zeroing 8 MB stalls the program for a millisecond or more, once per flush
 // interval per thread. The pool zeroes a buffer when it takes it back (on the thread that
-// completed it, never the application's) and when it creates one; Reserve creates them ahead of
-// time, off the application's critical path.
+// completed it, never the application's), only the bytes CUPTI wrote, and when it creates one;
+// Reserve creates them ahead of time, off the application's critical path. The collector keeps one
+// ready buffer per thread that asked for one, plus two (CUPTI fills one buffer per thread).
 #pragma once
 
 #include <cstddef>
@@ -30,8 +31,10 @@ class BufferPool {
   // A free, zero-filled buffer (8-byte aligned, as CUPTI requires), or nullptr when the cap is
   // reached. Thread-safe; allocates only when no free buffer is left.
   uint8_t* Acquire();
-  // Takes back a buffer Acquire returned, zeroing it first (outside the lock). Thread-safe.
-  void Release(uint8_t* buffer);
+  // Takes back a buffer Acquire returned, zeroing its first `used_bytes` first (outside the lock):
+  // CUPTI wrote nothing past the valid bytes it reported, so the rest is still zero. Thread-safe.
+  void Release(uint8_t* buffer, size_t used_bytes);
+  void Release(uint8_t* buffer) { Release(buffer, buffer_bytes_); }
   // Creates zero-filled buffers (their pages touched) until `free_buffers` are free, within the
   // cap. Thread-safe; the allocation and zeroing happen outside the lock.
   void Reserve(size_t free_buffers);

@@ -13,6 +13,7 @@
 #include <cupti.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -30,6 +31,7 @@
 #include <vector>
 
 #include "buffer_pool.h"
+#include "capture.h"
 #include "completed.h"
 #include "convert.h"
 #include "devices.h"
@@ -43,10 +45,14 @@ namespace {
 
 struct Session {
   RecordingOptions options;
+  ActivityPlan plan;
+  std::unique_ptr<CaptureWindow> capture;  // set with a capture range
+  std::mutex window_mu;                    // OnWindow's
+  bool window_on = false;                  // under window_mu: the windowed part is on
   int64_t pid = 0;
   std::unique_ptr<PartWriter> writer;
   std::unique_ptr<ActivityConverter> converter;  // under g_convert
-  std::vector<CUpti_ActivityKind> enabled;
+  std::vector<CUpti_ActivityKind> enabled;  // the plan's `always` kinds CUPTI accepted
   CUpti_SubscriberHandle subscriber = nullptr;
   std::vector<std::string> missed;
   uint64_t dropped = 0;         // records CUPTI reported dropped, under g_convert
@@ -66,9 +72,57 @@ Session* g_session = nullptr;  // read and written under g_convert; Start and St
 bool g_stopping = false;       // under g_control
 std::atomic<BufferPool*> g_pool{nullptr};  // never freed: CUPTI may hold its buffers until exit
 // Free buffers the pool keeps ready (zeroed, their pages touched), so that CUPTI's requests on the
-// application's threads take one from the free list instead of allocating: topped up at start and
-// after every flush, on the collector's threads.
+// application's threads take one from the free list instead of allocating: one per thread that has
+// asked for a buffer (CUPTI fills a buffer per thread) plus kReadyBuffers, topped up at start and
+// after every flush, on the collector's flush thread.
 constexpr size_t kReadyBuffers = 2;
+std::atomic<size_t> g_requesting_threads{0};
+
+// The collector's own work as ranges in the trace (domain kSelfDomain), so that an outlier
+// iteration can be explained from the trace: buffer requests on the application's threads, buffer
+// conversions, flushes, capture windows. Noted from any thread, moved into the part each flush.
+struct SelfRange {
+  const char* name;
+  TimeNs start, end;
+  int64_t tid;
+};
+std::mutex g_self_mu;
+std::vector<SelfRange> g_self;  // under g_self_mu
+
+int64_t ThreadId() {
+  thread_local const int64_t tid = static_cast<int64_t>(::syscall(SYS_gettid));
+  return tid;
+}
+
+// Called from CUPTI's callbacks: never throws (a range that cannot be noted is left out).
+void NoteSelf(const char* name, TimeNs start) noexcept {
+  const TimeNs end = RecordClockNs();
+  try {
+    std::lock_guard<std::mutex> lock(g_self_mu);
+    if (g_self.size() < 100000) g_self.push_back({name, start, end, ThreadId()});
+  } catch (...) {
+  }
+}
+
+// Moves the noted ranges into `batch` (pid `pid`). Under g_convert.
+void TakeSelfRanges(int64_t pid, Trace& batch) {
+  std::vector<SelfRange> taken;
+  {
+    std::lock_guard<std::mutex> lock(g_self_mu);
+    taken.swap(g_self);
+  }
+  const StringId domain = taken.empty() ? 0 : batch.strings.Intern(kSelfDomain);
+  for (const SelfRange& r : taken) {
+    Range row;
+    row.start = r.start;
+    row.end = r.end;
+    row.name = batch.strings.Intern(r.name);
+    row.domain = domain;
+    row.pid = pid;
+    row.tid = r.tid;
+    batch.ranges.Add(row);
+  }
+}
 
 std::string CuptiError(CUptiResult r) {
   const char* text = nullptr;
@@ -150,6 +204,13 @@ void PublishCounters(Session& s, uint64_t dropped) {
     s.writer->SetMetadata(kOverheadPrefix + kind, std::to_string(ns));
   if (uint64_t refused = Refusals(s))
     s.writer->SetMetadata(kBufferRefusalsKey, std::to_string(refused));
+  Trace self;
+  TakeSelfRanges(s.pid, self);
+  if (self.ranges.size() > 0) s.writer->Submit(std::move(self));
+  if (s.capture) {
+    s.writer->SetMetadata(kCaptureSeenKey, std::to_string(s.capture->seen()));
+    s.writer->SetMetadata(kCaptureWindowsKey, std::to_string(s.capture->windows()));
+  }
 }
 
 uint64_t DroppedSinceLastCall() {
@@ -178,9 +239,16 @@ void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_record
   *size = 0;
   *max_records = 0;
   Guarded("CUPTI buffer request", [&] {
+    const TimeNs start = RecordClockNs();
+    thread_local bool counted = false;
+    if (!counted) {
+      counted = true;
+      g_requesting_threads.fetch_add(1);
+    }
     BufferPool* pool = g_pool.load();
     *buffer = pool ? pool->Acquire() : nullptr;
     *size = *buffer ? pool->buffer_bytes() : 0;
+    NoteSelf(*buffer ? "tracegate: CUPTI buffer request" : "tracegate: CUPTI buffer request refused", start);
   });
 }
 
@@ -189,13 +257,14 @@ void CUPTIAPI BufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size
   // (completed.h).
   std::vector<const CUpti_Activity*> records;
   size_t freed = 0;
+  const TimeNs start = RecordClockNs();
   Guarded("CUPTI buffer", [&] {
     WalkBuffer(buffer, valid_bytes, records);
     std::lock_guard<std::mutex> lock(g_convert);
     Session* s = g_session;
     Trace batch;
     std::vector<DeviceUuid> uuids;
-    ConvertBuffer(s ? s->converter.get() : nullptr, records, batch, uuids, &freed);
+    ConvertBuffer(s ? s->converter.get() : nullptr, records, batch, uuids, &freed, s ? s->pid : -1);
     if (s) {
       for (const DeviceUuid& u : uuids)
         s->writer->SetMetadata(std::string(kDeviceUuidPrefix) + std::to_string(u.device), u.uuid);
@@ -203,13 +272,38 @@ void CUPTIAPI BufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size
     }
   });
   for (size_t i = freed; i < records.size(); ++i) FreeClientOwned(*records[i]);
-  if (BufferPool* pool = g_pool.load()) pool->Release(buffer);
+  if (BufferPool* pool = g_pool.load()) pool->Release(buffer, valid_bytes);
+  if (buffer) NoteSelf("tracegate: convert a CUPTI buffer", start);
+}
+
+// A capture window opens or closes: the windowed kinds and functions on or off (capture.h).
+// Threads that close one window and open the next at once apply, one at a time, the window's state
+// as it is then, so the last one leaves CUPTI as the window is. window_mu is taken only at a
+// window's edges; the CUPTI calls under it may flush buffers, whose callback takes g_convert only.
+void OnWindow(Session& s, CaptureWindow::Action action) {
+  if (action == CaptureWindow::Action::kNone) return;
+  const TimeNs start = RecordClockNs();
+  {
+    std::lock_guard<std::mutex> lock(s.window_mu);
+    const bool open = s.capture->open();
+    if (open != s.window_on) SetWindowed(s.plan, open, nullptr);
+    s.window_on = open;
+  }
+  NoteSelf(action == CaptureWindow::Action::kStart ? "tracegate: capture window opens" : "tracegate: capture window closes",
+           start);
 }
 
 // cudaDeviceReset and a context's destruction end the life of that context's records: CUPTI's
 // buffers are flushed now, while they can still be delivered, as NVIDIA's injection sample does.
-void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+void CUPTIAPI OnCallback(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   Guarded("CUPTI callback", [&] {
+    if (domain == CUPTI_CB_DOMAIN_NVTX) {
+      // CUPTI calls this on the application's thread, inside the NVTX call; the session outlives
+      // every callback (StopCollector unsubscribes before deleting it).
+      auto* s = static_cast<Session*>(user);
+      if (s && s->capture) OnWindow(*s, s->capture->OnNvtxCallback(cbid, data, ThreadId()));
+      return;
+    }
     const bool reset = domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020 &&
                        static_cast<const CUpti_CallbackData*>(data)->callbackSite == CUPTI_API_ENTER;
     const bool destroy = domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING;
@@ -227,13 +321,17 @@ void FlushLoopUnguarded(Session* s) {
     s->flush_cv.wait_for(lk, std::chrono::milliseconds(s->options.flush_ms));
     if (s->flush_stop) break;
     lk.unlock();
-    cuptiActivityFlushAll(0);
-    uint64_t dropped = DroppedSinceLastCall();
+    const TimeNs start = RecordClockNs();
+    // Without a subscription (CUPTI unusable) only the part is appended: its metadata says why.
+    if (s->subscriber) cuptiActivityFlushAll(0);
+    uint64_t dropped = s->subscriber ? DroppedSinceLastCall() : 0;
+    if (BufferPool* pool = g_pool.load()) pool->Reserve(g_requesting_threads.load() + kReadyBuffers);
+    if (s->subscriber) NoteSelf("tracegate: flush", start);
     {
       std::lock_guard<std::mutex> lock(g_convert);
       PublishCounters(*s, dropped);
     }
-    if (BufferPool* pool = g_pool.load()) pool->Reserve(kReadyBuffers);
+    // The one flush thread: the part writer has none of its own (PartWriterOptions::background).
     Status st = s->writer->Flush();
     if (!st.ok() && !reported) {
       Warn("cannot append to the recording: " + st.message());
@@ -264,6 +362,7 @@ void PublishDriverDevices(Session& s) {
 
 // The QuietApis' records off; what CUPTI refused stays on and is not worth a warning.
 void QuietenApis(Session& s) {
+  if (!s.plan.quiet) return;
   std::string names;
   for (const QuietApi& q : QuietApis()) {
     if (q.driver && !s.options.driver_api) continue;
@@ -271,6 +370,24 @@ void QuietenApis(Session& s) {
     if (r == CUPTI_SUCCESS) names += (names.empty() ? "" : ",") + std::string(q.name);
   }
   if (!names.empty()) s.writer->SetMetadata(kQuietApisKey, names);
+}
+
+// How API calls are recorded, and the capture window, in the part's metadata.
+void WriteTierMetadata(Session& s) {
+  s.writer->SetMetadata(kApiTierKey, s.plan.tier);
+  if (s.plan.per_cbid) {
+    std::string names;
+    for (const RecordedApi& a : s.plan.apis) names += (names.empty() ? "" : ",") + a.name;
+    s.writer->SetMetadata(kApiRecordedKey, names);
+  }
+  s.writer->SetMetadata(kGraphTraceKey, s.options.graph_trace == GraphTrace::kGraph ? "graph" : "node");
+  if (s.capture) {
+    std::string window = "nvtx:" + s.capture->name();
+    if (s.options.record_ranges > 0)
+      window += StrFormat(", ranges %lld to %lld", static_cast<long long>(s.options.skip_ranges + 1),
+                          static_cast<long long>(s.options.skip_ranges + s.options.record_ranges));
+    s.writer->SetMetadata(kCaptureRangeKey, window);
+  }
 }
 
 // Subscribes and enables every kind; what fails goes to s.missed. False: CUPTI is unusable here.
@@ -281,7 +398,7 @@ bool EnableCupti(Session& s) {
   char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = {};
   params.oldSubscriberName = holder;
   params.oldSubscriberSize = CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN;
-  CUptiResult r = cuptiSubscribe_v2(&s.subscriber, OnCallback, nullptr, &params);
+  CUptiResult r = cuptiSubscribe_v2(&s.subscriber, OnCallback, &s, &params);
   if (r != CUPTI_SUCCESS) {
     s.subscriber = nullptr;
     std::string who = holder[0] ? std::string(" (") + holder + ")" : "";
@@ -292,6 +409,7 @@ bool EnableCupti(Session& s) {
   }
   cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
   cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+  if (s.capture) cuptiEnableDomain(1, s.subscriber, CUPTI_CB_DOMAIN_NVTX);
   // Thread ids as the OS numbers them (gettid), like the other tools' traces.
   cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
   // The pool's buffers come zeroed (buffer_pool.h); otherwise CUPTI zeroes each one on the thread
@@ -306,16 +424,18 @@ bool EnableCupti(Session& s) {
     s.missed.push_back("all CUDA activity: CUPTI refused the buffer callbacks: " + CuptiError(r));
     return false;
   }
-  for (const RecordedKind& k : kRecordedKinds) {
-    if (k.kind == CUPTI_ACTIVITY_KIND_DRIVER && !s.options.driver_api) {
-      s.missed.push_back(std::string(k.name) + " (disabled: " + internal::kDriverApi + "=0)");
-      continue;
-    }
-    r = cuptiActivityEnable(k.kind);
-    if (r == CUPTI_SUCCESS) s.enabled.push_back(k.kind);
-    else s.missed.push_back(std::string(k.name) + ": " + CuptiError(r));
+  if (!s.options.driver_api) s.missed.push_back(std::string("driver API") + " (disabled: " + internal::kDriverApi + "=0)");
+  for (CUpti_ActivityKind k : s.plan.always) {
+    r = cuptiActivityEnable(k);
+    if (r == CUPTI_SUCCESS) s.enabled.push_back(k);
+    else s.missed.push_back(std::string(FindRecordedKind(k)->name) + ": " + CuptiError(r));
   }
+  // With a capture range the windowed part waits for its first window (OnNvtx); CUPTI's refusals
+  // are found by turning it on and off once here.
+  SetWindowed(s.plan, true, &s.missed);
+  if (s.capture) SetWindowed(s.plan, false, nullptr);
   QuietenApis(s);
+  WriteTierMetadata(s);
   return true;
 }
 
@@ -339,44 +459,6 @@ void InstallForkHandlers() {
 
 }  // namespace
 
-const std::vector<QuietApi>& QuietApis() {
-  // Per eager ResNet-50 iteration (PyTorch 2.11, CUDA 13, tests/fixtures/gpu/resnet50_eager_b32.db)
-  // the ones after the first four made 906 of the ~1180 API records (27166 of 30 iterations); docs/gpu/README.md.
-  static const std::vector<QuietApi> apis = {
-      // Kineto's
-      {false, CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020, "cudaGetDevice"},
-      {true, CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent, "cuCtxGetCurrent"},
-      {true, CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxGetState, "cuDevicePrimaryCtxGetState"},
-      {true, CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute, "cuKernelGetAttribute"},
-      // error queries PyTorch makes around every launch
-      {false, CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020, "cudaGetLastError"},
-      {false, CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020, "cudaPeekAtLastError"},
-      {false, CUPTI_RUNTIME_TRACE_CBID_cudaGetErrorString_v3020, "cudaGetErrorString"},
-      // attribute, occupancy and capture-state queries of libraries (cuDNN, cuBLAS, PyTorch)
-      {false, CUPTI_RUNTIME_TRACE_CBID_cudaFuncGetAttributes_v3020, "cudaFuncGetAttributes"},
-      {false, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetAttribute_v5000, "cudaDeviceGetAttribute"},
-      {false, CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000, "cudaStreamIsCapturing"},
-      {false, CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_ptsz_v10000, "cudaStreamIsCapturing_ptsz"},
-      {true, CUPTI_DRIVER_TRACE_CBID_cuDeviceGetAttribute, "cuDeviceGetAttribute"},
-      {true, CUPTI_DRIVER_TRACE_CBID_cuFuncGetAttribute, "cuFuncGetAttribute"},
-      {true, CUPTI_DRIVER_TRACE_CBID_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags,
-       "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags"},
-      // look-ups the runtime makes for each launch: a kernel's name and function, driver entry points
-      {true, CUPTI_DRIVER_TRACE_CBID_cuKernelGetName, "cuKernelGetName"},
-      {true, CUPTI_DRIVER_TRACE_CBID_cuKernelGetFunction, "cuKernelGetFunction"},
-      {true, CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress, "cuGetProcAddress"},
-      {true, CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2, "cuGetProcAddress_v2"},
-  };
-  return apis;
-}
-
-std::string QuietApiNames(bool driver_api) {
-  std::string names;
-  for (const QuietApi& q : QuietApis())
-    if (!q.driver || driver_api) names += (names.empty() ? "" : ",") + std::string(q.name);
-  return names;
-}
-
 Status StartCollector(const RecordingOptions& options, const std::string& part_path) {
   if (options.flush_ms <= 0 || options.buffer_mb <= 0 || options.buffer_cap_mb <= 0)
     return InvalidInput(StrFormat("recording options must be positive (flush_ms %lld, buffer_mb %lld, buffer_cap_mb %lld)",
@@ -394,9 +476,15 @@ Status StartCollector(const RecordingOptions& options, const std::string& part_p
   auto s = std::make_unique<Session>();
   s->options = options;
   s->pid = ::getpid();
+  uint32_t version = 0;
+  if (cuptiGetVersion(&version) != CUPTI_SUCCESS) version = 0;
+  s->plan = PlanActivity(options, version);
+  if (!options.capture_nvtx.empty())
+    s->capture = std::make_unique<CaptureWindow>(options.capture_nvtx, options.skip_ranges, options.record_ranges);
   PartWriterOptions wo;
   wo.path = part_path;
   wo.flush_interval_ms = options.flush_ms;
+  wo.background = false;  // the collector's flush thread appends the part
   if (Status st = PartWriter::Open(wo, &s->writer); !st.ok()) return st;
   s->converter = std::make_unique<ActivityConverter>(s->pid, ApiNameFromCupti);
   WriteStartMetadata(*s);
@@ -407,7 +495,7 @@ Status StartCollector(const RecordingOptions& options, const std::string& part_p
   if (!pool || pool->buffer_bytes() != buffer_bytes || pool->max_buffers() != std::max<size_t>(1, cap_bytes / buffer_bytes))
     g_pool.store(pool = new BufferPool(buffer_bytes, cap_bytes));  // an older pool leaks: CUPTI may hold its buffers
   s->refusals_before = pool->refusals();
-  pool->Reserve(kReadyBuffers);
+  pool->Reserve(g_requesting_threads.load() + kReadyBuffers);
 
   {
     std::lock_guard<std::mutex> lock(g_convert);
@@ -423,7 +511,9 @@ Status StartCollector(const RecordingOptions& options, const std::string& part_p
       Warn(StrFormat("process %lld is not fully recorded: %s%s", static_cast<long long>(s->pid), all.c_str(),
                      usable ? "" : "; the program runs on unrecorded"));
   }
-  if (usable) s->flusher = std::thread(FlushLoop, s.get());
+  // Always: the part writer has no thread of its own, and the part is appended every interval even
+  // when CUPTI is unusable, so a killed process's part still says what was missed.
+  s->flusher = std::thread(FlushLoop, s.get());
   (void)s.release();  // owned through g_session until StopCollector
   return Status::Ok();
 }
@@ -450,6 +540,7 @@ Status StopCollector() {
   }
   // Stop new records, then have CUPTI hand over every buffer, complete or not.
   for (CUpti_ActivityKind k : s->enabled) cuptiActivityDisable(k);
+  if (s->subscriber) SetWindowed(s->plan, false, nullptr);
   if (s->subscriber) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   uint64_t dropped = s->subscriber ? DroppedSinceLastCall() : 0;
   // The other CUPTI clients, found without our lock held: the walk takes the dynamic loader's lock,

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "api_tiers.h"
 #include "tracegate/collector/recorder.h"
 #include "tracegate/analyzer/status.h"
 
@@ -28,23 +29,6 @@ namespace tg::cupti {
 
 bool CollectorRecording();
 
-// API functions whose records the collector turns off, as PyTorch's profiler (Kineto) does for the
-// first four: queries called around every launch by frameworks and by the CUDA runtime itself
-// (error state, attributes, occupancy, capture state, kernel names, driver entry points), which
-// enqueue no GPU work and which no analysis reads, while they made most of the records, and of the
-// collector's cost, of a PyTorch iteration. Every launch, copy, memset, synchronisation, wait and
-// event call stays recorded (tests/unit/cupti/startup_test.cpp checks the list against every
-// callback name CUPTI knows). driver: driver API (else runtime); cbid: CUPTI callback id.
-struct QuietApi {
-  bool driver;
-  uint32_t cbid;
-  const char* name;
-};
-const std::vector<QuietApi>& QuietApis();
-// Their names, comma-separated, driver ones only when driver API calls are recorded: the value of
-// kQuietApisKey when CUPTI accepts every one.
-std::string QuietApiNames(bool driver_api);
-
 // Part metadata written by the collector.
 inline constexpr const char* kMissedKey = "cupti_missed";           // what could not be recorded
 // (tg::kMemoryPeakKey, parts.h: the largest live total of CUDA device allocations on one device)
@@ -56,6 +40,16 @@ inline constexpr const char* kQuietApisKey = "cupti_api_not_recorded";  // Quiet
 // Who zeroes CUPTI's activity buffers: "tracegate" (the pool, off the application's threads) or
 // "cupti" (a CUPTI without CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, on the thread asking).
 inline constexpr const char* kBufferZeroingKey = "cupti_buffer_zeroing";
+// How API calls are recorded (ActivityPlan::tier), and the functions when one at a time.
+inline constexpr const char* kApiTierKey = "cupti_api_tier";
+inline constexpr const char* kApiRecordedKey = "cupti_api_recorded";
+inline constexpr const char* kGraphTraceKey = "cupti_cuda_graph_trace";  // "node" or "graph"
+// With a capture range: "nvtx:NAME[, ranges K+1 to K+N]", the ranges seen, the windows recorded.
+inline constexpr const char* kCaptureRangeKey = "cupti_capture_range";
+inline constexpr const char* kCaptureSeenKey = "cupti_capture_ranges_seen";
+inline constexpr const char* kCaptureWindowsKey = "cupti_capture_windows";
+// The domain of the collector's own ranges (buffer requests, conversions, flushes, windows).
+inline constexpr const char* kSelfDomain = "tracegate";
 // "cupti" or "driver": where the part's device table came from (devices.h)
 inline constexpr const char* kDeviceSourceKey = "cupti_device_source";
 

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 
+#include "api_tiers.h"
 #include "devices.h"
 
 namespace tg::cupti {
@@ -26,12 +27,14 @@ void FreeClientOwned(const CUpti_Activity& r) {
 }
 
 void ConvertBuffer(ActivityConverter* converter, std::span<const CUpti_Activity* const> records, Trace& batch,
-                   std::vector<DeviceUuid>& uuids, size_t* freed) {
+                   std::vector<DeviceUuid>& uuids, size_t* freed, int64_t pid) {
   if (converter) converter->BeginBatch(batch);
   // One pass: each record is converted, its UUID noted and its client memory freed while it is in
   // the cache.
   for (const CUpti_Activity* r : records) {
-    if (converter) {
+    if (converter && r->kind == CUPTI_ACTIVITY_KIND_GRAPH_TRACE) {
+      AddGraphLaunch(reinterpret_cast<const CUpti_ActivityGraphTrace2&>(*r), pid, batch);
+    } else if (converter) {
       converter->Convert(*r, batch);
       if (r->kind == CUPTI_ACTIVITY_KIND_DEVICE) {  // the CUDA device UUID (devices.h)
         const auto& d = reinterpret_cast<const CUpti_ActivityDevice5&>(*r);

@@ -3,7 +3,8 @@
 // tests/bench/bench_convert.cpp runs the same two on synthetic buffers).
 //
 // WalkBuffer calls CUPTI (cuptiActivityGetNextRecord), so the collector runs it without its lock;
-// ConvertBuffer calls no CUPTI function and runs under the lock that guards the converter.
+// ConvertBuffer (graph-trace records, `--cuda-graph-trace graph`, become one launch row of process
+// `pid` each: api_tiers.h) calls no CUPTI function and runs under the lock that guards the converter.
 #pragma once
 
 #include <cupti_activity.h>
@@ -32,7 +33,7 @@ void WalkBuffer(uint8_t* buffer, size_t valid_bytes, std::vector<const CUpti_Act
 // CUPTI hands to the client (device names, overhead details). `*freed` counts the records freed so far, in order: if
 // a conversion throws, the caller frees records[*freed, end) with FreeClientOwned.
 void ConvertBuffer(ActivityConverter* converter, std::span<const CUpti_Activity* const> records, Trace& batch,
-                   std::vector<DeviceUuid>& uuids, size_t* freed);
+                   std::vector<DeviceUuid>& uuids, size_t* freed, int64_t pid = -1);
 
 // Frees what cupti_activity.h makes the client responsible for: a DEVICE record's name and an
 // OVERHEAD record's overheadData.

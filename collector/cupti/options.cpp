@@ -41,6 +41,32 @@ CollectorOptions ReadCollectorOptions(const GetEnv& getenv, std::vector<std::str
     else if (v != "1")
       warnings->push_back(StrFormat("%s=%s is neither 0 nor 1; recording driver API calls", internal::kDriverApi, d));
   }
+  if (const char* a = getenv(internal::kApi); a && *a) {
+    std::string v(a);
+    if (v == "all") o.recording.api = ApiRecording::kAll;
+    else if (v != "default")
+      warnings->push_back(StrFormat("%s=%s is neither default nor all; recording the default API calls", internal::kApi, a));
+  }
+  if (const char* g = getenv(internal::kGraphTrace); g && *g) {
+    std::string v(g);
+    if (v == "graph") o.recording.graph_trace = GraphTrace::kGraph;
+    else if (v != "node")
+      warnings->push_back(StrFormat("%s=%s is neither node nor graph; recording every graph node", internal::kGraphTrace, g));
+  }
+  if (const char* c = getenv(internal::kCaptureRange); c && *c) {
+    if (Status s = ParseCaptureRange(c, &o.recording.capture_nvtx); !s.ok())
+      warnings->push_back(StrFormat("%s=%s: %s; recording the whole run", internal::kCaptureRange, c, s.message().c_str()));
+  }
+  if (const char* i = getenv(internal::kIterations); i && *i) {
+    int64_t skip = 0, count = 0;
+    if (Status s = ParseIterations(i, &skip, &count); !s.ok())
+      warnings->push_back(StrFormat("%s=%s: %s; recording every range", internal::kIterations, i, s.message().c_str()));
+    else if (o.recording.capture_nvtx.empty())
+      warnings->push_back(StrFormat("%s=%s counts the ranges of %s, which is not set; recording the whole run",
+                                    internal::kIterations, i, internal::kCaptureRange));
+    else
+      o.recording.skip_ranges = skip, o.recording.record_ranges = count;
+  }
   if (o.recording.buffer_cap_mb < o.recording.buffer_mb) {
     warnings->push_back(StrFormat("%s=%lld is below %s=%lld; the pool holds one buffer", internal::kBufferCapMb,
                                   static_cast<long long>(o.recording.buffer_cap_mb), internal::kBufferMb,

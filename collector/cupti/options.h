@@ -13,13 +13,15 @@ namespace tg::cupti {
 
 struct CollectorOptions {
   std::string parts_dir;       // TRACEGATE_PARTS_DIR: where part-<pid>.db goes
-  RecordingOptions recording;  // TRACEGATE_FLUSH_MS, _DRIVER_API, _BUFFER_MB, _BUFFER_CAP_MB
+  RecordingOptions recording;  // TRACEGATE_FLUSH_MS, _DRIVER_API, _BUFFER_MB, _BUFFER_CAP_MB, _API,
+                               // _CUDA_GRAPH_TRACE, _CAPTURE_RANGE, _ITERATIONS
 };
 
 using GetEnv = std::function<const char*(const char* name)>;
 
-// Reads the options. A value that is not an integer in range (or 0/1 for the driver switch) keeps
-// its default and adds one line to *warnings saying so. A missing TRACEGATE_PARTS_DIR leaves
+// Reads the options. A value that is not an integer in range (or 0/1 for the driver switch, one of
+// the named values, nvtx:NAME, K:N) keeps its default and adds one line to *warnings saying so;
+// so does TRACEGATE_ITERATIONS without TRACEGATE_CAPTURE_RANGE. A missing TRACEGATE_PARTS_DIR leaves
 // parts_dir empty: the caller decides (the injection does not record without it).
 CollectorOptions ReadCollectorOptions(const GetEnv& getenv, std::vector<std::string>* warnings);
 

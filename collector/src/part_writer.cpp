@@ -89,7 +89,7 @@ Status PartWriter::Open(const PartWriterOptions& options, std::unique_ptr<PartWr
   TG_RETURN_IF_ERROR(StoreWriter::Create(options.path, store_options, &impl->store));
   out->reset(new PartWriter(std::move(impl)));
   Impl* raw = (*out)->impl_.get();
-  raw->thread = std::thread([raw] { raw->Run(); });
+  if (options.background) raw->thread = std::thread([raw] { raw->Run(); });
   return Status::Ok();
 }
 

@@ -18,13 +18,17 @@ namespace tg {
 struct PartWriterOptions {
   std::string path;                 // the part file, written in place (never renamed)
   int64_t flush_interval_ms = 1000; // background append period
+  // False: no background thread; the owner calls Flush on its own schedule (the CUPTI collector
+  // does, from its one flush thread, right after CUPTI's flush).
+  bool background = true;
 };
 
 // Thread-safe: Submit, AddQuality, SetMetadata, AddDevice, AddProcess may be called from any
 // thread (CUPTI's buffer-completed callback, the NVTX hooks, the injection's init code).
 class PartWriter {
  public:
-  // Creates the part file with the store schema and starts the background thread.
+  // Creates the part file with the store schema and starts the background thread (unless
+  // options.background is false).
   // Errors: "<path>: ...".
   [[nodiscard]] static Status Open(const PartWriterOptions& options, std::unique_ptr<PartWriter>* out);
   PartWriter(const PartWriter&) = delete;

@@ -78,6 +78,32 @@ std::string FileName(const std::string& path) { return std::filesystem::path(pat
 
 }  // namespace
 
+Status ParseCaptureRange(std::string_view text, std::string* nvtx_name) {
+  constexpr std::string_view kPrefix = "nvtx:";
+  if (text.substr(0, kPrefix.size()) != kPrefix || text.size() == kPrefix.size())
+    return InvalidInput("capture range '" + std::string(text) + "' is not nvtx:NAME (an NVTX range's name)");
+  *nvtx_name = std::string(text.substr(kPrefix.size()));
+  return Status::Ok();
+}
+
+Status ParseIterations(std::string_view text, int64_t* skip, int64_t* count) {
+  auto number = [](std::string_view digits, int64_t* out) {
+    if (digits.empty() || digits.size() > 12 || digits.find_first_not_of("0123456789") != std::string_view::npos)
+      return false;
+    *out = std::stoll(std::string(digits));
+    return true;
+  };
+  const size_t colon = text.find(':');
+  int64_t k = 0, n = 0;
+  if (colon == std::string_view::npos || !number(text.substr(0, colon), &k) || !number(text.substr(colon + 1), &n) ||
+      n < 1)
+    return InvalidInput("iterations '" + std::string(text) +
+                        "' is not K:N (skip K ranges, then record N; K >= 0, N >= 1)");
+  *skip = k;
+  *count = n;
+  return Status::Ok();
+}
+
 int64_t RecordClockNs() {
   timespec ts{};
   ::clock_gettime(CLOCK_REALTIME, &ts);

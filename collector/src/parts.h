@@ -23,6 +23,10 @@ inline constexpr const char* kDriverApi = "TRACEGATE_DRIVER_API";      // "0" di
 inline constexpr const char* kBufferMb = "TRACEGATE_BUFFER_MB";        // CUPTI buffer size, default 8
 inline constexpr const char* kBufferCapMb = "TRACEGATE_BUFFER_CAP_MB"; // pool cap, default 512
 inline constexpr const char* kInjectLib = "TRACEGATE_INJECT_LIB";      // override of the library path
+inline constexpr const char* kApi = "TRACEGATE_API";                   // "default" or "all"
+inline constexpr const char* kGraphTrace = "TRACEGATE_CUDA_GRAPH_TRACE";  // "node" or "graph"
+inline constexpr const char* kCaptureRange = "TRACEGATE_CAPTURE_RANGE";   // "nvtx:NAME"
+inline constexpr const char* kIterations = "TRACEGATE_ITERATIONS";        // "K:N"
 // Set by the launcher for the CUDA driver / NVTX to load the injection library:
 inline constexpr const char* kCudaInjection = "CUDA_INJECTION64_PATH";
 inline constexpr const char* kNvtxInjection = "NVTX_INJECTION64_PATH";
@@ -45,6 +49,12 @@ inline constexpr std::string_view kDeviceUuidPrefix = "cuda_device_uuid.";
 // The clock of every timestamp in a recording, ns: CLOCK_REALTIME, so samples taken by the
 // launcher and activity recorded in other processes line up.
 int64_t RecordClockNs();
+
+// The values of `record --capture-range` and `--iterations` (and of their environment variables):
+// "nvtx:NAME" (NAME non-empty) -> NAME; "K:N" (K >= 0, N >= 1) -> skip K, record N. Errors
+// (InvalidInput) say what is expected.
+[[nodiscard]] Status ParseCaptureRange(std::string_view text, std::string* nvtx_name);
+[[nodiscard]] Status ParseIterations(std::string_view text, int64_t* skip, int64_t* count);
 
 // "<dir>/part-<pid>.db".
 std::string PartPath(const std::string& dir, int64_t pid);

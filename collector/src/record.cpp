@@ -81,6 +81,11 @@ std::vector<std::string> ChildEnvironment(const RecordOptions& o, const std::str
       {internal::kNvtxInjection, o.inject_lib},
   };
   if (!o.driver_api) set.emplace_back(internal::kDriverApi, "0");
+  set.emplace_back(internal::kApi, o.api == ApiRecording::kAll ? "all" : "default");
+  set.emplace_back(internal::kGraphTrace, o.graph_trace == GraphTrace::kGraph ? "graph" : "node");
+  // Always set, so a value in the launcher's own environment never leaks into the command's.
+  set.emplace_back(internal::kCaptureRange, o.capture_range);
+  set.emplace_back(internal::kIterations, o.iterations);
   if (!std::getenv(internal::kFlushMs)) set.emplace_back(internal::kFlushMs, std::to_string(o.flush_ms));
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e) {
@@ -315,8 +320,20 @@ std::string DefaultOutputPath(const std::string& dir) {
   }
 }
 
+Status CheckWindow(const RecordOptions& o) {
+  std::string name;
+  int64_t skip = 0, count = 0;
+  if (!o.capture_range.empty()) TG_RETURN_IF_ERROR(ParseCaptureRange(o.capture_range, &name));
+  if (o.iterations.empty()) return Status::Ok();
+  TG_RETURN_IF_ERROR(ParseIterations(o.iterations, &skip, &count));
+  if (o.capture_range.empty())
+    return InvalidInput("iterations " + o.iterations + " counts the ranges of a capture range; name one (--capture-range nvtx:NAME)");
+  return Status::Ok();
+}
+
 Status Record(const RecordOptions& o, RecordResult* r) {
   if (o.command.empty()) return InvalidInput("record: no command given (tracegate record -- CMD ARGS...)");
+  TG_RETURN_IF_ERROR(CheckWindow(o));
   if (!o.inject_lib.empty()) TG_RETURN_IF_ERROR(CheckInjectLibrary(o.inject_lib));
   std::string out_dir = o.output.empty() ? "." : DirOf(o.output);
   // Absolute: the command's processes write their parts there from wherever they cd to.

@@ -169,4 +169,30 @@ expect_rc 0 $? "record of a command that leaves a process behind"
 [ "$(kernels_in orphan.db)" = 3 ] && ok || fail "orphan.db: $(kernels_in orphan.db) kernels, want 3"
 
 "$tg" record --help >out; expect_grep "tracegate<N>.db" out "--help documents the default output"
+
+# The recording tiers reach every recorded process as the collector's environment (parts.h), the
+# launcher's own values of those variables never; a malformed window is one line, exit 2, nothing run.
+TRACEGATE_API=all TRACEGATE_CAPTURE_RANGE=nvtx:stale "$tg" record -o env1.db -- sh -c 'env >env1.txt' 2>err
+expect_rc 0 $? "record with the default tier"
+for kv in TRACEGATE_API=default TRACEGATE_CUDA_GRAPH_TRACE=node 'TRACEGATE_CAPTURE_RANGE=$' 'TRACEGATE_ITERATIONS=$'; do
+  expect_grep "^$kv" env1.txt "default tier in the command's environment ($kv)"
+done
+"$tg" record --api all --cuda-graph-trace graph --capture-range nvtx:train_step --iterations 20:10 -o env2.db -- \
+  sh -c 'env >env2.txt' 2>err
+expect_rc 0 $? "record with every tier option"
+for kv in TRACEGATE_API=all TRACEGATE_CUDA_GRAPH_TRACE=graph TRACEGATE_CAPTURE_RANGE=nvtx:train_step TRACEGATE_ITERATIONS=20:10; do
+  expect_grep "^$kv\$" env2.txt "tier option in the command's environment ($kv)"
+done
+"$tg" record --iterations 20:10 -o bad.db -- sh -c 'echo ran >ran2' 2>err
+expect_rc 2 $? "--iterations without --capture-range"
+expect_grep '^tracegate record: error: iterations 20:10 counts the ranges of a capture range; name one \(--capture-range nvtx:NAME\)$' err \
+  "the error says what is missing"
+"$tg" record --capture-range step -o bad.db -- sh -c 'echo ran >ran2' 2>err
+expect_rc 2 $? "a capture range without nvtx:"
+expect_grep "^tracegate record: error: capture range 'step' is not nvtx:NAME" err "the error says the form"
+"$tg" record --api some -o bad.db -- sh -c 'echo ran >ran2' 2>err
+expect_rc 2 $? "--api some"
+[ ! -e ran2 ] && [ ! -e bad.db ] && ok || fail "a malformed window ran the command or wrote a trace"
+expect_grep "record.*--capture-range nvtx:step --iterations 20:10" out "--help shows the capture window"
+grep -qi "no-driver-api.*not recommended\|not recommended.*driver" out && ok || fail "--help must not recommend --no-driver-api: $(grep -A2 no-driver out)"
 finish record

@@ -121,6 +121,34 @@ TEST(PartWriterTest, BackgroundThreadFlushesEveryInterval) {
   ASSERT_TRUE(w->Finish().ok());
 }
 
+// The CUPTI collector's writer has no thread of its own (one flush thread per recorded process):
+// nothing reaches the file until the owner flushes.
+TEST(PartWriterTest, WithoutBackgroundOnlyTheOwnersFlushWrites) {
+  ScratchDir dir;
+  std::string path = dir.Path("part-3.db");
+  std::unique_ptr<PartWriter> w;
+  PartWriterOptions o;
+  o.path = path;
+  o.flush_interval_ms = 10;
+  o.background = false;
+  ASSERT_TRUE(PartWriter::Open(o, &w).ok());
+  w->Submit(Kernels("k", 5));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // ten intervals
+  Trace t;
+  if (ReadPart(path, &t).ok()) {
+    EXPECT_EQ(t.kernels.size(), 0u);
+  }
+  ASSERT_TRUE(w->Flush().ok());
+  t = Trace();
+  ASSERT_TRUE(ReadPart(path, &t).ok());
+  EXPECT_EQ(t.kernels.size(), 5u);
+  EXPECT_FALSE(Complete(t));
+  ASSERT_TRUE(w->Finish().ok());
+  t = Trace();
+  ASSERT_TRUE(ReadPart(path, &t).ok());
+  EXPECT_TRUE(Complete(t));
+}
+
 TEST(PartWriterTest, AFailedWriteStopsTheRecordingAndKeepsWhatWasWritten) {
   ScratchDir dir;
   std::string path = dir.Path("part-3.db");

@@ -133,5 +133,45 @@ TEST(RecordOutputTest, DefaultOutputIsTheFirstFreeNumberedName) {
   EXPECT_EQ(DefaultOutputPath(dir.str()), dir.Path("tracegate3.db"));
 }
 
+// `record --capture-range` and `--iterations` (and their environment variables).
+TEST(RecordWindowTest, CaptureRangeAndIterationsParse) {
+  std::string name;
+  ASSERT_TRUE(ParseCaptureRange("nvtx:train step", &name).ok());
+  EXPECT_EQ(name, "train step");
+  ASSERT_TRUE(ParseCaptureRange("nvtx:a:b", &name).ok());
+  EXPECT_EQ(name, "a:b");
+  for (const char* bad : {"", "nvtx:", "step", "cuda:step", "NVTX:step"}) {
+    Status s = ParseCaptureRange(bad, &name);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidInput) << bad;
+    EXPECT_EQ(s.message(), "capture range '" + std::string(bad) + "' is not nvtx:NAME (an NVTX range's name)");
+  }
+  int64_t skip = -1, count = -1;
+  ASSERT_TRUE(ParseIterations("20:10", &skip, &count).ok());
+  EXPECT_EQ(skip, 20);
+  EXPECT_EQ(count, 10);
+  ASSERT_TRUE(ParseIterations("0:1", &skip, &count).ok());
+  EXPECT_EQ(skip, 0);
+  EXPECT_EQ(count, 1);
+  for (const char* bad : {"", "10", "10:", ":5", "3:0", "-1:5", "a:b", "1:2:3", "1 :2", "9999999999999:1"}) {
+    Status s = ParseIterations(bad, &skip, &count);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidInput) << bad;
+    EXPECT_EQ(s.message(), "iterations '" + std::string(bad) +
+                               "' is not K:N (skip K ranges, then record N; K >= 0, N >= 1)");
+  }
+}
+
+TEST(RecordWindowTest, IterationsNeedACaptureRange) {
+  RecordOptions o;
+  EXPECT_TRUE(CheckWindow(o).ok());
+  o.iterations = "2:3";
+  Status s = CheckWindow(o);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidInput);
+  EXPECT_EQ(s.message(), "iterations 2:3 counts the ranges of a capture range; name one (--capture-range nvtx:NAME)");
+  o.capture_range = "nvtx:step";
+  EXPECT_TRUE(CheckWindow(o).ok());
+  o.capture_range = "step";
+  EXPECT_EQ(CheckWindow(o).code(), StatusCode::kInvalidInput);
+}
+
 }  // namespace
 }  // namespace tg

@@ -61,5 +61,64 @@ TEST(CuptiOptions, CapBelowOneBufferIsSaid) {
   EXPECT_EQ(warnings[0], "TRACEGATE_BUFFER_CAP_MB=8 is below TRACEGATE_BUFFER_MB=16; the pool holds one buffer");
 }
 
+// The recording tiers: the default records what the analysis reads, every node of a CUDA graph,
+// the whole run; each can be changed by its variable, which `record` sets from its options.
+TEST(CuptiOptions, TiersAndCaptureWindow) {
+  std::vector<std::string> warnings;
+  CollectorOptions d = Read({}, &warnings);
+  EXPECT_EQ(d.recording.api, ApiRecording::kAnalysis);
+  EXPECT_EQ(d.recording.graph_trace, GraphTrace::kNode);
+  EXPECT_EQ(d.recording.capture_nvtx, "");
+  EXPECT_EQ(d.recording.skip_ranges, 0);
+  EXPECT_EQ(d.recording.record_ranges, 0);
+  CollectorOptions o = Read({{"TRACEGATE_API", "all"},
+                             {"TRACEGATE_CUDA_GRAPH_TRACE", "graph"},
+                             {"TRACEGATE_CAPTURE_RANGE", "nvtx:step"},
+                             {"TRACEGATE_ITERATIONS", "20:10"}},
+                            &warnings);
+  EXPECT_TRUE(warnings.empty()) << warnings[0];
+  EXPECT_EQ(o.recording.api, ApiRecording::kAll);
+  EXPECT_EQ(o.recording.graph_trace, GraphTrace::kGraph);
+  EXPECT_EQ(o.recording.capture_nvtx, "step");
+  EXPECT_EQ(o.recording.skip_ranges, 20);
+  EXPECT_EQ(o.recording.record_ranges, 10);
+  // `record` always sets them; empty means the default.
+  o = Read({{"TRACEGATE_API", "default"}, {"TRACEGATE_CUDA_GRAPH_TRACE", "node"}, {"TRACEGATE_CAPTURE_RANGE", ""},
+            {"TRACEGATE_ITERATIONS", ""}},
+           &warnings);
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_EQ(o.recording.api, ApiRecording::kAnalysis);
+  EXPECT_EQ(o.recording.capture_nvtx, "");
+}
+
+TEST(CuptiOptions, BadTierValuesKeepTheDefaultAndSaySo) {
+  std::vector<std::string> warnings;
+  CollectorOptions o = Read({{"TRACEGATE_API", "some"},
+                             {"TRACEGATE_CUDA_GRAPH_TRACE", "nodes"},
+                             {"TRACEGATE_CAPTURE_RANGE", "step"},
+                             {"TRACEGATE_ITERATIONS", "5"}},
+                            &warnings);
+  EXPECT_EQ(o.recording.api, ApiRecording::kAnalysis);
+  EXPECT_EQ(o.recording.graph_trace, GraphTrace::kNode);
+  EXPECT_EQ(o.recording.capture_nvtx, "");
+  EXPECT_EQ(o.recording.record_ranges, 0);
+  ASSERT_EQ(warnings.size(), 4u);
+  EXPECT_EQ(warnings[0], "TRACEGATE_API=some is neither default nor all; recording the default API calls");
+  EXPECT_EQ(warnings[1], "TRACEGATE_CUDA_GRAPH_TRACE=nodes is neither node nor graph; recording every graph node");
+  EXPECT_EQ(warnings[2],
+            "TRACEGATE_CAPTURE_RANGE=step: capture range 'step' is not nvtx:NAME (an NVTX range's name); recording the "
+            "whole run");
+  EXPECT_EQ(warnings[3],
+            "TRACEGATE_ITERATIONS=5: iterations '5' is not K:N (skip K ranges, then record N; K >= 0, N >= 1); "
+            "recording every range");
+  warnings.clear();
+  o = Read({{"TRACEGATE_ITERATIONS", "1:2"}}, &warnings);
+  EXPECT_EQ(o.recording.record_ranges, 0);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0],
+            "TRACEGATE_ITERATIONS=1:2 counts the ranges of TRACEGATE_CAPTURE_RANGE, which is not set; recording the "
+            "whole run");
+}
+
 }  // namespace
 }  // namespace tg::cupti

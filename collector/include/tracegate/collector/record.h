@@ -16,6 +16,7 @@
 
 #include "tracegate/analyzer/model.h"
 #include "collector/src/parts.h"
+#include "tracegate/collector/recorder.h"
 #include "tracegate/analyzer/status.h"
 
 namespace tg {
@@ -37,6 +38,10 @@ struct RecordOptions {
   std::string inject_lib;            // the injection library (FindInjectLibrary)
   int64_t sample_ms = 100;           // NVML sampling period
   bool driver_api = true;            // false: TRACEGATE_DRIVER_API=0
+  ApiRecording api = ApiRecording::kAnalysis;  // TRACEGATE_API (recorder.h)
+  GraphTrace graph_trace = GraphTrace::kNode;  // TRACEGATE_CUDA_GRAPH_TRACE
+  std::string capture_range;         // "nvtx:NAME" or empty (TRACEGATE_CAPTURE_RANGE)
+  std::string iterations;            // "K:N" or empty; needs capture_range (TRACEGATE_ITERATIONS)
   int64_t flush_ms = 1000;           // TRACEGATE_FLUSH_MS for the collector (unless set already)
   std::string nvml_library = "libnvidia-ml.so.1";
 };
@@ -60,13 +65,17 @@ struct RecordResult {
 // initialized CUDA". Record calls it first (InvalidInput when the library cannot be loaded).
 [[nodiscard]] Status CheckInjectLibrary(const std::string& path);
 
+// The capture range and iterations of `options`, checked (Record calls it first).
+[[nodiscard]] Status CheckWindow(const RecordOptions& options);
+
 // "<dir>/tracegate1.db", or the first "<dir>/tracegate<N>.db" that does not exist.
 std::string DefaultOutputPath(const std::string& dir);
 
 // Runs the command and writes the trace (see the top of this file). The command failing or
 // being killed is not an error (it is in exit_code, and a killed process's part is kept and
 // counted as trace_incomplete). Errors: the command cannot be started (NotFound /
-// InvalidInput, "cannot run ..."), the parts dir or the output cannot be written.
+// InvalidInput, "cannot run ..."), capture_range or iterations malformed (or iterations without
+// capture_range; InvalidInput), the parts dir or the output cannot be written.
 [[nodiscard]] Status Record(const RecordOptions& options, RecordResult* result);
 
 // The one-screen summary: output and size, command and exit, duration, processes, events by
