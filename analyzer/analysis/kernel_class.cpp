@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "analyzer/analysis/correlation.h"
 #include "analyzer/util/demangle.h"
 
 namespace tg {
@@ -203,9 +204,7 @@ KernelClass KernelClassifier::Classify(std::string_view demangled_name) const {
 }
 
 bool OpKernelClass(std::string_view op, KernelClass* out) {
-  // emit_nvtx's ranges append ", seq = ..., sizes = [...]" to the op's name.
-  op = op.substr(0, op.find(','));
-  while (!op.empty() && op.back() == ' ') op.remove_suffix(1);
+  op = OpBaseName(op);  // emit_nvtx's ranges append ", seq = ..., sizes = [...]" to the op's name
   auto set = [out](KernelClass c) {
     *out = c;
     return true;

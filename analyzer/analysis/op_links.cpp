@@ -65,6 +65,13 @@ Grouped GroupByThread(const std::vector<uint32_t>& thread, size_t threads) {
 
 }  // namespace
 
+std::string_view OpBaseName(std::string_view op) {
+  size_t cut = op.size();
+  for (std::string_view suffix : {", seq = ", ", op_id = ", ", sizes = ", ", input_op_ids = "})
+    cut = std::min(cut, op.find(suffix));
+  return op.substr(0, cut);
+}
+
 OpLinks LinkOps(const Trace& trace) {
   ApiIndex index(trace.api_calls);
   return LinkOps(trace, index);

@@ -3,12 +3,13 @@
 #include <algorithm>
 #include <array>
 #include <map>
-#include <unordered_map>
 #include <set>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
+#include "analyzer/analysis/correlation.h"
 #include "analyzer/util/demangle.h"
 
 namespace tg {
@@ -80,8 +81,10 @@ KernelOps KernelOpsByName(const Trace& trace, const Analysis& analysis) {
     for (size_t c = 0; c < kKernelClassCount; ++c) m.counts.cls[c] += counts[d].cls[c];
     m.counts.launched += counts[d].launched;
   }
-  for (const auto& [key, n] : pairs)
-    merged[demangled[key >> 32]].ops[std::string(trace.Name(static_cast<StringId>(key & 0xffffffffu)))] += n;
+  for (const auto& [key, n] : pairs) {
+    const std::string_view op = OpBaseName(trace.Name(static_cast<StringId>(key & 0xffffffffu)));
+    merged[demangled[key >> 32]].ops[std::string(op)] += n;
+  }
   KernelOps out;
   for (auto& [name, m] : merged) {
     KernelOp& o = out[name];

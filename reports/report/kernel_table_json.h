@@ -13,7 +13,7 @@
 namespace tg {
 
 // What launched each kernel name (demangled), over every launch of it in the trace: the op
-// most of its launches have (LinkOps; ties: the op whose name sorts first), "" with a reason
+// most of its launches have (LinkOps, by OpBaseName; ties: the op whose name sorts first), "" with a reason
 // when none has one, and the class most of its launches have (ties: the first class).
 struct KernelOp {
   std::string op, reason;

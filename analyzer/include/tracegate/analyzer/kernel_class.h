@@ -114,7 +114,7 @@ inline bool HasCollectiveMetadata(const Trace& trace, size_t row) {
 
 // The class the host op `op` (a cpu_op or NVTX range name) gives the kernels it launches, when
 // it says one (see the top of this file); false for ops that do not (aten::copy_, aten::add, "").
-// A name of NVTX's emit_nvtx form ("aten::addmm, seq = 12, sizes = ...") counts up to its comma.
+// A name of NVTX's emit_nvtx form ("aten::addmm, seq = 12, sizes = ...") counts by its OpBaseName.
 bool OpKernelClass(std::string_view op, KernelClass* out);
 
 // The class a kernel gets from its op's class (OpKernelClass) and its name's (Classify): the
