@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -65,6 +66,12 @@ class ApiIndex {
   int64_t dense_min_ = 0;
   std::vector<uint32_t> dense_row_;
 };
+
+// An op's name without the per-call suffix of NVTX's emit_nvtx ranges ("aten::addmm, seq = 12,
+// op_id = 40, sizes = [...]" -> "aten::addmm"), which would make every call's name its own; other
+// names as they are ("CppNode<Foo<int, float>>" keeps its comma). For LinkOps' op names
+// (tracegate/analyzer/op_links.h): the op classes and the report's per-kernel op read it.
+std::string_view OpBaseName(std::string_view op);
 
 // Every (i, kernel row) pair where the API call that launched the kernel (same correlation id)
 // starts inside host range range_rows[i]: [start, end), same pid and tid. Nested ranges each get

@@ -1,5 +1,6 @@
-// Kernel classes by name. The patterns are built from kernel names seen in PyTorch, cuDNN, cuBLAS,
-// CUTLASS, NCCL and TorchInductor traces; kernel_class_test.cpp lists the names each must classify.
+// Kernel classes by op and by name. The patterns are built from kernel names seen in PyTorch, cuDNN,
+// cuBLAS, hipBLASLt, CUTLASS, ck_tile, NCCL, vLLM and TorchInductor traces; kernel_class_test.cpp
+// lists the names each must classify, and the ops that decide a class.
 #include "tracegate/analyzer/kernel_class.h"
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "analyzer/analysis/correlation.h"
 #include "analyzer/util/demangle.h"
 
 namespace tg {
@@ -55,11 +57,18 @@ std::array<std::string, kKernelClassCount> BuildDefaults() {
   auto set = [&p](KernelClass c, std::string pattern) { p[static_cast<size_t>(c)] = std::move(pattern); };
   set(KernelClass::kCommunication,
       "nccl|rccl|all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|sendrecv|cross_device_reduce");
+  // Fused attention: FMHA (cutlass fmha_cutlassF, ck / ck_tile FmhaFwd / FmhaBatchPrefill), flash
+  // attention (flash_fwd_kernel, flash_bwd_*, cuDNN's *_flash_fprop_*), AMD's Triton attn_fwd,
+  // vLLM's paged_attention_* and kernel_unified_attention_*, cuDNN SDPA.
+  set(KernelClass::kAttention,
+      "fmha|flash_?(fwd|bwd|fprop|bprop)|flash_?attn|flash_?attention|attn_(fwd|bwd)|paged_?attention|"
+      "unified_?attention|sdpa");
   // "conv" but not "convert" / "conversion" (NumericConverter sits in many template arguments).
   set(KernelClass::kConv, "conv(?!ert|ers)|fprop|dgrad|wgrad|scudnn|winograd|implicit_?gemm|implicit_precomp|fft2d");
-  // "gemm" but not FBGEMM's embedding and quantisation kernels ("fbgemm_gpu::...").
+  // "gemm" but not FBGEMM's embedding and quantisation kernels ("fbgemm_gpu::..."); hipBLASLt /
+  // Tensile kernels are "Cijk_<layout>_..." (their "_Bias_" is the epilogue, no add).
   set(KernelClass::kGemm,
-      "(^|[^b])gemm|gemv|matmul|cutlass|xmma|nvjet|splitkreduce|flash_?(fwd|bwd)|fmha|^triton_tem_|" +
+      "(^|[^b])gemm|gemv|matmul|cutlass|xmma|nvjet|splitkreduce|(^|[^a-z])cijk_|^triton_tem_|" +
           Tokens("b?mm|addmm|baddbmm"));
   set(KernelClass::kTransform,
       "transpose|permute|nchw[a-z_]*to_?nhwc|nhwc[a-z_]*to_?nchw|nchw2nhwc|nhwc2nchw|im2col|col2im|vol2col|"
@@ -194,11 +203,59 @@ KernelClass KernelClassifier::Classify(std::string_view demangled_name) const {
   return KernelClass::kOther;
 }
 
-std::vector<KernelClass> ClassifyKernels(const Trace& trace, const KernelClassifier& classifier) {
-  constexpr uint8_t kUnset = 0xff;
+bool OpKernelClass(std::string_view op, KernelClass* out) {
+  op = OpBaseName(op);  // emit_nvtx's ranges append ", seq = ..., sizes = [...]" to the op's name
+  auto set = [out](KernelClass c) {
+    *out = c;
+    return true;
+  };
+  if (op.starts_with("c10d::") || op.starts_with("c10d_functional::") || op.starts_with("_c10d_functional::") ||
+      op.starts_with("nccl:") || op == "record_param_comms")
+    return set(KernelClass::kCommunication);
+  std::string lower(op);
+  for (char& ch : lower) ch = Lower(ch);
+  const std::string_view l(lower);
+  const size_t colons = l.rfind("::");
+  const std::string_view ns = colons == std::string_view::npos ? std::string_view() : l.substr(0, colons);
+  std::string_view fn = colons == std::string_view::npos ? l : l.substr(colons + 2);
+  auto has = [&](std::string_view part) { return l.find(part) != std::string_view::npos; };
+  // Attention: ATen's SDPA and its backends, and the fused ops of serving engines
+  // (vllm::unified_attention, _C::paged_attention_v1, flash_attn::_flash_attn_forward).
+  if (l == "aten::scaled_dot_product_attention" || l.starts_with("aten::_scaled_dot_product_") ||
+      l.starts_with("aten::_flash_attention_") || l.starts_with("aten::_efficient_attention") ||
+      l.starts_with("aten::_cudnn_attention") || has("flash_attn") || has("flash_attention") ||
+      has("paged_attention") || has("unified_attention"))
+    return set(KernelClass::kAttention);
+  if (ns == "aten") {
+    static constexpr std::string_view kGemm[] = {"mm",     "addmm",      "linear", "bmm",        "baddbmm",
+                                                 "addbmm", "matmul",     "mv",     "addmv",      "_scaled_mm",
+                                                 "_int_mm", "_addmm_activation"};
+    if (std::find(std::begin(kGemm), std::end(kGemm), fn) != std::end(kGemm)) return set(KernelClass::kGemm);
+  }
+  // Norms in any namespace (aten::native_layer_norm, aten::cudnn_batch_norm_backward,
+  // _C::fused_add_rms_norm, vllm's _C::rms_norm).
+  while (fn.starts_with('_')) fn.remove_prefix(1);
+  for (std::string_view norm : {"layer_norm", "batch_norm", "group_norm", "instance_norm", "rms_norm"})
+    if (fn.find(norm) != std::string_view::npos) return set(KernelClass::kNormalization);
+  // Convolutions: aten::conv2d, aten::convolution, aten::_convolution, aten::cudnn_convolution,
+  // aten::convolution_backward, aten::miopen_convolution, aten::slow_conv2d_forward; not
+  // aten::_convert_* or conversions.
+  if (ns == "aten" && ((fn.starts_with("conv") && !fn.starts_with("convert")) ||
+                       fn.find("convolution") != std::string_view::npos || fn.starts_with("slow_conv") ||
+                       fn.starts_with("thnn_conv")))
+    return set(KernelClass::kConv);
+  return false;
+}
+
+std::vector<KernelClass> ClassifyKernels(const Trace& trace, const KernelClassifier& classifier,
+                                         const std::vector<StringId>* kernel_ops) {
+  constexpr uint8_t kUnset = 0xff, kNoClass = 0xfe;
   std::vector<uint8_t> by_name(trace.strings.size(), kUnset);
+  // Per op name: its class, or kNoClass when the op says none.
+  std::vector<uint8_t> by_op(kernel_ops ? trace.strings.size() : 0, kUnset);
   std::vector<KernelClass> out(trace.kernels.size());
   const bool any_metadata = trace.kernels.collective.stored() > 0;
+  const bool ops = kernel_ops && kernel_ops->size() == out.size();
   for (size_t i = 0; i < out.size(); ++i) {
     if (any_metadata && HasCollectiveMetadata(trace, i)) {
       out[i] = KernelClass::kCommunication;
@@ -207,6 +264,14 @@ std::vector<KernelClass> ClassifyKernels(const Trace& trace, const KernelClassif
     uint8_t& c = by_name[trace.kernels.name[i]];
     if (c == kUnset) c = static_cast<uint8_t>(classifier.Classify(Demangle(trace.Name(trace.kernels.name[i]))));
     out[i] = static_cast<KernelClass>(c);
+    const StringId op = ops ? (*kernel_ops)[i] : StringTable::kEmpty;
+    if (op == StringTable::kEmpty) continue;
+    uint8_t& o = by_op[op];
+    if (o == kUnset) {
+      KernelClass k;
+      o = OpKernelClass(trace.Name(op), &k) ? static_cast<uint8_t>(k) : kNoClass;
+    }
+    if (o != kNoClass) out[i] = CombineKernelClass(static_cast<KernelClass>(o), out[i]);
   }
   return out;
 }

@@ -39,6 +39,7 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   // threads only read the trace).
   std::optional<ApiIndex> api_index;
   std::vector<KernelClass> kernel_classes;
+  OpLinks op_links;
   std::promise<void> index_built;
   std::shared_future<void> index_ready = index_built.get_future().share();
   Status iterations;
@@ -67,9 +68,10 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
       }
       index_built.set_value();
       stages.Collect();
-      // The idle causes ask the kernel classes which kernels are collectives. The iterations
-      // take longer than both.
-      kernel_classes = ClassifyKernels(trace, classifier);
+      // The idle causes ask the kernel classes which kernels are collectives; the classes ask
+      // the op that launched each kernel first. The iterations take longer than all three.
+      op_links = LinkOps(trace, *api_index);
+      kernel_classes = ClassifyKernels(trace, classifier, &op_links.kernels);
       out->summary = Summarize(trace, config.summary, &*api_index, &stages, &kernel_classes, &span_source);
     });
     try {
@@ -89,6 +91,7 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   api_index.reset();  // the iterations were its only user
   if (!iterations.ok()) return iterations;
   out->kernel_classes = std::move(kernel_classes);
+  out->ops = std::move(op_links);
 
   // Fusion candidates on a second thread while the roofline and the other rules are worked out
   // here (only fusion_candidate reads them); that rule runs once they are there. The

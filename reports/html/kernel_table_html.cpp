@@ -52,6 +52,10 @@ std::string KernelTableHtml(const json& doc, const std::map<std::string, KernelL
            "<td class=\"name\">";
     const std::string shown = Esc(l.short_name) + (l.hint.empty() ? "" : " <span class=\"hint\">\xE2\x80\xB9" + Esc(l.hint) + "\xE2\x80\xBA</span>");
     out += l.short_name == name ? shown : "<details><summary>" + shown + "</summary>" + Esc(name) + "</details>";
+    // What launched it and its class (reports written before them have neither).
+    const std::string op = Text(k, "op"), cls = Text(k, "class");
+    if (!op.empty() || !cls.empty())
+      out += "<div class=\"note\">" + Esc(op) + (!op.empty() && !cls.empty() ? " \xC2\xB7 " : "") + Esc(cls) + "</div>";
     out += "</td><td>" + Esc(ids(k, "devices")) + "</td><td>" + Esc(ids(k, "streams")) + "</td>";
     out += num(Number(k, "count"), "%.0f") + num(Number(k, "total_ms"), "%.3f");
     if (whole_list) {

@@ -150,7 +150,7 @@ json DeviceJson(const Trace& t, const DeviceSummary& d) {
   return j;
 }
 
-json TopKernelsJson(const Summary& s) {
+json TopKernelsJson(const Summary& s, const KernelOps& ops) {
   json arr = json::array();
   size_t rank = 1;
   for (const KernelStat& k : s.top_kernels) {
@@ -165,6 +165,7 @@ json TopKernelsJson(const Summary& s) {
                    {"p50_ns", k.p50_ns},
                    {"p95_ns", k.p95_ns},
                    {"share_ratio", k.share}});
+    SetKernelOp(arr.back(), ops, k.display_name);
   }
   return arr;
 }
@@ -487,8 +488,9 @@ json AnalysisToJson(const Trace& trace, const Analysis& analysis, const Analysis
                     {"total_ms", NsToMs(summary.total_kernel_ns)},
                     {"distinct_names", summary.distinct_kernels},
                     {"percentile_method", "nearest_rank"}};
-  doc["top_kernels"] = TopKernelsJson(summary);
-  doc["kernel_table"] = KernelTableJson(trace, analysis);
+  const KernelOps kernel_ops = KernelOpsByName(trace, analysis);
+  doc["top_kernels"] = TopKernelsJson(summary, kernel_ops);
+  doc["kernel_table"] = KernelTableJson(trace, analysis, kernel_ops);
   doc["collectives"] = CollectivesJson(analysis.communication);
   doc["ranks"] = RanksJson(analysis);
   doc["copies"] = CopiesJson(summary);

@@ -1,12 +1,15 @@
 #include "reports/report/kernel_table_json.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
+#include "analyzer/analysis/correlation.h"
 #include "analyzer/util/demangle.h"
 
 namespace tg {
@@ -28,9 +31,91 @@ nlohmann::json Ids(const std::set<int64_t>& ids) {
   return arr;
 }
 
+constexpr uint32_t kNoName = UINT32_MAX;
+
 }  // namespace
 
-nlohmann::json KernelTableJson(const Trace& trace, const Analysis& analysis) {
+KernelOps KernelOpsByName(const Trace& trace, const Analysis& analysis) {
+  const KernelTable& k = trace.kernels;
+  const OpLinks& links = analysis.ops;
+  const bool have_ops = links.kernels.size() == k.size() && links.kernel_launch_found.size() == k.size();
+  const bool have_classes = analysis.kernel_classes.size() == k.size();
+  // Counts per distinct name id (a dense index per id, not a map lookup per row), and per
+  // (name, op) pair: few pairs, most rows repeat the previous row's pair.
+  struct Counts {
+    std::array<uint64_t, kKernelClassCount> cls{};
+    uint64_t launched = 0;
+  };
+  std::vector<uint32_t> dense(trace.strings.size(), kNoName);
+  std::vector<StringId> names;
+  std::vector<Counts> counts;
+  std::unordered_map<uint64_t, uint64_t> pairs;
+  uint64_t last_key = UINT64_MAX;
+  uint64_t* last_count = nullptr;
+  for (size_t i = 0; i < k.size(); ++i) {
+    uint32_t& d = dense[k.name[i]];
+    if (d == kNoName) {
+      d = static_cast<uint32_t>(names.size());
+      names.push_back(k.name[i]);
+      counts.emplace_back();
+    }
+    Counts& c = counts[d];
+    c.cls[static_cast<size_t>(have_classes ? analysis.kernel_classes[i] : KernelClass::kOther)]++;
+    if (!have_ops) continue;
+    c.launched += links.kernel_launch_found[i];
+    if (links.kernels[i] == StringTable::kEmpty) continue;
+    const uint64_t key = static_cast<uint64_t>(d) << 32 | links.kernels[i];
+    if (key != last_key) last_key = key, last_count = &pairs[key];
+    ++*last_count;
+  }
+  // Merge the ids that demangle alike.
+  struct Merged {
+    Counts counts;
+    std::map<std::string, uint64_t> ops;
+  };
+  std::vector<std::string> demangled(names.size());
+  std::map<std::string, Merged> merged;
+  for (size_t d = 0; d < names.size(); ++d) {
+    demangled[d] = Demangle(trace.Name(names[d]));
+    Merged& m = merged[demangled[d]];
+    for (size_t c = 0; c < kKernelClassCount; ++c) m.counts.cls[c] += counts[d].cls[c];
+    m.counts.launched += counts[d].launched;
+  }
+  for (const auto& [key, n] : pairs) {
+    const std::string_view op = OpBaseName(trace.Name(static_cast<StringId>(key & 0xffffffffu)));
+    merged[demangled[key >> 32]].ops[std::string(op)] += n;
+  }
+  KernelOps out;
+  for (auto& [name, m] : merged) {
+    KernelOp& o = out[name];
+    uint64_t best = 0;
+    for (const auto& [op, n] : m.ops)  // by name: on a tie the first stays
+      if (n > best) best = n, o.op = op;
+    if (o.op.empty())
+      o.reason = links.source == OpSource::kNone ? "the trace has no host ops (cpu_op or NVTX ranges)"
+                 : m.counts.launched == 0        ? "no launch call of this kernel is in the trace"
+                                                 : "no host op encloses its launch calls";
+    size_t cls = 0;  // on a tie the first class stays
+    for (size_t c = 1; c < kKernelClassCount; ++c)
+      if (m.counts.cls[c] > m.counts.cls[cls]) cls = c;
+    o.cls = static_cast<KernelClass>(cls);
+  }
+  return out;
+}
+
+void SetKernelOp(nlohmann::json& row, const KernelOps& ops, const std::string& name) {
+  auto it = ops.find(name);
+  if (it == ops.end()) return;
+  if (it->second.op.empty()) {
+    row["op"] = nullptr;
+    row["op_reason"] = it->second.reason;
+  } else {
+    row["op"] = it->second.op;
+  }
+  row["class"] = kKernelClassNames[static_cast<size_t>(it->second.cls)];
+}
+
+nlohmann::json KernelTableJson(const Trace& trace, const Analysis& analysis, const KernelOps& ops) {
   const IterationAnalysis& it = analysis.iterations;
   const KernelTable& k = trace.kernels;
   // Sum per name id first (one demangle per distinct id), then merge ids that demangle alike.
@@ -78,6 +163,7 @@ nlohmann::json KernelTableJson(const Trace& trace, const Analysis& analysis) {
                    {"mean_us", static_cast<double>(t.total_ns) / static_cast<double>(t.count) / 1e3},
                    {"devices", Ids(places[name].devices)},
                    {"streams", Ids(places[name].streams)}});
+    SetKernelOp(arr.back(), ops, name);
   }
   return arr;
 }

@@ -5,6 +5,7 @@
 // allowed by its hash, the baseline history page.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <regex>
 #include <set>
 #include <string>
@@ -335,6 +336,21 @@ TEST(HtmlPage, KernelTableSortsFiltersAndShowsDeviceAndStream) {
   EXPECT_NE(html.find("<span class=\"hint\">\xE2\x80\xB9" "1\xE2\x80\xBA</span>"), std::string::npos);
 }
 
+TEST(HtmlPage, KernelTableShowsTheLaunchingOpAndClassUnderTheName) {
+  const json doc = json::parse(R"js({"kernel_table": [
+      {"name": "Cijk_Alik_Bljk", "count": 3, "total_ms": 3.0, "per_iteration_ms": 1.0, "mean_us": 1000.0,
+       "devices": [0], "streams": [7], "op": "aten::addmm", "class": "gemm"},
+      {"name": "k<b>", "count": 1, "total_ms": 1.0, "per_iteration_ms": 0.5, "mean_us": 1000.0,
+       "devices": [0], "streams": [7], "op": null, "op_reason": "no host op encloses its launch calls",
+       "class": "other"},
+      {"name": "old", "count": 1, "total_ms": 1.0, "per_iteration_ms": 0.5, "mean_us": 1000.0,
+       "devices": [0], "streams": [7]}]})js");
+  const std::string html = KernelTableHtml(doc, ReportKernelLabels(doc));
+  EXPECT_NE(html.find("<div class=\"note\">aten::addmm \xC2\xB7 gemm</div>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<div class=\"note\">other</div>"), std::string::npos) << html;
+  EXPECT_EQ(html.find("<div class=\"note\">", html.find("data-name=\"old\"")), std::string::npos);  // no keys, no note
+}
+
 TEST(HtmlPage, KernelTableJsonListsDevicesAndStreams) {
   Trace t;
   AddRange(t, "step 1", 0, 100'000);
@@ -347,6 +363,48 @@ TEST(HtmlPage, KernelTableJsonListsDevicesAndStreams) {
   const json& k = doc["kernel_table"][0]["name"] == "k" ? doc["kernel_table"][0] : doc["kernel_table"][1];
   EXPECT_EQ(k["devices"], json::parse("[0, 1]"));
   EXPECT_EQ(k["streams"], json::parse("[7, 13]"));
+}
+
+// kernel_table and top_kernels rows: the op most launches of the name have (over the whole
+// trace), null + op_reason when none, and the class most of them have.
+TEST(HtmlPage, KernelRowsCarryTheirLaunchingOpAndClass) {
+  Trace t;
+  AddRange(t, "step 1", 0, 100'000);
+  auto op = [&](std::string_view name, TimeNs start, TimeNs end) {
+    Range r;
+    r.start = start;
+    r.end = end;
+    r.name = t.strings.Intern(name);
+    r.domain = t.strings.Intern("cpu_op");
+    r.pid = 100;
+    r.tid = 100;
+    t.ranges.Add(r);
+  };
+  op("aten::addmm", 100, 200);
+  op("aten::mm", 300, 400);
+  op("aten::mm", 500, 600);
+  AddApi(t, "cudaLaunchKernel", 110, 120, 1);
+  AddApi(t, "cudaLaunchKernel", 310, 320, 2);
+  AddApi(t, "cudaLaunchKernel", 510, 520, 3);
+  AddApi(t, "cudaLaunchKernel", 700, 710, 4);  // outside every op
+  AddKernel(t, "bias_add", 1'000, 2'000, 0, 7, 1);
+  AddKernel(t, "bias_add", 3'000, 4'000, 0, 7, 2);
+  AddKernel(t, "bias_add", 5'000, 6'000, 0, 7, 3);
+  AddKernel(t, "relu_kernel", 7'000, 8'000, 0, 7, 4);
+  AddKernel(t, "scale_kernel", 9'000, 9'500, 0, 7, 99);  // its launch is not in the trace
+  const json doc = Report(t);
+  for (const char* section : {"kernel_table", "top_kernels"}) {
+    std::map<std::string, json> rows;
+    for (const json& r : doc[section]) rows[r["name"].get<std::string>()] = r;
+    ASSERT_EQ(rows.size(), 3u) << section;
+    EXPECT_EQ(rows["bias_add"]["op"], "aten::mm") << section;  // 2 of 3 launches
+    EXPECT_EQ(rows["bias_add"]["class"], "gemm") << section;
+    EXPECT_TRUE(rows["relu_kernel"]["op"].is_null()) << section;
+    EXPECT_EQ(rows["relu_kernel"]["op_reason"], "no host op encloses its launch calls") << section;
+    EXPECT_EQ(rows["relu_kernel"]["class"], "activation") << section;
+    EXPECT_EQ(rows["scale_kernel"]["op_reason"], "no launch call of this kernel is in the trace") << section;
+    EXPECT_EQ(rows["scale_kernel"]["class"], "elementwise") << section;
+  }
 }
 
 TEST(HtmlPage, HistoryPageDrawsTheTrend) {

@@ -59,8 +59,41 @@ const Named kNames[] = {
     {"void cublasLt::splitKreduce_kernel<32, 16, int, float, float, float, float, false, false>(cublasLt::"
      "cublasSplitKParams<float>, float const*, float*)",
      KernelClass::kGemm},
-    {"void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4>, false, true>(Flash_fwd_params)",
+    // hipBLASLt / Tensile: "_Bias_" and "_SAV_" name the epilogue, not an add or a scale
+    {"Cijk_Alik_Bljk_B_BS_BH_Bias_HA_S_SAV_UserArgs_MT256x128x64_MI16x16x1_SN_LDSB1_AFC1_AFEM1_AFEM1_ASEM1_CLR1_"
+     "CADS0_DTVA0_DTVB0_EPS0_FDSI0_GRPM1_GRVWA8_GRVWB8_GSU0_GSUAMB_GLS0_ISA942_IU1_K1_LBSPPA128_LBSPPB128_"
+     "LBSPPM0_LPA16_LPB16_LPM0_LRVW16_LWPMn1_MIAV0_MIWT4_2_MO40_NTn1_NTA0_NTB0_NTC0_NTD0_NTM0_NEPBS16_NLCA1_"
+     "NLCB1_ONLL1_PGR2_PLR1_PKA1_SIA3_SS1_SPO0_SRVW0_SSO0_SVW8_SK0_SKXCCM0_TLDS1_ULSGRO0_USL1_UIOFGRO0_USFGROn1_"
+     "VSn1_VWA8_VWB1_WSGRA0_WSGRB0_WS64_WG32_8_1",
      KernelClass::kGemm},
+    {"Cijk_Ailk_Bljk_S_B_Bias_HA_S_SAV_UserArgs_MT16x16x128_MI16x16x1_SN_LDSB1_AFC1_AFEM1", KernelClass::kGemm},
+    {"nvjet_tst_192x192_64x4_2x1_v_bz_coopA_bias_TNT", KernelClass::kGemm},
+    {"void ck_tile::kentry<256, 1, ck_tile::GemmKernel<ck_tile::GemmTile2DPartitioner<ck_tile::TileGemmShape<"
+     "ck_tile::sequence<256, 256, 64>>>, ck_tile::GemmPipelineAgBgCrCompV3<ck_tile::bf16_t>>>(ck_tile::GemmKernelArgs)",
+     KernelClass::kGemm},
+    // attention: flash, FMHA (cutlass, ck, ck_tile), AMD's Triton attn_fwd, vLLM's paged and unified
+    // attention; ck_tile's FmhaBatchPrefill names its block GEMMs in template arguments
+    {"void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4>, false, true>(Flash_fwd_params)",
+     KernelClass::kAttention},
+    {"fmha_cutlassF_bf16_aligned_64x128_rf_sm80(PyTorchMemEffAttention::AttentionKernel<cutlass::bfloat16_t, "
+     "cutlass::arch::Sm80, true, 64, 128, 128, true, true>::Params)",
+     KernelClass::kAttention},
+    {"void ck_tile::kentry<256, 1, ck_tile::FmhaBatchPrefillWithPagedKVCacheKernel<ck_tile::BlockFmhaBatchPrefill"
+     "PipelineQRKSVSAsync<ck_tile::BlockFmhaPipelineProblem<ck_tile::bf16_t, ck_tile::BlockGemmShape<"
+     "ck_tile::sequence<128, 64, 32, 128, 32, 128>>>>, ck_tile::Default2DEpilogue<ck_tile::bf16_t>>>("
+     "ck_tile::FmhaBatchPrefillKargs)",
+     KernelClass::kAttention},
+    {"attn_fwd", KernelClass::kAttention},
+    {"_attn_fwd_inner", KernelClass::kAttention},
+    {"kernel_unified_attention_2d", KernelClass::kAttention},
+    {"kernel_unified_attention_3d", KernelClass::kAttention},
+    {"void vllm::paged_attention_v2_kernel<__hip_bfloat16, __hip_bfloat16, 128, 16, 128, (vllm::Fp8KVCacheDataType)"
+     "0, false, 512>(float*, float*, __hip_bfloat16*, __hip_bfloat16 const*, int, float)",
+     KernelClass::kAttention},
+    {"void paged_attention_ll4mi_QKV_mfma16_kernel<__hip_bfloat16, __hip_bfloat16, 16, 128, 256, 4>(int)",
+     KernelClass::kAttention},
+    {"cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_3_64x64x64_4x1x1_kernel0_0",
+     KernelClass::kAttention},
     {"triton_tem_fused_addmm_relu_0", KernelClass::kGemm},
     // transform
     {"void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl_nocast<at::native::direct_copy_kernel_"
@@ -128,6 +161,7 @@ const Named kNames[] = {
      "TensorListMetadata<4>, at::native::(anonymous namespace)::FusedAdamMathFunctor<float, 4>>(int)",
      KernelClass::kElementwise},
     {"triton_poi_fused_add_relu_0", KernelClass::kElementwise},
+    {"triton_poi_fused__to_copy_1", KernelClass::kElementwise},  // Inductor's prefix before the copy pattern
     {"triton_poi_fused_convolution_relu_1", KernelClass::kElementwise},
     {"triton_poi_fused__native_batch_norm_legit_no_training_2", KernelClass::kElementwise},
     {"add_kernel", KernelClass::kElementwise},
@@ -198,7 +232,7 @@ TEST(KernelClass, NamesRoundTripAndOtherHasNoPattern) {
     EXPECT_EQ(static_cast<size_t>(parsed), c);
   }
   KernelClass unused;
-  EXPECT_FALSE(ParseKernelClass("attention", &unused));
+  EXPECT_FALSE(ParseKernelClass("softmax", &unused));
   EXPECT_TRUE(DefaultKernelClassPatterns()[static_cast<size_t>(KernelClass::kOther)].empty());
 }
 
@@ -223,9 +257,10 @@ TEST(KernelClass, PatternsIgnoreCaseButEscapesKeepTheirMeaning) {
 
 TEST(KernelClass, BadOverridesAreInvalidInputNamingTheProblem) {
   KernelClassifier k;
-  Status s = KernelClassifier::Create({{"attention", "flash"}}, &k);
+  Status s = KernelClassifier::Create({{"softmax", "softmax"}}, &k);
   EXPECT_EQ(s.code(), StatusCode::kInvalidInput);
-  EXPECT_NE(s.message().find("unknown kernel class 'attention'"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("unknown kernel class 'softmax'"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("communication, attention, conv"), std::string::npos) << s.message();
   s = KernelClassifier::Create({{"other", "x"}}, &k);
   EXPECT_EQ(s.code(), StatusCode::kInvalidInput);
   s = KernelClassifier::Create({{"gemm", "gemm("}}, &k);

@@ -1,6 +1,7 @@
-// Kernel rules: what the kernels do. memory_bound (the roofline, or kernel classes by name),
-// transform_kernels (layout and copy kernels by name) and fusion_candidate (chains that one kernel
-// could do; it reads FindingsInput::fusion, which RunAnalysis fills on a second thread).
+// Kernel rules: what the kernels do. memory_bound (the roofline, or kernel classes by op and name),
+// transform_kernels (layout and copy kernels by name: an op never makes a kernel a transform nor
+// takes it out of that class) and fusion_candidate (chains that one kernel could do; it reads
+// FindingsInput::fusion, which RunAnalysis fills on a second thread).
 #include "analyzer/analysis/rules/rule_helpers.h"
 #include "analyzer/util/demangle.h"
 #include "tracegate/analyzer/strings.h"
@@ -48,8 +49,8 @@ void EvaluateMemoryBound(const RuleContext& c, const RuleDef& rule, std::vector<
     f.heuristic = true;
     f.evidence.push_back(Ev("likely_memory_bound_time_ratio", share, thr, ">="));
     f.summary = StrFormat("Element-wise, normalisation, reduction and layout kernels take %.1f%% of the iteration. They "
-                    "are classed as memory-bound by name (a heuristic: pass --costs or annotate ranges with "
-                    "bytes=/flops= for a roofline%s).",
+                    "are classed as memory-bound by the op that launched them, else by name (a heuristic: pass "
+                    "--costs or annotate ranges with bytes=/flops= for a roofline%s).",
                     share * 100, roof.empty() ? "" : "; the GPU's peak rates are unknown, pass --peak-gbs/--peak-tflops");
     f.involved = TopInvolved(groups, "kernel", kTopInvolved);
   }

@@ -62,7 +62,7 @@ constexpr RuleDef kRules[] = {
    "time decomposition: long runs checked for thermal throttling", EvaluateThrottling},
   {"memory_bound", "Memory-bound kernels", Priority::kMedium,
    "share of the iteration in kernels below the roofline ridge at high bandwidth (or, without costs, "
-   "element-wise / normalisation / transform kernels by name)",
+   "element-wise / normalisation / transform kernels by launching op, else by name)",
    {{"min_share", 0.05, "fires when those kernels take at least this share of the iteration (ratio)"},
     {"bandwidth_share", 0.5, "with costs: achieved bandwidth at least this share of peak (ratio)"},
     {"heuristic_min_share", 0.10, "without costs: likely-memory-bound kernels' share needed (ratio)"},

@@ -12,6 +12,7 @@
 #include "tracegate/analyzer/gpu_specs.h"
 #include "tracegate/analyzer/iterations.h"
 #include "tracegate/analyzer/kernel_class.h"
+#include "tracegate/analyzer/op_links.h"
 #include "tracegate/analyzer/roofline.h"
 #include "tracegate/analyzer/rules.h"
 #include "tracegate/analyzer/summary.h"
@@ -33,7 +34,8 @@ struct AnalysisConfig {
 struct Analysis {
   Summary summary;
   IterationAnalysis iterations;
-  std::vector<KernelClass> kernel_classes;  // per kernel row
+  std::vector<KernelClass> kernel_classes;  // per kernel row: by the launching op, then by name
+  OpLinks ops;                              // the host op that launched each GPU row (LinkOps)
   PeakRates peak;
   std::vector<RooflineItem> roofline;
   std::vector<FusionCandidate> fusion;

@@ -1,12 +1,27 @@
-// Kernel classes by name: a heuristic that every rule relying on it must say it uses. Each class
+// Kernel classes: by the host op that launched the kernel first, by name as the fallback.
+//
+// By op (OpKernelClass): the innermost host op enclosing the kernel's launch call
+// (tracegate/analyzer/op_links.h) decides where the op says what the work is: aten::mm / addmm /
+// linear / bmm / baddbmm / matmul / _scaled_mm ... are gemm; scaled_dot_product / flash / efficient
+// / paged / unified attention ops are attention; layer / batch / group / instance / RMS norm ops
+// normalization; convolution ops conv; c10d / NCCL ops communication. Any other op (aten::copy_,
+// aten::add, ...) says nothing and the name decides. One exception: a kernel whose name says it
+// is a layout conversion or copy (transform) stays transform inside a gemm / conv / norm /
+// attention op (cuDNN's nchwToNhwc inside aten::cudnn_convolution moves data; channels_last
+// removes it).
+//
+// By name, a heuristic that every rule relying on it must say it uses. Each class
 // has one case-insensitive regular expression (std::regex ECMAScript, searched in the demangled
 // name without its parameter list, whose types are noise); classes are tried in declaration order
 // and the first match wins. The order is chosen so that a kernel's main work decides, not the
 // epilogue or template arguments that its name lists:
 //   communication  first: "ncclDevKernel_AllReduce_Sum" is a collective, not a reduction;
+//   attention      before gemm: ck_tile's "FmhaBatchPrefill..." and flash kernels name their
+//                  block GEMMs in template arguments;
 //   conv, gemm     before the rest: "fused_conv_bias_add_relu", "conv_bn_relu", cuDNN's
 //                  "ampere_scudnn_128x64_relu_interior_nn" and CUTLASS GEMMs whose template
 //                  arguments name "cutlass::transform::..." or a ReLU epilogue are conv / gemm;
+//                  hipBLASLt / Tensile's "Cijk_Alik_Bljk_..._Bias_..." is gemm, not a bias add;
 //                  conv before gemm: "implicit_convolve_sgemm" is a convolution;
 //   transform      before element-wise: PyTorch's copies are elementwise_kernel<direct_copy...>;
 //   normalization  before activation: "cudnn::bn_fw_inf_1C11_kernel_NCHW", "bn_relu" fusions;
@@ -38,8 +53,9 @@ namespace tg {
 
 enum class KernelClass : uint8_t {
   kCommunication,  // NCCL / collectives
+  kAttention,      // flash / fused / paged attention (FMHA, flash_fwd, attn_fwd, unified attention)
   kConv,           // convolutions (cuDNN, implicit GEMM fprop / dgrad / wgrad, Winograd, FFT)
-  kGemm,           // GEMM / matmul (cuBLAS, cuBLASLt nvjet, CUTLASS), flash / fused attention
+  kGemm,           // GEMM / matmul (cuBLAS, cuBLASLt nvjet, CUTLASS, hipBLASLt / Tensile Cijk_)
   kTransform,      // transpose, permute, concat, pad, layout conversion, im2col, copies
   kNormalization,  // batch / layer / group / instance / RMS norm
   kActivation,     // relu, gelu, silu, sigmoid, tanh, clamp, threshold, ...
@@ -50,7 +66,7 @@ enum class KernelClass : uint8_t {
 };
 inline constexpr size_t kKernelClassCount = static_cast<size_t>(KernelClass::kCount);
 inline constexpr std::array<const char*, kKernelClassCount> kKernelClassNames{
-    "communication", "conv", "gemm", "transform", "normalization", "activation", "elementwise", "reduction",
+    "communication", "attention", "conv", "gemm", "transform", "normalization", "activation", "elementwise", "reduction",
     "other"};
 
 // TorchInductor's kernel-name prefixes and the class each one means (checked before patterns).
@@ -96,12 +112,25 @@ inline bool HasCollectiveMetadata(const Trace& trace, size_t row) {
   return trace.kernels.collective[row] != StringTable::kEmpty;
 }
 
-// The class of every kernel row (one classification per distinct name). This is the one
+// The class the host op `op` (a cpu_op or NVTX range name) gives the kernels it launches, when
+// it says one (see the top of this file); false for ops that do not (aten::copy_, aten::add, "").
+// A name of NVTX's emit_nvtx form ("aten::addmm, seq = 12, sizes = ...") counts by its OpBaseName.
+bool OpKernelClass(std::string_view op, KernelClass* out);
+
+// The class a kernel gets from its op's class (OpKernelClass) and its name's (Classify): the
+// op's, except that a transform by name stays transform.
+constexpr KernelClass CombineKernelClass(KernelClass by_op, KernelClass by_name) {
+  return by_name == KernelClass::kTransform ? by_name : by_op;
+}
+
+// The class of every kernel row (one classification per distinct name and op). This is the one
 // collective test every consumer reads (rules, idle causes, fusion, the communication figures):
 // a kernel with collective metadata is kCommunication whatever its name; one without it is
-// classified by name, where the communication pattern finds NCCL's old (ncclKernel_*) and new
+// classified by the op that launched it (`kernel_ops`, LinkOps' per-row op, may be null), then
+// by name, where the communication pattern finds NCCL's old (ncclKernel_*) and new
 // (ncclDevKernel_*) kernels, RCCL's and other collectives.
-std::vector<KernelClass> ClassifyKernels(const Trace& trace, const KernelClassifier& classifier);
+std::vector<KernelClass> ClassifyKernels(const Trace& trace, const KernelClassifier& classifier,
+                                         const std::vector<StringId>* kernel_ops = nullptr);
 
 // A short display form of a kernel name for titles: demangled, without return type, template
 // arguments and parameter list ("void at::native::foo<4, bar>(int)" -> "at::native::foo").

@@ -18,10 +18,14 @@
 //     ge_10ms. before/after: demangled kernel name, "Memcpy HtoD" style, or "Memset".
 //   kernels{count, total_ns, total_ms, distinct_names, percentile_method: "nearest_rank"}
 //   top_kernels[]{rank, name (demangled), count, total_ns, total_ms, mean_ns, min_ns, max_ns,
-//                 p50_ns, p95_ns, share_ratio}   sorted by total desc; share of total kernel time
-//   kernel_table[]{name (demangled), count, total_ms, per_iteration_ms, mean_us, devices[], streams[]}
-//                 every distinct kernel of the kept iterations (total / kept iterations), the devices
+//                 p50_ns, p95_ns, share_ratio, op, class}   sorted by total desc; share of total kernel time
+//   kernel_table[]{name (demangled), count, total_ms, per_iteration_ms, mean_us, devices[], streams[], op,
+//                 class}   every distinct kernel of the kept iterations (total / kept iterations), the devices
 //                 and streams it ran on (ascending); by total_ms desc, then name
+//     op: the host op (innermost cpu_op, else NVTX range) enclosing the launch call of most of the
+//     kernel's launches in the trace (tracegate/analyzer/op_links.h; ties: the first op by name),
+//     null + op_reason when none has one; class: the class most of its launches have (by op, then
+//     by name; tracegate/analyzer/kernel_class.h)
 //   collectives[]{collective, dtype, message_bytes, group_size, count, total_ms, mean_ms, algbw_gbs,
 //                 busbw_gbs}   one row per (collective, dtype, message bytes, group size) over every
 //                 collective kernel; bytes = max(In, Out msg nelems) x dtype size, algbw =
