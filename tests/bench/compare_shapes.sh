@@ -129,10 +129,10 @@ for t in ('CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACT
   read -r tp kp <<< "$res"
   rm -f "$out/report.json"
   awk -v shape="$shape" -v f="$(basename "$f")$([[ -d $f ]] && echo /)" -v b="$size" -v s="$ta" -v kb="$ka" -v steps="$steps" \
-      -v p="$tp" -v py="$python" -v pr="$prun" 'BEGIN{
+      -v p="$tp" -v py="$python" -v pr="$prun" -v runs="$runs" 'BEGIN{
     mb = b / 1e6; ratio = p / s; rss = kb * 1024 / b
     goals = (ratio >= 20 ? "yes" : "**no**") " / " (rss <= 0.3 ? "yes" : "**no**")
     printf "| %s | %s | %.1f MB | %.3f s | %.0f | %s | %.1f MiB | %.2fx | %.2f s (%s%s) | %.1fx | %s |\n",
-      shape, f, mb, s, mb / s, steps, kb / 1024, rss, p, py, pr == 1 ? ", 1 run" : "", ratio, goals}'
+      shape, f, mb, s, mb / s, steps, kb / 1024, rss, p, py, pr != runs ? ", 1 run" : "", ratio, goals}'
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
