@@ -5,7 +5,7 @@
 # $TRACEGATE_BENCH_DIR/gen<N>/shapes<M> (default /tmp/tracegate-bench; --tiny: .../shapes<M>-tiny):
 #   current  the generator's 10^6-event file (ProfilerStep#N of 40 ops, 4 streams)
 #   dense    2,500 steps of 200 kernels on 4 streams, 2% jitter (500k kernels, 505k launches, 5k copies)
-#   stacks   1,000 steps of 40 ops under a python_function tree 20 deep (~880k frames)
+#   stacks   1,000 steps of 40 ops under a python_function tree 20 deep (~850k frames)
 #   serving  10^4 vLLM engine steps (execute_... annotations), decode steps as CUDA graph replays
 #   nsys     the dense shape (7,500 steps) as an Nsight-Systems-shaped SQLite export
 #   ranks8, ranks64  the jobs of compare_tools.sh --ranks (170,000 events a rank)
@@ -79,11 +79,18 @@ best() {
   local n=$1 best_s="" best_kb=""
   shift
   for ((r = 0; r < n; r++)); do
-    if ! /usr/bin/time -o "$out/time" -f "%e %M" "$@" > /dev/null 2> "$out/err"; then
-      echo "compare_shapes.sh: failed: $*" >&2
-      cat "$out/err" >&2
-      return 1
-    fi
+    # GNU time notes a stop (SIGSTOP, as a shared machine's schedulers send) or a signal on a line
+    # before its format line: that wall time is no measurement, so such a run is done again.
+    for ((try = 0; ; try++)); do
+      if ! /usr/bin/time -o "$out/time" -f "%e %M" "$@" > /dev/null 2> "$out/err"; then
+        echo "compare_shapes.sh: failed: $*" >&2
+        cat "$out/err" >&2
+        return 1
+      fi
+      [[ $(wc -l < "$out/time") == 1 ]] && break
+      echo "compare_shapes.sh: run disturbed ($(head -1 "$out/time")), again: $*" >&2
+      ((try < 3)) || return 1
+    done
     read -r s kb < "$out/time"
     if [[ -z $best_s ]] || awk "BEGIN{exit !($s < $best_s)}"; then best_s=$s best_kb=$kb; cp "$out/err" "$out/best.err"; fi
   done

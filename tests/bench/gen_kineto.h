@@ -33,7 +33,7 @@ long long WriteKinetoRanks(const std::string& dir, int world, long long events, 
 // - kDense: `steps` steps of 200 kernels (each step the same kernels, durations jittered by 2%) on
 //   `streams` streams, each with its cudaLaunchKernel, plus an H2D and a D2H copy and a device
 //   synchronize; no flow events (the correlation ids join them).
-// - kStacks: `steps` steps of 40 ops under a python_function tree 20 deep (~880 frames a step, with
+// - kStacks: `steps` steps of 40 ops under a python_function tree 20 deep (~850 frames a step, with
 //   Python id / Python parent id), each op a cpu_op with its External id, its launch and kernel and
 //   the ac2g flow pair, all on one pid/tid.
 // - kServing: `steps` vLLM engine steps annotated execute_<tokens>_context_<n>(...)_generation_<m>(...):
