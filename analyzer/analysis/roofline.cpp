@@ -117,25 +117,32 @@ void Finish(const PeakRates& peak, RooflineItem* item) {
   }
 }
 
-// Index of the first costs entry matching each kernel row's name, -1 for none (one search per name).
-std::vector<int32_t> CostOfKernel(const Trace& trace, const std::vector<KernelCost>& costs) {
-  std::vector<int32_t> of_row(trace.kernels.size(), -1);
-  if (costs.empty()) return of_row;
-  constexpr int32_t kUnset = -2;
-  std::vector<int32_t> of_name(trace.strings.size(), kUnset);
-  for (size_t i = 0; i < of_row.size(); ++i) {
-    int32_t& c = of_name[trace.kernels.name[i]];
+// The first costs entry matching a kernel row's name, -1 for none: one search per name, when a row
+// of that name is first asked about, kept per name (O(names), not a column per kernel row).
+class CostOfKernel {
+ public:
+  CostOfKernel(const Trace& trace, const std::vector<KernelCost>& costs) : trace_(trace), costs_(costs) {
+    if (!costs.empty()) of_name_.assign(trace.strings.size(), kUnset);
+  }
+  int32_t operator()(size_t row) {
+    if (costs_.empty()) return -1;
+    int32_t& c = of_name_[trace_.kernels.name[row]];
     if (c == kUnset) {
       c = -1;
-      std::string name = Demangle(trace.Name(trace.kernels.name[i]));
-      for (size_t k = 0; k < costs.size() && c < 0; ++k) {
-        if (std::regex_search(name, costs[k].regex)) c = static_cast<int32_t>(k);
+      std::string name = Demangle(trace_.Name(trace_.kernels.name[row]));
+      for (size_t k = 0; k < costs_.size() && c < 0; ++k) {
+        if (std::regex_search(name, costs_[k].regex)) c = static_cast<int32_t>(k);
       }
     }
-    of_row[i] = c;
+    return c;
   }
-  return of_row;
-}
+
+ private:
+  static constexpr int32_t kUnset = -2;
+  const Trace& trace_;
+  const std::vector<KernelCost>& costs_;
+  std::vector<int32_t> of_name_;
+};
 
 struct Annotated {
   size_t range;  // row of trace.ranges
@@ -145,7 +152,7 @@ struct Annotated {
   bool spoiled = false;  // launched a kernel that is left out or costed
 };
 
-void AddAnnotatedItems(const Trace& trace, const std::vector<int32_t>& cost_of_row,
+void AddAnnotatedItems(const Trace& trace, CostOfKernel& cost_of_row,
                        const std::vector<uint8_t>& kernel_included, std::vector<RooflineItem>* items) {
   std::vector<Annotated> ranges;
   std::vector<int8_t> has_tokens(trace.strings.size(), -1);  // per name: -1 unknown, 0 no, 1 yes
@@ -164,7 +171,7 @@ void AddAnnotatedItems(const Trace& trace, const std::vector<int32_t>& cost_of_r
   std::vector<std::pair<size_t, size_t>> pairs = KernelsLaunchedIn(trace, rows);
   for (const auto& [k, row] : pairs) {
     ranges[k].launches++;
-    if (!Included(kernel_included, row) || cost_of_row[row] >= 0) ranges[k].spoiled = true;
+    if (!Included(kernel_included, row) || cost_of_row(row) >= 0) ranges[k].spoiled = true;
   }
   // Items in the order of their first counted range.
   std::vector<size_t> order(ranges.size());
@@ -208,13 +215,14 @@ Status LoadKernelCosts(const std::string& path, std::vector<KernelCost>* out) {
 std::vector<RooflineItem> BuildRoofline(const Trace& trace, const std::vector<KernelCost>& costs, const PeakRates& peak,
                                         const std::vector<uint8_t>& kernel_included) {
   std::vector<RooflineItem> items;
-  std::vector<int32_t> cost_of_row = CostOfKernel(trace, costs);
+  CostOfKernel cost_of_row(trace, costs);
   std::vector<int64_t> item_of_cost(costs.size(), -1);
-  for (size_t i = 0; i < cost_of_row.size(); ++i) {
-    if (cost_of_row[i] < 0) continue;
+  for (size_t i = 0; i < (costs.empty() ? 0 : trace.kernels.size()); ++i) {
+    const int32_t c = cost_of_row(i);
+    if (c < 0) continue;
     if (!Included(kernel_included, i)) continue;
-    const KernelCost& cost = costs[static_cast<size_t>(cost_of_row[i])];
-    int64_t& item = item_of_cost[static_cast<size_t>(cost_of_row[i])];
+    const KernelCost& cost = costs[static_cast<size_t>(c)];
+    int64_t& item = item_of_cost[static_cast<size_t>(c)];
     if (item < 0) {
       item = static_cast<int64_t>(items.size());
       items.push_back(NewItem(cost.pattern, "costs"));

@@ -2,6 +2,7 @@
 # The whole-command comparisons of docs/PERFORMANCE.md, measured in one run:
 #   tests/bench/compare_tools.sh [build-dir] [events] [runs]
 #   tests/bench/compare_tools.sh [build-dir] [events-per-rank] [runs] --ranks N [N...]
+#   tests/bench/compare_tools.sh [build-dir] --shapes [--tiny] [--runs N] [--only NAME,...]
 # - `tracegate analyze` of the generated Kineto JSON (report written) against
 #   python3 json.load of the same file;
 # - `tracegate analyze` of the same trace as an nsys-shaped SQLite export and as a tracegate store
@@ -12,8 +13,12 @@
 # Each command runs `runs` times (default 3); the best wall time and its peak RSS are printed as
 # Markdown table rows, with the load average before and after (numbers from a loaded machine are
 # not comparable). Inputs are generated into $TRACEGATE_BENCH_DIR/gen<N> (default /tmp/tracegate-bench/gen<N>).
+# With --shapes, the shape matrix of issue 29 (compare_shapes.sh says what it runs).
 set -euo pipefail
 build=${1:-build}
+for a in "$@"; do
+  if [[ $a == --shapes ]]; then shift; exec bash "$(dirname "$0")/compare_shapes.sh" "$build" "$@"; fi
+done
 events=${2:-1000000}
 runs=${3:-3}
 ranks=()

@@ -14,6 +14,8 @@ namespace tg::bench {
 // after it (bench_files.h, compare_tools.sh), so an old file is never measured as a new one.
 // 2: steps end with a device synchronize (before, the GPU fell further behind every step).
 inline constexpr int kGeneratorVersion = 2;
+// The same for WriteKinetoShape's shapes (compare_shapes.sh keeps them in gen<N>/shapes<M>).
+inline constexpr int kShapeVersion = 1;
 
 // Writes about `events` trace events (ranges, runtime calls, flows and GPU work together) to
 // `path`. Same arguments, same bytes. Returns the number of events written, or -1 on I/O error.
@@ -25,5 +27,20 @@ long long WriteKinetoTrace(const char* path, long long events, int streams, unsi
 // rank arrives: the ranks' own work decides who waits. One clock for all ranks. Returns the events
 // written over all ranks, or -1 on I/O error.
 long long WriteKinetoRanks(const std::string& dir, int world, long long events, int streams, unsigned long long seed);
+
+// The shapes of the benchmark matrix besides WriteKinetoTrace's (issue 29), written in the order
+// PyTorch's profiler writes a trace (host ranges, then Python frames, then runtime calls and GPU work):
+// - kDense: `steps` steps of 200 kernels (each step the same kernels, durations jittered by 2%) on
+//   `streams` streams, each with its cudaLaunchKernel, plus an H2D and a D2H copy and a device
+//   synchronize; no flow events (the correlation ids join them).
+// - kStacks: `steps` steps of 40 ops under a python_function tree 20 deep (~850 frames a step, with
+//   Python id / Python parent id), each op a cpu_op with its External id, its launch and kernel and
+//   the ac2g flow pair, all on one pid/tid.
+// - kServing: `steps` vLLM engine steps annotated execute_<tokens>_context_<n>(...)_generation_<m>(...):
+//   input copies, then (15 steps of 16) one cudaGraphLaunch whose correlation id its 32 kernels
+//   share, or (prefill) 32 eager launches; a stream synchronize.
+// Same arguments, same bytes. Returns the number of events written, or -1 on I/O error.
+enum class TraceShape { kDense, kStacks, kServing };
+long long WriteKinetoShape(const char* path, TraceShape shape, long long steps, int streams, unsigned long long seed);
 
 }  // namespace tg::bench

@@ -1,8 +1,10 @@
 // tracegate-gen-kineto --events N [--streams S] [--seed X] -o FILE [--store DB] [--nsys DB]
 // tracegate-gen-kineto --events N [--streams S] [--seed X] --ranks R -o DIR
+// tracegate-gen-kineto --shape dense|stacks|serving --steps N [--streams S] [--seed X] -o FILE [--store DB] [--nsys DB]
 // Writes the Kineto JSON FILE; --store also writes it as a tracegate store, --nsys as an
 // Nsight-Systems-shaped SQLite export (same rows; see gen_store.h). With --ranks, the R ranks of one
-// job into DIR (rank-<r>.json, N events each; see WriteKinetoRanks).
+// job into DIR (rank-<r>.json, N events each; see WriteKinetoRanks). With --shape, N steps of one of
+// the benchmark matrix's shapes (see WriteKinetoShape).
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -14,12 +16,16 @@ int main(int argc, char** argv) {
   long long events = 100000;
   int streams = 4;
   int ranks = 0;
+  long long steps = 0;
+  std::string shape;
   unsigned long long seed = 1;
   const char* path = nullptr;
   std::string store, nsys;
   const char* usage =
       "usage: tracegate-gen-kineto --events N [--streams S] [--seed X] -o FILE [--store DB] [--nsys DB]\n"
-      "       tracegate-gen-kineto --events N [--streams S] [--seed X] --ranks R -o DIR\n";
+      "       tracegate-gen-kineto --events N [--streams S] [--seed X] --ranks R -o DIR\n"
+      "       tracegate-gen-kineto --shape dense|stacks|serving --steps N [--streams S] [--seed X] -o FILE "
+      "[--store DB] [--nsys DB]\n";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (i + 1 >= argc) { std::fputs(usage, stderr); return 2; }
@@ -31,6 +37,8 @@ int main(int argc, char** argv) {
     else if (a == "--store") store = v;
     else if (a == "--nsys") nsys = v;
     else if (a == "--ranks") ranks = std::atoi(v);
+    else if (a == "--shape") shape = v;
+    else if (a == "--steps") steps = std::atoll(v);
     else { std::fputs(usage, stderr); return 2; }
   }
   if (!path || events <= 0 || streams <= 0 || streams > 32 || ranks < 0 || ranks > 4096) {
@@ -43,7 +51,15 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "wrote %d ranks, %lld events in all, to %s\n", ranks, n, path);
     return 0;
   }
-  long long n = tg::bench::WriteKinetoTrace(path, events, streams, seed);
+  const bool shaped = !shape.empty();
+  if (shaped && (steps <= 0 || ranks > 0 || (shape != "dense" && shape != "stacks" && shape != "serving"))) {
+    std::fputs(usage, stderr);
+    return 2;
+  }
+  const auto kind = shape == "dense" ? tg::bench::TraceShape::kDense
+                    : shape == "stacks" ? tg::bench::TraceShape::kStacks : tg::bench::TraceShape::kServing;
+  long long n = shaped ? tg::bench::WriteKinetoShape(path, kind, steps, streams, seed)
+                       : tg::bench::WriteKinetoTrace(path, events, streams, seed);
   if (n < 0) { std::perror(path); return 2; }
   std::fprintf(stderr, "wrote %lld events to %s\n", n, path);
   if (!store.empty() || !nsys.empty()) {

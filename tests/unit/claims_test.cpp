@@ -163,6 +163,28 @@ TEST(Claims, LocatedClaimsOverlapOnlyWhereTheyMeet) {
   EXPECT_EQ(c.left_out, (std::vector<std::string>{"a#2"}));
 }
 
+// Claims of several pieces each, touching and overlapping one another: which findings meet, and
+// each one's free share (its length not yet taken over its length, times its share), by hand.
+TEST(Claims, ManyPieceClaimsTakeOnlyTheirFreeTime) {
+  auto gpu = [](double share, std::vector<Interval> v) { return ClaimPart{ClaimSpace::kGpu, share, std::move(v)}; };
+  std::vector<Finding> f{Made("p", 0.3, 8, false, {gpu(0.3, {{0, 10}, {20, 30}, {40, 50}})}),
+                         Made("q", 0.2, 4, false, {gpu(0.2, {{10, 20}, {25, 45}})}),
+                         Made("r", 0.25, 2, false, {gpu(0.25, {{0, 5}, {5, 8}, {60, 70}})}),
+                         Made("s", 0.1, 1.5, false, {gpu(0.1, {{48, 62}})})};
+  const CombinedEstimate c = RelateFindings(f);
+  EXPECT_EQ(f[0].overlaps, (std::vector<std::string>{"q", "r", "s"}));
+  EXPECT_EQ(f[1].overlaps, (std::vector<std::string>{"p"}));  // [10, 20) only touches p's pieces
+  EXPECT_EQ(f[2].overlaps, (std::vector<std::string>{"p", "s"}));
+  EXPECT_EQ(f[3].overlaps, (std::vector<std::string>{"p", "r"}));
+  // p takes [0,10) [20,30) [40,50); q keeps [10,20) and [30,40): 20 of 30; taken is [0, 50) now.
+  // r keeps [60, 70): 10 of 18; s keeps [50, 60): 10 of 14.
+  ASSERT_EQ(c.parts.size(), 4u);
+  EXPECT_DOUBLE_EQ(c.parts[0].share, 0.3);
+  EXPECT_DOUBLE_EQ(c.parts[1].share, 0.2 * 20 / 30);
+  EXPECT_DOUBLE_EQ(c.parts[2].share, 0.25 * 10 / 18);
+  EXPECT_DOUBLE_EQ(c.parts[3].share, 0.1 * 10 / 14);
+}
+
 // The invariants: parts sum to at most 1, each part at most its finding's P, and the combined
 // gain at most the findings' savings added up. It is not bounded by the product of the
 // individual speedups: two disjoint halves each removed give 2x and 2x alone, unbounded together.

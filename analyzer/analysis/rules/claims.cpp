@@ -71,6 +71,61 @@ namespace {
 
 using Parts = std::vector<ClaimPart>;
 
+// Whether two unions (sorted, disjoint) meet: IntersectUnions(a, b) is not empty, found without
+// building it (the same walk, stopping at the first common piece).
+bool Meet(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  for (size_t i = 0, j = 0; i < a.size() && j < b.size();) {
+    if (std::max(a[i].first, b[j].first) < std::min(a[i].second, b[j].second)) return true;
+    if (a[i].second < b[j].second) ++i;
+    else ++j;
+  }
+  return false;
+}
+
+// LengthOf(SubtractUnions(a, b)) without building the difference (the same walk, summed).
+TimeNs LengthNotIn(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  TimeNs total = 0;
+  size_t j = 0;
+  for (auto [lo, hi] : a) {
+    while (j < b.size() && b[j].second <= lo) ++j;
+    for (size_t k = j; k < b.size() && b[k].first < hi; ++k) {
+      if (b[k].first > lo) total += b[k].first - lo;
+      lo = std::max(lo, b[k].second);
+    }
+    if (lo < hi) total += hi - lo;
+  }
+  return total;
+}
+
+// UnionOf(a + b) for two lists each sorted as pairs (a union always is): one merge of the two
+// sorted lists, then UnionOf's own pass (empty intervals dropped, overlapping or touching ones
+// joined), instead of copying `a` and sorting both again. Equal intervals are interchangeable, so
+// the merged order is the sorted order UnionOf would use. Lists not sorted take UnionOf itself.
+std::vector<Interval> MergedUnion(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  if (!std::is_sorted(a.begin(), a.end()) || !std::is_sorted(b.begin(), b.end())) {
+    std::vector<Interval> all = a;
+    all.insert(all.end(), b.begin(), b.end());
+    return UnionOf(all);
+  }
+  std::vector<Interval> out;
+  out.reserve(a.size() + b.size());
+  bool open = false;
+  auto add = [&](const Interval& v) {
+    if (v.second <= v.first) return;
+    if (open && v.first <= out.back().second) {
+      out.back().second = std::max(out.back().second, v.second);
+      return;
+    }
+    out.push_back(v);
+    open = true;
+  };
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) add(b[j] < a[i] ? b[j++] : a[i++]);
+  while (i < a.size()) add(a[i++]);
+  while (j < b.size()) add(b[j++]);
+  return out;
+}
+
 bool ClaimsRun(const Parts& parts) {
   if (parts.empty()) return true;
   return std::any_of(parts.begin(), parts.end(), [](const ClaimPart& p) { return p.space == ClaimSpace::kRun; });
@@ -83,8 +138,7 @@ bool Overlap(const Parts& a, const Parts& b) {
   for (const ClaimPart& x : a)
     for (const ClaimPart& y : b) {
       if (x.space != y.space || !(x.share > 0) || !(y.share > 0)) continue;
-      if (x.intervals.empty() || y.intervals.empty() || !IntersectUnions(x.intervals, y.intervals).empty())
-        return true;
+      if (x.intervals.empty() || y.intervals.empty() || Meet(x.intervals, y.intervals)) return true;
     }
   return false;
 }
@@ -102,12 +156,10 @@ double Assign(const ClaimPart& part, Taken& taken) {
   double got = 0;
   if (!part.intervals.empty()) {
     const TimeNs len = LengthOf(part.intervals);
-    const TimeNs free = LengthOf(SubtractUnions(part.intervals, taken.located));
+    const TimeNs free = LengthNotIn(part.intervals, taken.located);
     got = len > 0 ? part.share * static_cast<double>(free) / static_cast<double>(len) : 0;
     got = std::max(0.0, got - taken.unlocated);
-    std::vector<Interval> all = taken.located;
-    all.insert(all.end(), part.intervals.begin(), part.intervals.end());
-    taken.located = UnionOf(all);
+    taken.located = MergedUnion(taken.located, part.intervals);
   } else {
     got = std::max(0.0, part.share - taken.total);
     taken.unlocated += got;

@@ -1,0 +1,414 @@
+// The trace shapes of the benchmark matrix (issue 29; see gen_kineto.h, WriteKinetoShape).
+//
+// Every shape is written as PyTorch's profiler writes a trace: first the host ranges (user
+// annotations and cpu_op events, in time order), then the Python frames (python_function, in
+// pre-order), then the runtime calls, GPU work and flow events. The generation runs once per
+// section with the same seed, so each pass takes the same decisions and writes only its section.
+#include <algorithm>
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gen_kineto.h"
+
+namespace tg::bench {
+
+namespace {
+
+enum Section { kHost = 0, kPython = 1, kDevice = 2, kSections = 3 };
+
+constexpr long long kPid = 4242, kTid = 4243;
+
+// Kernel names of a dense training step: mostly short vendor library names, some PyTorch templates.
+const char* kDenseKernels[] = {
+    "ampere_sgemm_128x64_tn",
+    "sm80_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x32_stage4_warpsize2x2x1_tensor16x8x16_kernel",
+    "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+    "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)",
+    "void cutlass::Kernel<cutlass_80_tensorop_f16_s16816gemm_relu_f16_64x64_32x6_nn_align8>(Params)",
+    "triton_poi_fused_add_mul_0",
+    "triton_red_fused_native_layer_norm_1",
+    "void at::native::(anonymous namespace)::softmax_warp_forward<float, float, float, 10, false>"
+    "(float*, float const*, int, int, int)",
+    "void at::native::index_elementwise_kernel<128, 4>(long)",
+};
+
+// What a vLLM decode step's CUDA graph replays: per layer, these kernels.
+const char* kServingKernels[] = {
+    "void vllm::rms_norm_kernel<c10::BFloat16, 8, 4>(c10::BFloat16*, c10::BFloat16 const*, long, "
+    "c10::BFloat16 const*, float, int, int)",
+    "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
+    "void vllm::rotary_embedding_kernel<c10::BFloat16, true>(long const*, c10::BFloat16*, c10::BFloat16*, "
+    "c10::BFloat16 const*, int, long, long, int, int, int)",
+    "void vllm::reshape_and_cache_flash_kernel<__nv_bfloat16, __nv_bfloat16, (vllm::Fp8KVCacheDataType)0>"
+    "(__nv_bfloat16 const*, __nv_bfloat16 const*, __nv_bfloat16*, __nv_bfloat16*, long const*, long, long, "
+    "long, long, int, int, int, float const*, float const*)",
+    "void flash::flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<128, 64, 128, 4, false, false, "
+    "cutlass::bfloat16_t, Flash_kernel_traits<128, 64, 128, 4, cutlass::bfloat16_t> >, false, false, false, "
+    "false, true, true, false, false>(flash::Flash_fwd_params)",
+    "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize64x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
+    "void vllm::act_and_mul_kernel<c10::BFloat16, &(c10::BFloat16 vllm::silu_kernel<c10::BFloat16>"
+    "(c10::BFloat16 const&)), true>(c10::BFloat16*, c10::BFloat16 const*, int)",
+    "triton_poi_fused_add_0",
+};
+
+const char* kPyModules[] = {
+    "transformers/models/timesformer/modeling_timesformer.py", "torch/nn/modules/module.py",
+    "transformers/pipelines/base.py", "torch/nn/modules/linear.py", "torch/nn/functional.py",
+    "transformers/modeling_utils.py", "torch/utils/_contextlib.py", "torch/nn/modules/normalization.py",
+};
+const char* kPyFunctions[] = {"forward", "_call_impl", "_wrapped_call_impl", "__call__", "run_single",
+                              "decorate_context", "layer_norm", "linear", "_conv_forward", "apply_chunking"};
+const char* kPyBuiltins[] = {"<built-in function isinstance>", "<built-in method get of dict object at 0x7f6078eca900>",
+                             "<built-in function len>", "<built-in method size of Tensor object at 0x7f5b0c2d1e40>",
+                             "<built-in function getattr>", "<built-in method dim of Tensor object at 0x7f5b0c2d1e40>"};
+const char* kHostOps[] = {"aten::linear", "aten::layer_norm", "aten::add", "aten::gelu", "aten::softmax",
+                          "aten::matmul", "aten::copy_", "aten::mul"};
+
+struct Frame {
+  int64_t start = 0, end = -1;
+  long long id = 0, parent = 0;  // parent 0: none (null)
+  int depth = 0;
+  const char* module = nullptr;
+  const char* function = nullptr;  // null: a built-in, named by `module`
+  int line = 0;
+};
+
+struct Writer {
+  Writer(FILE* o, int p, unsigned long long seed) : out(o), pass(p), rng(seed) {}
+  FILE* out;
+  int pass = 0;
+  std::mt19937_64 rng;
+  bool first = true;
+  long long events = 0;                       // every section's events (the pass writes its own)
+  int64_t host = 1'000'000'000;               // ns since baseTimeNanoseconds
+  int64_t gpu_free[64] = {0};
+  long long corr = 1, ext = 1, step = 0, py_id = 0, ev_idx = 0;
+  std::vector<Frame> frames;                  // this step's Python frames, in the order they opened
+  std::vector<size_t> open;                   // the open frames' indexes into `frames`
+
+  // Counts the event; writes it (printf-style) when it belongs to this pass's section.
+  void Emit(int section, const char* fmt, ...) __attribute__((format(printf, 3, 4))) {
+    ++events;
+    if (section != pass) return;
+    std::fputs(first ? "\n  " : ",\n  ", out);
+    first = false;
+    va_list ap;
+    va_start(ap, fmt);
+    std::vfprintf(out, fmt, ap);
+    va_end(ap);
+  }
+  static std::string Us(int64_t ns) {
+    char b[40];
+    std::snprintf(b, sizeof b, "%" PRId64 ".%03" PRId64, ns / 1000, ns % 1000);
+    return b;
+  }
+  int64_t Rand(int64_t lo, int64_t hi) { return lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo + 1)); }
+  // `base` with a uniform relative jitter of +-`percent`.
+  int64_t Jitter(int64_t base, int percent) {
+    const int64_t span = base * percent / 100;
+    return base - span + static_cast<int64_t>(rng() % static_cast<uint64_t>(2 * span + 1));
+  }
+
+  // A runtime call (its correlation id), the GPU op (kernel / memcpy) and, with `flows`, the ac2g pair.
+  void Launch(const char* api, int64_t at, int64_t dur, long long external, bool flows) {
+    Emit(kDevice,
+         "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"%s\", \"pid\": %lld, \"tid\": %lld, \"ts\": %s, "
+         "\"dur\": %s, \"args\": {\"External id\": %lld, \"cbid\": %d, \"correlation\": %lld}}",
+         api, kPid, kTid, Us(at).c_str(), Us(dur).c_str(), external,
+         std::strcmp(api, "cudaLaunchKernel") == 0 ? 211 : std::strcmp(api, "cudaGraphLaunch") == 0 ? 311 : 41, corr);
+    if (flows)
+      Emit(kDevice, "{\"ph\": \"s\", \"id\": %lld, \"pid\": %lld, \"tid\": %lld, \"ts\": %s, \"cat\": \"ac2g\", \"name\": \"ac2g\"}",
+           corr, kPid, kTid, Us(at).c_str());
+  }
+  void Kernel(const char* name, int stream, int64_t start, int64_t dur, long long external, bool flow, int grid) {
+    Emit(kDevice,
+         "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": %d, \"ts\": %s, \"dur\": %s, "
+         "\"args\": {\"External id\": %lld, \"device\": 0, \"stream\": %d, \"correlation\": %lld, "
+         "\"grid\": [%d, 1, 1], \"block\": [256, 1, 1]}}",
+         name, stream, Us(start).c_str(), Us(dur).c_str(), external, stream, corr, grid);
+    if (flow)
+      Emit(kDevice, "{\"ph\": \"f\", \"id\": %lld, \"pid\": 0, \"tid\": %d, \"ts\": %s, \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"}",
+           corr, stream, Us(start).c_str());
+  }
+  void Memcpy(bool h2d, int stream, int64_t start, int64_t dur, long long external, long long bytes, bool flow) {
+    Emit(kDevice,
+         "{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy %s\", \"pid\": 0, \"tid\": %d, \"ts\": %s, "
+         "\"dur\": %s, \"args\": {\"External id\": %lld, \"device\": 0, \"context\": 1, \"stream\": %d, "
+         "\"correlation\": %lld, \"bytes\": %lld, \"memory bandwidth (GB/s)\": %.3f}}",
+         h2d ? "HtoD (Pinned -> Device)" : "DtoH (Device -> Pinned)", stream, Us(start).c_str(), Us(dur).c_str(),
+         external, stream, corr, bytes, static_cast<double>(bytes) / static_cast<double>(dur));
+    if (flow)
+      Emit(kDevice, "{\"ph\": \"f\", \"id\": %lld, \"pid\": 0, \"tid\": %d, \"ts\": %s, \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"}",
+           corr, stream, Us(start).c_str());
+  }
+  void HostRange(const char* cat, const char* name, int64_t start, int64_t end, long long external) {
+    Emit(kHost,
+         "{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", \"pid\": %lld, \"tid\": %lld, \"ts\": %s, \"dur\": %s, "
+         "\"args\": {\"External id\": %lld, \"Record function id\": 0, \"Ev Idx\": %lld}}",
+         cat, name, kPid, kTid, Us(start).c_str(), Us(end - start).c_str(), external, ev_idx++);
+  }
+  // Waits on the host for the GPU (stream or device synchronize) from now to `gpu_done` + 1 us.
+  void Sync(const char* api, int64_t gpu_done) {
+    const int64_t start = host + 1000, end = std::max(start + 2000, gpu_done + 1000);
+    Emit(kDevice,
+         "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"%s\", \"pid\": %lld, \"tid\": %lld, \"ts\": %s, "
+         "\"dur\": %s, \"args\": {\"cbid\": 165, \"correlation\": %lld}}",
+         api, kPid, kTid, Us(start).c_str(), Us(end - start).c_str(), corr++);
+    host = end;
+  }
+  int64_t GpuDone() const {
+    int64_t done = 0;
+    for (int64_t f : gpu_free) done = std::max(done, f);
+    return done;
+  }
+
+  // Python frames: opens one under the innermost open frame at the current host time.
+  void OpenFrame(const char* module, const char* function, int line) {
+    host += 150;
+    Frame f;
+    f.start = host;
+    f.id = ++py_id;
+    f.parent = open.empty() ? 0 : frames[open.back()].id;
+    f.depth = static_cast<int>(open.size());
+    f.module = module;
+    f.function = function;
+    f.line = line;
+    open.push_back(frames.size());
+    frames.push_back(f);
+  }
+  void CloseFrames(size_t depth) {  // closes the open frames at `depth` and deeper
+    while (open.size() > depth) {
+      host += 100;
+      frames[open.back()].end = host;
+      open.pop_back();
+    }
+  }
+  void BuiltinLeaf() {
+    OpenFrame(kPyBuiltins[rng() % (sizeof kPyBuiltins / sizeof *kPyBuiltins)], nullptr, 0);
+    host += Rand(100, 600);
+    CloseFrames(open.size() - 1);
+  }
+  // Writes the closed frames from `from` on (pre-order: the order they opened) and, unless `keep`,
+  // forgets them.
+  void FlushFrames(size_t from, bool keep = false) {
+    for (size_t i = from; i < frames.size(); ++i) {
+      const Frame& f = frames[i];
+      char name[256];
+      if (f.function) std::snprintf(name, sizeof name, "%s(%d): %s", f.module, f.line, f.function);
+      else std::snprintf(name, sizeof name, "%s", f.module);
+      char parent[32] = "null";
+      if (f.parent) std::snprintf(parent, sizeof parent, "%lld", f.parent);
+      Emit(kPython,
+           "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"%s\", \"pid\": %lld, \"tid\": %lld, \"ts\": %s, "
+           "\"dur\": %s, \"args\": {\"Python parent id\": %s, \"Python id\": %lld, \"Ev Idx\": %lld}}",
+           name, kPid, kTid, Us(f.start).c_str(), Us(f.end - f.start).c_str(), parent, f.id, ev_idx++);
+    }
+    if (!keep) frames.resize(from);
+  }
+};
+
+void Head(FILE* out) {
+  std::fputs("{\n \"schemaVersion\": 1,\n \"deviceProperties\": [{\"id\": 0, \"name\": \"NVIDIA H200\", "
+             "\"totalGlobalMem\": 150121545728, \"computeMajor\": 9, \"computeMinor\": 0, \"numSms\": 132}],\n"
+             " \"traceEvents\": [", out);
+}
+
+// Kernel-dense: steps of 200 kernels (each index its own name, stream and base duration, jittered by
+// 2% from step to step) on 4 streams, an H2D copy before and a D2H copy after, a device synchronize.
+void DenseStep(Writer& w, int streams) {
+  constexpr int kKernels = 200;
+  const int64_t step_start = w.host;
+  const long long step_ext = w.ext++;
+  auto copy = [&](bool h2d, int64_t not_before) {
+    const int64_t at = w.host + 2000, dur = 6000;
+    const long long ext = w.ext++;
+    const int64_t start = std::max(at + 4000, std::max(not_before, w.gpu_free[7]) + 500);
+    const int64_t len = w.Jitter(40000, 2);
+    w.Launch("cudaMemcpyAsync", at, dur, ext, false);
+    w.Memcpy(h2d, 7, start, len, ext, 4LL << 20, false);
+    ++w.corr;
+    w.gpu_free[7] = start + len;
+    w.host = at + dur;
+  };
+  copy(true, 0);
+  for (int k = 0; k < kKernels; ++k) {
+    // Per-index properties from a fixed hash of k: the same kernel sequence every step.
+    const uint64_t h = (static_cast<uint64_t>(k) + 1) * 0x9E3779B97F4A7C15ULL;
+    const char* name = kDenseKernels[(h >> 20) % (sizeof kDenseKernels / sizeof *kDenseKernels)];
+    const int stream = 7 + k % streams;
+    const int64_t base = 5000 + static_cast<int64_t>((h >> 33) % 60000);  // 5-65 us
+    const int64_t at = w.host + 1500, dur = w.Jitter(4000, 2);
+    const long long ext = w.ext++;
+    int64_t& free_at = w.gpu_free[stream];
+    const int64_t start = std::max(at + 3000, free_at + 300);
+    const int64_t len = w.Jitter(base, 2);
+    w.Launch("cudaLaunchKernel", at, dur, ext, false);
+    w.Kernel(name, stream, start, len, ext, false, 108 * static_cast<int>(1 + (h >> 40) % 8));
+    ++w.corr;
+    free_at = start + len;
+    w.host = at + dur;
+  }
+  copy(false, w.GpuDone());
+  w.Sync("cudaDeviceSynchronize", w.GpuDone());
+  char name[64];
+  std::snprintf(name, sizeof name, "ProfilerStep#%lld", w.step++);
+  w.HostRange("user_annotation", name, step_start, w.host + 5000, step_ext);
+  w.host += w.Jitter(50000, 2);
+}
+
+// Python-stack-heavy: ops under a python_function tree 20 deep. Four frames span the trace (the
+// script), one each step; every op opens a new chain from a random depth (5-14) to 19, with a
+// built-in leaf beside each new frame, then its cpu_op (External id), launch and kernel.
+void StacksStep(Writer& w, int streams) {
+  constexpr int kOps = 40;
+  const int64_t step_start = w.host;
+  const long long step_ext = w.ext++;
+  const size_t step_frames = w.frames.size();
+  w.OpenFrame("train.py", "train_step", 88);
+  for (int op = 0; op < kOps; ++op) {
+    const size_t from = 5 + w.rng() % 10;
+    w.CloseFrames(std::min(from, w.open.size()));
+    while (w.open.size() < 20) {
+      const size_t d = w.open.size();
+      w.OpenFrame(kPyModules[(d + w.rng() % 3) % 8], kPyFunctions[w.rng() % 10], static_cast<int>(40 + (d * 37) % 1500));
+      w.BuiltinLeaf();
+    }
+    const int64_t op_start = w.host + 500;
+    const int64_t at = op_start + 2000, dur = w.Rand(3000, 7000);
+    const long long ext = w.ext++;
+    const char* opname = kHostOps[w.rng() % 8];
+    const int stream = 7 + static_cast<int>(w.rng() % static_cast<uint64_t>(streams));
+    int64_t& free_at = w.gpu_free[stream];
+    const int64_t start = std::max(at + 5000, free_at + 500 + w.Rand(0, 2000));
+    const int64_t len = w.Rand(2000, 150000);
+    w.Emit(kHost,
+           "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"%s\", \"pid\": %lld, \"tid\": %lld, \"ts\": %s, \"dur\": %s, "
+           "\"args\": {\"External id\": %lld, \"Record function id\": 0, \"Ev Idx\": %lld}}",
+           opname, kPid, kTid, Writer::Us(op_start).c_str(), Writer::Us(at + dur + 1000 - op_start).c_str(), ext,
+           w.ev_idx++);
+    w.Launch("cudaLaunchKernel", at, dur, ext, true);
+    w.Kernel(kDenseKernels[w.rng() % 8], stream, start, len, ext, true, 216);
+    ++w.corr;
+    free_at = start + len;
+    w.host = at + dur + 2000;
+  }
+  w.CloseFrames(5);  // the step's frames, not the script's
+  w.Sync("cudaDeviceSynchronize", w.GpuDone());
+  w.CloseFrames(4);
+  w.FlushFrames(step_frames);
+  char name[64];
+  std::snprintf(name, sizeof name, "ProfilerStep#%lld", w.step++);
+  w.HostRange("user_annotation", name, step_start, w.host + 5000, step_ext);
+  w.host += w.Rand(20000, 120000);
+}
+
+// Serving: vLLM engine steps. A decode step (15 of 16) prepares its inputs on the host (slices and
+// copies), uploads them, replays the decode CUDA graph (one cudaGraphLaunch whose correlation id
+// its 32 kernels carry, an ac2g flow to each) and waits for it; a prefill step launches
+// the same kernels eagerly. Each step is annotated execute_<tokens>_context_<n>(...)_generation_<m>(...).
+void ServingStep(Writer& w) {
+  constexpr int kLayers = 4, kPerLayer = sizeof kServingKernels / sizeof *kServingKernels;
+  const int64_t step_start = w.host;
+  const long long step_ext = w.ext++;
+  const bool prefill = w.step % 16 == 0;
+  const int reqs = static_cast<int>(w.Rand(8, 64));
+  const long long kv = 1000 + w.step * 7 % 60000;
+  const int context = prefill ? static_cast<int>(w.Rand(1, 4)) : 0;
+  const int ctx_tokens = context * 512;
+  for (int i = 0; i < 4; ++i) {  // input preparation: a slice and an upload
+    const int64_t s = w.host + 3000;
+    const long long ext_slice = w.ext++;
+    w.Emit(kHost,
+           "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::slice\", \"pid\": %lld, \"tid\": %lld, \"ts\": %s, "
+           "\"dur\": %s, \"args\": {\"External id\": %lld, \"Record function id\": 0, \"Ev Idx\": %lld}}",
+           kPid, kTid, Writer::Us(s).c_str(), Writer::Us(2500).c_str(), ext_slice, w.ev_idx++);
+    const int64_t c = s + 4000, cdur = 8000;
+    const long long ext = w.ext++;
+    w.HostRange("cpu_op", "aten::copy_", c, c + cdur + 2000, ext);
+    w.Launch("cudaMemcpyAsync", c + 1000, cdur, ext, true);
+    const int64_t start = std::max(c + 6000, w.gpu_free[7] + 300);
+    w.Memcpy(true, 7, start, w.Jitter(3000, 2), ext, 256LL * reqs, true);
+    ++w.corr;
+    w.gpu_free[7] = start + 3000;
+    w.host = c + cdur + 2000;
+  }
+  if (prefill) {  // eager: a launch per kernel
+    for (int l = 0; l < kLayers; ++l)
+      for (int k = 0; k < kPerLayer; ++k) {
+        const int64_t at = w.host + 1500, dur = w.Rand(4000, 7000);
+        const long long ext = w.ext++;
+        const int64_t start = std::max(at + 3000, w.gpu_free[7] + 300);
+        const int64_t len = w.Jitter(20000 + 15000 * k, 2) * (1 + context);
+        w.Launch("cudaLaunchKernel", at, dur, ext, true);
+        w.Kernel(kServingKernels[k], 7, start, len, ext, true, 132);
+        ++w.corr;
+        w.gpu_free[7] = start + len;
+        w.host = at + dur;
+      }
+  } else {  // one graph replay: every kernel carries the launch's correlation id
+    const int64_t at = w.host + 2000, dur = w.Rand(20000, 40000);
+    const long long ext = w.ext++;
+    w.Launch("cudaGraphLaunch", at, dur, ext, true);
+    int64_t t = std::max(at + 10000, w.gpu_free[7] + 300);
+    for (int l = 0; l < kLayers; ++l)
+      for (int k = 0; k < kPerLayer; ++k) {
+        const int64_t len = w.Jitter(4000 + 3000 * k + reqs * 50, 2);
+        w.Kernel(kServingKernels[k], 7, t, len, ext, true, 132);
+        t += len + 1000;
+      }
+    ++w.corr;
+    w.gpu_free[7] = t;
+    w.host = at + dur;
+  }
+  w.Sync("cudaStreamSynchronize", w.GpuDone());
+  char name[192];
+  std::snprintf(name, sizeof name, "execute_%d_context_%d(sq%dsk%dsqsq%dsqsk%d)_generation_%d(sq%dsk%lldsqsq%dsqsk%lld)",
+                reqs + ctx_tokens, context, ctx_tokens, ctx_tokens, ctx_tokens, ctx_tokens, reqs, reqs, kv, reqs, kv);
+  w.HostRange("user_annotation", name, step_start, w.host + 2000, step_ext);
+  ++w.step;
+  w.host += w.Rand(30000, 80000);
+}
+
+}  // namespace
+
+long long WriteKinetoShape(const char* path, TraceShape shape, long long steps, int streams, unsigned long long seed) {
+  FILE* out = std::fopen(path, "w");
+  if (!out) return -1;
+  std::setvbuf(out, nullptr, _IOFBF, 1 << 20);
+  Head(out);
+  long long events = 0;
+  int64_t trace_end = 0;  // from the host pass: the script frames span the whole trace
+  bool first = true;
+  for (int pass = 0; pass < kSections; ++pass) {
+    Writer w(out, pass, seed);
+    w.first = first;
+    if (shape == TraceShape::kStacks) {  // the script's frames, open throughout
+      w.OpenFrame("runpy.py", "_run_module_as_main", 198);
+      w.OpenFrame("runpy.py", "_run_code", 88);
+      w.OpenFrame("train.py", "<module>", 1);
+      w.OpenFrame("train.py", "main", 120);
+      for (Frame& f : w.frames) f.end = trace_end - 100 * f.depth;
+      if (pass == kPython) w.FlushFrames(0, true);
+      w.host += 1000;
+    }
+    for (long long s = 0; s < steps; ++s) {
+      if (shape == TraceShape::kDense) DenseStep(w, streams);
+      else if (shape == TraceShape::kStacks) StacksStep(w, streams);
+      else ServingStep(w);
+    }
+    if (pass == kHost) trace_end = w.host + 1000;
+    events = std::max(events, w.events);  // the script's frames count in the Python pass only
+    first = w.first;
+  }
+  std::fprintf(out, "\n ],\n \"traceName\": \"tracegate-gen-kineto shape %s seed %llu\",\n"
+                    " \"baseTimeNanoseconds\": 1700000000000000000\n}\n",
+               shape == TraceShape::kDense ? "dense" : shape == TraceShape::kStacks ? "stacks" : "serving", seed);
+  return std::fclose(out) == 0 ? events : -1;
+}
+
+}  // namespace tg::bench
