@@ -1,6 +1,8 @@
-// IdleCauseFinder: the cause of every device gap, from evidence in the trace (summary.h lists the
-// causes and the order they are tried in) and the evidence that decided it. O(gaps x log(waits +
-// stages + streams)) after one sort of the waits.
+// IdleCauseFinder: every piece of GPU-idle time gets its cause from evidence in the trace
+// (idle_cause.h lists the causes and the order they are tried in). An interval is split where the
+// next work's launch call returns (before: the host's state decides; after: the device's side),
+// and the host side again where the launching thread's state changes (host_model.h). O(pieces x
+// log events) per interval after one sort of the waits.
 #include <algorithm>
 #include <cctype>
 #include <optional>
@@ -9,11 +11,15 @@
 #include "analyzer/analysis/correlation.h"
 #include "analyzer/analysis/host_stages.h"
 #include "analyzer/analysis/summary_internal.h"
+#include "analyzer/host/host_model.h"
 #include "tracegate/analyzer/kernel_class.h"
 
 namespace tg::internal {
 
 namespace {
+
+// The most a launch takes from its call returning to the work starting on an idle device.
+constexpr TimeNs kLaunchLatencyNs = 50'000;
 
 bool ContainsNoCase(std::string_view text, std::string_view word) {
   auto it = std::search(text.begin(), text.end(), word.begin(), word.end(), [](char a, char b) {
@@ -29,11 +35,62 @@ bool IsWaitApi(std::string_view name) {
          ContainsNoCase(name, "StreamWaitValue") || ContainsNoCase(name, "EventQuery");
 }
 
+IdleCause HostCause(HostState s) {
+  switch (s) {
+    case HostState::kCompute: return IdleCause::kHostCompute;
+    case HostState::kJit: return IdleCause::kJitCompile;
+    case HostState::kSync: return IdleCause::kHostSync;
+    case HostState::kIdle: return IdleCause::kHostIdle;
+    case HostState::kCapture: return IdleCause::kGraphCapture;
+    case HostState::kLaunch: break;
+  }
+  return IdleCause::kHostLaunch;
+}
+
+bool IsHostSide(IdleCause c) {
+  return c == IdleCause::kHostStage || c == IdleCause::kHostLaunch || IsHostWorkCause(c) ||
+         c == IdleCause::kGraphCapture;
+}
+
+// Appends [s, e) with `cause`, merging it into the last piece when that one ends at s with the
+// same cause and frame.
+void Append(std::vector<CausePiece>* out, TimeNs s, TimeNs e, IdleCause cause, uint32_t frame) {
+  if (e <= s) return;
+  if (!out->empty() && out->back().end == s && out->back().cause == cause && out->back().frame == frame) {
+    out->back().end = e;
+    return;
+  }
+  out->push_back({s, e, cause, frame});
+}
+
+// (correlation id, pid) of the GPU work a ref refers to.
+std::pair<int64_t, int64_t> LaunchOf(const Trace& t, uint32_t ref) {
+  if (ref == kNoItem) return {kUnknownId, kUnknownId};
+  const size_t row = RefRow(ref);
+  switch (RefKind(ref)) {
+    case ItemKind::kKernel: return {t.kernels.correlation[row], t.kernels.pid[row]};
+    case ItemKind::kMemcpy: return {t.memcpys.correlation[row], t.memcpys.pid[row]};
+    case ItemKind::kMemset: return {t.memsets.correlation[row], t.memsets.pid[row]};
+  }
+  return {kUnknownId, kUnknownId};
+}
+
+TimeNs ItemStart(const Trace& t, uint32_t ref) {
+  const size_t row = RefRow(ref);
+  switch (RefKind(ref)) {
+    case ItemKind::kKernel: return t.kernels.start[row];
+    case ItemKind::kMemcpy: return t.memcpys.start[row];
+    case ItemKind::kMemset: return t.memsets.start[row];
+  }
+  return 0;
+}
+
 }  // namespace
 
 IdleCauseFinder::IdleCauseFinder(const Trace& t, const ApiIndex& index, const HostStages* stages,
-                                 const std::vector<KernelClass>& classes)
-    : t_(t), index_(index), stages_(stages), classes_(classes) {
+                                 const std::vector<KernelClass>& classes, const HostModel* host,
+                                 const AnalyzeOptions& options)
+    : t_(t), index_(index), stages_(stages), classes_(classes), host_(host), options_(options) {
   for (size_t i = 0; i < t.syncs.size(); ++i)
     if (t.syncs.end[i] > t.syncs.start[i]) waits_.push_back({t.syncs.start[i], t.syncs.end[i], SyncKindName(t.syncs.kind[i])});
   std::vector<int8_t> wait_name(t.strings.size(), -1);
@@ -53,7 +110,7 @@ IdleCauseFinder::IdleCauseFinder(const Trace& t, const ApiIndex& index, const Ho
 
 // The kernel classes' collective test (metadata, else the name), as every other consumer.
 bool IdleCauseFinder::Collective(uint32_t ref) const {
-  return RefKind(ref) == ItemKind::kKernel && classes_[RefRow(ref)] == KernelClass::kCommunication;
+  return ref != kNoItem && RefKind(ref) == ItemKind::kKernel && classes_[RefRow(ref)] == KernelClass::kCommunication;
 }
 
 const std::string_view* IdleCauseFinder::WaitDuring(TimeNs s, TimeNs e) const {
@@ -65,61 +122,169 @@ const std::string_view* IdleCauseFinder::WaitDuring(TimeNs s, TimeNs e) const {
   return w.end > s ? &w.name : nullptr;
 }
 
-namespace {
-
-// (correlation id, pid) of the GPU work a gap item refers to.
-std::pair<int64_t, int64_t> LaunchOf(const Trace& t, uint32_t ref) {
-  const size_t row = RefRow(ref);
-  switch (RefKind(ref)) {
-    case ItemKind::kKernel: return {t.kernels.correlation[row], t.kernels.pid[row]};
-    case ItemKind::kMemcpy: return {t.memcpys.correlation[row], t.memcpys.pid[row]};
-    case ItemKind::kMemset: return {t.memsets.correlation[row], t.memsets.pid[row]};
-  }
-  return {kUnknownId, kUnknownId};
+int64_t IdleCauseFinder::LaunchCall(uint32_t ref) const {
+  const auto [corr, pid] = LaunchOf(t_, ref);
+  return index_.Find(corr, pid);
 }
 
-}  // namespace
+IdleCause IdleCauseFinder::QueuedCause(TimeNs s, TimeNs e, uint32_t previous, uint32_t next, int64_t call) const {
+  if (Collective(previous) || Collective(next)) return IdleCause::kCommunication;
+  // Both sides of the gap from one launch call (a CUDA graph's nodes share its correlation id): the
+  // launch returned before the gap, so the GPU waited on a dependency inside the graph.
+  if (previous != kNoItem && next != kNoItem && call >= 0 && LaunchOf(t_, previous) == LaunchOf(t_, next))
+    return IdleCause::kDependencySync;
+  if (WaitDuring(s, e)) return IdleCause::kDependencySync;
+  if (next == kNoItem || call < 0) return IdleCause::kHostLaunch;
+  const TimeNs lag = ItemStart(t_, next) - t_.api_calls.end[static_cast<size_t>(call)];
+  if (lag >= options_.backlog_ns) return IdleCause::kDeviceBacklog;
+  // A launch's own latency; a longer wait with nothing recorded to explain it is not known.
+  return lag <= kLaunchLatencyNs ? IdleCause::kHostLaunch : IdleCause::kUnknown;
+}
 
-IdleCause IdleCauseFinder::Decide(const GapItem& g, IdleGap* gap) const {
-  IdleCause cause = IdleCause::kUnknown;
-  const auto [corr, pid] = LaunchOf(t_, g.next);
-  const int64_t found = index_.Find(corr, pid);
-  const size_t call = static_cast<size_t>(found);
-  const std::string_view* wait = nullptr;
-  bool same_launch = false;
-  std::optional<StringId> stage;
-  if (found >= 0 && t_.api_calls.end[call] >= g.start) {
-    if (stages_) stage = stages_->During(t_.api_calls.pid[call], g.start, g.end);
-    cause = stage ? IdleCause::kHostStage : IdleCause::kHostLaunch;
-  } else if (Collective(g.previous) || Collective(g.next)) {
-    cause = IdleCause::kCommunication;
-  } else if (found >= 0 && LaunchOf(t_, g.previous) == std::pair{corr, pid}) {
-    // Both sides of the gap come from one launch call (a CUDA graph's nodes share its
-    // correlation id): the launch returned before the gap, so the GPU waited on a dependency
-    // inside the graph (an earlier node, an event or external-semaphore node), not on the host.
-    cause = IdleCause::kDependencySync;
-    same_launch = true;
-  } else if (found >= 0 && (wait = WaitDuring(g.start, g.end))) {
-    cause = IdleCause::kDependencySync;
+void IdleCauseFinder::Split(TimeNs s, TimeNs e, uint32_t previous, uint32_t next, int32_t thread,
+                            std::vector<CausePiece>* out) const {
+  if (e <= s) return;
+  const int64_t call = next != kNoItem ? LaunchCall(next) : -1;
+  // The host side: until next's launch call returned (all of it without next work).
+  TimeNs host_until = s;
+  int32_t read = HostModel::kNoThread;
+  int64_t pid = kUnknownId;
+  if (call >= 0) {
+    host_until = std::clamp(t_.api_calls.end[static_cast<size_t>(call)], s, e);
+    pid = t_.api_calls.pid[static_cast<size_t>(call)];
+    if (host_) read = host_->ThreadOfCall(static_cast<size_t>(call));
+  } else if (next == kNoItem || !(Collective(previous) || Collective(next))) {
+    // No launch call for next (or no next): read the thread that launched previous, else `thread`.
+    const int64_t prev_call = previous != kNoItem ? LaunchCall(previous) : -1;
+    if (host_ && prev_call >= 0) read = host_->ThreadOfCall(static_cast<size_t>(prev_call));
+    if (read == HostModel::kNoThread) read = thread;
+    if (host_ && read != HostModel::kNoThread) {
+      host_until = e;
+      pid = host_->Pid(read);
+    } else {
+      Append(out, s, e, IdleCause::kUnknown, HostModel::kNoEvent);
+      return;
+    }
   }
-  if (!gap) return cause;
+  if (host_until > s) {
+    auto staged = [&](TimeNs a, TimeNs b, IdleCause c) {
+      if (stages_ && (c == IdleCause::kHostLaunch || c == IdleCause::kHostCompute || c == IdleCause::kHostIdle) &&
+          stages_->During(pid, a, b))
+        return IdleCause::kHostStage;
+      return c;
+    };
+    if (host_ && read != HostModel::kNoThread) {
+      host_->Split(read, s, host_until, [&](const HostPiece& p) {
+        Append(out, p.start, p.end, staged(p.start, p.end, HostCause(p.state)), p.frame);
+      });
+    } else {
+      Append(out, s, host_until, staged(s, host_until, IdleCause::kHostLaunch), HostModel::kNoEvent);
+    }
+  }
+  if (host_until < e) {
+    if (call < 0 && next != kNoItem && !(Collective(previous) || Collective(next)))
+      Append(out, host_until, e, IdleCause::kUnknown, HostModel::kNoEvent);
+    else Append(out, host_until, e, QueuedCause(host_until, e, previous, next, call), HostModel::kNoEvent);
+  }
+}
+
+void IdleCauseFinder::Describe(TimeNs s, TimeNs e, uint32_t previous, uint32_t next,
+                               const std::vector<CausePiece>& pieces, IdleGap* gap, int32_t fallback) const {
+  gap->cause_ns.fill(0);
+  std::array<TimeNs, kIdleCauseCount> largest_piece{};
+  std::array<uint32_t, kIdleCauseCount> frame{};
+  frame.fill(HostModel::kNoEvent);
+  for (const CausePiece& p : pieces) {
+    const size_t c = static_cast<size_t>(p.cause);
+    gap->cause_ns[c] += p.end - p.start;
+    if (p.end - p.start > largest_piece[c] && p.frame != HostModel::kNoEvent) {
+      largest_piece[c] = p.end - p.start;
+      frame[c] = p.frame;
+    }
+  }
+  size_t best = static_cast<size_t>(IdleCause::kUnknown);
+  for (size_t c = 0; c < kIdleCauseCount; ++c)
+    if (gap->cause_ns[c] > gap->cause_ns[best] || (gap->cause_ns[c] == gap->cause_ns[best] && c < best)) best = c;
+  const IdleCause cause = static_cast<IdleCause>(best);
   gap->cause = cause;
+  const int64_t call = next != kNoItem ? LaunchCall(next) : -1;
+  const size_t row = static_cast<size_t>(call);
+  int32_t thread = HostModel::kNoThread;
+  if (host_) {
+    if (call >= 0) thread = host_->ThreadOfCall(row);
+    else if (const int64_t prev_call = previous != kNoItem ? LaunchCall(previous) : -1; prev_call >= 0)
+      thread = host_->ThreadOfCall(static_cast<size_t>(prev_call));
+    if (thread == HostModel::kNoThread) thread = fallback;
+  }
+  if (IsHostSide(cause)) {
+    if (call >= 0 && t_.api_calls.end[row] >= s) {
+      gap->call = t_.Name(t_.api_calls.name[row]);
+      gap->call_returned_ns = t_.api_calls.end[row] - s;
+    }
+    if (cause == IdleCause::kHostStage && stages_) {
+      const int64_t pid = call >= 0                        ? t_.api_calls.pid[row]
+                          : thread != HostModel::kNoThread ? host_->Pid(thread)
+                                                           : kUnknownId;
+      if (const auto stage = stages_->During(pid, s, e)) gap->stage = t_.Name(*stage);
+    }
+    if (host_ && frame[best] != HostModel::kNoEvent) gap->frame = host_->ShortName(frame[best]);
+    if (host_ && thread != HostModel::kNoThread) {
+      gap->host_tid = host_->Tid(thread);
+      // The frames that decided the host pieces, largest piece time first.
+      std::vector<std::pair<TimeNs, uint32_t>> by_frame;
+      for (const CausePiece& p : pieces) {
+        if (p.frame == HostModel::kNoEvent || !IsHostSide(p.cause)) continue;
+        auto it = std::find_if(by_frame.begin(), by_frame.end(), [&](const auto& x) { return x.second == p.frame; });
+        if (it == by_frame.end()) by_frame.emplace_back(p.end - p.start, p.frame);
+        else it->first += p.end - p.start;
+      }
+      std::sort(by_frame.begin(), by_frame.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+      // Frames that decided at least a twentieth of the interval (always the largest).
+      std::vector<std::pair<uint32_t, TimeNs>> anchors;
+      for (size_t k = 0; k < by_frame.size() && k < options_.host_frames; ++k)
+        if (k == 0 || by_frame[k].first * 20 >= e - s) anchors.emplace_back(by_frame[k].second, by_frame[k].first);
+      for (HostFrame& f : host_->Frames(thread, s, e, options_.host_frames, anchors))
+        gap->host_frames.push_back({std::move(f.path), std::move(f.name), f.overlap_ns});
+    }
+  }
   switch (cause) {
-    case IdleCause::kHostStage:
-      gap->stage = t_.Name(*stage);
-      [[fallthrough]];
-    case IdleCause::kHostLaunch:
-      gap->call = t_.Name(t_.api_calls.name[call]);
-      gap->call_returned_ns = t_.api_calls.end[call] - g.start;
-      break;
-    case IdleCause::kCommunication: gap->collective = ItemLabel(t_, Collective(g.next) ? g.next : g.previous); break;
+    case IdleCause::kCommunication: gap->collective = ItemLabel(t_, Collective(next) ? next : previous); break;
     case IdleCause::kDependencySync:
-      if (same_launch) gap->same_launch = std::string(t_.Name(t_.api_calls.name[call]));
-      else gap->call = *wait;
+      if (call >= 0 && previous != kNoItem && LaunchOf(t_, previous) == LaunchOf(t_, next)) {
+        gap->same_launch = std::string(t_.Name(t_.api_calls.name[row]));
+      } else {
+        // The wait in progress during the dependency's piece.
+        for (const CausePiece& p : pieces)
+          if (p.cause == IdleCause::kDependencySync)
+            if (const std::string_view* w = WaitDuring(p.start, p.end)) {
+              gap->call = *w;
+              break;
+            }
+      }
+      break;
+    case IdleCause::kDeviceBacklog:
+      if (call >= 0) {
+        gap->call = t_.Name(t_.api_calls.name[row]);
+        gap->lag_ns = ItemStart(t_, next) - t_.api_calls.end[row];
+      }
       break;
     default: break;
   }
-  return cause;
+}
+
+IdleCause IdleCauseFinder::Decide(const GapItem& g, IdleGap* gap) const {
+  scratch_.clear();
+  Split(g.start, g.end, g.previous, g.next, HostModel::kNoThread, &scratch_);
+  if (gap) {
+    Describe(g.start, g.end, g.previous, g.next, scratch_, gap);
+    return gap->cause;
+  }
+  std::array<TimeNs, kIdleCauseCount> ns{};
+  for (const CausePiece& p : scratch_) ns[static_cast<size_t>(p.cause)] += p.end - p.start;
+  size_t best = static_cast<size_t>(IdleCause::kUnknown);
+  for (size_t c = 0; c < kIdleCauseCount; ++c)
+    if (ns[c] > ns[best] || (ns[c] == ns[best] && c < best)) best = c;
+  return static_cast<IdleCause>(best);
 }
 
 namespace {
@@ -150,22 +315,37 @@ void IdleCauseFinder::Attribute(const std::vector<GapItem>& gaps, DeviceSummary&
   d.has_in_iterations = spans != nullptr;
   d.in_iterations.attributed = spans != nullptr;
   size_t span = 0;  // the first span that ends after the current gap's start (gaps come in time order)
+  std::vector<CausePiece> pieces;
   for (const GapItem& g : gaps) {
-    const size_t c = static_cast<size_t>(Decide(g, nullptr));
-    out.gaps[c]++;
-    out.ns[c] += g.end - g.start;
-    KeepLargest(largest[c], kLargestGapsPerCause, g);
+    pieces.clear();
+    Split(g.start, g.end, g.previous, g.next, HostModel::kNoThread, &pieces);
+    std::array<TimeNs, kIdleCauseCount> ns{};
+    for (const CausePiece& p : pieces) ns[static_cast<size_t>(p.cause)] += p.end - p.start;
+    size_t best = static_cast<size_t>(IdleCause::kUnknown);
+    for (size_t c = 0; c < kIdleCauseCount; ++c) {
+      out.ns[c] += ns[c];
+      if (ns[c] > ns[best] || (ns[c] == ns[best] && c < best)) best = c;
+    }
+    out.gaps[best]++;
+    KeepLargest(largest[best], kLargestGapsPerCause, g);
     if (spans) {
       while (span < spans->size() && (*spans)[span].second <= g.start) ++span;
       TimeNs inside = 0;
-      for (size_t k = span; k < spans->size() && (*spans)[k].first < g.end; ++k)
-        inside += std::min(g.end, (*spans)[k].second) - std::max(g.start, (*spans)[k].first);
+      for (size_t k = span; k < spans->size() && (*spans)[k].first < g.end; ++k) {
+        const TimeNs a = std::max(g.start, (*spans)[k].first), b = std::min(g.end, (*spans)[k].second);
+        if (b <= a) continue;
+        inside += b - a;
+        // Each piece's part inside the span, to its cause.
+        for (const CausePiece& p : pieces) {
+          const TimeNs pa = std::max(a, p.start), pb = std::min(b, p.end);
+          if (pb > pa) d.in_iterations.ns[static_cast<size_t>(p.cause)] += pb - pa;
+        }
+      }
       if (inside > 0) {
-        d.in_iterations.gaps[c]++;
-        d.in_iterations.ns[c] += inside;
+        d.in_iterations.gaps[best]++;
         d.in_iterations_ns += inside;
         if (inside == g.end - g.start) {  // wholly inside one span: spans are disjoint and leave no gap inside
-          KeepLargest(in_largest[c], kLargestGapsPerCause, g);
+          KeepLargest(in_largest[best], kLargestGapsPerCause, g);
           KeepLargest(in_overall, largest_cap, g);
         }
       }
@@ -174,7 +354,8 @@ void IdleCauseFinder::Attribute(const std::vector<GapItem>& gaps, DeviceSummary&
     const int64_t stream = ItemStream(t_, g.next);
     StreamSummary* st = std::partition_point(streams, streams + stream_count,
                                              [stream](const StreamSummary& x) { return x.stream < stream; });
-    if (st != streams + stream_count && st->stream == stream) st->idle_before_ns[c] += g.end - g.start;
+    if (st != streams + stream_count && st->stream == stream)
+      for (size_t c = 0; c < kIdleCauseCount; ++c) st->idle_before_ns[c] += ns[c];
   }
   DescribeLargest(t_, *this, largest, out);
   if (!spans) return;
@@ -184,6 +365,23 @@ void IdleCauseFinder::Attribute(const std::vector<GapItem>& gaps, DeviceSummary&
     d.in_iterations_largest.push_back(DescribeGap(t_, g));
     Decide(g, &d.in_iterations_largest.back());
   }
+}
+
+std::vector<uint8_t> LaunchedCalls(const Trace& t, const ApiIndex& index, uint64_t* before_launch) {
+  std::vector<uint8_t> out(t.api_calls.size(), 0);
+  uint64_t before = 0;
+  auto mark = [&](const auto& table) {
+    for (size_t i = 0; i < table.size(); ++i)
+      if (const int64_t call = index.Find(table.correlation[i], table.pid[i]); call >= 0) {
+        out[static_cast<size_t>(call)] = 1;
+        before += table.start[i] < t.api_calls.start[static_cast<size_t>(call)];
+      }
+  };
+  mark(t.kernels);
+  mark(t.memcpys);
+  mark(t.memsets);
+  if (before_launch) *before_launch = before;
+  return out;
 }
 
 }  // namespace tg::internal

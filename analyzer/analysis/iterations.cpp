@@ -284,6 +284,7 @@ Status FindIterations(const Trace& t, const IterationOptions& o, NameMatcher& ma
     it.name = std::string(t.Name(t.ranges.name[m.row]));
     it.marker_start = it.start = m.start;
     it.marker_end = it.end = m.end;
+    it.tid = t.ranges.tid[m.row];
     out->iterations.push_back(std::move(it));
   }
   return Status::Ok();
@@ -358,6 +359,8 @@ void ComputePhases(const Trace& t, const Assigner& assign, Matchers& m, Iteratio
   }
   end_block();
   internal::MergeSortedBlocks(pieces.data(), std::move(blocks), by_iteration_and_start);
+  for (const Piece& x : pieces)
+    if (x.cls == kPre || x.cls == kPost) out->stage_pieces.push_back({x.iter, x.start, x.end, x.cls == kPost});
   const Piece* p = pieces.data();
   const Piece* end = p + pieces.size();
   for (size_t i = 0; i < its.size(); ++i) {
@@ -455,7 +458,11 @@ void SeparateSpans(std::vector<Iteration>& its) {
   }
 }
 
-void ComputeStats(IterationAnalysis* out) {
+}  // namespace
+
+void internal::ComputeIterationStats(IterationAnalysis* out) {
+  out->latency_ms = SampleStats{};
+  out->total_ns = 0;
   std::vector<double> latency_ms;
   std::array<TimeNs, kPhaseCount> phase_total{};
   TimeNs first = out->iterations.front().start, last = out->iterations.front().end;
@@ -478,8 +485,6 @@ void ComputeStats(IterationAnalysis* out) {
     out->phase_mean_ms[p] = total / kept / 1e6;
   }
 }
-
-}  // namespace
 
 Status AnalyzeIterations(const Trace& trace, const IterationOptions& options, IterationAnalysis* out) {
   std::optional<ApiIndex> built;
@@ -517,7 +522,7 @@ Status AnalyzeIterations(const Trace& trace, const IterationOptions& options, It
   DropWarmup(options, out, &index);
   SeparateSpans(out->iterations);
   ComputePhases(trace, assign, matchers, out);
-  ComputeStats(out);
+  internal::ComputeIterationStats(out);
   return Status::Ok();
 }
 

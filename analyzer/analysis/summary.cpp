@@ -184,14 +184,14 @@ std::vector<uint32_t> KernelsByStart(const KernelTable& k) {
 
 Summary Summarize(const Trace& trace, const AnalyzeOptions& options, const ApiIndex* api_index,
                   const HostStages* stages, const std::vector<KernelClass>* kernel_classes,
-                  const SpanSource* iteration_spans) {
+                  const SpanSource* iteration_spans, const internal::HostModel* host) {
   Summary s;
   s.counts = CountEvents(trace);
   std::tie(s.start_ns, s.end_ns) = trace.Window();
   s.duration_ns = s.end_ns - s.start_ns;
   SummarizeKernels(trace, options, s);
   SummarizeCopies(trace, options, s);
-  internal::SummarizeTimelines(trace, options, api_index, stages, kernel_classes, iteration_spans, s);
+  internal::SummarizeTimelines(trace, options, api_index, stages, kernel_classes, iteration_spans, host, s);
   SummarizeQuality(trace, s);
   if (s.devices.empty()) s.no_device_activity = DescribeNoDeviceActivity(trace, s);
   return s;

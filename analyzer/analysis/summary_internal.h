@@ -11,6 +11,10 @@
 #include "tracegate/analyzer/summary.h"
 
 namespace tg::internal {
+class HostModel;
+}
+
+namespace tg::internal {
 
 enum class ItemKind : uint32_t { kKernel = 0, kMemcpy = 1, kMemset = 2 };
 
@@ -32,7 +36,7 @@ inline size_t RefRow(uint32_t ref) { return ref >> 2; }
 // given) and s.streams.
 void SummarizeTimelines(const Trace& trace, const AnalyzeOptions& options, const ApiIndex* api_index,
                         const HostStages* stages, const std::vector<KernelClass>* kernel_classes,
-                        const SpanSource* iteration_spans, Summary& s);
+                        const SpanSource* iteration_spans, const HostModel* host, Summary& s);
 
 // One hole in a device's busy union: [start, end), the item ending where it begins and the one
 // starting where it ends.
@@ -56,19 +60,45 @@ std::string ItemLabel(const Trace& t, uint32_t ref);
 // The stream a GPU item ran on.
 int64_t ItemStream(const Trace& t, uint32_t ref);
 
-// Decides each gap's cause (IdleCause) and fills d.idle_causes.
+// A piece of GPU-idle time with one cause: `frame` is the host event that decided a host cause
+// (HostModel::kNoEvent otherwise).
+struct CausePiece {
+  TimeNs start, end;
+  IdleCause cause;
+  uint32_t frame;
+};
+// Per API call row: 1 when a kernel, memcpy or memset of its process carries its correlation id.
+// `before_launch` (may be null): how many of those GPU activities start before their call does.
+std::vector<uint8_t> LaunchedCalls(const Trace& t, const ApiIndex& index, uint64_t* before_launch);
+
+inline constexpr uint32_t kNoItem = UINT32_MAX;  // no GPU item on that side of an idle interval
+
+// Splits idle time into caused pieces (idle_cause.h) and fills d.idle_causes.
 class IdleCauseFinder {
  public:
-  // `classes`: ClassifyKernels' class of every kernel row (which ones are collectives).
+  // `classes`: ClassifyKernels' class of every kernel row (which ones are collectives). `host`: the
+  // host model (may be null: every host piece is then host_launch, or host_stage in a stage).
   IdleCauseFinder(const Trace& t, const ApiIndex& index, const HostStages* stages,
-                  const std::vector<KernelClass>& classes);
-  // The cause of `g`; with `gap`, sets gap->cause and the evidence fields that decided it.
+                  const std::vector<KernelClass>& classes, const HostModel* host, const AnalyzeOptions& options);
+  // The pieces of [s, e), where no GPU work runs, between `previous` and `next` (GPU item refs, or
+  // kNoItem), appended to `out` in time order; they cover [s, e) exactly. `thread`: the host
+  // thread to read when neither side has a launch call (HostModel::kNoThread: none).
+  void Split(TimeNs s, TimeNs e, uint32_t previous, uint32_t next, int32_t thread, std::vector<CausePiece>* out) const;
+  // The cause with the most time in `g` (ties: the earlier cause); with `gap`, sets gap->cause,
+  // gap->cause_ns and the evidence that decided it, and names the host frames inside it.
   IdleCause Decide(const GapItem& g, IdleGap* gap) const;
+  // Fills `gap` (cause, cause_ns, evidence, host frames) from the pieces of one interval.
+  // `thread`: the thread read when neither side has a launch call (as Split's).
+  void Describe(TimeNs s, TimeNs e, uint32_t previous, uint32_t next, const std::vector<CausePiece>& pieces,
+                IdleGap* gap, int32_t thread = -1) const;
   // Every gap of the device: d.idle_causes, and the time before each stream's next work
   // (`streams`: the device's streams, sorted by stream id). With `spans` (sorted, disjoint) also
   // d.in_iterations and the `largest` longest gaps wholly inside one span. `gaps` in time order.
   void Attribute(const std::vector<GapItem>& gaps, DeviceSummary& d, StreamSummary* streams, size_t stream_count,
                  const std::vector<std::pair<TimeNs, TimeNs>>* spans = nullptr, size_t largest = 0) const;
+  // The row of the call that launched a GPU item, or -1.
+  int64_t LaunchCall(uint32_t ref) const;
+  const HostModel* host() const { return host_; }
 
  private:
   struct Wait {
@@ -78,12 +108,16 @@ class IdleCauseFinder {
   bool Collective(uint32_t ref) const;
   // The name of a wait in progress during [s, e), or nullptr.
   const std::string_view* WaitDuring(TimeNs s, TimeNs e) const;
+  IdleCause QueuedCause(TimeNs s, TimeNs e, uint32_t previous, uint32_t next, int64_t call) const;
   const Trace& t_;
   const ApiIndex& index_;
   const HostStages* stages_;
   const std::vector<KernelClass>& classes_;
+  const HostModel* host_;
+  AnalyzeOptions options_;
   std::vector<Wait> waits_;                       // by start
   std::vector<uint32_t> longest_;                 // longest_[i]: the wait of waits_[0..i] that ends last
+  mutable std::vector<CausePiece> scratch_;       // Decide's pieces (one thread uses a finder at a time)
 };
 
 }  // namespace tg::internal

@@ -233,10 +233,10 @@ void KeepLargest(std::vector<GapItem>& heap, size_t cap, const GapItem& g) {
 
 void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, const ApiIndex* api_index,
                         const HostStages* stages, const std::vector<KernelClass>* kernel_classes,
-                        const SpanSource* iteration_spans, Summary& s) {
+                        const SpanSource* iteration_spans, const HostModel* host, Summary& s) {
   std::optional<IdleCauseFinder> causes;
   LazySpans spans(iteration_spans);
-  if (api_index && kernel_classes) causes.emplace(t, *api_index, stages, *kernel_classes);
+  if (api_index && kernel_classes) causes.emplace(t, *api_index, stages, *kernel_classes, host, options);
   std::vector<LaneKey> lane_keys;
   std::vector<size_t> lane_start;
   // Pass 1: per stream (lane), each lane's items contiguous in the trace's order, then sorted.

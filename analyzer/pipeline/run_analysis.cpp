@@ -10,7 +10,9 @@
 
 #include "analyzer/analysis/correlation.h"
 #include "analyzer/analysis/host_stages.h"
+#include "analyzer/analysis/iteration_idle_internal.h"
 #include "analyzer/analysis/name_matcher.h"
+#include "analyzer/host/host_model.h"
 #include "analyzer/util/side_task.h"
 
 namespace tg {
@@ -32,6 +34,10 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   if (config.rules.Get("fusion_candidate", "follower_residual") > 1)
     return InvalidInput("rule 'fusion_candidate': 'follower_residual' must be between 0 and 1");
   internal::WarmRegexLocale();
+  // The idle causes' thresholds are rule parameters (docs/RULES.md, "Idle causes").
+  AnalyzeOptions summary_options = config.summary;
+  summary_options.compute_block_ns = static_cast<TimeNs>(config.rules.Get("host_bound", "compute_block_us") * 1000);
+  summary_options.backlog_ns = static_cast<TimeNs>(config.rules.Get("idle_gaps", "backlog_us") * 1000);
   KernelClassifier classifier;
   TG_RETURN_IF_ERROR(KernelClassifier::Create(config.rules.kernel_class_patterns, &classifier));
   // A second thread builds the API correlation index, which the iterations need once their
@@ -40,6 +46,8 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   std::optional<ApiIndex> api_index;
   std::vector<KernelClass> kernel_classes;
   OpLinks op_links;
+  std::optional<internal::HostModel> host;  // what each host thread did when (host_model.h)
+  uint64_t before_launch = 0;
   std::promise<void> index_built;
   std::shared_future<void> index_ready = index_built.get_future().share();
   Status iterations;
@@ -69,10 +77,12 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
       index_built.set_value();
       stages.Collect();
       // The idle causes ask the kernel classes which kernels are collectives; the classes ask
-      // the op that launched each kernel first. The iterations take longer than all three.
+      // the op that launched each kernel first. The iterations take longer than all of these.
       op_links = LinkOps(trace, *api_index);
       kernel_classes = ClassifyKernels(trace, classifier, &op_links.kernels);
-      out->summary = Summarize(trace, config.summary, &*api_index, &stages, &kernel_classes, &span_source);
+      host.emplace(trace, internal::LaunchedCalls(trace, *api_index, &before_launch),
+                   internal::HostModelOptions{summary_options.compute_block_ns});
+      out->summary = Summarize(trace, summary_options, &*api_index, &stages, &kernel_classes, &span_source, &*host);
     });
     try {
       iterations = AnalyzeIterations(trace, config.iterations, &out->iterations, [&]() -> const ApiIndex& {
@@ -88,10 +98,23 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
     spans_set.set_value(iterations.ok() ? &spans : nullptr);
     summary.Wait();
   }
-  api_index.reset();  // the iterations were its only user
   if (!iterations.ok()) return iterations;
   out->kernel_classes = std::move(kernel_classes);
   out->ops = std::move(op_links);
+  // Every GPU-idle instant of the kept iterations to a cause; host compute around the GPU work
+  // becomes pre / post where no range names them (the named stages are split there, so the
+  // finder reads no stages).
+  {
+    const internal::IdleCauseFinder finder(trace, *api_index, nullptr, out->kernel_classes, &*host, summary_options);
+    out->idle = internal::AttributeIterationIdle(trace, out->summary, finder, &out->iterations);
+  }
+  for (QualityEntry& q : out->summary.quality) {
+    if (q.id == Quality::kDeviceBacklog) q.count = out->idle.backlog_items;
+    if (q.id == Quality::kStartBeforeLaunch) q.count = before_launch;
+  }
+  if (before_launch > 0) out->summary.has_errors = true;
+  host.reset();
+  api_index.reset();
 
   // Fusion candidates on a second thread while the roofline and the other rules are worked out
   // here (only fusion_candidate reads them); that rule runs once they are there. The
@@ -117,6 +140,7 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   in.summary = &out->summary;
   in.iterations = &out->iterations;
   in.kernel_classes = &out->kernel_classes;
+  in.idle = &out->idle;
   in.roofline = &out->roofline;
   in.peak = &out->peak;
   in.fusion = &out->fusion;

@@ -16,6 +16,12 @@ const char* CausePhrase(const std::string& cause) {
   if (cause == "host_stage") return "while the host runs its pre- or post-processing";
   if (cause == "communication") return "waiting for communication";
   if (cause == "dependency_sync") return "waiting on synchronisation";
+  if (cause == "host_compute") return "while the host computes something that launches no GPU work";
+  if (cause == "jit_compile") return "while the host compiles kernels";
+  if (cause == "host_sync") return "while the host blocks in a sync or a synchronous copy";
+  if (cause == "host_idle") return "while the host does nothing (waiting for input or another process)";
+  if (cause == "graph_capture") return "while a graph is being captured";
+  if (cause == "device_backlog") return "running work the trace does not hold (device backlog)";
   return "for reasons the trace does not show";
 }
 
@@ -29,6 +35,15 @@ struct IdleCauses {
 };
 IdleCauses InIterationCauses(const json& doc) {
   IdleCauses c;
+  // The iterations' idle phase by cause (gpu_idle), else the devices' gaps inside the iterations.
+  if (const json* idle = Find(doc, "gpu_idle"); idle && idle->is_object()) {
+    for (const auto& [cause, ns] : Object(*idle, "idle_phase_by_cause_ns").items())
+      if (ns.is_number() && ns.get<double>() > 0) {
+        c.ns[cause] += ns.get<double>();
+        c.total += ns.get<double>();
+      }
+    return c;
+  }
   for (const json& d : Array(doc, "devices"))
     for (const auto& [cause, ns] : Object(Object(Object(d, "gaps"), "in_iterations"), "by_cause_ns").items())
       if (ns.is_number()) {
@@ -40,6 +55,10 @@ IdleCauses InIterationCauses(const json& doc) {
 std::string LongestGapBefore(const json& doc, const std::string& cause) {
   double longest = 0;
   std::string next;
+  // A host cause: the frames the host was in during the longest such interval.
+  for (const json& g : Array(Object(doc, "gpu_idle"), "largest"))
+    if (Text(g, "cause") == cause && !Array(g, "host_frames").empty())
+      return "in " + Text(Array(g, "host_frames")[0], "path");
   for (const json& d : Array(doc, "devices"))
     for (const json& g : Array(Object(Object(d, "gaps"), "in_iterations"), "largest"))
       if (Text(g, "cause") == cause && Number(g, "duration_ns").value_or(0) > longest) {
@@ -52,6 +71,7 @@ std::string LongestGapBefore(const json& doc, const std::string& cause) {
 // Where the time goes, in words.
 std::string WhereTimeGoes(const json& doc) {
   if (!Text(doc, "no_device_activity").empty()) return "the trace holds no GPU work (" + Text(doc, "no_device_activity") + ")";
+  if (!Text(doc, "graph_capture").empty()) return Text(doc, "graph_capture");
   auto idle = Number(doc, "idle_ratio");
   if (!idle) return "";
   if (*idle >= 0.15) {
@@ -62,7 +82,8 @@ std::string WhereTimeGoes(const json& doc) {
     const double share = top->second / c.total;
     text += std::string(share >= 0.5 ? ", mostly " : ", largely ") + CausePhrase(top->first) + " (" + Percent(share) +
             " of the idle time)";
-    if (std::string next = LongestGapBefore(doc, top->first); !next.empty()) text += ", the longest gap before " + next;
+    if (std::string next = LongestGapBefore(doc, top->first); next.starts_with("in ")) text += ", the longest " + next;
+    else if (!next.empty()) text += ", the longest gap before " + next;
     return text;
   }
   std::string text = "the GPU is busy " + Percent(1 - *idle) + " of the iteration time";

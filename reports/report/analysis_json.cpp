@@ -61,7 +61,8 @@ json CountsJson(const SummaryCounts& c) {
           {"samples", c.samples}};
 }
 
-// A gap with both neighbours; with its cause (when attributed) and the evidence that decided it.
+// A gap with both neighbours; with its cause (when attributed), the evidence that decided it, its
+// time by cause and the host frames inside it.
 json GapJson(const IdleGap& g, bool attributed) {
   json j = {{"start_ns", g.start_ns},
             {"duration_ns", g.duration_ns},
@@ -70,24 +71,78 @@ json GapJson(const IdleGap& g, bool attributed) {
             {"next_stream", IdOrNull(g.next_stream)}};
   if (!attributed) return j;
   j["cause"] = kIdleCauseNames[static_cast<size_t>(g.cause)];
+  json by_cause = json::object();
+  for (size_t c = 0; c < kIdleCauseCount; ++c)
+    if (g.cause_ns[c] > 0) by_cause[kIdleCauseNames[c]] = g.cause_ns[c];
+  if (!by_cause.empty()) j["by_cause_ns"] = std::move(by_cause);
   json evidence = json::object();
   switch (g.cause) {
     case IdleCause::kHostStage:
       evidence["stage"] = g.stage;
       [[fallthrough]];
     case IdleCause::kHostLaunch:
-      evidence["launch_call"] = g.call;
-      evidence["launch_returned_after_gap_start_ns"] = g.call_returned_ns;
+    case IdleCause::kHostCompute:
+    case IdleCause::kJitCompile:
+    case IdleCause::kHostSync:
+    case IdleCause::kHostIdle:
+    case IdleCause::kGraphCapture:
+      if (!g.call.empty()) {
+        evidence["launch_call"] = g.call;
+        evidence["launch_returned_after_gap_start_ns"] = g.call_returned_ns;
+      }
+      if (!g.frame.empty()) evidence["host_frame"] = g.frame;
       break;
     case IdleCause::kCommunication: evidence["collective"] = g.collective; break;
     case IdleCause::kDependencySync:
       if (!g.same_launch.empty()) evidence["same_launch_call"] = g.same_launch;
       else evidence["wait_call"] = g.call;
       break;
+    case IdleCause::kDeviceBacklog:
+      evidence["launch_call"] = g.call;
+      evidence["lag_ns"] = g.lag_ns;
+      break;
     default: break;
   }
   if (!evidence.empty()) j["evidence"] = std::move(evidence);  // unknown: nothing decided it
+  if (g.host_tid != kUnknownId) j["host_tid"] = g.host_tid;
+  if (!g.host_frames.empty()) {
+    json frames = json::array();
+    for (const GapFrame& f : g.host_frames) frames.push_back({{"path", f.path}, {"frame", f.name}, {"time_ns", f.ns}});
+    j["host_frames"] = std::move(frames);
+  }
   return j;
+}
+
+json CauseNs(const std::array<TimeNs, kIdleCauseCount>& ns) {
+  json j = json::object();
+  for (size_t c = 0; c < kIdleCauseCount; ++c) j[kIdleCauseNames[c]] = ns[c];
+  return j;
+}
+
+// The iterations' GPU-idle time by cause (tracegate/analyzer/iteration_idle.h).
+json GpuIdleJson(const IterationIdle& idle, const AnalyzeOptions& o) {
+  if (!idle.attributed) return nullptr;
+  json largest = json::array();
+  for (const IdleInterval& iv : idle.largest) {
+    json g = GapJson(iv.gap, true);
+    g["iteration"] = iv.iteration;
+    largest.push_back(std::move(g));
+  }
+  return {{"total_ns", idle.total_ns},
+          {"by_cause_ns", CauseNs(idle.ns)},
+          {"idle_phase_by_cause_ns", CauseNs(idle.idle_phase_ns)},
+          {"pre_from_host_ns", idle.pre_from_host_ns},
+          {"post_from_host_ns", idle.post_from_host_ns},
+          {"largest", std::move(largest)},
+          {"backlog", {{"items", idle.backlog_items}, {"max_lag_ns", idle.backlog_max_lag_ns}}},
+          {"graph_capture",
+           {{"regions", idle.capture_regions},
+            {"captured_launches", idle.captured_launches},
+            {"capture_trace", idle.capture_trace},
+            {"note", idle.capture_note.empty() ? json(nullptr) : json(idle.capture_note)}}},
+          {"thresholds",
+           {{"compute_block_us", static_cast<double>(o.compute_block_ns) / 1e3},
+            {"backlog_us", static_cast<double>(o.backlog_ns) / 1e3}}}};
 }
 
 json GapsJson(const DeviceSummary& d) {
@@ -320,6 +375,19 @@ const std::array<size_t, kPhaseCount>& PhasesByName() {
   return order;
 }
 
+// The idle causes in key order (the order nlohmann writes an object's members in).
+const std::array<size_t, kIdleCauseCount>& CausesByName() {
+  static const std::array<size_t, kIdleCauseCount> order = [] {
+    std::array<size_t, kIdleCauseCount> o{};
+    for (size_t c = 0; c < kIdleCauseCount; ++c) o[c] = c;
+    std::sort(o.begin(), o.end(), [](size_t a, size_t b) {
+      return std::string_view(kIdleCauseNames[a]) < std::string_view(kIdleCauseNames[b]);
+    });
+    return o;
+  }();
+  return order;
+}
+
 // One iteration row, its members in nlohmann's key order (sorted), so that the streamed file and
 // the tree's dump agree. The one definition of a row: Out is RowDoubles (gathers its doubles, to
 // format a run of rows' doubles at once) or RowText (writes it); writing the text directly is
@@ -331,6 +399,9 @@ void IterationRow(Out& o, const Iteration& i) {
   o.Int("end_ns", i.end);
   o.Double("gpu_busy_ms", NsToMs(i.gpu_busy_ns));
   o.Double("host_step_ms", NsToMs(i.host_ns()));
+  o.Object("idle_causes_ns");
+  for (size_t c : CausesByName()) o.Int(kIdleCauseNames[c], static_cast<int64_t>(i.idle_cause_ns[c]));
+  o.EndObject();
   o.Int("index", i.index);
   o.Double("infer_range_ms", NsToMs(i.infer_range_ns));
   o.Int("kernels", i.kernels);
@@ -471,6 +542,8 @@ json AnalysisToJson(const Trace& trace, const Analysis& analysis, const Analysis
   HeadlineJson(doc, analysis.iterations, summary);
   doc["iteration_source"] = IterationSourceJson(analysis.iterations, config.iterations);
   doc["phases"] = PhasesJson(analysis.iterations);
+  doc["gpu_idle"] = GpuIdleJson(analysis.idle, options);
+  doc["graph_capture"] = analysis.idle.capture_note.empty() ? json(nullptr) : json(analysis.idle.capture_note);
   doc["findings"] = internal::FindingsJson(analysis.findings);
   doc["combined_estimate"] = internal::CombinedJson(analysis.combined);
   doc["source"] = SourceJson(trace);

@@ -104,12 +104,18 @@ std::string GapWhy(const json& g) {
   if (cause.empty()) return s;
   s += ", " + cause;
   const json& e = Object(g, "evidence");
-  if (const std::string call = Text(e, "launch_call"); !call.empty())
+  if (const std::string call = Text(e, "launch_call");
+      !call.empty() && internal::Find(e, "launch_returned_after_gap_start_ns"))
     s += ": " + Cut(call, 28) + " returned " + Span(Int(e, "launch_returned_after_gap_start_ns")) + " after the gap began";
+  else if (!call.empty()) s += ": " + Cut(call, 28);
   if (const std::string stage = Text(e, "stage"); !stage.empty()) s += ", host in " + Cut(stage, 24);
   if (const std::string wait = Text(e, "wait_call"); !wait.empty()) s += ": " + Cut(wait, 36) + " in progress";
   if (const std::string launch = Text(e, "same_launch_call"); !launch.empty())
     s += ": both sides from one " + Cut(launch, 36) + " (a dependency inside it)";
+  if (const auto lag = Number(e, "lag_ns"); lag)
+    s += ": started " + Span(static_cast<TimeNs>(*lag)) + " after its launch returned";
+  if (const json& frames = Array(g, "host_frames"); !frames.empty())
+    s += "; frames: " + Cut(Text(frames[0], "path"), 60);
   return s;
 }
 
@@ -293,6 +299,26 @@ void PrintIterations(std::ostream& out, const json& r) {
                                                               : std::string("n/a"));
   out << "\n";
   if (!none.empty()) out << "  " << none << "\n";
+  if (const std::string capture = Text(r, "graph_capture"); !capture.empty()) out << "  " << capture << "\n";
+  // What the GPU-idle time of the iterations was spent on, largest causes first.
+  const json& idle = Object(r, "gpu_idle");
+  const TimeNs total = Int(idle, "total_ns");
+  if (total > 0) {
+    std::vector<std::pair<TimeNs, std::string>> causes;
+    for (const auto& [name, ns] : Object(idle, "by_cause_ns").items())
+      if (ns.is_number_integer() && ns.get<TimeNs>() > 0) causes.emplace_back(ns.get<TimeNs>(), name);
+    std::sort(causes.begin(), causes.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    out << "  GPU idle by cause (pre + post + idle phases):";
+    for (const auto& [ns, name] : causes)
+      out << " " << name << " " << Pct(static_cast<double>(ns) / static_cast<double>(total));
+    out << "\n";
+    const json& largest = Array(idle, "largest");
+    if (!largest.empty() && !Array(largest[0], "host_frames").empty()) {
+      const json& f = Array(largest[0], "host_frames")[0];
+      out << "  largest idle interval " << Span(Int(largest[0], "duration_ns")) << " (" << Text(largest[0], "cause")
+          << "): " << Cut(Text(f, "path"), 100) << " " << Span(Int(f, "time_ns")) << "\n";
+    }
+  }
 }
 
 // A speedup; null in the report means unbounded.

@@ -25,6 +25,7 @@ constexpr size_t kKernelsShown = 5;
 constexpr size_t kKernelsFolded = 5;
 constexpr size_t kMaxEvidence = 3;
 constexpr size_t kMaxNameChars = 60;   // a short name in a table
+constexpr size_t kMaxTitleChars = 120;  // a finding's title (a fusion chain's lists every kernel class)
 constexpr size_t kFullNameChars = 300; // a full name in <details>; the JSON report has it whole
 constexpr double kUnstableCv = 0.15;
 
@@ -33,6 +34,25 @@ std::string Md(const std::string& s) { return MarkdownEscape(s); }
 std::string Folded(const std::string& title, const std::string& body) {
   return body.empty() ? "" : "\n<details><summary>" + title + "</summary>\n\n" + body + "\n</details>\n";
 }
+
+// Words longer than a table name (300-character hipBLASLt / Tensile kernel names such as
+// "Cijk_Alik_Bljk_..." have no spaces) cut in the middle: prose in a PR comment stays readable and
+// the JSON report has every name whole.
+std::string ShortWords(const std::string& text) {
+  std::string out;
+  size_t i = 0;
+  while (i < text.size()) {
+    const size_t space = text.find(' ', i);
+    const size_t end = space == std::string::npos ? text.size() : space;
+    out += CutMiddle(text.substr(i, end - i), kMaxNameChars);
+    if (space == std::string::npos) break;
+    out += ' ';
+    i = space + 1;
+  }
+  return out;
+}
+
+std::string ShortTitle(const std::string& title) { return CutMiddle(ShortWords(title), kMaxTitleChars); }
 
 // "resnet50: 6.290 ms per iteration (p95 10.685 ms, 29 iterations); GPU idle 21.8%; top finding:
 // Device idle between GPU work, +12.2% (1.122x overall, at most 1.279x)".
@@ -48,7 +68,7 @@ std::string SummaryLine(const json& doc) {
   if (const auto idle = Number(doc, "idle_ratio")) line += "; GPU idle " + FormatValue(*idle, Unit::kPercent);
   const json& findings = Array(doc, "findings");
   if (!findings.empty())
-    line += "; top finding: " + Text(findings[0], "title") + ", " + GainText(findings[0]);
+    line += "; top finding: " + ShortTitle(Text(findings[0], "title")) + ", " + GainText(findings[0]);
   else if (Find(doc, "findings"))
     line += "; no finding";
   return line;
@@ -68,6 +88,8 @@ void Caveats(std::ostream& out, const json& doc) {
   const std::string warmup = Text(Object(Object(doc, "iteration_source"), "warmup"), "summary");
   if (!warmup.empty() && Int(Object(doc, "iteration_source"), "skipped") > 0)
     items.push_back("**Warm-up** " + Md(warmup));
+  if (const std::string capture = Text(doc, "graph_capture"); !capture.empty())
+    items.push_back("**Graph capture**: " + Md(capture));
   if (const auto cv = Number(doc, "latency_cv"); cv && *cv > kUnstableCv)
     items.push_back(StrFormat("**Unstable**: latency CV %.3f &gt; 0.15, so compare runs with care", *cv));
   if (const auto n = Number(doc, "iterations"); n && *n > 0 && *n < 10)
@@ -131,15 +153,15 @@ std::string FirstSentence(const std::string& text) {
 }
 
 void OneFinding(std::ostream& out, size_t n, const json& f, bool full) {
-  out << n << ". **[" << Md(Text(f, "priority")) << "] " << Md(Text(f, "title")) << "**, predicted "
+  out << n << ". **[" << Md(Text(f, "priority")) << "] " << Md(ShortTitle(Text(f, "title"))) << "**, predicted "
       << Md(GainText(f));
   const std::string assumption = Text(Object(f, "amdahl"), "assumption");
-  if (full && !assumption.empty()) out << " if " << Md(assumption);
-  if (full && !Text(f, "summary").empty()) out << ": " << Md(FirstSentence(Text(f, "summary")));
+  if (full && !assumption.empty()) out << " if " << Md(ShortWords(assumption));
+  if (full && !Text(f, "summary").empty()) out << ": " << Md(ShortWords(FirstSentence(Text(f, "summary"))));
   out << "\n";
   const json& strategies = Array(f, "strategies");
   if (full && !strategies.empty() && strategies[0].is_string())
-    out << "   - Try: " << Md(strategies[0].get<std::string>()) << "\n";
+    out << "   - Try: " << Md(ShortWords(strategies[0].get<std::string>())) << "\n";
 }
 
 void FindingsSection(std::ostream& out, const json& doc) {

@@ -150,7 +150,7 @@ done
 if [ -d "$shared" ]; then
   for t in "$shared"/*; do
     case $t in *.json.gz|*.sqlite) ;; *) continue ;; esac
-    n=$(basename "$t"); n=${n%%.*}
+    n=$(basename "$t"); n=${n%.json.gz}; n=${n%.sqlite}
     "$tg" analyze "$t" -q --md "$dir/shared_$n.md" >/dev/null 2>&1 || { fail "analyze $t"; continue; }
     md_check "$dir/shared_$n.md" "analyze $n"
   done

@@ -142,7 +142,7 @@ def main():
                         why = matches(shown, real)
                         if why:
                             problems.append(f"{rel}:{line}: `{cmd.splitlines()[0]}`: the shown output is not what it prints ({why});"
-                                            f" it printed:\n{real_text[:4000]}")
+                                            f" it printed:\n{real_text[:40000]}")
             if nblocks == 0:
                 problems.append(f"{rel}: no ```console block")
     for p in problems:

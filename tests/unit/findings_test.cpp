@@ -482,7 +482,7 @@ TEST(RulesFile, EveryRuleHasParamsStrategiesAndASource) {
     EXPECT_NE(std::string(d.source), "") << d.id;
     EXPECT_EQ(FindRule(d.id), &d) << d.id;
   }
-  EXPECT_EQ(RuleDefs().size(), 16u);
+  EXPECT_EQ(RuleDefs().size(), 17u);
   EXPECT_EQ(FindRule("idle_gap"), nullptr);
 }
 

@@ -90,11 +90,15 @@ TEST(IdleJudgment, GraphLaunchesWaitingOnADependencyAreNotLaunchBound) {
   EXPECT_EQ(FindingOf(a, "launch_bound"), nullptr);
   const Finding* idle = FindingOf(a, "idle_gaps");
   ASSERT_NE(idle, nullptr);
-  EXPECT_NE(idle->summary.find("dependency_sync 100%"), std::string::npos) << idle->summary;
+  // The iterations' idle phase also holds the lead-in: 990 us queued before the first graph ran,
+  // longer than a launch's latency with nothing recorded to explain it.
+  EXPECT_NE(idle->summary.find("dependency_sync 98%"), std::string::npos) << idle->summary;
   EXPECT_NE(idle->strategies.at(0).find("dependency"), std::string::npos);
 
   const Analysis unknown = Analyze(GraphsHeldByDependency(false));
-  EXPECT_EQ(Cause(unknown, IdleCause::kUnknown), 64 * kMs);
+  // Without the wait, the second graph starting 64 ms after its launch returned, on an idle device,
+  // shows work the trace does not hold.
+  EXPECT_EQ(Cause(unknown, IdleCause::kDeviceBacklog), 64 * kMs);
   EXPECT_EQ(FindingOf(unknown, "launch_bound"), nullptr);
 }
 

@@ -78,12 +78,11 @@ TEST(RealFindings, NsysExportSyncAndIdleEvidenceMatchPlainSql) {
   EXPECT_NEAR(sync->evidence[1].value, static_cast<double>(Union(syncs)) / total, 1e-12);
   // P is bounded by the idle share that waits for launches: waiting costs time only while the
   // GPU idles for want of work the host has not launched yet.
-  TimeNs gaps = 0, host = 0;
-  for (const DeviceSummary& d : a.summary.devices) {
-    gaps += d.gap_total_ns;
-    host += d.idle_causes.ns[static_cast<size_t>(IdleCause::kHostLaunch)];
-  }
-  const double host_share = static_cast<double>(host) / static_cast<double>(gaps);
+  // (The share of the iterations' idle phase whose cause is host_launch.)
+  TimeNs phase = 0;
+  for (TimeNs ns : a.idle.idle_phase_ns) phase += ns;
+  const double host_share = static_cast<double>(a.idle.idle_phase_ns[static_cast<size_t>(IdleCause::kHostLaunch)]) /
+                            static_cast<double>(phase);
   EXPECT_NEAR(sync->amdahl.share, std::min(idle * host_share, sync->evidence[1].value), 1e-12);
   EXPECT_LE(sync->amdahl.share, std::min(idle, sync->evidence[1].value));
 }

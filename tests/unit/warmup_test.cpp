@@ -68,7 +68,7 @@ TEST(Warmup, TheIdleFindingJudgesTheKeptIterations) {
   EXPECT_NEAR(idle->amdahl.share, 0.2, 1e-12);  // 200 us of each 1 ms
   ASSERT_FALSE(idle->involved.empty());
   for (const Involved& v : idle->involved) EXPECT_EQ(v.time_ns, 200 * kUs) << v.name;
-  EXPECT_NE(idle->summary.find("(of the devices' gaps inside the iterations): host_launch 100%"), std::string::npos)
+  EXPECT_NE(idle->summary.find("(of the iterations' idle phase): host_launch 100%"), std::string::npos)
       << idle->summary;
 
   // With every iteration kept the warm-up's gap is the iterations' too, and listed first.

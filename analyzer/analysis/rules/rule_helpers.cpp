@@ -75,6 +75,14 @@ const std::string& RuleContext::ShortName(StringId id) const {
 }
 
 std::optional<double> RuleContext::IdleCauseShare(IdleCause cause) const {
+  // The iterations' idle phase by cause, when attributed (iteration_idle.h).
+  if (in_.idle && in_.idle->attributed) {
+    TimeNs total = 0;
+    for (TimeNs ns : in_.idle->idle_phase_ns) total += ns;
+    // No host events to read (every piece unknown): the causes are not known.
+    if (total <= 0 || in_.idle->idle_phase_ns[static_cast<size_t>(IdleCause::kUnknown)] == total) return std::nullopt;
+    return static_cast<double>(in_.idle->idle_phase_ns[static_cast<size_t>(cause)]) / static_cast<double>(total);
+  }
   if (!in_.summary) return std::nullopt;
   TimeNs total = 0, of_cause = 0;
   bool attributed = false;
@@ -128,9 +136,20 @@ std::string CopyGroupName(CopyKind kind, int64_t bytes, bool pageable) {
                    pageable ? " pageable" : "");
 }
 
+double RuleContext::ClaimableIdleRatio() const {
+  const double idle = PhaseRatio(Phase::kIdle);
+  if (!(in_.idle && in_.idle->attributed)) return idle;
+  TimeNs total = 0, unclaimable = 0;
+  for (size_t c = 0; c < kIdleCauseCount; ++c) {
+    total += in_.idle->idle_phase_ns[c];
+    if (!IsClaimableIdle(static_cast<IdleCause>(c))) unclaimable += in_.idle->idle_phase_ns[c];
+  }
+  return total > 0 ? idle * static_cast<double>(total - unclaimable) / static_cast<double>(total) : idle;
+}
+
 bool PhaseAbove(const RuleContext& c, const RuleDef& rule, Phase phase, const char* metric, const char* assumption,
                 Finding* f) {
-  double r = c.PhaseRatio(phase), thr = c.P(rule, "threshold");
+  double r = phase == Phase::kIdle ? c.ClaimableIdleRatio() : c.PhaseRatio(phase), thr = c.P(rule, "threshold");
   if (!(r > thr)) return false;
   *f = StartFinding(rule);
   f->evidence.push_back(Ev(metric, r, thr, ">"));

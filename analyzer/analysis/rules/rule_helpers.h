@@ -44,6 +44,11 @@ class RuleContext {
   // device's gaps were attributed (a summary made without the API index) or there are no gaps.
   // The gaps judged are those inside the kept iterations when the summary has them (JudgedCauses).
   std::optional<double> IdleCauseShare(IdleCause cause) const;
+  // The idle phase's share of the iterations less the time no finding may claim as idle
+  // (device_backlog, graph_capture: IsClaimableIdle); the idle phase ratio when not attributed.
+  double ClaimableIdleRatio() const;
+  // A graph-capture trace (iteration_idle.h): its idle time is the capture; no idle finding.
+  bool CaptureTrace() const { return in_.idle && in_.idle->capture_trace; }
   // Short display name of a kernel row's name, computed once per distinct name.
   const std::string& KernelName(size_t row) const { return ShortName(trace().kernels.name[row]); }
   const std::string& ShortName(StringId id) const;
@@ -221,6 +226,7 @@ void EvaluateIdleGaps(const RuleContext& c, const RuleDef& rule, std::vector<Fin
 void EvaluateLaunchBound(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out);
 void EvaluateSingleStream(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out);
 void EvaluateSyncInLoop(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out);
+void EvaluateHostBound(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out);
 // communication_rules.cpp: collectives and the time the devices wait around them.
 void EvaluateCommunication(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out);
 // copy_rules.cpp: host<->device copies.

@@ -24,14 +24,16 @@ namespace {
 
 using namespace internal;
 
+// One rule per block, aligned by hand.
+// clang-format off
 constexpr RuleDef kRules[] = {
   {"idle_gaps", "Device idle between GPU work", Priority::kHigh,
    "idle_ratio: share of the iteration in the idle phase (no GPU work of the iteration, no pre/post stage)",
-   {{"threshold", 0.10, "fires when idle_ratio > threshold (ratio)"},
-    {"assumed_speedup", 2.0, "S assumed for the idle time (CUDA graphs / prefetch remove about half)"}},
-   {"Merge small kernels or let a compiler fuse them (torch.compile, TensorRT)",
-    "Prefetch / preload the next batch so the GPU never waits for input",
-    "Capture the iteration in a CUDA graph to remove per-launch host overhead"},
+   {{"threshold", 0.10, "fires when idle_ratio (less device_backlog and graph_capture time) > threshold (ratio)"},
+    {"assumed_speedup", 2.0, "S assumed for the idle time (CUDA graphs / prefetch remove about half)"},
+    {"backlog_us", 1000.0, "device_backlog: queued work starting this long after its launch returned, on an idle "
+                           "device, shows work the trace does not hold (us)"}},
+   {"Follow the largest cause: its strategy comes first, and the largest gaps name the host frames in them"},
    "pattern matrix: device idle > 10% of the window", EvaluateIdleGaps},
   {"launch_bound", "Launch-bound: many short kernels with gaps between them", Priority::kHigh,
    "share of the iteration's kernels shorter than short_kernel_us, with idle_ratio above idle_threshold",
@@ -99,6 +101,15 @@ constexpr RuleDef kRules[] = {
    {"Remove cudaDeviceSynchronize / torch.cuda.synchronize / .item() / .cpu() from the loop body",
     "Synchronise once per iteration, on an event, only where the host needs the result"},
    "timeline signs (sync / wait track: high share of waiting)", EvaluateSyncInLoop},
+  {"host_bound", "The GPU waits for host work that launches nothing", Priority::kHigh,
+   "host_work_ratio: share of the iterations' time the GPU has no work while the launching thread computes "
+   "(host_compute), compiles (jit_compile), blocks (host_sync) or does nothing (host_idle)",
+   {{"threshold", 0.10, "fires when host_work_ratio > threshold (ratio)"},
+    {"compute_block_us", 100.0, "host_compute: a launch-free block at least this long (us); shorter ones are "
+                                "launch overhead (host_launch)"},
+    {"assumed_speedup", 2.0, "S assumed for that host time (moved to the device or overlapped with GPU work)"}},
+   {"Profile the frames named below on the CPU (py-spy, perf): the GPU waits for what they do"},
+   "time decomposition: T_pre and T_post; what the host does between kernels", EvaluateHostBound},
   {"communication", "Collective communication on the critical path", Priority::kHigh,
    "collective_wall_ratio: share of the iteration's wall time in collective (NCCL/RCCL) kernels; "
    "communication_idle_ratio: share of the iteration idle in gaps next to a collective",
@@ -157,6 +168,7 @@ constexpr RuleDef kRules[] = {
     "Let a compiler fuse it (torch.compile, TensorRT, XLA); fold batch-norm into the conv weights"},
    "operator fusion; Amdahl", EvaluateFusionCandidate},
 };
+// clang-format on
 
 // RuleSubset splits the table into fusion_candidate and the rest. Findings tie on priority and
 // overall speedup in rule order (OrderFindings is stable), so the fusion findings evaluated

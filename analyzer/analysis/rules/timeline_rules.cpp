@@ -32,7 +32,7 @@ CauseView DescribeCauses(const RuleContext& c) {
     // A share that rounds to 0% is not nothing: "<1%".
     v.text += (v.text.empty() ? "" : ", ") + (*share < 0.005 ? std::string(kIdleCauseNames[i]) + " <1%"
                                                               : StrFormat("%s %.0f%%", kIdleCauseNames[i], *share * 100));
-    if (*share > best) best = *share, v.top = static_cast<IdleCause>(i);
+    if (*share > best && IsClaimableIdle(static_cast<IdleCause>(i))) best = *share, v.top = static_cast<IdleCause>(i);
   }
   return v;
 }
@@ -43,6 +43,17 @@ const char* StrategyFor(IdleCause cause) {
       return "The GPU mostly waits while the host pre/post-processes: overlap that stage with GPU work (worker "
              "processes, prefetching the next batch) or move it to the device";
     case IdleCause::kHostLaunch: return "The GPU mostly waits for launches: capture the loop in a CUDA graph or fuse kernels";
+    case IdleCause::kHostCompute:
+      return "The GPU mostly waits for CPU work that launches nothing (host_bound names the frames): move it to the "
+             "device or overlap it with GPU work (fewer launches would not help)";
+    case IdleCause::kJitCompile:
+      return "The GPU mostly waits for compilation: warm up before measuring and keep the compile caches";
+    case IdleCause::kHostSync:
+      return "The GPU mostly waits while the host blocks in a sync or a synchronous copy: make that call "
+             "asynchronous (pinned memory, non_blocking=True) or move it out of the loop";
+    case IdleCause::kHostIdle:
+      return "The GPU mostly waits while the host does nothing (input or another process): schedule the next work "
+             "before this one finishes";
     case IdleCause::kCommunication:
       return "The GPU mostly waits around collectives: overlap communication with compute (bucketed, asynchronous "
              "all-reduce) and look for a straggling rank";
@@ -57,14 +68,25 @@ const char* StrategyFor(IdleCause cause) {
 
 void EvaluateIdleGaps(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out) {
   Finding f;
-  if (c.NoDeviceActivity()) return;
+  if (c.NoDeviceActivity() || c.CaptureTrace()) return;
   if (!PhaseAbove(c, rule, Phase::kIdle, "idle_ratio", "idle time shrinks", &f)) return;
-  double idle = c.PhaseRatio(Phase::kIdle);
-  f.summary = StrFormat("The GPU has no work of the iteration for %.1f%% of it (%.3f ms of %.3f ms on average) "
-                  "while the host is in no pre/post stage: launch overhead, waits or host work between kernels.",
-                  idle * 100, c.PhaseMeanMs(Phase::kIdle), c.iters().latency_ms.mean);
+  const double idle = c.ClaimableIdleRatio();
+  const double phase = c.PhaseRatio(Phase::kIdle);
+  const double mean_ms = phase > 0 ? c.PhaseMeanMs(Phase::kIdle) * idle / phase : 0;
+  f.summary = StrFormat(
+      "The GPU has no work of the iteration for %.1f%% of it (%.3f ms of %.3f ms on average) "
+      "while the host is in no pre/post stage.",
+      idle * 100, mean_ms, c.iters().latency_ms.mean);
+  if (idle < phase)
+    f.summary += StrFormat(
+        " Not counted: %.1f%% of the iteration the device was running work the trace does not hold "
+        "(device_backlog) or a graph was being captured.",
+        (phase - idle) * 100);
   if (const CauseView causes = DescribeCauses(c); causes.known && !causes.text.empty()) {
-    f.summary += " Idle time by cause (of the devices' gaps inside the iterations): " + causes.text + ".";
+    f.summary += std::string(" Idle time by cause (") +
+                 (c.in().idle && c.in().idle->attributed ? "of the iterations' idle phase"
+                                                         : "of the devices' gaps inside the iterations") +
+                 "): " + causes.text + ".";
     f.strategies.insert(f.strategies.begin(), StrategyFor(causes.top));
   }
   // Gaps next to a collective are the communication rule's, with advice that fits them (merging
@@ -73,7 +95,8 @@ void EvaluateIdleGaps(const RuleContext& c, const RuleDef& rule, std::vector<Fin
     size_t named = 0;
     for (const IdleGap& gap : JudgedLargestGaps(d)) {
       if (named == kTopInvolved) break;
-      if (JudgedCauses(d).attributed && gap.cause == IdleCause::kCommunication) continue;
+      if (JudgedCauses(d).attributed && (gap.cause == IdleCause::kCommunication || !IsClaimableIdle(gap.cause)))
+        continue;
       f.involved.push_back(GapInvolved(c, d, gap));
       named++;
     }
@@ -83,7 +106,7 @@ void EvaluateIdleGaps(const RuleContext& c, const RuleDef& rule, std::vector<Fin
 
 void EvaluateLaunchBound(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out) {
   const KernelTable& k = c.trace().kernels;
-  if (c.NoDeviceActivity()) return;
+  if (c.NoDeviceActivity() || c.CaptureTrace()) return;
   const TimeNs short_ns = static_cast<TimeNs>(c.P(rule, "short_kernel_us") * 1000);
   uint64_t kept = 0, short_count = 0;
   IdTallies by_id(c.trace());
@@ -179,7 +202,8 @@ bool IsSyncApi(std::string_view name) {
 }  // namespace
 
 void EvaluateSyncInLoop(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out) {
-  if (c.NoDeviceActivity()) return;  // a host waiting on a device with no recorded work: nothing to show
+  // A host waiting on a device with no recorded work, or a capture: nothing to show.
+  if (c.NoDeviceActivity() || c.CaptureTrace()) return;
   const Trace& t = c.trace();
   // The waits by group (sync kind, or API name), each kept as intervals: several threads may wait
   // at once, so a group's time, like the total, is the union of its waits (never above the window).

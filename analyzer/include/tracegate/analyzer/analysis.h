@@ -10,6 +10,7 @@
 #include "tracegate/analyzer/findings.h"
 #include "tracegate/analyzer/fusion.h"
 #include "tracegate/analyzer/gpu_specs.h"
+#include "tracegate/analyzer/iteration_idle.h"
 #include "tracegate/analyzer/iterations.h"
 #include "tracegate/analyzer/kernel_class.h"
 #include "tracegate/analyzer/op_links.h"
@@ -34,6 +35,7 @@ struct AnalysisConfig {
 struct Analysis {
   Summary summary;
   IterationAnalysis iterations;
+  IterationIdle idle;                       // every GPU-idle instant of the kept iterations by cause (iteration_idle.h)
   std::vector<KernelClass> kernel_classes;  // per kernel row: by the launching op, then by name
   OpLinks ops;                              // the host op that launched each GPU row (LinkOps)
   PeakRates peak;

@@ -12,6 +12,7 @@
 
 #include "tracegate/analyzer/fusion.h"
 #include "tracegate/analyzer/gpu_specs.h"
+#include "tracegate/analyzer/iteration_idle.h"
 #include "tracegate/analyzer/iterations.h"
 #include "tracegate/analyzer/kernel_class.h"
 #include "tracegate/analyzer/roofline.h"
@@ -118,6 +119,7 @@ struct FindingsInput {
   const Trace* trace = nullptr;
   const Summary* summary = nullptr;
   const IterationAnalysis* iterations = nullptr;
+  const IterationIdle* idle = nullptr;  // the iterations' idle causes (may be null: not attributed)
   const std::vector<KernelClass>* kernel_classes = nullptr;
   const std::vector<RooflineItem>* roofline = nullptr;
   const PeakRates* peak = nullptr;

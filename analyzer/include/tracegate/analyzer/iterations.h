@@ -44,6 +44,7 @@
 #include <string>
 #include <vector>
 
+#include "tracegate/analyzer/idle_cause.h"
 #include "tracegate/analyzer/model.h"
 #include "tracegate/analyzer/stats.h"
 #include "tracegate/analyzer/status.h"
@@ -79,6 +80,13 @@ struct Iteration {
   uint64_t kernels = 0, memcpys = 0, memsets = 0, syncs = 0;
   TimeNs sync_ns = 0;             // summed duration of its sync records
   TimeNs pre_range_ns = 0, infer_range_ns = 0, post_range_ns = 0;  // union of phase ranges, clipped
+  int64_t tid = kUnknownId;                                        // the marker's thread (kUnknownId without markers)
+  // Why the GPU had no work (idle_cause.h), once AttributeIterationIdle ran: the span's GPU-idle
+  // time (latency - gpu_busy_ns, the pre, post and idle phases) by cause.
+  std::array<TimeNs, kIdleCauseCount> idle_cause_ns{};
+  // Host compute before the first GPU work (or first HtoD copy) and after the last DtoH copy (or
+  // last GPU work), moved from idle to pre / post because no range names those phases.
+  TimeNs pre_from_host_ns = 0, post_from_host_ns = 0;
   TimeNs latency_ns() const { return end - start; }
   TimeNs host_ns() const { return marker_end - marker_start; }  // the host step (the marker)
 };
@@ -102,6 +110,15 @@ struct IterationAnalysis {
   std::vector<int32_t> kernel_iteration, memcpy_iteration, memset_iteration, sync_iteration,
       api_iteration;
 
+  // The pre and post ranges of each kept iteration, clipped to its span (what its pre and post
+  // phases are made of, under GPU work or not), sorted by (iteration, start).
+  struct StagePiece {
+    int32_t iteration;
+    TimeNs start, end;
+    bool post;
+  };
+  std::vector<StagePiece> stage_pieces;
+
   // Statistics over kept iterations.
   SampleStats latency_ms;                        // of latency_ns / 1e6
   TimeNs total_ns = 0;                           // sum of latencies
@@ -121,5 +138,11 @@ class ApiIndex;
 // needed, and must return the index of this trace's API table.
 Status AnalyzeIterations(const Trace& trace, const IterationOptions& options, IterationAnalysis* out,
                          const std::function<const ApiIndex&()>& api_index);
+
+namespace internal {
+// The statistics over the kept iterations (latency, throughput, phase ratios and means), again
+// after their phases changed (AttributeIterationIdle moves host compute from idle to pre/post).
+void ComputeIterationStats(IterationAnalysis* out);
+}  // namespace internal
 
 }  // namespace tg

@@ -42,6 +42,8 @@ enum class Quality : uint16_t {
   kDuplicateKey,            // JSON event with a member it uses given twice; the last one wins, kept
   kUnmatchedLaunch,         // kernel/graph launch call with no GPU record of its correlation id
   kInexactTimestamp,        // SQLite REAL time that is no exact int64 nanosecond value; dropped
+  kDeviceBacklog,           // GPU work queued long on an idle device: it ran work the trace lacks (analysis)
+  kStartBeforeLaunch,       // GPU work that starts before its launch call does (analysis)
   kCount
 };
 
@@ -59,22 +61,18 @@ inline constexpr std::array<QualityInfo, static_cast<size_t>(Quality::kCount)> k
      "the recording did not finish cleanly; the trace ends early"},
     {Quality::kNegativeDuration, "negative_duration", Severity::kWarning,
      "events whose end precedes their start; dropped"},
-    {Quality::kMissingTimestamp, "missing_timestamp", Severity::kWarning,
-     "events without a usable timestamp; dropped"},
-    {Quality::kMalformedEvent, "malformed_event", Severity::kWarning,
-     "events with fields of the wrong type; dropped"},
+    {Quality::kMissingTimestamp, "missing_timestamp", Severity::kWarning, "events without a usable timestamp; dropped"},
+    {Quality::kMalformedEvent, "malformed_event", Severity::kWarning, "events with fields of the wrong type; dropped"},
     {Quality::kUnknownCategorySkipped, "unknown_category_skipped", Severity::kInfo,
      "events of a category tracegate does not model; skipped"},
     {Quality::kUnmatchedCorrelation, "unmatched_correlation", Severity::kWarning,
      "GPU activities whose correlation id matches no runtime/driver call in the trace"},
     {Quality::kUnmatchedRangeEnd, "unmatched_range_end", Severity::kWarning,
      "range ends without a start, or ranges never closed"},
-    {Quality::kUnknownCopyKind, "unknown_copy_kind", Severity::kInfo,
-     "memory copies whose direction is unknown"},
+    {Quality::kUnknownCopyKind, "unknown_copy_kind", Severity::kInfo, "memory copies whose direction is unknown"},
     {Quality::kClockJump, "clock_jump", Severity::kWarning,
      "GPU timestamps going backwards on one stream by more than 1 ms"},
-    {Quality::kDuplicateEvent, "duplicate_event", Severity::kInfo,
-     "exact duplicate GPU records; kept once"},
+    {Quality::kDuplicateEvent, "duplicate_event", Severity::kInfo, "exact duplicate GPU records; kept once"},
     {Quality::kTimestampOverflow, "timestamp_overflow", Severity::kWarning,
      "timestamps that do not fit 64-bit nanoseconds; dropped"},
     {Quality::kNegativeTimestamp, "negative_timestamp", Severity::kWarning,
@@ -101,6 +99,14 @@ inline constexpr std::array<QualityInfo, static_cast<size_t>(Quality::kCount)> k
     {Quality::kInexactTimestamp, "inexact_timestamp", Severity::kError,
      "SQLite rows whose start or end is a REAL that is not a whole number of nanoseconds below "
      "2^53 (whole numbers below 2^53 are read exactly); the exact time is lost, so the row is dropped"},
+    {Quality::kDeviceBacklog, "device_backlog", Severity::kWarning,
+     "GPU activities that started at least the backlog threshold (1 ms by default) after their launch call "
+     "returned while the device had no recorded work: the device was running work the trace does not hold "
+     "(queued before the trace began, or another process's). That time is device_backlog, not idle, and no "
+     "finding claims it (counted by the analysis)"},
+    {Quality::kStartBeforeLaunch, "start_before_launch", Severity::kError,
+     "GPU activities that start before the API call that launched them starts: the host and device clocks "
+     "disagree, so every launch-to-start lag and idle cause read from them is suspect (counted by the analysis)"},
 }};
 
 // InfoOf indexes kQualityInfo by the enum, and QualityFromKey looks keys up: entry i must describe

@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "tracegate/analyzer/idle_cause.h"
 #include "tracegate/analyzer/model.h"
 #include "tracegate/analyzer/quality.h"
 
@@ -32,6 +33,11 @@ struct AnalyzeOptions {
   size_t top_k = 10;                     // kernels in the top-K table
   size_t largest_gaps = 10;              // largest idle gaps listed per device
   int64_t small_copy_bytes = 64 * 1024;  // copies under this are "small"
+  // Idle causes (idle_cause.h): a launch-free host block at least this long is host_compute, and
+  // work that starts at least backlog_ns after its launch returned, on an idle device, is backlog.
+  TimeNs compute_block_ns = 100'000;
+  TimeNs backlog_ns = 1'000'000;
+  size_t host_frames = 5;  // frames named per described gap
 };
 
 struct SummaryCounts {
@@ -50,22 +56,6 @@ inline constexpr std::array<const char*, kGapBucketCount> kGapBucketKeys{
     "lt_10us", "10us_to_100us", "100us_to_1ms", "1ms_to_10ms", "ge_10ms"};
 size_t GapBucketOf(TimeNs gap_ns);
 
-// Why the device had nothing to do in a gap, decided per gap from evidence in the trace (the
-// first that applies, in this order; docs/RULES.md, "Idle causes"):
-//   host_stage       as host_launch, and the launching process was inside a host pre/post stage
-//                    (a range matching the iteration options' pre or post regex) during the gap:
-//                    the host was pre/post-processing, not launching
-//   host_launch      the launch call of the work after the gap ends at or after the gap starts:
-//                    the work did not exist yet, the GPU waited for the host to launch it
-//   communication    the work before or after the gap is a collective (NCCL/RCCL) kernel
-//   dependency_sync  the work was queued before the gap and both sides of the gap come from one
-//                    launch (a CUDA graph's nodes), or a wait (cudaStreamWaitEvent, an event,
-//                    stream or device sync) was in progress during the gap
-//   unknown          queued before the gap with no wait recorded, or no launch call found
-enum class IdleCause : uint8_t { kHostStage, kHostLaunch, kCommunication, kDependencySync, kUnknown, kCount };
-inline constexpr size_t kIdleCauseCount = static_cast<size_t>(IdleCause::kCount);
-inline constexpr std::array<const char*, kIdleCauseCount> kIdleCauseNames{"host_stage", "host_launch", "communication",
-                                                                        "dependency_sync", "unknown"};
 inline constexpr size_t kLargestGapsPerCause = 3;  // gaps named per cause (IdleCauses::largest)
 
 struct IdleGap {
@@ -81,6 +71,14 @@ struct IdleGap {
   std::string stage;          // host_stage: the pre/post range the launching process was in
   std::string collective;     // communication: the collective kernel next to the gap (next, else previous)
   std::string same_launch;    // dependency_sync inside one launch (a CUDA graph): that launch call
+  // Host causes: the frame that decided the largest piece of the cause (the launch-free block, the
+  // compile frame, the wait call) and the top frames by time inside the gap on the launching thread.
+  std::string frame;
+  std::vector<GapFrame> host_frames;
+  int64_t host_tid = kUnknownId;  // the thread read (the launching thread of next, else of previous)
+  TimeNs lag_ns = 0;              // device_backlog: from next's launch call returning to its start
+  // The gap's time per cause (the gap is split where the host's state changes); `cause` has the most.
+  std::array<TimeNs, kIdleCauseCount> cause_ns{};
 };
 
 struct IdleCauses {
@@ -208,6 +206,9 @@ std::vector<uint32_t> KernelsByStart(const KernelTable& k);
 
 class ApiIndex;
 class HostStages;
+namespace internal {
+class HostModel;
+}
 enum class KernelClass : uint8_t;  // tracegate/analyzer/kernel_class.h
 // `api_index` (the correlation index of trace.api_calls; may be null) lets every device gap be
 // attributed to a cause (DeviceSummary::idle_causes); without it the causes stay unattributed.
@@ -219,8 +220,10 @@ enum class KernelClass : uint8_t;  // tracegate/analyzer/kernel_class.h
 // their gaps are attributed, and may block until the iterations are known (RunAnalysis finds them
 // on another thread). It may return null: no spans.
 using SpanSource = std::function<const std::vector<std::pair<TimeNs, TimeNs>>*()>;
+// `host` (the host model; may be null) tells the host's causes apart (idle_cause.h); without it
+// every gap the host caused reads host_launch.
 Summary Summarize(const Trace& trace, const AnalyzeOptions& options, const ApiIndex* api_index = nullptr,
                   const HostStages* stages = nullptr, const std::vector<KernelClass>* kernel_classes = nullptr,
-                  const SpanSource* iteration_spans = nullptr);
+                  const SpanSource* iteration_spans = nullptr, const internal::HostModel* host = nullptr);
 
 }  // namespace tg

@@ -1,0 +1,265 @@
+// AttributeIterationIdle: every GPU-idle instant of every kept iteration to a cause
+// (tracegate/analyzer/iteration_idle.h). One walk over the iterations' spans and the devices'
+// busy union (Summary::gpu_busy); the GPU work on either side of an idle interval is found in
+// the kernels by start (Summary::kernels_by_start) and the copies and memsets sorted here.
+// Extra memory: the sorted copy and memset rows, and the pieces of one interval at a time.
+#include "analyzer/analysis/iteration_idle_internal.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "analyzer/host/host_model.h"
+#include "tracegate/analyzer/strings.h"
+
+namespace tg::internal {
+
+namespace {
+
+constexpr size_t kLargestIntervals = 10;
+
+std::vector<uint32_t> RowsByStart(const std::vector<TimeNs>& start) {
+  std::vector<uint32_t> rows(start.size());
+  for (uint32_t i = 0; i < rows.size(); ++i) rows[i] = i;
+  if (!std::is_sorted(rows.begin(), rows.end(), [&](uint32_t a, uint32_t b) { return start[a] < start[b]; }))
+    std::stable_sort(rows.begin(), rows.end(), [&](uint32_t a, uint32_t b) { return start[a] < start[b]; });
+  return rows;
+}
+
+// The GPU work in start order, per table, to find the items on either side of an idle interval.
+class GpuItems {
+ public:
+  GpuItems(const Trace& t, const std::vector<uint32_t>& kernels_by_start)
+      : t_(t),
+        kernels_(kernels_by_start),
+        copies_(RowsByStart(t.memcpys.start)),
+        memsets_(RowsByStart(t.memsets.start)) {}
+
+  // The first item that starts at or after `b` (kNoItem when none): the work that ends the interval.
+  uint32_t FirstFrom(TimeNs b) const {
+    uint32_t best = kNoItem;
+    TimeNs best_start = std::numeric_limits<TimeNs>::max();
+    auto look = [&](const std::vector<uint32_t>& rows, const std::vector<TimeNs>& start, ItemKind kind) {
+      auto it = std::lower_bound(rows.begin(), rows.end(), b, [&](uint32_t r, TimeNs x) { return start[r] < x; });
+      if (it != rows.end() && start[*it] < best_start) best_start = start[*it], best = MakeRef(kind, *it);
+    };
+    look(kernels_, t_.kernels.start, ItemKind::kKernel);
+    look(copies_, t_.memcpys.start, ItemKind::kMemcpy);
+    look(memsets_, t_.memsets.start, ItemKind::kMemset);
+    return best;
+  }
+  // The item that ends the busy piece [s, e) (the latest end among the items starting inside it).
+  uint32_t LastOf(TimeNs s, TimeNs e) const {
+    uint32_t best = kNoItem;
+    TimeNs best_end = std::numeric_limits<TimeNs>::min();
+    auto look = [&](const std::vector<uint32_t>& rows, const std::vector<TimeNs>& start, const std::vector<TimeNs>& end,
+                    ItemKind kind) {
+      auto it = std::lower_bound(rows.begin(), rows.end(), s, [&](uint32_t r, TimeNs x) { return start[r] < x; });
+      for (; it != rows.end() && start[*it] <= e; ++it)
+        if (end[*it] > best_end && end[*it] <= e) best_end = end[*it], best = MakeRef(kind, *it);
+    };
+    look(kernels_, t_.kernels.start, t_.kernels.end, ItemKind::kKernel);
+    look(copies_, t_.memcpys.start, t_.memcpys.end, ItemKind::kMemcpy);
+    look(memsets_, t_.memsets.start, t_.memsets.end, ItemKind::kMemset);
+    return best;
+  }
+  // The first HtoD copy start in [s, e) and the last DtoH copy end in (s, e], if any.
+  std::pair<TimeNs, TimeNs> CopyBounds(TimeNs s, TimeNs e) const {
+    TimeNs first_h2d = std::numeric_limits<TimeNs>::max(), last_d2h = std::numeric_limits<TimeNs>::min();
+    auto it = std::lower_bound(copies_.begin(), copies_.end(), s,
+                               [&](uint32_t r, TimeNs x) { return t_.memcpys.start[r] < x; });
+    for (; it != copies_.end() && t_.memcpys.start[*it] < e; ++it) {
+      if (t_.memcpys.kind[*it] == CopyKind::kHtoD) first_h2d = std::min(first_h2d, t_.memcpys.start[*it]);
+      if (t_.memcpys.kind[*it] == CopyKind::kDtoH && t_.memcpys.end[*it] <= e)
+        last_d2h = std::max(last_d2h, t_.memcpys.end[*it]);
+    }
+    return {first_h2d, last_d2h};
+  }
+
+ private:
+  const Trace& t_;
+  const std::vector<uint32_t>& kernels_;
+  std::vector<uint32_t> copies_, memsets_;
+};
+
+struct Kept {
+  TimeNs start, end;
+  uint32_t previous, next;
+  int32_t thread;
+  size_t iteration;
+  std::array<TimeNs, kIdleCauseCount> cause_ns;  // as attributed (named stages included)
+};
+
+bool Longer(const Kept& a, const Kept& b) {
+  return a.end - a.start != b.end - b.start ? a.end - a.start > b.end - b.start : a.start < b.start;
+}
+
+}  // namespace
+
+IterationIdle AttributeIterationIdle(const Trace& t, const Summary& s, const IdleCauseFinder& finder,
+                                     IterationAnalysis* its) {
+  IterationIdle out;
+  out.attributed = true;
+  const HostModel* host = finder.host();
+  if (host) {
+    out.captured_launches = host->captured_launches();
+    out.capture_regions = host->capture_regions();
+    const uint64_t executed = t.GpuEventCount();
+    out.capture_trace = out.captured_launches > 0 && out.captured_launches >= executed;
+    if (out.capture_trace)
+      out.capture_note = StrFormat(
+          "a graph-capture trace: %llu launches made while a stream captured (%llu capture region%s, %s) ran "
+          "nothing, and %llu GPU activities executed; the idle time is the capture, so no idle finding is made",
+          static_cast<unsigned long long>(out.captured_launches), static_cast<unsigned long long>(out.capture_regions),
+          out.capture_regions == 1 ? "" : "s", host->capture_name().c_str(), static_cast<unsigned long long>(executed));
+  }
+  GpuItems items(t, s.kernels_by_start);
+  const std::vector<std::pair<TimeNs, TimeNs>>& busy = s.gpu_busy;
+  std::vector<CausePiece> pieces;
+  std::vector<Kept> largest;  // heap, its front the shortest kept
+  auto keep = [&](const Kept& k) {
+    if (largest.size() < kLargestIntervals) {
+      largest.push_back(k);
+      std::push_heap(largest.begin(), largest.end(), Longer);
+    } else if (Longer(k, largest.front())) {
+      std::pop_heap(largest.begin(), largest.end(), Longer);
+      largest.back() = k;
+      std::push_heap(largest.begin(), largest.end(), Longer);
+    }
+  };
+  std::vector<uint32_t> backlog_next;
+  size_t b = 0;      // the first busy piece that ends after the current position
+  size_t stage = 0;  // its->stage_pieces, by (iteration, start)
+  std::vector<std::pair<TimeNs, TimeNs>> pre, post;
+  for (size_t k = 0; k < its->iterations.size(); ++k) {
+    Iteration& it = its->iterations[k];
+    // The iteration's named pre and post ranges, each a union; pre wins where both are.
+    pre.clear();
+    post.clear();
+    while (stage < its->stage_pieces.size() && its->stage_pieces[stage].iteration < static_cast<int32_t>(k)) ++stage;
+    for (; stage < its->stage_pieces.size() && its->stage_pieces[stage].iteration == static_cast<int32_t>(k); ++stage) {
+      const auto& p = its->stage_pieces[stage];
+      (p.post ? post : pre).emplace_back(p.start, p.end);
+    }
+    for (auto* v : {&pre, &post}) {
+      std::sort(v->begin(), v->end());
+      std::vector<std::pair<TimeNs, TimeNs>> joined;
+      for (const auto& [x, y] : *v) {
+        if (!joined.empty() && x <= joined.back().second) joined.back().second = std::max(joined.back().second, y);
+        else joined.emplace_back(x, y);
+      }
+      *v = std::move(joined);
+    }
+    const bool named_pre = !pre.empty(), named_post = !post.empty();
+    int32_t thread = HostModel::kNoThread;
+    if (host && it.tid != kUnknownId) thread = host->ThreadOf(its->pid, it.tid);
+    // Where pre ends and post begins for host compute without named ranges.
+    TimeNs first_gpu = std::numeric_limits<TimeNs>::max(), last_gpu = std::numeric_limits<TimeNs>::min();
+    while (b < busy.size() && busy[b].second <= it.start) ++b;
+    for (size_t j = b; j < busy.size() && busy[j].first < it.end; ++j) {
+      first_gpu = std::min(first_gpu, std::max(busy[j].first, it.start));
+      last_gpu = std::max(last_gpu, std::min(busy[j].second, it.end));
+    }
+    const auto [first_h2d, last_d2h] = items.CopyBounds(it.start, it.end);
+    const TimeNs pre_until = std::min(first_gpu, first_h2d);
+    const TimeNs post_from = last_d2h != std::numeric_limits<TimeNs>::min() ? last_d2h : last_gpu;
+    // The idle intervals: the span minus the busy union.
+    TimeNs cur = it.start;
+    size_t j = b;
+    auto attribute = [&](TimeNs a, TimeNs e) {
+      if (e <= a) return;
+      const uint32_t previous = j > 0 ? items.LastOf(busy[j - 1].first, busy[j - 1].second) : kNoItem;
+      const uint32_t next = items.FirstFrom(e);
+      pieces.clear();
+      // Split by the named stages first: host_stage inside them, the finder's causes outside.
+      TimeNs x = a;
+      size_t pi = 0, qi = 0;
+      while (x < e) {
+        while (pi < pre.size() && pre[pi].second <= x) ++pi;
+        while (qi < post.size() && post[qi].second <= x) ++qi;
+        const bool in_pre = pi < pre.size() && pre[pi].first <= x;
+        const bool in_post = !in_pre && qi < post.size() && post[qi].first <= x;
+        TimeNs y = e;
+        if (in_pre) y = std::min(y, pre[pi].second);
+        else if (pi < pre.size()) y = std::min(y, pre[pi].first);
+        if (in_post) y = std::min(y, post[qi].second);
+        else if (qi < post.size()) y = std::min(y, post[qi].first);
+        if (in_pre || in_post) pieces.push_back({x, y, IdleCause::kHostStage, HostModel::kNoEvent});
+        else finder.Split(x, y, previous, next, thread, &pieces);
+        x = y;
+      }
+      Kept kept{a, e, previous, next, thread, k, {}};
+      for (const CausePiece& p : pieces) {
+        const TimeNs len = p.end - p.start;
+        const size_t c = static_cast<size_t>(p.cause);
+        it.idle_cause_ns[c] += len;
+        kept.cause_ns[c] += len;
+        if (p.cause == IdleCause::kHostStage) continue;  // the named pre/post phases
+        TimeNs moved_pre = 0, moved_post = 0;
+        if (p.cause == IdleCause::kHostCompute) {
+          const TimeNs pre_end = named_pre ? p.start : std::clamp(pre_until, p.start, p.end);
+          const TimeNs post_start = named_post ? p.end : std::clamp(post_from, pre_end, p.end);
+          moved_pre = pre_end - p.start;
+          moved_post = p.end - post_start;
+        }
+        it.pre_from_host_ns += moved_pre;
+        it.post_from_host_ns += moved_post;
+        out.idle_phase_ns[c] += len - moved_pre - moved_post;
+        if (p.cause == IdleCause::kDeviceBacklog && next != kNoItem) backlog_next.push_back(next);
+      }
+      keep(kept);
+    };
+    for (; j < busy.size() && busy[j].first < it.end; ++j) {
+      attribute(cur, std::min(busy[j].first, it.end));
+      cur = std::max(cur, busy[j].second);
+    }
+    attribute(cur, it.end);
+    // The moved host compute becomes the pre / post phase.
+    it.phase_ns[static_cast<size_t>(Phase::kPre)] += it.pre_from_host_ns;
+    it.phase_ns[static_cast<size_t>(Phase::kPost)] += it.post_from_host_ns;
+    it.phase_ns[static_cast<size_t>(Phase::kIdle)] -= it.pre_from_host_ns + it.post_from_host_ns;
+    out.pre_from_host_ns += it.pre_from_host_ns;
+    out.post_from_host_ns += it.post_from_host_ns;
+    for (size_t c = 0; c < kIdleCauseCount; ++c) {
+      out.ns[c] += it.idle_cause_ns[c];
+      out.total_ns += it.idle_cause_ns[c];
+    }
+  }
+  std::sort(backlog_next.begin(), backlog_next.end());
+  backlog_next.erase(std::unique(backlog_next.begin(), backlog_next.end()), backlog_next.end());
+  out.backlog_items = backlog_next.size();
+  for (uint32_t ref : backlog_next) {
+    const int64_t call = finder.LaunchCall(ref);
+    if (call < 0) continue;
+    const TimeNs start = RefKind(ref) == ItemKind::kKernel   ? t.kernels.start[RefRow(ref)]
+                         : RefKind(ref) == ItemKind::kMemcpy ? t.memcpys.start[RefRow(ref)]
+                                                             : t.memsets.start[RefRow(ref)];
+    out.backlog_max_lag_ns = std::max(out.backlog_max_lag_ns, start - t.api_calls.end[static_cast<size_t>(call)]);
+  }
+  std::sort(largest.begin(), largest.end(), Longer);
+  for (const Kept& k : largest) {
+    IdleInterval iv;
+    iv.iteration = k.iteration;
+    iv.gap.start_ns = k.start;
+    iv.gap.duration_ns = k.end - k.start;
+    if (k.previous != kNoItem) iv.gap.previous = ItemLabel(t, k.previous);
+    if (k.next != kNoItem) {
+      iv.gap.next = ItemLabel(t, k.next);
+      iv.gap.next_stream = ItemStream(t, k.next);
+    }
+    pieces.clear();
+    // Described as the finder sees it (named stages are host_stage: the cause_ns say so).
+    finder.Split(k.start, k.end, k.previous, k.next, k.thread, &pieces);
+    finder.Describe(k.start, k.end, k.previous, k.next, pieces, &iv.gap, k.thread);
+    // The causes as attributed: a named pre/post range the finder does not see is host_stage.
+    iv.gap.cause_ns = k.cause_ns;
+    size_t best = static_cast<size_t>(iv.gap.cause);
+    for (size_t c = 0; c < kIdleCauseCount; ++c)
+      if (k.cause_ns[c] > k.cause_ns[best]) best = c;
+    iv.gap.cause = static_cast<IdleCause>(best);
+    out.largest.push_back(std::move(iv));
+  }
+  if (!its->iterations.empty()) ComputeIterationStats(its);
+  return out;
+}
+
+}  // namespace tg::internal

@@ -1,0 +1,19 @@
+// AttributeIterationIdle (tracegate/analyzer/iteration_idle.h), internal to the analyzer: it needs
+// the summary's idle-cause finder.
+#pragma once
+
+#include "analyzer/analysis/summary_internal.h"
+#include "tracegate/analyzer/iteration_idle.h"
+#include "tracegate/analyzer/iterations.h"
+
+namespace tg::internal {
+
+// Attributes every GPU-idle instant of the kept iterations of `its` (its spans, stage pieces and
+// markers), fills each iteration's idle_cause_ns and pre/post_from_host_ns, moves that host
+// compute from the idle phase to pre / post, and recomputes the iterations' statistics. `s`: the
+// trace's summary (kernels_by_start, gpu_busy). `finder`: built without host stages (the named
+// stages are split here, exactly as the phases count them).
+IterationIdle AttributeIterationIdle(const Trace& t, const Summary& s, const IdleCauseFinder& finder,
+                                     IterationAnalysis* its);
+
+}  // namespace tg::internal

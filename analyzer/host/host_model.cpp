@@ -1,0 +1,493 @@
+// HostModel: per-thread nesting of ranges and calls, and the state of a thread at an instant
+// (host_model.h gives the rules).
+#include "analyzer/host/host_model.h"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <tuple>
+
+#include "analyzer/util/sort_runs.h"
+
+namespace tg::internal {
+
+namespace {
+
+// Without a Python tracer an empty stretch may be untraced interpreter time: only one this many
+// times the launch-free block threshold is taken for an idle host.
+constexpr TimeNs kUntracedIdleFactor = 100;
+
+enum NameBits : uint8_t {
+  kSyncCall = 1,
+  kJitName = 2,
+  kCaptureBegin = 4,
+  kCaptureEnd = 8,
+  kLaunchLike = 16,
+  kWaitName = 32,
+  kClassified = 128,
+};
+
+bool Has(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+
+uint8_t ClassifyCall(std::string_view n) {
+  uint8_t bits = kClassified;
+  const bool copy = Has(n, "Memcpy") || Has(n, "memcpy");
+  const bool async = Has(n, "Async") || Has(n, "async");
+  if (Has(n, "Synchronize") || (copy && !async && !Has(n, "Peer") && !Has(n, "3DPeer")) || n == "cudaFree" ||
+      n == "hipFree" || n.starts_with("cuMemFree") || n == "cudaFreeHost" || n == "hipHostFree")
+    bits |= kSyncCall;
+  if (Has(n, "ModuleLoad") || Has(n, "LibraryLoad") || Has(n, "nvrtc") || Has(n, "LinkComplete")) bits |= kJitName;
+  if (Has(n, "BeginCapture")) bits |= kCaptureBegin;
+  if (Has(n, "EndCapture")) bits |= kCaptureEnd;
+  if (Has(n, "Launch") || ((copy || Has(n, "Memset")) && async)) bits |= kLaunchLike;
+  return bits;
+}
+
+// Compiler frames (host_model.h lists them). Runtime wrappers of compiled code (Dynamo's
+// eval_frame, AOTAutograd's runtime_wrappers, Triton's jit.py run) are not compiling.
+uint8_t ClassifyFrame(std::string_view n) {
+  static constexpr std::string_view kJit[] = {
+      "_dynamo/convert_frame.py", "_inductor/compile_fx.py",
+      "_inductor/codecache.py",   "_inductor/async_compile.py",
+      "_inductor/graph.py",       "_functorch/aot_autograd.py",
+      "triton/compiler/",         "triton/backends/",
+      "utils/cpp_extension.py",   "nvrtc",
+  };
+  // Frames that wait (for a lock, a queue, a socket, a timer): an idle thread, not computing.
+  static constexpr std::string_view kWait[] = {
+      "threading.py",           "queue.py",         "selectors.py", "method sleep", "time.sleep",
+      "select.select",          "select.poll",      "select.epoll", "socket.py",    "multiprocessing/connection.py",
+      "asyncio/base_events.py", "asyncio/tasks.py",
+  };
+  uint8_t bits = kClassified;
+  for (std::string_view j : kJit)
+    if (Has(n, j)) bits |= kJitName;
+  for (std::string_view w : kWait)
+    if (Has(n, w) && !Has(n, "_bootstrap")) bits |= kWaitName;
+  return bits;
+}
+
+}  // namespace
+
+TimeNs HostModel::Start(uint32_t ev) const {
+  return (ev & 1u) ? t_.api_calls.start[ev >> 1] : t_.ranges.start[ev >> 1];
+}
+TimeNs HostModel::End(uint32_t ev) const {
+  return (ev & 1u) ? std::max(t_.api_calls.start[ev >> 1], t_.api_calls.end[ev >> 1])
+                   : std::max(t_.ranges.start[ev >> 1], t_.ranges.end[ev >> 1]);
+}
+StringId HostModel::NameId(uint32_t ev) const {
+  return (ev & 1u) ? t_.api_calls.name[ev >> 1] : t_.ranges.name[ev >> 1];
+}
+std::string_view HostModel::EventName(uint32_t ev) const { return t_.Name(NameId(ev)); }
+uint8_t HostModel::NameClass(uint32_t ev) const { return name_class_[NameId(ev)]; }
+
+HostModel::HostModel(const Trace& t, const std::vector<uint8_t>& launched, HostModelOptions options)
+    : t_(t), options_(options), name_class_(t.strings.size(), 0) {
+  const ApiTable& a = t.api_calls;
+  const RangeTable& r = t.ranges;
+  // Threads with a call, by (pid, tid).
+  std::vector<std::pair<int64_t, int64_t>> keys;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (keys.empty() || keys.back() != std::pair{a.pid[i], a.tid[i]}) keys.emplace_back(a.pid[i], a.tid[i]);
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  if (keys.empty()) return;
+  threads_.reserve(keys.size());
+  for (const auto& [pid, tid] : keys) threads_.push_back(Thread{pid, tid, 0, 0, 0, 0, 0, 0, false});
+
+  // Counting sort of the events by thread, then each thread's block by (start, longer first,
+  // ranges before calls).
+  std::vector<int32_t> range_thread(r.size(), kNoThread);
+  std::vector<uint32_t> count(threads_.size() + 1, 0);
+  int32_t last = kNoThread;
+  auto thread_of = [&](int64_t pid, int64_t tid) {
+    if (last != kNoThread && threads_[static_cast<size_t>(last)].pid == pid &&
+        threads_[static_cast<size_t>(last)].tid == tid)
+      return last;
+    return last = ThreadOf(pid, tid);
+  };
+  std::vector<uint32_t> range_count(threads_.size(), 0);
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (r.on_gpu[i] != 0) continue;
+    range_thread[i] = thread_of(r.pid[i], r.tid[i]);
+    if (range_thread[i] == kNoThread) continue;
+    count[static_cast<size_t>(range_thread[i]) + 1]++;
+    range_count[static_cast<size_t>(range_thread[i])]++;
+  }
+  std::vector<int32_t> call_thread(a.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    call_thread[i] = thread_of(a.pid[i], a.tid[i]);
+    count[static_cast<size_t>(call_thread[i]) + 1]++;
+  }
+  for (size_t k = 1; k < count.size(); ++k) count[k] += count[k - 1];
+  events_.resize(count.back());
+  std::vector<uint32_t> next(count.begin(), count.end() - 1);
+  for (size_t i = 0; i < r.size(); ++i)
+    if (range_thread[i] != kNoThread)
+      events_[next[static_cast<size_t>(range_thread[i])]++] = static_cast<uint32_t>(i << 1);
+  for (size_t i = 0; i < a.size(); ++i)
+    events_[next[static_cast<size_t>(call_thread[i])]++] = static_cast<uint32_t>((i << 1) | 1u);
+  std::vector<int32_t>().swap(range_thread);
+  std::vector<int32_t>().swap(call_thread);
+
+  // Sorted on contiguous keys (start, then longer first, ranges before calls): an indirect
+  // comparison through the columns costs a cache miss per compare.
+  struct Key {
+    TimeNs start, neg_end;
+    uint32_t ev;
+    bool operator<(const Key& o) const {
+      if (start != o.start) return start < o.start;
+      if (neg_end != o.neg_end) return neg_end < o.neg_end;
+      if ((ev & 1u) != (o.ev & 1u)) return (ev & 1u) < (o.ev & 1u);
+      return ev < o.ev;
+    }
+  };
+  std::vector<Key> keys_buf;
+  const StringId python = t.strings.Find("python_function");
+  parent_.assign(events_.size(), kNoEvent);
+  starts_.resize(events_.size());
+  annotation_.assign(events_.size(), 0);
+  const StringId cpu_op = t.strings.Find("cpu_op");
+  free_.assign(events_.size(), 0);
+  std::vector<uint32_t> stack;
+  for (size_t k = 0; k < threads_.size(); ++k) {
+    Thread& th = threads_[k];
+    th.begin = count[k];
+    th.end = count[k + 1];
+    // The thread's ranges come first, then its calls, each in its table's order (usually time
+    // order already): each block sorted only when it is not, then the two merged.
+    keys_buf.clear();
+    keys_buf.reserve(th.end - th.begin);
+    for (uint32_t i = th.begin; i < th.end; ++i) keys_buf.push_back({Start(events_[i]), -End(events_[i]), events_[i]});
+    Key* mid = keys_buf.data() + range_count[k];
+    for (auto [b0, b1] : {std::pair{keys_buf.data(), mid}, std::pair{mid, keys_buf.data() + keys_buf.size()}})
+      if (!std::is_sorted(b0, b1)) std::sort(b0, b1);
+    std::inplace_merge(keys_buf.data(), mid, keys_buf.data() + keys_buf.size());
+    for (size_t i = 0; i < keys_buf.size(); ++i) {
+      events_[th.begin + i] = keys_buf[i].ev;
+      starts_[th.begin + i] = keys_buf[i].start;
+    }
+    stack.clear();
+    th.launch_begin = static_cast<uint32_t>(launch_starts_.size());
+    th.capture_begin = static_cast<uint32_t>(captures_.size());
+    TimeNs capture_open = -1;
+    for (uint32_t i = th.begin; i < th.end; ++i) {
+      const uint32_t ev = events_[i];
+      const TimeNs s = Start(ev);
+      // Zero-length events contain nothing: never a parent.
+      while (!stack.empty() && End(events_[stack.back()]) <= s) stack.pop_back();
+      if (!stack.empty()) parent_[i] = stack.back();
+      stack.push_back(i);
+      const StringId name = NameId(ev);
+      if (name_class_[name] == 0)
+        name_class_[name] = (ev & 1u) ? ClassifyCall(t.Name(name)) : ClassifyFrame(t.Name(name));
+      if ((ev & 1u) == 0) {
+        const StringId domain = r.domain[ev >> 1];
+        if (python != UINT32_MAX && domain == python) th.python = true;
+        // A user annotation or NVTX range: it marks a region, it is not the thread working.
+        annotation_[i] = (python == UINT32_MAX || domain != python) && (cpu_op == UINT32_MAX || domain != cpu_op);
+        continue;
+      }
+      const size_t row = ev >> 1;
+      if (launched[row]) launch_starts_.push_back(s);
+      const uint8_t bits = name_class_[name];
+      if (bits & kCaptureBegin) {
+        if (capture_open < 0) capture_open = s;
+        if (capture_name_.empty()) capture_name_ = std::string(t.Name(name));
+      } else if ((bits & kCaptureEnd) && capture_open >= 0) {
+        captures_.emplace_back(capture_open, End(ev));
+        capture_open = -1;
+      } else if (capture_open >= 0 && (bits & kLaunchLike) && !launched[row]) {
+        captured_launches_++;
+      }
+    }
+    if (capture_open >= 0) captures_.emplace_back(capture_open, std::numeric_limits<TimeNs>::max());
+    th.launch_end = static_cast<uint32_t>(launch_starts_.size());
+    th.capture_end = static_cast<uint32_t>(captures_.size());
+  }
+  capture_regions_ = captures_.size();
+}
+
+int32_t HostModel::ThreadOf(int64_t pid, int64_t tid) const {
+  auto it = std::lower_bound(
+      threads_.begin(), threads_.end(), std::pair{pid, tid},
+      [](const Thread& th, const auto& k) { return std::tie(th.pid, th.tid) < std::tie(k.first, k.second); });
+  if (it == threads_.end() || it->pid != pid || it->tid != tid) return kNoThread;
+  return static_cast<int32_t>(it - threads_.begin());
+}
+
+int32_t HostModel::ThreadOfCall(size_t api_row) const {
+  return ThreadOf(t_.api_calls.pid[api_row], t_.api_calls.tid[api_row]);
+}
+
+bool HostModel::LaunchFree(uint32_t i, const Thread& th) const {
+  if (free_[i] == 0) {
+    const uint32_t ev = events_[i];
+    const TimeNs s = Start(ev), e = End(ev);
+    const TimeNs* first = launch_starts_.data() + th.launch_begin;
+    const TimeNs* last = launch_starts_.data() + th.launch_end;
+    const TimeNs* it = std::lower_bound(first, last, s);
+    // A call launches GPU work in its own extent (its start is in [s, e] for a zero-length one).
+    free_[i] = (it != last && (*it < e || *it == s)) ? 1 : 2;
+  }
+  return free_[i] == 2;
+}
+
+HostModel::Cursor HostModel::Begin(const Thread& th, TimeNs t) const {
+  const TimeNs* first = starts_.data() + th.begin;
+  const TimeNs* last = starts_.data() + th.end;
+  const TimeNs* it = std::upper_bound(first, last, t);
+  Cursor c{static_cast<uint32_t>(it - starts_.data()), kNoEvent};
+  if (it != first) {
+    uint32_t i = c.next - 1;
+    while (i != kNoEvent && End(events_[i]) <= t) i = parent_[i];
+    c.inner = i;
+  }
+  return c;
+}
+
+void HostModel::Advance(const Thread& th, Cursor& c, TimeNs t) const {
+  // Events that start by t: the last of them that contains t is the innermost (ties: the longer
+  // one first, so the inner one comes later).
+  for (; c.next < th.end && starts_[c.next] <= t; ++c.next)
+    if (End(events_[c.next]) > t) c.inner = c.next;
+  while (c.inner != kNoEvent && End(events_[c.inner]) <= t) c.inner = parent_[c.inner];
+}
+
+bool HostModel::InCapture(const Thread& th, TimeNs t, TimeNs* until) const {
+  for (uint32_t c = th.capture_begin; c < th.capture_end; ++c) {
+    if (captures_[c].first <= t && t < captures_[c].second) {
+      *until = captures_[c].second;
+      return true;
+    }
+    if (captures_[c].first > t) *until = std::min(*until, captures_[c].first);
+  }
+  return false;
+}
+
+HostPiece HostModel::StateAt(int32_t thread, TimeNs t, TimeNs limit) const {
+  const Thread& th = threads_[static_cast<size_t>(thread)];
+  return Piece(th, Begin(th, t), t, limit);
+}
+
+HostPiece HostModel::Piece(const Thread& th, const Cursor& c, TimeNs t, TimeNs limit) const {
+  HostPiece p{t, limit, HostState::kIdle, kNoEvent};
+  TimeNs capture_until = limit;
+  if (InCapture(th, t, &capture_until)) {
+    p.end = std::min(limit, capture_until);
+    p.state = HostState::kCapture;
+    return p;
+  }
+  p.end = std::min(p.end, capture_until);
+  // Where the stack next changes: the next event's start, or the innermost event's end.
+  const bool more = c.next < th.end;
+  if (more) p.end = std::min(p.end, starts_[c.next]);
+  const uint32_t inner = c.inner;
+  if (inner == kNoEvent) {
+    // An empty stretch: from the end of the last top-level event before t to the next event.
+    TimeNs from = std::numeric_limits<TimeNs>::min();
+    if (c.next > th.begin) {
+      uint32_t i = c.next - 1;
+      while (parent_[i] != kNoEvent) i = parent_[i];
+      from = End(events_[i]);
+    }
+    const TimeNs to = more ? starts_[c.next] : std::numeric_limits<TimeNs>::max();
+    const bool long_stretch = from == std::numeric_limits<TimeNs>::min() || to == std::numeric_limits<TimeNs>::max() ||
+                              to - from >= kUntracedIdleFactor * options_.compute_block_min_ns;
+    p.state = th.python || long_stretch ? HostState::kIdle : HostState::kLaunch;
+    return p;
+  }
+  p.end = std::min(p.end, End(events_[inner]));
+  // Only annotations (the step's marker, NVTX ranges) around t: the thread is in no op, frame or
+  // call, as if no event enclosed it.
+  bool only_annotations = true;
+  for (uint32_t i = inner; i != kNoEvent && only_annotations; i = parent_[i]) only_annotations = annotation_[i] != 0;
+  if (only_annotations) {
+    // A named region that launches nothing (an NVTX "preprocess" around untraced CPU work) is the
+    // host computing; a region that launches (the step's marker) says nothing about this instant.
+    uint32_t region = kNoEvent;
+    for (uint32_t i = inner; i != kNoEvent && LaunchFree(i, th); i = parent_[i]) region = i;
+    if (region != kNoEvent && End(events_[region]) - Start(events_[region]) >= options_.compute_block_min_ns) {
+      p.state = HostState::kCompute;
+      p.frame = events_[region];
+      return p;
+    }
+    TimeNs from = Start(events_[inner]);
+    if (c.next > th.begin && c.next - 1 != inner) {
+      uint32_t i = c.next - 1;
+      while (parent_[i] != kNoEvent && parent_[i] != inner && !annotation_[parent_[i]]) i = parent_[i];
+      if (End(events_[i]) <= t) from = std::max(from, End(events_[i]));
+    }
+    const TimeNs to = more ? std::min(starts_[c.next], End(events_[inner])) : End(events_[inner]);
+    const bool long_stretch = to - from >= kUntracedIdleFactor * options_.compute_block_min_ns;
+    p.state = th.python || long_stretch ? HostState::kIdle : HostState::kLaunch;
+    p.frame = events_[inner];
+    return p;
+  }
+  // Outwards from the innermost event: the innermost call, compile frames, the outermost
+  // launch-free range (launch-freedom is inherited inwards, so the free ranges are a run of the
+  // innermost events).
+  uint32_t call = kNoEvent, jit = kNoEvent, block = kNoEvent, wait = kNoEvent;
+  bool free_run = true;
+  for (uint32_t i = inner; i != kNoEvent; i = parent_[i]) {
+    const uint32_t ev = events_[i];
+    const uint8_t bits = NameClass(ev);
+    if ((ev & 1u) && call == kNoEvent) call = i;
+    if (bits & kJitName) jit = i;
+    if (free_run) {
+      if (LaunchFree(i, th)) {
+        if ((ev & 1u) == 0) block = i;
+        if ((bits & kWaitName) && wait == kNoEvent) wait = i;
+      } else {
+        free_run = false;
+      }
+    }
+  }
+  if (call != kNoEvent && (NameClass(events_[call]) & kSyncCall)) {
+    p.state = HostState::kSync;
+    p.frame = call;
+  } else if (jit != kNoEvent) {
+    p.state = HostState::kJit;
+    p.frame = jit;
+  } else if (wait != kNoEvent) {
+    p.state = HostState::kIdle;
+    p.frame = wait;
+  } else if (block != kNoEvent && End(events_[block]) - Start(events_[block]) >= options_.compute_block_min_ns) {
+    p.state = HostState::kCompute;
+    p.frame = block;
+  } else {
+    p.state = HostState::kLaunch;
+    p.frame = inner;
+  }
+  if (p.frame != kNoEvent) p.frame = events_[p.frame];
+  return p;
+}
+
+std::string HostModel::ShortName(uint32_t ev) const {
+  std::string_view n = EventName(ev);
+  // Python frames: "path/to/file.py(123): func" -> "file.py: func".
+  const size_t paren = n.find(".py(");
+  if (paren != std::string_view::npos) {
+    const size_t close = n.find("): ", paren);
+    if (close != std::string_view::npos) {
+      const size_t slash = n.rfind('/', paren);
+      std::string_view file = n.substr(slash == std::string_view::npos ? 0 : slash + 1,
+                                       paren + 3 - (slash == std::string_view::npos ? 0 : slash + 1));
+      return std::string(file) + ": " + std::string(n.substr(close + 3));
+    }
+  }
+  return std::string(n);
+}
+
+uint32_t HostModel::IndexOf(const Thread& th, uint32_t ev) const {
+  const uint32_t* first = events_.data() + th.begin;
+  const uint32_t* last = events_.data() + th.end;
+  const TimeNs s = Start(ev);
+  for (const uint32_t *it = std::lower_bound(first, last, s, [this](uint32_t x, TimeNs t) { return Start(x) < t; });
+       it != last && Start(*it) == s; ++it)
+    if (*it == ev) return static_cast<uint32_t>(it - events_.data());
+  return kNoEvent;
+}
+
+std::vector<HostFrame> HostModel::Frames(int32_t thread, TimeNs a, TimeNs b, size_t top,
+                                         const std::vector<std::pair<uint32_t, TimeNs>>& anchors) const {
+  std::vector<HostFrame> out;
+  if (thread == kNoThread || b <= a || top == 0) return out;
+  const Thread& th = threads_[static_cast<size_t>(thread)];
+  struct Candidate {
+    uint32_t i;
+    TimeNs overlap;
+    int depth;    // levels below where the search started
+    TimeNs rank;  // what orders the list: the decided time of an anchor, else the overlap
+  };
+  std::vector<Candidate> found;
+  auto overlap = [&](uint32_t i) { return std::min(End(events_[i]), b) - std::max(Start(events_[i]), a); };
+  const uint32_t* first = events_.data() + th.begin;
+  const uint32_t* last = events_.data() + th.end;
+  // The children of p overlapping [a, b), at most kMaxChildren of them, by skipping each child's
+  // subtree to the next sibling.
+  constexpr size_t kMaxChildren = 64;
+  auto children = [&](uint32_t p, std::vector<uint32_t>& into) {
+    const TimeNs from = p == kNoEvent ? a : std::max(a, Start(events_[p]));
+    const TimeNs to = p == kNoEvent ? b : std::min(b, End(events_[p]));
+    if (to <= from) return;
+    uint32_t i = Innermost(th, from);
+    while (i != kNoEvent && parent_[i] != p) i = parent_[i];
+    auto next_child = [&](TimeNs x) -> uint32_t {
+      const uint32_t* it = std::lower_bound(first, last, x, [this](uint32_t ev, TimeNs t) { return Start(ev) < t; });
+      while (it != last && Start(*it) < to && parent_[static_cast<size_t>(it - events_.data())] != p) ++it;
+      return it != last && Start(*it) < to ? static_cast<uint32_t>(it - events_.data()) : kNoEvent;
+    };
+    if (i == kNoEvent) i = next_child(from);
+    for (size_t n = 0; i != kNoEvent && n < kMaxChildren; ++n) {
+      if (overlap(i) > 0 && (events_[i] & 1u) == 0) into.push_back(i);
+      const TimeNs e = std::max(End(events_[i]), Start(events_[i]) + 1);
+      if (e >= to) break;
+      i = next_child(e);
+    }
+  };
+  // Down `depth` levels from `level`, the largest three of each level followed further.
+  auto descend = [&](std::vector<uint32_t> level, int levels, int depth0, TimeNs cap) {
+    std::vector<uint32_t> below;
+    for (int depth = depth0 + 1; depth <= depth0 + levels && !level.empty(); ++depth) {
+      below.clear();
+      for (uint32_t p : level) children(p, below);
+      std::sort(below.begin(), below.end(), [&](uint32_t x, uint32_t y) { return overlap(x) > overlap(y); });
+      for (uint32_t i : below) found.push_back({i, overlap(i), depth, std::min(cap, overlap(i))});
+      if (below.size() > 3) below.resize(3);
+      std::swap(level, below);
+    }
+  };
+  std::vector<uint32_t> anchored;
+  std::vector<TimeNs> anchored_time;
+  for (const auto& [ev, decided] : anchors) {
+    const uint32_t i = ev == kNoEvent ? kNoEvent : IndexOf(th, ev);
+    if (i == kNoEvent || std::find(anchored.begin(), anchored.end(), i) != anchored.end()) continue;
+    anchored.push_back(i);
+    anchored_time.push_back(decided);
+    if (overlap(i) > 0) found.push_back({i, overlap(i), 0, decided});
+  }
+  if (!anchored.empty()) {
+    // Below the largest ranges among the anchors (a launch-free block, a compile frame): what they
+    // did, ranked no higher than the time their anchor decided.
+    size_t followed = 0;
+    for (size_t k = 0; k < anchored.size() && followed < 3; ++k) {
+      if ((events_[anchored[k]] & 1u) != 0) continue;
+      descend({anchored[k]}, 5, 0, anchored_time[k]);
+      ++followed;
+    }
+  } else {
+    // The innermost event enclosing all of [a, b), and three levels below it.
+    uint32_t enclosing = Innermost(th, a);
+    while (enclosing != kNoEvent && End(events_[enclosing]) < b) enclosing = parent_[enclosing];
+    descend({enclosing}, 3, 0, std::numeric_limits<TimeNs>::max());
+  }
+  // A frame one of whose children covers (nearly) all of its time says nothing the child does not
+  // (a wrapper around a call): only the child is listed.
+  std::vector<Candidate> kept;
+  for (const Candidate& c : found) {
+    bool covered = false;
+    for (const Candidate& d : found)
+      if (d.i != c.i && parent_[d.i] == c.i && d.overlap * 100 >= c.overlap * 99) covered = true;
+    for (const Candidate& k : kept)
+      if (k.i == c.i) covered = true;
+    if (!covered) kept.push_back(c);
+  }
+  std::sort(kept.begin(), kept.end(), [](const Candidate& x, const Candidate& y) {
+    if (x.rank != y.rank) return x.rank > y.rank;
+    return x.overlap != y.overlap ? x.overlap > y.overlap : x.depth > y.depth;
+  });
+  if (kept.size() > top) kept.resize(top);
+  for (const Candidate& c : kept) {
+    HostFrame f;
+    const uint32_t p = parent_[c.i];
+    f.path = (p != kNoEvent ? ShortName(events_[p]) + " > " : std::string()) + ShortName(events_[c.i]);
+    f.name = std::string(EventName(events_[c.i]));
+    f.overlap_ns = c.overlap;
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+}  // namespace tg::internal

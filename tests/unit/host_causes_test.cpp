@@ -1,0 +1,288 @@
+// What the host was doing in every GPU-idle microsecond (issue 27): one synthetic trace per cause
+// with exact expected times (CPU preprocessing mid-step, a Triton compile before the first
+// kernel, a synchronous copy that blocks while the device idles, a backlog from before the trace,
+// a capture trace, a host that idles between requests, a truly launch-bound loop), the per-cause
+// sums against each iteration's GPU-idle time, pre/post from host work, and the findings that
+// follow (host_bound, no idle claim for a backlog or a capture, CUDA-graph advice only for
+// host_launch).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "trace_builder.h"
+#include "tracegate/analyzer/analysis.h"
+#include "tracegate/reports/analysis_report.h"
+
+namespace tg {
+namespace {
+
+using testing::AddApi;
+using testing::AddCopy;
+using testing::AddKernel;
+using testing::AddRange;
+
+constexpr TimeNs kUs = 1'000;
+constexpr TimeNs kMs = 1'000'000;
+
+size_t C(IdleCause c) { return static_cast<size_t>(c); }
+
+// A Python frame (python_function) or cpu_op on the main thread.
+void Frame(Trace& t, std::string_view name, TimeNs s, TimeNs e, const char* domain = "python_function") {
+  Range r;
+  r.start = s;
+  r.end = e;
+  r.name = t.strings.Intern(name);
+  r.domain = t.strings.Intern(domain);
+  r.pid = 100;
+  r.tid = 100;
+  t.ranges.Add(r);
+}
+
+// A kernel [s, e) launched by cudaLaunchKernel [ls, le).
+void Launch(Trace& t, std::string_view kernel, TimeNs s, TimeNs e, TimeNs ls, TimeNs le, int64_t corr) {
+  AddApi(t, "cudaLaunchKernel", ls, le, corr);
+  AddKernel(t, kernel, s, e, 0, 7, corr);
+}
+
+Analysis Analyze(Trace& t) {
+  FinalizeTrace(t);
+  Analysis a;
+  EXPECT_TRUE(RunAnalysis(t, AnalysisConfig{}, &a).ok());
+  return a;
+}
+
+// Every iteration's causes sum to its GPU-idle time (latency - gpu_busy = pre + post + idle).
+void ExpectCausesSumToIdle(const Analysis& a) {
+  for (const Iteration& it : a.iterations.iterations) {
+    const TimeNs causes = std::accumulate(it.idle_cause_ns.begin(), it.idle_cause_ns.end(), TimeNs{0});
+    EXPECT_EQ(causes, it.latency_ns() - it.gpu_busy_ns) << it.name;
+    EXPECT_EQ(causes, it.phase_ns[static_cast<size_t>(Phase::kPre)] + it.phase_ns[static_cast<size_t>(Phase::kPost)] +
+                          it.phase_ns[static_cast<size_t>(Phase::kIdle)])
+        << it.name;
+  }
+  TimeNs phase = 0;
+  for (TimeNs ns : a.idle.idle_phase_ns) phase += ns;
+  TimeNs idle = 0;
+  for (const Iteration& it : a.iterations.iterations) idle += it.phase_ns[static_cast<size_t>(Phase::kIdle)];
+  EXPECT_EQ(phase, idle);
+}
+
+const Finding* FindingOf(const Analysis& a, std::string_view id) {
+  for (const Finding& f : a.findings)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+// One step [0, 10 ms) under <module>: kernel A [0.2, 1.0) launched at [0.15, 0.19); then 5 ms of
+// NumPy resizing [1.1, 6.1) that launches nothing; kernel B [6.3, 7.0) launched at [6.25, 6.29);
+// then 2.8 ms of decoding [7.1, 9.9) after the last GPU work.
+Trace PreprocessingMidStep() {
+  Trace t;
+  AddRange(t, "ProfilerStep#1", 0, 10 * kMs);
+  Frame(t, "main.py(1): <module>", 0, 10 * kMs);
+  Frame(t, "model.py(10): forward", 50 * kUs, 1050 * kUs);
+  Launch(t, "gemm", 200 * kUs, 1000 * kUs, 150 * kUs, 190 * kUs, 1);
+  Frame(t, "numpy/resize.py(40): resize", 1100 * kUs, 6100 * kUs);
+  Frame(t, "numpy/resize.py(80): interpolate", 1200 * kUs, 5200 * kUs);
+  Frame(t, "model.py(10): forward", 6150 * kUs, 6300 * kUs);
+  Launch(t, "relu", 6300 * kUs, 7000 * kUs, 6250 * kUs, 6290 * kUs, 2);
+  Frame(t, "post.py(5): decode", 7100 * kUs, 9900 * kUs);
+  return t;
+}
+
+TEST(HostCauses, CpuPreprocessingMidStepIsHostComputeAndTheTailIsPost) {
+  Trace t = PreprocessingMidStep();
+  const Analysis a = Analyze(t);
+  ASSERT_EQ(a.iterations.iterations.size(), 1u);
+  const Iteration& it = a.iterations.iterations[0];
+  ExpectCausesSumToIdle(a);
+  // host_compute: the resize block (5 ms) and the decode block (2.8 ms).
+  EXPECT_EQ(it.idle_cause_ns[C(IdleCause::kHostCompute)], 7800 * kUs);
+  // The rest of the 8.5 ms of GPU-idle time is on the way to a launch: lead-in 0.2 ms, [1.0, 1.1),
+  // [6.1, 6.3), and the tail's [7.0, 7.1) + [9.9, 10.0).
+  EXPECT_EQ(it.idle_cause_ns[C(IdleCause::kHostLaunch)], 700 * kUs);
+  // The decode after the last GPU work is the post phase; the resize, mid-step, stays idle.
+  EXPECT_EQ(it.post_from_host_ns, 2800 * kUs);
+  EXPECT_EQ(it.pre_from_host_ns, 0);
+  EXPECT_EQ(it.phase_ns[static_cast<size_t>(Phase::kPost)], 2800 * kUs);
+  EXPECT_EQ(a.idle.idle_phase_ns[C(IdleCause::kHostCompute)], 5000 * kUs);
+  // The largest interval names the frames inside it, with their overlap.
+  ASSERT_FALSE(a.idle.largest.empty());
+  const IdleGap& g = a.idle.largest[0].gap;
+  EXPECT_EQ(g.start_ns, 1000 * kUs);
+  EXPECT_EQ(g.duration_ns, 5300 * kUs);
+  EXPECT_EQ(g.cause, IdleCause::kHostCompute);
+  EXPECT_EQ(g.frame, "resize.py: resize");
+  ASSERT_FALSE(g.host_frames.empty());
+  EXPECT_EQ(g.host_frames[0].path, "main.py: <module> > resize.py: resize");
+  EXPECT_EQ(g.host_frames[0].ns, 5000 * kUs);
+  bool inner = false;
+  for (const GapFrame& f : g.host_frames)
+    if (f.path == "resize.py: resize > resize.py: interpolate") inner = f.ns == 4000 * kUs;
+  EXPECT_TRUE(inner);
+  // host_bound names the frame and gives the compute strategy, not a CUDA graph.
+  const Finding* f = FindingOf(a, "host_bound");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->summary.find("host_compute"), std::string::npos) << f->summary;
+  ASSERT_FALSE(f->involved.empty());
+  EXPECT_EQ(f->involved[0].name, "main.py: <module> > resize.py: resize");
+  for (const std::string& s : f->strategies) EXPECT_EQ(s.find("CUDA graph"), std::string::npos) << s;
+  EXPECT_EQ(FindingOf(a, "launch_bound"), nullptr);
+}
+
+// The lead-in: 3 ms of Triton compilation before the first kernel's launch.
+TEST(HostCauses, TritonCompileBeforeTheFirstKernelIsJitCompile) {
+  Trace t;
+  AddRange(t, "ProfilerStep#1", 0, 5 * kMs);
+  Frame(t, "main.py(1): <module>", 0, 5 * kMs);
+  Frame(t, "triton/runtime/jit.py(500): run", 400 * kUs, 3700 * kUs);
+  Frame(t, "triton/compiler/compiler.py(200): compile", 500 * kUs, 3500 * kUs);
+  AddApi(t, "cuLaunchKernel", 3600 * kUs, 3610 * kUs, 1, 100, 100, ApiKind::kDriver);
+  AddKernel(t, "triton_poi_fused_add_0", 3650 * kUs, 5 * kMs, 0, 7, 1);
+  const Analysis a = Analyze(t);
+  ExpectCausesSumToIdle(a);
+  const Iteration& it = a.iterations.iterations[0];
+  EXPECT_EQ(it.idle_cause_ns[C(IdleCause::kJitCompile)], 3000 * kUs);
+  EXPECT_EQ(it.idle_cause_ns[C(IdleCause::kHostLaunch)], 650 * kUs);
+  EXPECT_EQ(a.idle.largest.at(0).gap.cause, IdleCause::kJitCompile);
+  const Finding* f = FindingOf(a, "host_bound");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->summary.find("jit_compile"), std::string::npos);
+}
+
+// A synchronous copy blocks the host for 4 ms while the device has nothing to do.
+TEST(HostCauses, ASynchronousCopyThatBlocksIsHostSync) {
+  Trace t;
+  AddRange(t, "ProfilerStep#1", 0, 6 * kMs);
+  Frame(t, "main.py(1): <module>", 0, 6 * kMs);
+  Launch(t, "gemm", 100 * kUs, 500 * kUs, 60 * kUs, 90 * kUs, 1);
+  Frame(t, "aten::copy_", 600 * kUs, 5 * kMs, "cpu_op");
+  AddApi(t, "hipMemcpyWithStream", 700 * kUs, 4990 * kUs, 2);
+  AddCopy(t, CopyKind::kDtoH, 1 << 20, 4900 * kUs, 4980 * kUs, MemKind::kDevice, MemKind::kPageable, 0, 7, 2);
+  const Analysis a = Analyze(t);
+  ExpectCausesSumToIdle(a);
+  const Iteration& it = a.iterations.iterations[0];
+  // [0.7, 4.9) before the copy ran, and [4.98, 4.99) after it, until the call returned.
+  EXPECT_EQ(it.idle_cause_ns[C(IdleCause::kHostSync)], 4210 * kUs);
+  const IdleGap& g = a.idle.largest.at(0).gap;
+  EXPECT_EQ(g.cause, IdleCause::kHostSync);
+  EXPECT_EQ(g.frame, "hipMemcpyWithStream");
+  // The device-level gap says the same.
+  EXPECT_EQ(a.summary.devices.at(0).idle_causes.gaps[C(IdleCause::kHostSync)], 1u);
+  const Finding* f = FindingOf(a, "host_bound");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(FindingOf(a, "launch_bound"), nullptr);
+}
+
+// Work queued before the trace: every kernel starts 5 ms after its launch returned, on a device
+// with no recorded work. Not idle: no idle finding claims it, and data quality warns.
+TEST(HostCauses, ABacklogFromBeforeTheTraceIsNotIdle) {
+  Trace t;
+  AddRange(t, "execute_32", 0, 7120 * kUs);
+  Frame(t, "main.py(1): <module>", 0, 8 * kMs);
+  AddApi(t, "hipGraphLaunch", 100 * kUs, 120 * kUs, 1);
+  for (int k = 0; k < 20; ++k)
+    AddKernel(t, "graph_kernel", (5120 + 100 * k) * kUs, (5120 + 100 * k + 100) * kUs, 0, 7, 1);
+  FinalizeTrace(t);
+  AnalysisConfig config;
+  config.iterations.iteration_regex = "^execute_";
+  Analysis a;
+  ASSERT_TRUE(RunAnalysis(t, config, &a).ok());
+  ExpectCausesSumToIdle(a);
+  const Iteration& it = a.iterations.iterations.at(0);
+  EXPECT_EQ(it.idle_cause_ns[C(IdleCause::kDeviceBacklog)], 5000 * kUs);  // [0.12, 5.12)
+  EXPECT_EQ(it.idle_cause_ns[C(IdleCause::kHostLaunch)], 120 * kUs);      // [0, 0.12)
+  EXPECT_EQ(a.idle.backlog_items, 1u);
+  EXPECT_EQ(a.idle.backlog_max_lag_ns, 5000 * kUs);
+  for (const QualityEntry& q : a.summary.quality)
+    if (q.id == Quality::kDeviceBacklog) {
+      EXPECT_EQ(q.count, 1u);
+    }
+  // 5.12 ms of the 7.12 ms step is GPU-idle, but only 0.12 ms of it is claimable.
+  EXPECT_EQ(FindingOf(a, "idle_gaps"), nullptr);
+  EXPECT_EQ(FindingOf(a, "launch_bound"), nullptr);
+  EXPECT_EQ(a.idle.largest.at(0).gap.cause, IdleCause::kDeviceBacklog);
+  EXPECT_EQ(a.idle.largest.at(0).gap.lag_ns, 5000 * kUs);
+}
+
+// 20 launches captured into a graph run nothing; two kernels execute. One line, no idle finding.
+TEST(HostCauses, ACaptureTraceSaysSoAndMakesNoIdleFinding) {
+  Trace t;
+  Frame(t, "main.py(1): <module>", 0, 10 * kMs);
+  Launch(t, "fill", 100 * kUs, 110 * kUs, 50 * kUs, 60 * kUs, 1);
+  AddApi(t, "cudaStreamBeginCapture", 1 * kMs, 1010 * kUs, 2);
+  for (int k = 0; k < 20; ++k) AddApi(t, "cudaLaunchKernel", (1100 + 100 * k) * kUs, (1110 + 100 * k) * kUs, 10 + k);
+  AddApi(t, "cudaStreamEndCapture", 5 * kMs, 5010 * kUs, 3);
+  Launch(t, "gather", 9 * kMs, 9100 * kUs, 8900 * kUs, 8910 * kUs, 4);
+  const Analysis a = Analyze(t);
+  ExpectCausesSumToIdle(a);
+  EXPECT_TRUE(a.idle.capture_trace);
+  EXPECT_EQ(a.idle.captured_launches, 20u);
+  EXPECT_NE(a.idle.capture_note.find("20 launches made while a stream captured"), std::string::npos)
+      << a.idle.capture_note;
+  const Iteration& it = a.iterations.iterations.at(0);
+  EXPECT_EQ(it.idle_cause_ns[C(IdleCause::kGraphCapture)], 4010 * kUs);  // [1.0, 5.01)
+  for (const char* id : {"idle_gaps", "launch_bound", "host_bound", "sync_in_loop"})
+    EXPECT_EQ(FindingOf(a, id), nullptr) << id;
+  const nlohmann::json doc = AnalysisToJson(t, a, AnalysisConfig{});
+  EXPECT_EQ(doc["graph_capture"], a.idle.capture_note);
+}
+
+// Between two requests the thread is outside every Python frame for 30 ms: host_idle.
+TEST(HostCauses, AHostThatIdlesBetweenRequestsIsHostIdle) {
+  Trace t;
+  AddRange(t, "step 1", 0, 40 * kMs);
+  Frame(t, "server.py(10): handle", 0, 5 * kMs);
+  Launch(t, "gemm", 1 * kMs, 4 * kMs, 500 * kUs, 510 * kUs, 1);
+  Frame(t, "server.py(10): handle", 35 * kMs, 40 * kMs);
+  Launch(t, "gemm", 36 * kMs, 39 * kMs, 35500 * kUs, 35510 * kUs, 2);
+  const Analysis a = Analyze(t);
+  ExpectCausesSumToIdle(a);
+  const Iteration& it = a.iterations.iterations.at(0);
+  EXPECT_EQ(it.idle_cause_ns[C(IdleCause::kHostIdle)], 30 * kMs);  // [5, 35)
+  EXPECT_EQ(a.idle.largest.at(0).gap.cause, IdleCause::kHostIdle);
+  const Finding* f = FindingOf(a, "host_bound");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->summary.find("host_idle"), std::string::npos);
+}
+
+// Eager, launch-bound: 200 short kernels, each launched inside aten::addmm under the model's
+// forward, with a 5 us aten::empty before each launch. Every idle microsecond is host_launch.
+TEST(HostCauses, ATrulyLaunchBoundLoopStaysHostLaunch) {
+  Trace t;
+  AddRange(t, "ProfilerStep#1", 0, 10 * kMs);
+  Frame(t, "model.py(10): forward", 0, 10 * kMs);
+  for (int k = 0; k < 200; ++k) {
+    const TimeNs base = k * 50 * kUs;
+    Frame(t, "aten::addmm", base + 5 * kUs, base + 45 * kUs, "cpu_op");
+    Frame(t, "aten::empty", base + 10 * kUs, base + 15 * kUs, "cpu_op");
+    Launch(t, "gemv", base + 30 * kUs, base + 36 * kUs, base + 20 * kUs, base + 28 * kUs, 1 + k);
+  }
+  const Analysis a = Analyze(t);
+  ExpectCausesSumToIdle(a);
+  const Iteration& it = a.iterations.iterations.at(0);
+  const TimeNs idle = it.latency_ns() - it.gpu_busy_ns;
+  EXPECT_EQ(it.idle_cause_ns[C(IdleCause::kHostLaunch)], idle);
+  const Finding* f = FindingOf(a, "launch_bound");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(FindingOf(a, "host_bound"), nullptr);
+  const Finding* g = FindingOf(a, "idle_gaps");
+  ASSERT_NE(g, nullptr);
+  EXPECT_NE(g->strategies.at(0).find("CUDA graph"), std::string::npos) << g->strategies.at(0);
+}
+
+// A named pre range still wins: host compute inside it is host_stage, and pre stays named.
+TEST(HostCauses, NamedPreRangesWinOverHostCompute) {
+  Trace t = PreprocessingMidStep();
+  AddRange(t, "preprocess", 20 * kUs, 180 * kUs);
+  const Analysis a = Analyze(t);
+  ExpectCausesSumToIdle(a);
+  const Iteration& it = a.iterations.iterations[0];
+  EXPECT_EQ(it.idle_cause_ns[C(IdleCause::kHostStage)], 160 * kUs);
+  EXPECT_EQ(it.phase_ns[static_cast<size_t>(Phase::kPre)], 160 * kUs);
+}
+
+}  // namespace
+}  // namespace tg
