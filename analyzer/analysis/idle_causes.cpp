@@ -242,7 +242,7 @@ void IdleCauseFinder::Describe(TimeNs s, TimeNs e, uint32_t previous, uint32_t n
       // Frames that decided at least a twentieth of the interval (always the largest).
       std::vector<std::pair<uint32_t, TimeNs>> anchors;
       for (size_t k = 0; k < by_frame.size() && k < options_.host_frames; ++k)
-        if (k == 0 || by_frame[k].first * 20 >= e - s) anchors.emplace_back(by_frame[k].second, by_frame[k].first);
+        if (k == 0 || by_frame[k].first >= (e - s) / 20) anchors.emplace_back(by_frame[k].second, by_frame[k].first);
       for (HostFrame& f : host_->Frames(thread, s, e, options_.host_frames, anchors))
         gap->host_frames.push_back({std::move(f.path), std::move(f.name), f.overlap_ns});
     }

@@ -422,7 +422,9 @@ std::vector<HostFrame> HostModel::Frames(int32_t thread, TimeNs a, TimeNs b, siz
     if (i == kNoEvent) i = next_child(from);
     for (size_t n = 0; i != kNoEvent && n < kMaxChildren; ++n) {
       if (overlap(i) > 0 && (events_[i] & 1u) == 0) into.push_back(i);
-      const TimeNs e = std::max(End(events_[i]), Start(events_[i]) + 1);
+      const TimeNs e =
+          std::max(End(events_[i]),
+                   Start(events_[i]) < std::numeric_limits<TimeNs>::max() ? Start(events_[i]) + 1 : Start(events_[i]));
       if (e >= to) break;
       i = next_child(e);
     }
@@ -469,7 +471,7 @@ std::vector<HostFrame> HostModel::Frames(int32_t thread, TimeNs a, TimeNs b, siz
   for (const Candidate& c : found) {
     bool covered = false;
     for (const Candidate& d : found)
-      if (d.i != c.i && parent_[d.i] == c.i && d.overlap * 100 >= c.overlap * 99) covered = true;
+      if (d.i != c.i && parent_[d.i] == c.i && d.overlap >= c.overlap - c.overlap / 100) covered = true;
     for (const Candidate& k : kept)
       if (k.i == c.i) covered = true;
     if (!covered) kept.push_back(c);

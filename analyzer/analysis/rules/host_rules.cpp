@@ -59,7 +59,7 @@ void EvaluateHostBound(const RuleContext& c, const RuleDef& rule, std::vector<Fi
     causes += (causes.empty() ? "" : ", ") + (part < 0.05 ? std::string(kIdleCauseNames[k]) + " <0.1%"
                                                           : StrFormat("%s %.1f%%", kIdleCauseNames[k], part));
     // A strategy for each cause that holds at least a tenth of the host work.
-    if (ns[k] * 10 >= host) strategies.emplace_back(HostStrategy(static_cast<IdleCause>(k)));
+    if (ns[k] >= host / 10) strategies.emplace_back(HostStrategy(static_cast<IdleCause>(k)));
   }
   // The causes' strategies first, largest cause first; the table's general one after them.
   f.strategies.insert(f.strategies.begin(), strategies.begin(), strategies.end());
