@@ -20,6 +20,8 @@ namespace {
 
 // The most a launch takes from its call returning to the work starting on an idle device.
 constexpr TimeNs kLaunchLatencyNs = 50'000;
+// How far a profiler's host and device timestamps may disagree before it counts as a clock error.
+constexpr TimeNs kClockToleranceNs = 1'000;
 
 bool ContainsNoCase(std::string_view text, std::string_view word) {
   auto it = std::search(text.begin(), text.end(), word.begin(), word.end(), [](char a, char b) {
@@ -374,7 +376,8 @@ std::vector<uint8_t> LaunchedCalls(const Trace& t, const ApiIndex& index, uint64
     for (size_t i = 0; i < table.size(); ++i)
       if (const int64_t call = index.Find(table.correlation[i], table.pid[i]); call >= 0) {
         out[static_cast<size_t>(call)] = 1;
-        before += table.start[i] < t.api_calls.start[static_cast<size_t>(call)];
+        // More than a microsecond early: the CPU and GPU clocks of a profiler agree to about that.
+        before += table.start[i] < t.api_calls.start[static_cast<size_t>(call)] - kClockToleranceNs;
       }
   };
   mark(t.kernels);

@@ -106,7 +106,10 @@ class Report:
     def findings(self):
         """One row per finding, by priority: id, title, priority, summary, ..., amdahl.* flattened
         (amdahl.gain_pct, amdahl.overall_speedup, ...); evidence, involved, claim as lists."""
-        return _ordered(_pandas().json_normalize(self.dict.get("findings", []), max_level=1), _FINDING_COLUMNS)
+        findings = self.dict.get("findings", [])
+        if not findings:  # no rule fired: the columns still there, no rows
+            return _pandas().DataFrame(columns=_FINDING_COLUMNS)
+        return _ordered(_pandas().json_normalize(findings, max_level=1), _FINDING_COLUMNS)
 
     @property
     def iterations(self):

@@ -49,7 +49,7 @@ has "$out" "^baseline alexnet \($b/alexnet.json\)" && ok || fail "show title: $o
 has "$out" 'model alexnet, precision fp32' && ok || fail "show tags: $out"
 has "$out" 'commit 1111111111111111aaaa, profiled 2023-09-27T' && ok || fail "show commit and date: $out"
 has "$out" 'device NVIDIA A100' && ok || fail "show device: $out"
-has "$out" '^top findings \(1 of 1\):' && ok || fail "show findings: $out"
+has "$out" '^top findings \(2 of 2\):' && ok || fail "show findings: $out"
 has "$out" '1\. \[high\] Device idle between GPU work \(est\. gain [0-9.]+%\)' && ok || fail "show finding: $out"
 run baseline show "$b/alexnet.json"
 has "$out" "^baseline $b/alexnet.json" && ok || fail "show a file: $out"

@@ -34,6 +34,12 @@ JIT = ("_dynamo/convert_frame.py", "_inductor/compile_fx.py", "_inductor/codecac
        "_inductor/graph.py", "_functorch/aot_autograd.py", "triton/compiler/", "triton/backends/",
        "utils/cpp_extension.py", "nvrtc", "ModuleLoad", "LibraryLoad", "LinkComplete")
 IDLE_RULES = {"idle_gaps", "launch_bound", "sync_in_loop", "host_bound"}
+WAIT = ("threading.py", "queue.py", "selectors.py", "method sleep", "time.sleep", "select.select", "select.poll",
+        "select.epoll", "socket.py", "multiprocessing/connection.py", "asyncio/base_events.py", "asyncio/tasks.py")
+
+
+def is_wait(e):
+    return e["cat"] not in CALL_CATS and any(w in e["name"] for w in WAIT) and "_bootstrap" not in e["name"]
 
 
 def ns(x):
@@ -158,7 +164,9 @@ def check(tg, path, problems):
                                      and e["e"] - e["s"] >= block_ns and launch_free(e)], a, b),
             "host_sync": covered([(e["s"], e["e"]) for e in inside if e["cat"] in CALL_CATS and is_sync(e["name"])], a, b),
             "jit_compile": covered([(e["s"], e["e"]) for e in inside if any(j in e["name"] for j in JIT)], a, b),
-            "host_idle": dur - covered([(e["s"], e["e"]) for e in inside], a, b),
+            # No op, frame or call (annotations such as the step's marker are no activity), or a wait.
+            "host_idle": dur - covered([(e["s"], e["e"]) for e in inside
+                                        if e["cat"] != "user_annotation" and not is_wait(e)], a, b),
         }
         for c, v in support.items():
             if by.get(c, 0) > v + TOL_NS:

@@ -247,6 +247,8 @@ def test_tables_agree_with_the_cli_report(trace, resolve, loaded, cli, cli_repor
     counters = {c["key"]: c["count"] for c in report["data_quality"]["counters"]}
     q = t.quality
     for key, count in q["count"].items():
+        if key in ("device_backlog", "start_before_launch"):
+            continue  # counted by the analysis, not the importer (docs/RULES.md, data-quality counters)
         assert counters.get(key) == count, key
 
 
