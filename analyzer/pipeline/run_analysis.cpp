@@ -112,7 +112,6 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
     if (q.id == Quality::kDeviceBacklog) q.count = out->idle.backlog_items;
     if (q.id == Quality::kStartBeforeLaunch) q.count = before_launch;
   }
-  if (before_launch > 0) out->summary.has_errors = true;
   host.reset();
   api_index.reset();
 

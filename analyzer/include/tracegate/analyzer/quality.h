@@ -104,7 +104,7 @@ inline constexpr std::array<QualityInfo, static_cast<size_t>(Quality::kCount)> k
      "returned while the device had no recorded work: the device was running work the trace does not hold "
      "(queued before the trace began, or another process's). That time is device_backlog, not idle, and no "
      "finding claims it (counted by the analysis)"},
-    {Quality::kStartBeforeLaunch, "start_before_launch", Severity::kError,
+    {Quality::kStartBeforeLaunch, "start_before_launch", Severity::kWarning,
      "GPU activities that start more than 1 us before the API call that launched them starts: the host and device "
      "clocks "
      "disagree, so every launch-to-start lag and idle cause read from them is suspect (counted by the analysis)"},
