@@ -16,6 +16,7 @@ namespace tg {
 class ApiIndex {
  public:
   explicit ApiIndex(const ApiTable& a) : api_(a) {
+    if (TryDense()) return;
     by_corr_.reserve(a.size());
     for (size_t i = 0; i < a.size(); ++i)
       if (a.correlation[i] != kUnknownId) by_corr_.emplace_back(a.correlation[i], i);
@@ -44,6 +45,37 @@ class ApiIndex {
 
  private:
   static constexpr uint32_t kNone = UINT32_MAX;
+  // The direct table, filled from the column when the ids are unique and dense (as CUPTI numbers
+  // them): one pass for their range, one to fill, without the sorted pairs (16 bytes a call).
+  // False, with nothing kept, when they are not.
+  bool TryDense() {
+    if (api_.size() >= kNone) return false;
+    int64_t lo = 0, hi = 0;
+    size_t known = 0;
+    for (int64_t c : api_.correlation) {
+      if (c == kUnknownId) continue;
+      if (known++ == 0) lo = hi = c;
+      lo = std::min(lo, c);
+      hi = std::max(hi, c);
+    }
+    int64_t span = 0;
+    if (known == 0 || __builtin_sub_overflow(hi, lo, &span) || static_cast<uint64_t>(span) >= 4 * known + 1024)
+      return false;
+    dense_row_.assign(static_cast<size_t>(span) + 1, kNone);
+    for (size_t i = 0; i < api_.size(); ++i) {
+      const int64_t c = api_.correlation[i];
+      if (c == kUnknownId) continue;
+      uint32_t& slot = dense_row_[static_cast<size_t>(c - lo)];
+      if (slot != kNone) {  // an id used twice: the sorted pairs
+        std::vector<uint32_t>().swap(dense_row_);
+        return false;
+      }
+      slot = static_cast<uint32_t>(i);
+    }
+    dense_min_ = lo;
+    dense_ = true;
+    return true;
+  }
   // When every id is unique and they are dense (as CUPTI numbers them), a direct table replaces
   // the binary search (and the sorted index is freed).
   void MakeDense() {

@@ -19,19 +19,16 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 TimeNs Duration(TimeNs start, TimeNs end) { return end > start ? end - start : 0; }
 
 // The sort key of one kernel row, kept compact so the sort does not chase the columns.
-struct Slot {
-  int32_t device;
-  int64_t pid, stream;
-  TimeNs start;
-  uint32_t row;
-  bool SameStream(const Slot& o) const { return device == o.device && pid == o.pid && stream == o.stream; }
-  auto Key() const { return std::tie(device, pid, stream, start, row); }
+// Kernel rows grouped by stream ((device, pid, stream) in that order), each group sorted by (start,
+// row): rows[begin[g] .. begin[g + 1]). A counting sort groups the rows in trace order, which is
+// usually time order already; each group is then sorted (merged) through the start column. 8
+// bytes a kernel at the peak (its group, then its place), not a copy of its columns.
+struct StreamRows {
+  std::vector<uint32_t> rows;
+  std::vector<size_t> begin;
 };
 
-// Kernel rows sorted by Slot::Key, a total order (it ends with the row). A counting sort groups
-// the rows by stream in key order, keeping each stream's rows in trace order, which is usually
-// time order already; each group is then sorted (merged) by (start, row).
-std::vector<Slot> SortedSlots(const KernelTable& k) {
+StreamRows SortedByStream(const KernelTable& k) {
   using StreamKey = std::tuple<int32_t, int64_t, int64_t>;
   std::map<StreamKey, uint32_t> rank;
   std::vector<uint32_t> group(k.size());
@@ -46,17 +43,19 @@ std::vector<Slot> SortedSlots(const KernelTable& k) {
     if (pass == 0)
       for (auto& entry : rank) entry.second = r++;
   }
-  std::vector<size_t> start(rank.size() + 1, 0);
-  for (uint32_t g : group) start[g + 1]++;
-  for (size_t g = 0; g < rank.size(); ++g) start[g + 1] += start[g];
-  std::vector<Slot> slots(k.size());
-  std::vector<size_t> next(start.begin(), start.end() - 1);
-  for (size_t i = 0; i < k.size(); ++i)
-    slots[next[group[i]]++] = Slot{k.device[i], k.pid[i], k.stream[i], k.start[i], static_cast<uint32_t>(i)};
+  StreamRows out;
+  out.begin.assign(rank.size() + 1, 0);
+  for (uint32_t g : group) out.begin[g + 1]++;
+  for (size_t g = 0; g < rank.size(); ++g) out.begin[g + 1] += out.begin[g];
+  out.rows.resize(k.size());
+  std::vector<size_t> next(out.begin.begin(), out.begin.end() - 1);
+  for (size_t i = 0; i < k.size(); ++i) out.rows[next[group[i]]++] = static_cast<uint32_t>(i);
+  std::vector<uint32_t>().swap(group);
   for (size_t g = 0; g < rank.size(); ++g)
-    internal::SortMostlySorted(slots.data() + start[g], slots.data() + start[g + 1],
-                               [](const Slot& a, const Slot& b) { return a.Key() < b.Key(); });
-  return slots;
+    internal::SortMostlySorted(
+        out.rows.data() + out.begin[g], out.rows.data() + out.begin[g + 1],
+        [&](uint32_t a, uint32_t b) { return k.start[a] != k.start[b] ? k.start[a] < k.start[b] : a < b; });
+  return out;
 }
 
 class ChainCollector {
@@ -64,7 +63,7 @@ class ChainCollector {
   ChainCollector(const Trace& trace, const std::vector<KernelClass>& classes) : trace_(trace), classes_(classes) {}
 
   // Counts one chain (rows in start order, at least two) into its candidate.
-  void Add(const std::vector<size_t>& rows, const Slot& head) {
+  void Add(const std::vector<size_t>& rows) {
     const KernelTable& k = trace_.kernels;
     names_.clear();
     for (size_t r : rows) names_.push_back(k.name[r]);
@@ -86,10 +85,10 @@ class ChainCollector {
     }
     c.chain_ns += Duration(k.start[rows[0]], k.end[rows.back()]);
     c.spans.emplace_back(k.start[rows[0]], std::max(k.start[rows[0]], k.end[rows.back()]));
-    if (head.start < c.first_start_ns) {
-      c.first_start_ns = head.start;
-      c.device = head.device;
-      c.stream = head.stream;
+    if (k.start[rows[0]] < c.first_start_ns) {
+      c.first_start_ns = k.start[rows[0]];
+      c.device = k.device[rows[0]];
+      c.stream = k.stream[rows[0]];
       c.first_rows = rows;
     }
   }
@@ -127,35 +126,33 @@ std::vector<FusionCandidate> FindFusionCandidates(const Trace& trace, const Iter
   auto iteration_of = [&](size_t row) {
     return row < iterations.kernel_iteration.size() ? iterations.kernel_iteration[row] : -1;
   };
-  std::vector<Slot> slots = SortedSlots(k);
+  const StreamRows streams = SortedByStream(k);
 
   ChainCollector collector(trace, classes);
-  std::vector<size_t> chain;  // rows of the chain being grown
-  size_t head = 0;            // its head's slot
+  std::vector<size_t> chain;  // rows of the chain being grown (one stream's)
   auto flush = [&] {
-    if (chain.size() >= 2) collector.Add(chain, slots[head]);
+    if (chain.size() >= 2) collector.Add(chain);
     chain.clear();
   };
-  for (size_t s = 0; s < slots.size(); ++s) {
-    size_t row = slots[s].row;
-    int32_t iteration = iteration_of(row);
-    if (!chain.empty()) {
-      size_t prev = chain.back();
-      bool joins = slots[s].SameStream(slots[head]) && iteration == iteration_of(chain[0]) &&
-                   IsFusableFollower(classes[row]) && k.start[row] - k.end[prev] <= options.max_gap_ns &&
-                   chain.size() < options.max_chain;
-      if (joins) {
-        chain.push_back(row);
-        continue;
+  for (size_t g = 0; g + 1 < streams.begin.size(); ++g) {
+    for (size_t s = streams.begin[g]; s < streams.begin[g + 1]; ++s) {
+      const size_t row = streams.rows[s];
+      const int32_t iteration = iteration_of(row);
+      if (!chain.empty()) {
+        const size_t prev = chain.back();
+        const bool joins = iteration == iteration_of(chain[0]) && IsFusableFollower(classes[row]) &&
+                           k.start[row] - k.end[prev] <= options.max_gap_ns && chain.size() < options.max_chain;
+        if (joins) {
+          chain.push_back(row);
+          continue;
+        }
+        flush();
       }
-      flush();
+      if (iteration >= 0 && classes[row] != KernelClass::kCommunication)  // a collective is no fusion head
+        chain.push_back(row);
     }
-    if (iteration >= 0 && classes[row] != KernelClass::kCommunication) {  // a collective is no fusion head
-      chain.push_back(row);
-      head = s;
-    }
+    flush();  // a chain stays on one stream
   }
-  flush();
 
   std::vector<FusionCandidate> out = collector.Take();
   double residual = std::clamp(options.follower_residual, 0.0, 1.0);

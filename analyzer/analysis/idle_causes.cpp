@@ -176,9 +176,10 @@ void IdleCauseFinder::Split(TimeNs s, TimeNs e, uint32_t previous, uint32_t next
       return c;
     };
     if (host_ && read != HostModel::kNoThread) {
-      host_->Split(read, s, host_until, [&](const HostPiece& p) {
-        Append(out, p.start, p.end, staged(p.start, p.end, HostCause(p.state)), p.frame);
-      });
+      host_->Split(
+          read, s, host_until,
+          [&](const HostPiece& p) { Append(out, p.start, p.end, staged(p.start, p.end, HostCause(p.state)), p.frame); },
+          &hint_);
     } else {
       Append(out, s, host_until, staged(s, host_until, IdleCause::kHostLaunch), HostModel::kNoEvent);
     }

@@ -25,6 +25,26 @@ std::vector<uint32_t> RowsByStart(const std::vector<TimeNs>& start) {
   return rows;
 }
 
+// The position of the first of `rows` (ordered by `start`) that starts at or after x. `hint` is
+// the previous answer: the walk's searches move forward in time, so a search from there (steps
+// doubling, then a binary search) reads a few rows near it, not log2(n) rows all over the table.
+size_t FirstAtOrAfter(const std::vector<uint32_t>& rows, const std::vector<TimeNs>& start, TimeNs x, size_t& hint) {
+  const size_t n = rows.size();
+  size_t lo = 0, hi = n;
+  if (hint > 0 && hint <= n && start[rows[hint - 1]] < x) {  // the answer is at hint or after
+    lo = hi = hint;
+    for (size_t step = 1; hi < n && start[rows[hi]] < x; step *= 2) {
+      lo = hi + 1;
+      hi = std::min(n, lo + step);
+    }
+  }
+  const auto it =
+      std::lower_bound(rows.begin() + static_cast<std::ptrdiff_t>(lo), rows.begin() + static_cast<std::ptrdiff_t>(hi),
+                       x, [&](uint32_t r, TimeNs v) { return start[r] < v; });
+  hint = static_cast<size_t>(it - rows.begin());
+  return hint;
+}
+
 // The GPU work in start order, per table, to find the items on either side of an idle interval.
 class GpuItems {
  public:
@@ -35,42 +55,40 @@ class GpuItems {
         memsets_(RowsByStart(t.memsets.start)) {}
 
   // The first item that starts at or after `b` (kNoItem when none): the work that ends the interval.
-  uint32_t FirstFrom(TimeNs b) const {
+  uint32_t FirstFrom(TimeNs b) {
     uint32_t best = kNoItem;
     TimeNs best_start = std::numeric_limits<TimeNs>::max();
-    auto look = [&](const std::vector<uint32_t>& rows, const std::vector<TimeNs>& start, ItemKind kind) {
-      auto it = std::lower_bound(rows.begin(), rows.end(), b, [&](uint32_t r, TimeNs x) { return start[r] < x; });
-      if (it != rows.end() && start[*it] < best_start) best_start = start[*it], best = MakeRef(kind, *it);
+    auto look = [&](const std::vector<uint32_t>& rows, const std::vector<TimeNs>& start, ItemKind kind, size_t& hint) {
+      const size_t i = FirstAtOrAfter(rows, start, b, hint);
+      if (i < rows.size() && start[rows[i]] < best_start) best_start = start[rows[i]], best = MakeRef(kind, rows[i]);
     };
-    look(kernels_, t_.kernels.start, ItemKind::kKernel);
-    look(copies_, t_.memcpys.start, ItemKind::kMemcpy);
-    look(memsets_, t_.memsets.start, ItemKind::kMemset);
+    look(kernels_, t_.kernels.start, ItemKind::kKernel, hint_[0]);
+    look(copies_, t_.memcpys.start, ItemKind::kMemcpy, hint_[1]);
+    look(memsets_, t_.memsets.start, ItemKind::kMemset, hint_[2]);
     return best;
   }
   // The item that ends the busy piece [s, e) (the latest end among the items starting inside it).
-  uint32_t LastOf(TimeNs s, TimeNs e) const {
+  uint32_t LastOf(TimeNs s, TimeNs e) {
     uint32_t best = kNoItem;
     TimeNs best_end = std::numeric_limits<TimeNs>::min();
     auto look = [&](const std::vector<uint32_t>& rows, const std::vector<TimeNs>& start, const std::vector<TimeNs>& end,
-                    ItemKind kind) {
-      auto it = std::lower_bound(rows.begin(), rows.end(), s, [&](uint32_t r, TimeNs x) { return start[r] < x; });
-      for (; it != rows.end() && start[*it] <= e; ++it)
-        if (end[*it] > best_end && end[*it] <= e) best_end = end[*it], best = MakeRef(kind, *it);
+                    ItemKind kind, size_t& hint) {
+      for (size_t i = FirstAtOrAfter(rows, start, s, hint); i < rows.size() && start[rows[i]] <= e; ++i)
+        if (end[rows[i]] > best_end && end[rows[i]] <= e) best_end = end[rows[i]], best = MakeRef(kind, rows[i]);
     };
-    look(kernels_, t_.kernels.start, t_.kernels.end, ItemKind::kKernel);
-    look(copies_, t_.memcpys.start, t_.memcpys.end, ItemKind::kMemcpy);
-    look(memsets_, t_.memsets.start, t_.memsets.end, ItemKind::kMemset);
+    look(kernels_, t_.kernels.start, t_.kernels.end, ItemKind::kKernel, hint_[3]);
+    look(copies_, t_.memcpys.start, t_.memcpys.end, ItemKind::kMemcpy, hint_[4]);
+    look(memsets_, t_.memsets.start, t_.memsets.end, ItemKind::kMemset, hint_[5]);
     return best;
   }
   // The first HtoD copy start in [s, e) and the last DtoH copy end in (s, e], if any.
-  std::pair<TimeNs, TimeNs> CopyBounds(TimeNs s, TimeNs e) const {
+  std::pair<TimeNs, TimeNs> CopyBounds(TimeNs s, TimeNs e) {
     TimeNs first_h2d = std::numeric_limits<TimeNs>::max(), last_d2h = std::numeric_limits<TimeNs>::min();
-    auto it = std::lower_bound(copies_.begin(), copies_.end(), s,
-                               [&](uint32_t r, TimeNs x) { return t_.memcpys.start[r] < x; });
-    for (; it != copies_.end() && t_.memcpys.start[*it] < e; ++it) {
-      if (t_.memcpys.kind[*it] == CopyKind::kHtoD) first_h2d = std::min(first_h2d, t_.memcpys.start[*it]);
-      if (t_.memcpys.kind[*it] == CopyKind::kDtoH && t_.memcpys.end[*it] <= e)
-        last_d2h = std::max(last_d2h, t_.memcpys.end[*it]);
+    const MemcpyTable& m = t_.memcpys;
+    for (size_t i = FirstAtOrAfter(copies_, m.start, s, hint_[6]); i < copies_.size() && m.start[copies_[i]] < e; ++i) {
+      const uint32_t r = copies_[i];
+      if (m.kind[r] == CopyKind::kHtoD) first_h2d = std::min(first_h2d, m.start[r]);
+      if (m.kind[r] == CopyKind::kDtoH && m.end[r] <= e) last_d2h = std::max(last_d2h, m.end[r]);
     }
     return {first_h2d, last_d2h};
   }
@@ -79,6 +97,7 @@ class GpuItems {
   const Trace& t_;
   const std::vector<uint32_t>& kernels_;
   std::vector<uint32_t> copies_, memsets_;
+  std::array<size_t, 7> hint_{};  // FirstAtOrAfter's, one per kind of search and table
 };
 
 struct Kept {
@@ -258,7 +277,7 @@ IterationIdle AttributeIterationIdle(const Trace& t, const Summary& s, const Idl
     iv.gap.cause = static_cast<IdleCause>(best);
     out.largest.push_back(std::move(iv));
   }
-  if (!its->iterations.empty()) ComputeIterationStats(its);
+  if (!its->iterations.empty()) ComputePhaseStats(its);
   return out;
 }
 

@@ -464,12 +464,10 @@ void internal::ComputeIterationStats(IterationAnalysis* out) {
   out->latency_ms = SampleStats{};
   out->total_ns = 0;
   std::vector<double> latency_ms;
-  std::array<TimeNs, kPhaseCount> phase_total{};
   TimeNs first = out->iterations.front().start, last = out->iterations.front().end;
   for (const Iteration& it : out->iterations) {
     latency_ms.push_back(static_cast<double>(it.latency_ns()) / 1e6);
     out->total_ns += it.latency_ns();
-    for (size_t p = 0; p < kPhaseCount; ++p) phase_total[p] += it.phase_ns[p];
     first = std::min(first, it.start);
     last = std::max(last, it.end);
   }
@@ -479,6 +477,14 @@ void internal::ComputeIterationStats(IterationAnalysis* out) {
     out->has_throughput = true;
     out->throughput_fps = kept * static_cast<double>(out->batch) / (static_cast<double>(last - first) / 1e9);
   }
+  ComputePhaseStats(out);
+}
+
+void internal::ComputePhaseStats(IterationAnalysis* out) {
+  std::array<TimeNs, kPhaseCount> phase_total{};
+  for (const Iteration& it : out->iterations)
+    for (size_t p = 0; p < kPhaseCount; ++p) phase_total[p] += it.phase_ns[p];
+  const double kept = static_cast<double>(out->iterations.size());
   for (size_t p = 0; p < kPhaseCount; ++p) {
     double total = static_cast<double>(phase_total[p]);
     out->phase_ratio[p] = out->total_ns > 0 ? total / static_cast<double>(out->total_ns) : 0;

@@ -184,7 +184,7 @@ std::vector<uint32_t> KernelsByStart(const KernelTable& k) {
 
 Summary Summarize(const Trace& trace, const AnalyzeOptions& options, const ApiIndex* api_index,
                   const HostStages* stages, const std::vector<KernelClass>* kernel_classes,
-                  const SpanSource* iteration_spans, const internal::HostModel* host) {
+                  const SpanSource* iteration_spans, const HostSource* host) {
   Summary s;
   s.counts = CountEvents(trace);
   std::tie(s.start_ns, s.end_ns) = trace.Window();

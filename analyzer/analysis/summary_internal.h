@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "analyzer/host/host_model.h"
 #include "tracegate/analyzer/summary.h"
 
 namespace tg::internal {
@@ -36,7 +37,7 @@ inline size_t RefRow(uint32_t ref) { return ref >> 2; }
 // given) and s.streams.
 void SummarizeTimelines(const Trace& trace, const AnalyzeOptions& options, const ApiIndex* api_index,
                         const HostStages* stages, const std::vector<KernelClass>* kernel_classes,
-                        const SpanSource* iteration_spans, const HostModel* host, Summary& s);
+                        const SpanSource* iteration_spans, const HostSource* host, Summary& s);
 
 // One hole in a device's busy union: [start, end), the item ending where it begins and the one
 // starting where it ends.
@@ -99,6 +100,8 @@ class IdleCauseFinder {
   // The row of the call that launched a GPU item, or -1.
   int64_t LaunchCall(uint32_t ref) const;
   const HostModel* host() const { return host_; }
+  // The host model, when it comes after the finder (Summarize's HostSource).
+  void set_host(const HostModel* host) { host_ = host; }
 
  private:
   struct Wait {
@@ -118,6 +121,7 @@ class IdleCauseFinder {
   std::vector<Wait> waits_;                       // by start
   std::vector<uint32_t> longest_;                 // longest_[i]: the wait of waits_[0..i] that ends last
   mutable std::vector<CausePiece> scratch_;       // Decide's pieces (one thread uses a finder at a time)
+  mutable HostModel::Hint hint_;                  // where the last host split searched (HostModel::Split)
 };
 
 }  // namespace tg::internal

@@ -127,25 +127,30 @@ TimeNs SweepUnion(const GpuItem* first, const GpuItem* last, OnGap&& on_gap) {
 // `lane_bounds`: the device's items are its lanes' time-sorted blocks, at these offsets.
 // `streams`: the device's stream summaries, by stream id.
 // Appends the device's kernel rows in start order to `kernels` and its busy union to `busy`.
-// The kept iterations' spans, asked for once, when the first device's gaps are attributed.
+// The kept iterations' spans and the host model, asked for once, when the first device's gaps
+// are attributed (the other thread may still be finding them).
 class LazySpans {
  public:
-  explicit LazySpans(const SpanSource* source) : source_(source) {}
-  const std::vector<std::pair<TimeNs, TimeNs>>* Get() {
-    if (!asked_ && source_ && *source_) spans_ = (*source_)();
+  LazySpans(const SpanSource* source, const HostSource* host) : source_(source), host_(host) {}
+  const std::vector<std::pair<TimeNs, TimeNs>>* Get(IdleCauseFinder* causes) {
+    if (!asked_) {
+      // The host first: this thread may build it while the other still finds the iterations.
+      if (causes && host_ && *host_) causes->set_host((*host_)());
+      if (source_ && *source_) spans_ = (*source_)();
+    }
     asked_ = true;
     return spans_;
   }
 
  private:
   const SpanSource* source_;
+  const HostSource* host_;
   bool asked_ = false;
   const std::vector<std::pair<TimeNs, TimeNs>>* spans_ = nullptr;
 };
 
-void SummarizeDevice(const Trace& t, const AnalyzeOptions& options, const IdleCauseFinder* causes, LazySpans& spans,
-                     GpuItem* first,
-                     GpuItem* last, const std::vector<size_t>& lane_bounds, StreamSummary* streams,
+void SummarizeDevice(const Trace& t, const AnalyzeOptions& options, IdleCauseFinder* causes, LazySpans& spans,
+                     GpuItem* first, GpuItem* last, const std::vector<size_t>& lane_bounds, StreamSummary* streams,
                      size_t stream_count, DeviceSummary& d, std::vector<uint32_t>& kernels,
                      std::vector<std::pair<TimeNs, TimeNs>>& busy) {
   std::vector<GapItem> all_gaps;
@@ -178,7 +183,7 @@ void SummarizeDevice(const Trace& t, const AnalyzeOptions& options, const IdleCa
   d.idle_ratio = d.has_idle_ratio
                      ? static_cast<double>(d.active_ns - d.busy_ns) / static_cast<double>(d.active_ns)
                      : 0.0;
-  if (causes) causes->Attribute(all_gaps, d, streams, stream_count, spans.Get(), options.largest_gaps);
+  if (causes) causes->Attribute(all_gaps, d, streams, stream_count, spans.Get(causes), options.largest_gaps);
   std::sort(heap.begin(), heap.end(), LargerGap);
   d.largest_gaps.reserve(heap.size());
   for (const GapItem& g : heap) {
@@ -233,10 +238,10 @@ void KeepLargest(std::vector<GapItem>& heap, size_t cap, const GapItem& g) {
 
 void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, const ApiIndex* api_index,
                         const HostStages* stages, const std::vector<KernelClass>* kernel_classes,
-                        const SpanSource* iteration_spans, const HostModel* host, Summary& s) {
+                        const SpanSource* iteration_spans, const HostSource* host, Summary& s) {
   std::optional<IdleCauseFinder> causes;
-  LazySpans spans(iteration_spans);
-  if (api_index && kernel_classes) causes.emplace(t, *api_index, stages, *kernel_classes, host, options);
+  LazySpans spans(iteration_spans, host);
+  if (api_index && kernel_classes) causes.emplace(t, *api_index, stages, *kernel_classes, nullptr, options);
   std::vector<LaneKey> lane_keys;
   std::vector<size_t> lane_start;
   // Pass 1: per stream (lane), each lane's items contiguous in the trace's order, then sorted.

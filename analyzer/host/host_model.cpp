@@ -69,16 +69,6 @@ uint8_t ClassifyFrame(std::string_view n) {
 
 }  // namespace
 
-TimeNs HostModel::Start(uint32_t ev) const {
-  return (ev & 1u) ? t_.api_calls.start[ev >> 1] : t_.ranges.start[ev >> 1];
-}
-TimeNs HostModel::End(uint32_t ev) const {
-  return (ev & 1u) ? std::max(t_.api_calls.start[ev >> 1], t_.api_calls.end[ev >> 1])
-                   : std::max(t_.ranges.start[ev >> 1], t_.ranges.end[ev >> 1]);
-}
-StringId HostModel::NameId(uint32_t ev) const {
-  return (ev & 1u) ? t_.api_calls.name[ev >> 1] : t_.ranges.name[ev >> 1];
-}
 std::string_view HostModel::EventName(uint32_t ev) const { return t_.Name(NameId(ev)); }
 uint8_t HostModel::NameClass(uint32_t ev) const { return name_class_[NameId(ev)]; }
 
@@ -131,44 +121,70 @@ HostModel::HostModel(const Trace& t, const std::vector<uint8_t>& launched, HostM
   std::vector<int32_t>().swap(range_thread);
   std::vector<int32_t>().swap(call_thread);
 
-  // Sorted on contiguous keys (start, then longer first, ranges before calls): an indirect
-  // comparison through the columns costs a cache miss per compare.
+  // Each thread's events by (start, then longer first, ranges before calls). Its ranges come
+  // first, then its calls, each block in its table's order: time order in runs (a profiler writes
+  // its ops, then its Python frames, step by step) or with a few parents written after their
+  // children. Each block is sorted in place through the columns (the reads run in row order),
+  // then the two merged. A block in no such order is sorted on contiguous keys instead, as an
+  // indirect comparison would cost a cache miss each.
+  auto less = [&](uint32_t x, uint32_t y) {
+    const TimeNs sx = Start(x), sy = Start(y);
+    if (sx != sy) return sx < sy;
+    const TimeNs ex = End(x), ey = End(y);
+    if (ex != ey) return ex > ey;
+    if ((x & 1u) != (y & 1u)) return (x & 1u) < (y & 1u);
+    return x < y;
+  };
   struct Key {
     TimeNs start, neg_end;
     uint32_t ev;
     bool operator<(const Key& o) const {
       if (start != o.start) return start < o.start;
       if (neg_end != o.neg_end) return neg_end < o.neg_end;
-      if ((ev & 1u) != (o.ev & 1u)) return (ev & 1u) < (o.ev & 1u);
-      return ev < o.ev;
+      return ev < o.ev;  // one block holds only ranges or only calls
     }
   };
   std::vector<Key> keys_buf;
+  std::vector<size_t> runs;
+  auto sort_block = [&](uint32_t* b0, uint32_t* b1) {
+    if (b1 - b0 < 2) return;
+    const size_t n = static_cast<size_t>(b1 - b0);
+    // Sorted runs (a profiler writing its ranges, then its Python frames, step by step): merged
+    // pairwise, each merge reading both runs in row order.
+    runs.assign(1, 0);
+    for (size_t i = 1; i < n && runs.size() <= n / 64 + 1; ++i)
+      if (less(b0[i], b0[i - 1])) runs.push_back(i);
+    if (runs.size() <= n / 64 + 1) {
+      runs.push_back(n);
+      MergeSortedBlocks(b0, runs, less);
+      return;
+    }
+    if (TrySortNearlySorted(b0, b1, less)) return;
+    keys_buf.clear();
+    keys_buf.reserve(n);
+    for (const uint32_t* e = b0; e != b1; ++e) keys_buf.push_back({Start(*e), -End(*e), *e});
+    std::sort(keys_buf.begin(), keys_buf.end());
+    for (size_t i = 0; i < n; ++i) b0[i] = keys_buf[i].ev;
+  };
   const StringId python = t.strings.Find("python_function");
   parent_.assign(events_.size(), kNoEvent);
-  starts_.resize(events_.size());
   annotation_.assign(events_.size(), 0);
   const StringId cpu_op = t.strings.Find("cpu_op");
   free_.assign(events_.size(), 0);
   std::vector<uint32_t> stack;
+  std::vector<TimeNs> stack_end;  // the ends of the events on `stack`
   for (size_t k = 0; k < threads_.size(); ++k) {
     Thread& th = threads_[k];
     th.begin = count[k];
     th.end = count[k + 1];
-    // The thread's ranges come first, then its calls, each in its table's order (usually time
-    // order already): each block sorted only when it is not, then the two merged.
-    keys_buf.clear();
-    keys_buf.reserve(th.end - th.begin);
-    for (uint32_t i = th.begin; i < th.end; ++i) keys_buf.push_back({Start(events_[i]), -End(events_[i]), events_[i]});
-    Key* mid = keys_buf.data() + range_count[k];
-    for (auto [b0, b1] : {std::pair{keys_buf.data(), mid}, std::pair{mid, keys_buf.data() + keys_buf.size()}})
-      if (!std::is_sorted(b0, b1)) std::sort(b0, b1);
-    std::inplace_merge(keys_buf.data(), mid, keys_buf.data() + keys_buf.size());
-    for (size_t i = 0; i < keys_buf.size(); ++i) {
-      events_[th.begin + i] = keys_buf[i].ev;
-      starts_[th.begin + i] = keys_buf[i].start;
-    }
+    uint32_t* const first = events_.data() + th.begin;
+    uint32_t* const mid = first + range_count[k];
+    uint32_t* const last = events_.data() + th.end;
+    sort_block(first, mid);
+    sort_block(mid, last);
+    if (first != mid && mid != last && less(*mid, mid[-1])) std::inplace_merge(first, mid, last, less);
     stack.clear();
+    stack_end.clear();
     th.launch_begin = static_cast<uint32_t>(launch_starts_.size());
     th.capture_begin = static_cast<uint32_t>(captures_.size());
     TimeNs capture_open = -1;
@@ -176,9 +192,13 @@ HostModel::HostModel(const Trace& t, const std::vector<uint8_t>& launched, HostM
       const uint32_t ev = events_[i];
       const TimeNs s = Start(ev);
       // Zero-length events contain nothing: never a parent.
-      while (!stack.empty() && End(events_[stack.back()]) <= s) stack.pop_back();
+      while (!stack_end.empty() && stack_end.back() <= s) {
+        stack.pop_back();
+        stack_end.pop_back();
+      }
       if (!stack.empty()) parent_[i] = stack.back();
       stack.push_back(i);
+      stack_end.push_back(End(ev));
       const StringId name = NameId(ev);
       if (name_class_[name] == 0)
         name_class_[name] = (ev & 1u) ? ClassifyCall(t.Name(name)) : ClassifyFrame(t.Name(name));
@@ -234,11 +254,22 @@ bool HostModel::LaunchFree(uint32_t i, const Thread& th) const {
   return free_[i] == 2;
 }
 
-HostModel::Cursor HostModel::Begin(const Thread& th, TimeNs t) const {
-  const TimeNs* first = starts_.data() + th.begin;
-  const TimeNs* last = starts_.data() + th.end;
-  const TimeNs* it = std::upper_bound(first, last, t);
-  Cursor c{static_cast<uint32_t>(it - starts_.data()), kNoEvent};
+HostModel::Cursor HostModel::Begin(const Thread& th, TimeNs t, uint32_t from) const {
+  const uint32_t* first = events_.data() + th.begin;
+  const uint32_t* last = events_.data() + th.end;
+  const uint32_t* lo = first;
+  const uint32_t* hi = last;
+  if (from > th.begin && from <= th.end && StartAt(from - 1) <= t) {
+    // The first start after t is at `from` or later: steps doubling from there, then a binary
+    // search inside the last step.
+    lo = hi = events_.data() + from;
+    for (ptrdiff_t step = 1; hi < last && Start(*hi) <= t; step *= 2) {
+      lo = hi + 1;
+      hi = last - lo > step ? lo + step : last;
+    }
+  }
+  const uint32_t* it = std::upper_bound(lo, hi, t, [this](TimeNs x, uint32_t ev) { return x < Start(ev); });
+  Cursor c{static_cast<uint32_t>(it - events_.data()), kNoEvent};
   if (it != first) {
     uint32_t i = c.next - 1;
     while (i != kNoEvent && End(events_[i]) <= t) i = parent_[i];
@@ -250,7 +281,7 @@ HostModel::Cursor HostModel::Begin(const Thread& th, TimeNs t) const {
 void HostModel::Advance(const Thread& th, Cursor& c, TimeNs t) const {
   // Events that start by t: the last of them that contains t is the innermost (ties: the longer
   // one first, so the inner one comes later).
-  for (; c.next < th.end && starts_[c.next] <= t; ++c.next)
+  for (; c.next < th.end && StartAt(c.next) <= t; ++c.next)
     if (End(events_[c.next]) > t) c.inner = c.next;
   while (c.inner != kNoEvent && End(events_[c.inner]) <= t) c.inner = parent_[c.inner];
 }
@@ -282,7 +313,7 @@ HostPiece HostModel::Piece(const Thread& th, const Cursor& c, TimeNs t, TimeNs l
   p.end = std::min(p.end, capture_until);
   // Where the stack next changes: the next event's start, or the innermost event's end.
   const bool more = c.next < th.end;
-  if (more) p.end = std::min(p.end, starts_[c.next]);
+  if (more) p.end = std::min(p.end, StartAt(c.next));
   const uint32_t inner = c.inner;
   if (inner == kNoEvent) {
     // An empty stretch: from the end of the last top-level event before t to the next event.
@@ -292,7 +323,7 @@ HostPiece HostModel::Piece(const Thread& th, const Cursor& c, TimeNs t, TimeNs l
       while (parent_[i] != kNoEvent) i = parent_[i];
       from = End(events_[i]);
     }
-    const TimeNs to = more ? starts_[c.next] : std::numeric_limits<TimeNs>::max();
+    const TimeNs to = more ? StartAt(c.next) : std::numeric_limits<TimeNs>::max();
     const bool long_stretch = from == std::numeric_limits<TimeNs>::min() || to == std::numeric_limits<TimeNs>::max() ||
                               to - from >= kUntracedIdleFactor * options_.compute_block_min_ns;
     p.state = th.python || long_stretch ? HostState::kIdle : HostState::kLaunch;
@@ -319,7 +350,7 @@ HostPiece HostModel::Piece(const Thread& th, const Cursor& c, TimeNs t, TimeNs l
       while (parent_[i] != kNoEvent && parent_[i] != inner && !annotation_[parent_[i]]) i = parent_[i];
       if (End(events_[i]) <= t) from = std::max(from, End(events_[i]));
     }
-    const TimeNs to = more ? std::min(starts_[c.next], End(events_[inner])) : End(events_[inner]);
+    const TimeNs to = more ? std::min(StartAt(c.next), End(events_[inner])) : End(events_[inner]);
     const bool long_stretch = to - from >= kUntracedIdleFactor * options_.compute_block_min_ns;
     p.state = th.python || long_stretch ? HostState::kIdle : HostState::kLaunch;
     p.frame = events_[inner];

@@ -3,6 +3,7 @@
 
 #include <exception>
 #include <future>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <utility>
@@ -41,8 +42,8 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   KernelClassifier classifier;
   TG_RETURN_IF_ERROR(KernelClassifier::Create(config.rules.kernel_class_patterns, &classifier));
   // A second thread builds the API correlation index, which the iterations need once their
-  // markers are found, then the timeline summary, which does not depend on the iterations (both
-  // threads only read the trace).
+  // markers are found, then the timeline summary, which does not depend on the iterations until
+  // its devices' gaps are attributed (both threads only read the trace).
   std::optional<ApiIndex> api_index;
   std::vector<KernelClass> kernel_classes;
   OpLinks op_links;
@@ -50,6 +51,18 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   uint64_t before_launch = 0;
   std::promise<void> index_built;
   std::shared_future<void> index_ready = index_built.get_future().share();
+  // The host model is built by whichever thread asks first: the summary's, when its sweep is
+  // done before the iterations are found (it needs the model for the devices' gaps), or this
+  // one once they are; the other waits.
+  std::once_flag host_once;
+  const HostSource host_source = [&]() -> const internal::HostModel* {
+    std::call_once(host_once, [&] {
+      index_ready.get();
+      host.emplace(trace, internal::LaunchedCalls(trace, *api_index, &before_launch),
+                   internal::HostModelOptions{summary_options.compute_block_ns});
+    });
+    return &*host;
+  };
   Status iterations;
   // The pre/post stage ranges tell a host busy pre/post-processing (host_stage) from one slow to
   // launch (host_launch); their expressions are compiled here, before the second thread starts
@@ -77,12 +90,11 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
       index_built.set_value();
       stages.Collect();
       // The idle causes ask the kernel classes which kernels are collectives; the classes ask
-      // the op that launched each kernel first. The iterations take longer than all of these.
+      // the op that launched each kernel first.
       op_links = LinkOps(trace, *api_index);
       kernel_classes = ClassifyKernels(trace, classifier, &op_links.kernels);
-      host.emplace(trace, internal::LaunchedCalls(trace, *api_index, &before_launch),
-                   internal::HostModelOptions{summary_options.compute_block_ns});
-      out->summary = Summarize(trace, summary_options, &*api_index, &stages, &kernel_classes, &span_source, &*host);
+      out->summary =
+          Summarize(trace, summary_options, &*api_index, &stages, &kernel_classes, &span_source, &host_source);
     });
     try {
       iterations = AnalyzeIterations(trace, config.iterations, &out->iterations, [&]() -> const ApiIndex& {
@@ -96,16 +108,29 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
     if (iterations.ok())
       for (const Iteration& it : out->iterations.iterations) spans.emplace_back(it.start, it.end);
     spans_set.set_value(iterations.ok() ? &spans : nullptr);
+    if (iterations.ok()) host_source();
     summary.Wait();
   }
   if (!iterations.ok()) return iterations;
   out->kernel_classes = std::move(kernel_classes);
   out->ops = std::move(op_links);
+  // Fusion candidates on a second thread while the idle time is attributed and the roofline and
+  // the other rules are worked out here (only fusion_candidate reads them); that rule runs once
+  // they are there. The communication figures (read by the report only) follow them on that
+  // thread. Both read the iterations' spans and kernels, which the idle attribution leaves alone
+  // (it writes only the iterations' phases and causes, and their phase statistics).
+  SideTask fusion_task([&] {
+    if (config.rules.Enabled("fusion_candidate"))
+      out->fusion = FindFusionCandidates(trace, out->iterations, out->kernel_classes, FusionFromRules(config.rules));
+    out->communication =
+        AnalyzeCommunication(trace, out->iterations, out->kernel_classes, out->summary.kernels_by_start);
+  });
   // Every GPU-idle instant of the kept iterations to a cause; host compute around the GPU work
   // becomes pre / post where no range names them (the named stages are split there, so the
   // finder reads no stages).
   {
-    const internal::IdleCauseFinder finder(trace, *api_index, nullptr, out->kernel_classes, &*host, summary_options);
+    const internal::IdleCauseFinder finder(trace, *api_index, nullptr, out->kernel_classes, host_source(),
+                                           summary_options);
     out->idle = internal::AttributeIterationIdle(trace, out->summary, finder, &out->iterations);
   }
   for (QualityEntry& q : out->summary.quality) {
@@ -114,16 +139,6 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   }
   host.reset();
   api_index.reset();
-
-  // Fusion candidates on a second thread while the roofline and the other rules are worked out
-  // here (only fusion_candidate reads them); that rule runs once they are there. The
-  // communication figures (read by the report only) follow them on that thread.
-  SideTask fusion_task([&] {
-    if (config.rules.Enabled("fusion_candidate"))
-      out->fusion = FindFusionCandidates(trace, out->iterations, out->kernel_classes, FusionFromRules(config.rules));
-    out->communication =
-        AnalyzeCommunication(trace, out->iterations, out->kernel_classes, out->summary.kernels_by_start);
-  });
 
   PeakOverride peak = config.peak;
   if (peak.bandwidth_gbs <= 0) peak.bandwidth_gbs = config.rules.peak_bandwidth_gbs;

@@ -47,9 +47,11 @@ void SortMostlySorted(T* first, T* last, Less less, size_t max_runs = 8) {
 // order, else it is one correct order of the ties) when a few elements are out of place, such as parent
 // ranges that a profiler writes after their children: one pass keeps the elements that continue
 // the order in place and sets the others aside, which are then sorted and merged in. Falls back
-// to std::sort once more than an eighth of the elements are out of place.
+// to std::sort once more than an eighth of the elements are out of place. TrySortNearlySorted
+// gives up there instead (false; the range is then some permutation of its elements), for callers
+// with a cheaper way to sort data in no order.
 template <class T, class Less>
-void SortNearlySorted(T* first, T* last, Less less) {
+bool TrySortNearlySorted(T* first, T* last, Less less) {
   const size_t n = static_cast<size_t>(last - first);
   std::vector<T> aside;
   size_t kept = 0;
@@ -64,14 +66,18 @@ void SortNearlySorted(T* first, T* last, Less less) {
       // Everything before i + 1 is either kept or aside (kept + aside.size() == i + 1), and the
       // rest is still in place after it.
       std::move(aside.begin(), aside.end(), first + kept);
-      std::sort(first, last, less);
-      return;
+      return false;
     }
   }
-  if (aside.empty()) return;
+  if (aside.empty()) return true;
   std::sort(aside.begin(), aside.end(), less);
   std::move(aside.begin(), aside.end(), first + kept);
   std::inplace_merge(first, first + kept, last, less);
+  return true;
+}
+template <class T, class Less>
+void SortNearlySorted(T* first, T* last, Less less) {
+  if (!TrySortNearlySorted(first, last, less)) std::sort(first, last, less);
 }
 template <class T, class Less>
 void SortNearlySorted(std::vector<T>& v, Less less) {

@@ -5,7 +5,6 @@
 #include <map>
 #include <set>
 #include <string>
-#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -120,22 +119,31 @@ nlohmann::json KernelTableJson(const Trace& trace, const Analysis& analysis, con
   const KernelTable& k = trace.kernels;
   // Sum per name id first (one demangle per distinct id), then merge ids that demangle alike.
   std::vector<KernelTotals> by_id(trace.strings.size());  // an index per row, not a map lookup
-  std::vector<uint32_t> last(trace.strings.size(), 0);     // the name's last row
-  std::vector<std::tuple<StringId, int64_t, int64_t>> seen;  // (name, device, stream)
+  // Each name's distinct (device, stream) places, a short list per name: places_[head[name]],
+  // then each entry's `next`. Most launches repeat the place their name had last.
+  struct Place {
+    int64_t device, stream;
+    uint32_t next;
+  };
+  constexpr uint32_t kNone = UINT32_MAX;
+  std::vector<uint32_t> head(trace.strings.size(), kNone);
+  std::vector<Place> place;
   for (size_t i = 0; i < k.size() && i < it.kernel_iteration.size(); ++i) {
     if (it.kernel_iteration[i] < 0) continue;
-    KernelTotals& t = by_id[k.name[i]];
-    if (t.count == 0 || k.device[i] != k.device[last[k.name[i]]] || k.stream[i] != k.stream[last[k.name[i]]])
-      seen.emplace_back(k.name[i], k.device[i], k.stream[i]);  // most launches repeat the last place
-    last[k.name[i]] = static_cast<uint32_t>(i);
+    const StringId name = k.name[i];
+    KernelTotals& t = by_id[name];
+    const int64_t device = k.device[i], stream = k.stream[i];
+    uint32_t p = head[name];
+    while (p != kNone && (place[p].device != device || place[p].stream != stream)) p = place[p].next;
+    if (p == kNone) {
+      place.push_back({device, stream, head[name]});
+      head[name] = static_cast<uint32_t>(place.size() - 1);
+    }
     t.count++;
     t.total_ns += k.end[i] - k.start[i];
   }
-  std::sort(seen.begin(), seen.end());
-  seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
   std::map<std::string, KernelTotals> by_name;
   std::map<std::string, Places> places;
-  size_t next_seen = 0;
   for (StringId id = 0; id < by_id.size(); ++id) {
     const KernelTotals& t = by_id[id];
     if (t.count == 0) continue;
@@ -144,9 +152,9 @@ nlohmann::json KernelTableJson(const Trace& trace, const Analysis& analysis, con
     merged.count += t.count;
     merged.total_ns += t.total_ns;
     Places& p = places[name];
-    for (; next_seen < seen.size() && std::get<0>(seen[next_seen]) == id; ++next_seen) {
-      p.devices.insert(std::get<1>(seen[next_seen]));
-      p.streams.insert(std::get<2>(seen[next_seen]));
+    for (uint32_t q = head[id]; q != kNone; q = place[q].next) {
+      p.devices.insert(place[q].device);
+      p.streams.insert(place[q].stream);
     }
   }
   std::vector<std::pair<std::string, KernelTotals>> rows(by_name.begin(), by_name.end());

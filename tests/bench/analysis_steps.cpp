@@ -18,6 +18,8 @@
 
 #include "analyzer/analysis/correlation.h"
 #include "analyzer/analysis/host_stages.h"
+#include "analyzer/analysis/iteration_idle_internal.h"
+#include "analyzer/host/host_model.h"
 #include "tracegate/analyzer/analysis.h"
 #include "tracegate/analyzer/import.h"
 #include "tracegate/analyzer/kernel_class.h"
@@ -112,16 +114,51 @@ int main(int argc, char** argv) {
   Measure(rows, "ApiIndex (correlation index)", runs, [&] { api.reset(); }, [&] { api.emplace(trace.api_calls); });
   tg::HostStages stages(trace, config.iterations);
   Measure(rows, "HostStages::Collect", runs, [] {}, [&] { stages.Collect(); });
-  Measure(rows, "ClassifyKernels", runs, [&] { out.kernel_classes.clear(); out.kernel_classes.shrink_to_fit(); }, [&] { out.kernel_classes = tg::ClassifyKernels(trace, classifier); });
+  Measure(
+      rows, "LinkOps (the op behind each launch)", runs, [&] { out.ops = tg::OpLinks{}; },
+      [&] { out.ops = tg::LinkOps(trace, *api); });
+  Measure(
+      rows, "ClassifyKernels (by op, then name)", runs,
+      [&] {
+        out.kernel_classes.clear();
+        out.kernel_classes.shrink_to_fit();
+      },
+      [&] { out.kernel_classes = tg::ClassifyKernels(trace, classifier, &out.ops.kernels); });
+  tg::AnalyzeOptions summary_options = config.summary;
+  summary_options.compute_block_ns = static_cast<tg::TimeNs>(config.rules.Get("host_bound", "compute_block_us") * 1000);
+  summary_options.backlog_ns = static_cast<tg::TimeNs>(config.rules.Get("idle_gaps", "backlog_us") * 1000);
+  std::optional<tg::internal::HostModel> host;
+  uint64_t before_launch = 0;
+  Measure(
+      rows, "LaunchedCalls + HostModel (host threads' nesting)", runs, [&] { host.reset(); },
+      [&] {
+        host.emplace(trace, tg::internal::LaunchedCalls(trace, *api, &before_launch),
+                     tg::internal::HostModelOptions{summary_options.compute_block_ns});
+      });
   Measure(rows, "AnalyzeIterations (assignment, phases)", runs, [&] { out.iterations = tg::IterationAnalysis{}; }, [&] {
     ok = tg::AnalyzeIterations(trace, config.iterations, &out.iterations, [&]() -> const tg::ApiIndex& { return *api; }).ok();
   });
   std::vector<std::pair<tg::TimeNs, tg::TimeNs>> spans;
   for (const tg::Iteration& it : out.iterations.iterations) spans.emplace_back(it.start, it.end);
   const tg::SpanSource span_source = [&]() { return &spans; };
-  Measure(rows, "Summarize (timelines, idle causes, kernel table)", runs, [&] { out.summary = tg::Summary{}; }, [&] {
-    out.summary = tg::Summarize(trace, config.summary, &*api, &stages, &out.kernel_classes, &span_source);
-  });
+  const tg::HostSource host_source = [&]() -> const tg::internal::HostModel* { return &*host; };
+  Measure(
+      rows, "Summarize (timelines, devices' idle causes, kernel table)", runs, [&] { out.summary = tg::Summary{}; },
+      [&] {
+        out.summary =
+            tg::Summarize(trace, summary_options, &*api, &stages, &out.kernel_classes, &span_source, &host_source);
+      });
+  // Attributing moves host compute into the iterations' phases: each run starts from the same
+  // iterations.
+  const tg::IterationAnalysis found = out.iterations;
+  Measure(
+      rows, "AttributeIterationIdle (every idle instant's cause)", runs, [&] { out.iterations = found; },
+      [&] {
+        const tg::internal::IdleCauseFinder finder(trace, *api, nullptr, out.kernel_classes, &*host, summary_options);
+        out.idle = tg::internal::AttributeIterationIdle(trace, out.summary, finder, &out.iterations);
+      });
+  Measure(
+      rows, "HostModel released", 1, [] {}, [&] { host.reset(); });
   Measure(rows, "ApiIndex released", 1, [] {}, [&] { api.reset(); });
   tg::FusionOptions fusion;
   fusion.max_gap_ns = static_cast<tg::TimeNs>(config.rules.Get("fusion_candidate", "max_gap_us") * 1000);
@@ -147,6 +184,7 @@ int main(int argc, char** argv) {
   in.summary = &out.summary;
   in.iterations = &out.iterations;
   in.kernel_classes = &out.kernel_classes;
+  in.idle = &out.idle;
   in.roofline = &out.roofline;
   in.peak = &out.peak;
   in.fusion = &out.fusion;

@@ -9,8 +9,12 @@
 
 #include <algorithm>
 #include <numeric>
+#include <random>
 #include <string>
+#include <tuple>
+#include <vector>
 
+#include "analyzer/host/host_model.h"
 #include "trace_builder.h"
 #include "tracegate/analyzer/analysis.h"
 #include "tracegate/reports/analysis_report.h"
@@ -282,6 +286,59 @@ TEST(HostCauses, NamedPreRangesWinOverHostCompute) {
   const Iteration& it = a.iterations.iterations[0];
   EXPECT_EQ(it.idle_cause_ns[C(IdleCause::kHostStage)], 160 * kUs);
   EXPECT_EQ(it.phase_ns[static_cast<size_t>(Phase::kPre)], 160 * kUs);
+}
+
+// A split that starts its search where the last one stopped (the idle walks pass a hint) gives
+// the same pieces as one that searches the whole thread, in time order and in any order, on a
+// random nesting of frames, calls and empty stretches.
+TEST(HostModelSplit, AHintChangesNothing) {
+  std::mt19937 rng(17);
+  Trace t;
+  std::vector<uint8_t> launched;
+  TimeNs now = 0;
+  int64_t corr = 1;
+  // Frames nested up to 4 deep, each with calls and children, separated by empty stretches.
+  auto frame = [&](auto&& self, int depth) -> void {
+    const TimeNs start = now;
+    now += 1 + static_cast<TimeNs>(rng() % 50);
+    const int children = depth < 4 ? static_cast<int>(rng() % 4) : 0;
+    for (int c = 0; c < children; ++c) {
+      if (rng() % 3 == 0) {
+        AddApi(t, rng() % 4 == 0 ? "cudaMemcpy" : "cudaLaunchKernel", now, now + 5 + static_cast<TimeNs>(rng() % 20),
+               corr++);
+        launched.push_back(rng() % 2 == 0);
+        now = t.api_calls.end.back() + static_cast<TimeNs>(rng() % 10);
+      } else {
+        self(self, depth + 1);
+      }
+      now += static_cast<TimeNs>(rng() % 30);
+    }
+    now += 1 + static_cast<TimeNs>(rng() % 50);
+    Frame(t, depth == 0 ? "main.py(1): step" : "lib.py(" + std::to_string(depth) + "): f", start, now);
+  };
+  for (int top = 0; top < 200; ++top) {
+    frame(frame, 0);
+    now += static_cast<TimeNs>(rng() % 400);
+  }
+  FinalizeTrace(t);
+  const internal::HostModel model(t, launched, internal::HostModelOptions{100});
+  ASSERT_FALSE(model.empty());
+  std::vector<std::pair<TimeNs, TimeNs>> intervals;
+  for (TimeNs a = -10; a < now + 10; a += 1 + static_cast<TimeNs>(rng() % 200))
+    intervals.emplace_back(a, a + 1 + static_cast<TimeNs>(rng() % 300));
+  auto pieces = [&](TimeNs a, TimeNs b, internal::HostModel::Hint* hint) {
+    std::vector<std::tuple<TimeNs, TimeNs, int, uint32_t>> out;
+    model.Split(
+        0, a, b,
+        [&](const internal::HostPiece& p) { out.emplace_back(p.start, p.end, static_cast<int>(p.state), p.frame); },
+        hint);
+    return out;
+  };
+  for (bool shuffled : {false, true}) {
+    if (shuffled) std::shuffle(intervals.begin(), intervals.end(), rng);
+    internal::HostModel::Hint hint;
+    for (const auto& [a, b] : intervals) ASSERT_EQ(pieces(a, b, &hint), pieces(a, b, nullptr)) << a << " " << b;
+  }
 }
 
 }  // namespace

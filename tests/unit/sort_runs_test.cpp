@@ -69,6 +69,35 @@ TEST(SortRuns, NearlySortedGivesWhatStdSortGives) {
   }
 }
 
+// TrySortNearlySorted sorts what SortNearlySorted sorts without falling back, and gives up on data
+// in no order with its elements still all there (the caller then sorts them another way).
+TEST(SortRuns, TryNearlySortedSortsOrGivesUpKeepingTheElements) {
+  std::mt19937 rng(13);
+  for (size_t n : {0, 1, 2, 10, 1000, 20000}) {
+    std::vector<Item> nearly = Runs(1, n, rng);
+    if (n > 2)
+      std::rotate(nearly.begin() + static_cast<ptrdiff_t>(n / 3), nearly.begin() + static_cast<ptrdiff_t>(n / 3 + 1),
+                  nearly.end());  // one parent written after its children
+    std::vector<Item> expected = nearly;
+    std::sort(expected.begin(), expected.end());
+    EXPECT_TRUE(internal::TrySortNearlySorted(nearly.data(), nearly.data() + n, std::less<Item>())) << n;
+    EXPECT_EQ(nearly, expected) << n;
+    std::vector<Item> shuffled = Runs(1, n, rng);
+    std::shuffle(shuffled.begin(), shuffled.end(), rng);
+    std::vector<Item> elements = shuffled;
+    const bool sorted = internal::TrySortNearlySorted(shuffled.data(), shuffled.data() + n, std::less<Item>());
+    if (n >= 1000) {
+      EXPECT_FALSE(sorted) << n;
+    }
+    if (sorted) {
+      EXPECT_TRUE(std::is_sorted(shuffled.begin(), shuffled.end())) << n;
+    }
+    std::sort(shuffled.begin(), shuffled.end());
+    std::sort(elements.begin(), elements.end());
+    EXPECT_EQ(shuffled, elements) << n;
+  }
+}
+
 TEST(SortRuns, MergesGivenBlocks) {
   std::vector<Item> v{{1, 0}, {5, 1}, {9, 2}, {2, 3}, {3, 4}, {0, 5}, {7, 6}, {8, 7}};
   std::vector<Item> expected = v;

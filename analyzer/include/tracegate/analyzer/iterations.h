@@ -140,9 +140,12 @@ Status AnalyzeIterations(const Trace& trace, const IterationOptions& options, It
                          const std::function<const ApiIndex&()>& api_index);
 
 namespace internal {
-// The statistics over the kept iterations (latency, throughput, phase ratios and means), again
-// after their phases changed (AttributeIterationIdle moves host compute from idle to pre/post).
+// The statistics over the kept iterations (latency, throughput, phase ratios and means).
 void ComputeIterationStats(IterationAnalysis* out);
+// The phase ratios and means alone, again after the phases changed (AttributeIterationIdle moves
+// host compute from idle to pre/post): nothing else is written, so the fusion candidates may
+// read the iterations meanwhile.
+void ComputePhaseStats(IterationAnalysis* out);
 }  // namespace internal
 
 }  // namespace tg

@@ -220,10 +220,13 @@ enum class KernelClass : uint8_t;  // tracegate/analyzer/kernel_class.h
 // their gaps are attributed, and may block until the iterations are known (RunAnalysis finds them
 // on another thread). It may return null: no spans.
 using SpanSource = std::function<const std::vector<std::pair<TimeNs, TimeNs>>*()>;
-// `host` (the host model; may be null) tells the host's causes apart (idle_cause.h); without it
-// every gap the host caused reads host_launch.
+// `host` (may be null, or return null) gives the host model, which tells the host's causes apart
+// (idle_cause.h); without it every gap the host caused reads host_launch. Like `iteration_spans`
+// it is called once, when the first device's gaps are attributed, and may block (RunAnalysis
+// builds the model on the other thread once the iterations are found).
+using HostSource = std::function<const internal::HostModel*()>;
 Summary Summarize(const Trace& trace, const AnalyzeOptions& options, const ApiIndex* api_index = nullptr,
                   const HostStages* stages = nullptr, const std::vector<KernelClass>* kernel_classes = nullptr,
-                  const SpanSource* iteration_spans = nullptr, const internal::HostModel* host = nullptr);
+                  const SpanSource* iteration_spans = nullptr, const HostSource* host = nullptr);
 
 }  // namespace tg
