@@ -52,18 +52,36 @@ size_t MedianIteration(const IterationAnalysis& it) {
 }
 
 // Every GPU item of iteration `pos`, grouped by lane.
+// Each lane's vector is sized by a first counting pass: a trace that is one long iteration (no
+// step markers) puts all of its GPU work here, and growing the vectors by doubling would hold up
+// to twice that at once.
 std::map<LaneKey, std::vector<Item>> CollectLanes(const Trace& t, const IterationAnalysis& it, size_t pos) {
   std::map<LaneKey, std::vector<Item>> lanes;
-  auto add = [&](Kind kind, const std::vector<int32_t>& owner, const std::vector<TimeNs>& start,
-                 const std::vector<TimeNs>& end, const std::vector<int32_t>& device,
-                 const std::vector<int64_t>& stream) {
-    for (size_t r = 0; r < owner.size(); ++r)
-      if (owner[r] >= 0 && static_cast<size_t>(owner[r]) == pos)
-        lanes[{device[r], stream[r]}].push_back(Item{start[r], std::max(start[r], end[r]), kind, r});
-  };
-  add(Kind::kKernel, it.kernel_iteration, t.kernels.start, t.kernels.end, t.kernels.device, t.kernels.stream);
-  add(Kind::kMemcpy, it.memcpy_iteration, t.memcpys.start, t.memcpys.end, t.memcpys.device, t.memcpys.stream);
-  add(Kind::kMemset, it.memset_iteration, t.memsets.start, t.memsets.end, t.memsets.device, t.memsets.stream);
+  for (int pass = 0; pass < 2; ++pass) {
+    std::map<LaneKey, size_t> counts;
+    auto add = [&](Kind kind, const std::vector<int32_t>& owner, const std::vector<TimeNs>& start,
+                   const std::vector<TimeNs>& end, const std::vector<int32_t>& device,
+                   const std::vector<int64_t>& stream) {
+      auto last = lanes.end();
+      auto last_count = counts.end();
+      for (size_t r = 0; r < owner.size(); ++r) {
+        if (owner[r] < 0 || static_cast<size_t>(owner[r]) != pos) continue;
+        const LaneKey key{device[r], stream[r]};
+        if (pass == 0) {
+          if (last_count == counts.end() || last_count->first != key) last_count = counts.try_emplace(key, 0).first;
+          last_count->second++;
+        } else {
+          if (last == lanes.end() || last->first != key) last = lanes.find(key);
+          last->second.push_back(Item{start[r], std::max(start[r], end[r]), kind, r});
+        }
+      }
+    };
+    add(Kind::kKernel, it.kernel_iteration, t.kernels.start, t.kernels.end, t.kernels.device, t.kernels.stream);
+    add(Kind::kMemcpy, it.memcpy_iteration, t.memcpys.start, t.memcpys.end, t.memcpys.device, t.memcpys.stream);
+    add(Kind::kMemset, it.memset_iteration, t.memsets.start, t.memsets.end, t.memsets.device, t.memsets.stream);
+    if (pass == 0)
+      for (const auto& [key, n] : counts) lanes[key].reserve(n);
+  }
   return lanes;
 }
 
@@ -77,16 +95,32 @@ bool Longer(const Item& a, const Item& b) {
 }
 
 // Marks the `cap` longest items over all lanes as kept; returns the keep flags per lane.
+// A heap of at most `cap` entries (its front the shortest kept), not a copy of every item.
 std::map<LaneKey, std::vector<bool>> KeepLongest(const std::map<LaneKey, std::vector<Item>>& lanes, size_t cap) {
-  std::vector<std::pair<Item, std::pair<LaneKey, size_t>>> all;
+  struct Entry {
+    const Item* item;
+    std::vector<bool>* keep;
+    size_t index;
+  };
   std::map<LaneKey, std::vector<bool>> keep;
+  std::vector<Entry> heap;
+  auto longer = [](const Entry& a, const Entry& b) { return Longer(*a.item, *b.item); };
   for (const auto& [key, items] : lanes) {
-    keep[key].assign(items.size(), false);
-    for (size_t i = 0; i < items.size(); ++i) all.push_back({items[i], {key, i}});
+    std::vector<bool>& flags = keep[key];
+    flags.assign(items.size(), false);
+    for (size_t i = 0; i < items.size() && cap > 0; ++i) {
+      const Entry e{&items[i], &flags, i};
+      if (heap.size() < cap) {
+        heap.push_back(e);
+        std::push_heap(heap.begin(), heap.end(), longer);
+      } else if (longer(e, heap.front())) {
+        std::pop_heap(heap.begin(), heap.end(), longer);
+        heap.back() = e;
+        std::push_heap(heap.begin(), heap.end(), longer);
+      }
+    }
   }
-  auto longer = [](const auto& a, const auto& b) { return Longer(a.first, b.first); };
-  if (all.size() > cap) std::nth_element(all.begin(), all.begin() + static_cast<ptrdiff_t>(cap), all.end(), longer);
-  for (size_t i = 0; i < std::min(cap, all.size()); ++i) keep[all[i].second.first][all[i].second.second] = true;
+  for (const Entry& e : heap) (*e.keep)[e.index] = true;
   return keep;
 }
 
