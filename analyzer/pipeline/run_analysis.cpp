@@ -93,6 +93,7 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
       // the op that launched each kernel first.
       op_links = LinkOps(trace, *api_index);
       kernel_classes = ClassifyKernels(trace, classifier, &op_links.kernels);
+      std::vector<StringId>().swap(op_links.api);  // the GPU rows have theirs (4 bytes a call)
       out->summary =
           Summarize(trace, summary_options, &*api_index, &stages, &kernel_classes, &span_source, &host_source);
     });

@@ -30,7 +30,8 @@ enum class OpSource : uint8_t {
 struct OpLinks {
   OpSource source = OpSource::kNone;
   // Per row of trace.api_calls: the innermost op enclosing the call's start (StringTable::kEmpty
-  // = none); the GPU rows below read theirs from their launch call.
+  // = none); the GPU rows below read theirs from their launch call. RunAnalysis keeps it empty in
+  // Analysis::ops once the GPU rows have theirs (nothing after reads it).
   std::vector<StringId> api;
   // Per row of trace.kernels / memcpys / memsets: the op name (StringTable::kEmpty = none).
   std::vector<StringId> kernels, memcpys, memsets;
