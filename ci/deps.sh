@@ -10,11 +10,17 @@
 #                                 large one: 166 packages with its dependencies, 25 s to install
 #                                 on the 2-core machine, against 9 s for the other five)
 #   tracegate_install_deps format clang-format alone (git clang-format: ci/format_check.sh)
+#   tracegate_install_deps slurm  Slurm 22.05's controller, node daemon and clients, and munge,
+#                                 alone (tests/cli/slurm_job.sh runs a one-node cluster with them;
+#                                 it starts the daemons itself with its own configuration)
 tracegate_install_deps() {
   local pkgs=(cmake g++ make pkg-config nlohmann-json3-dev libcli11-dev libsqlite3-dev
               libbenchmark-dev libgtest-dev libgmock-dev libsimdjson-dev zlib1g-dev sqlite3 python3)
   if [ "${1:-}" = format ]; then
     pkgs=(clang-format git)
+  fi
+  if [ "${1:-}" = slurm ]; then
+    pkgs=(slurmctld slurmd slurm-client munge)
   fi
   if [ "${1:-}" = test ]; then
     pkgs+=(python3-jsonschema chromium fonts-liberation clang clang-format

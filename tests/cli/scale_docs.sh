@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# docs/SCALE.md stays true: its Slurm script passes bash -n, its Kubernetes manifest parses as
+# docs/SCALE.md stays true: its Slurm scripts pass bash -n (cli.slurm_job runs them on a one-node
+# Slurm cluster, as root: label slurm), its Kubernetes manifest parses as
 # YAML (with PyYAML, and with our subset parser, which must agree) as Indexed Jobs, and its local
 # xargs -P example runs on a generated job and gives analyze DIR's job report.
 source "$(dirname "$0")/testlib.bash"
@@ -14,6 +15,10 @@ block "yaml k8s" > job.yaml
 block "bash local" > local.sh
 [ -s map.sh ] && [ -s job.yaml ] && [ -s local.sh ] && ok || fail "SCALE.md has the slurm, k8s and local blocks"
 bash -n map.sh && ok || fail "Slurm script: bash -n"
+block "bash slurm-submit" > submit.sh
+block "bash slurm-rerun" > rerun.sh
+[ -s submit.sh ] && [ -s rerun.sh ] && bash -n submit.sh && bash -n rerun.sh && ok || fail "Slurm submit and rerun blocks: bash -n"
+grep -q -- '--dependency=afterok:' submit.sh && grep -q -- '--dependency=afterok:' rerun.sh && ok || fail "the merge waits for the map (afterok)"
 grep -q '^#SBATCH --job-name=' map.sh && grep -q 'SLURM_ARRAY_TASK_ID' map.sh && ok || fail "Slurm script is a job-array task"
 python3 "$here/yaml_subset.py" job.yaml > subset.json && ok || fail "manifest in the YAML subset"
 python3 - subset.json job.yaml <<'EOF_PY' && ok || fail "manifest: an Indexed Job and the merge Job"
