@@ -156,6 +156,26 @@ int RunAnalyze(const AnalyzeArgs& args) {
 int RunPredict(const PredictArgs& args) {
   Prediction p;
   if (Status s = Predict(args, nullptr, &p, Load); !s.ok()) return Fail(s);
+  if (p.replayed) {
+    const ReplayResult& r = p.replay;
+    const double n = static_cast<double>(std::max<size_t>(1, r.iterations.size()));
+    std::printf("replay: %zu iteration(s), mean %.3f ms -> %.3f ms: speedup %.4f (%+.1f%%)\n", r.iterations.size(),
+                static_cast<double>(r.base_total_ns) / n / 1e6, static_cast<double>(r.predicted_total_ns) / n / 1e6,
+                r.speedup(), (r.speedup() - 1) * 100);
+    if (!args.kernels_regex.empty())
+      std::printf("  changed: %llu kernels (%.3f ms of GPU time) run %.4gx faster\n",
+                  static_cast<unsigned long long>(r.kernels_changed), static_cast<double>(r.kernel_part_ns) / 1e6,
+                  args.speedup);
+    if (r.launches_changed > 0)
+      std::printf("  changed: %llu launch calls take %.4g us each\n",
+                  static_cast<unsigned long long>(r.launches_changed), args.launch_us);
+    if (r.syncs_removed > 0)
+      std::printf("  changed: %llu synchronising calls no longer wait\n",
+                  static_cast<unsigned long long>(r.syncs_removed));
+    for (const std::string& a : r.assumptions) std::printf("  held fixed: %s\n", a.c_str());
+    if (p.parts.empty()) return kExitOk;
+    std::printf("Amdahl's law for the same change (the bound when the kernels are on the critical path):\n");
+  }
   if (p.measured) {
     const MeasuredShare& m = p.share;
     std::printf("measured: %llu %s take %.3f ms of %.3f ms in %zu iteration(s) -> P = %.4f\n",

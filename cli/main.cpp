@@ -53,7 +53,8 @@ constexpr const char* kPredictFooter =
     "Examples:\n"
     "  tracegate predict --fraction 0.1 --speedup 1.146        # 1.013\n"
     "  tracegate predict --part 0.1:1.146 --part 0.05:2\n"
-    "  tracegate predict run.db --kernels 'conv|bn_fw' --speedup 1.146";
+    "  tracegate predict run.db --kernels 'conv|bn_fw' --speedup 1.146\n"
+    "  tracegate predict run.db --kernels gemm --speedup 1.1 --method replay   # re-timed, Amdahl beside";
 
 // The options that decide the verdict, shared by gate and compare.
 void AddVerdictOptions(CLI::App* cmd, tg::cli::VerdictArgs& v) {
@@ -190,6 +191,14 @@ int main(int argc, char** argv) {
   p->add_option("--range", predict.range_regex, "Regex of range names whose time is P (needs TRACE)");
   p->add_option("--launched-in", predict.launched_regex,
                 "Regex of range names: the GPU time of the kernels launched inside them is P (needs TRACE)");
+  p->add_option("--method", predict.method,
+                "amdahl (the bound from P and S) or replay (re-time the trace under the change, keeping its "
+                "launches, stream order and syncs; Amdahl printed beside it)")
+      ->default_val("amdahl");
+  p->add_option("--launch-us", predict.launch_us, "Replay: every launch call takes N us (the host's launch cost)")
+      ->check(CLI::NonNegativeNumber);
+  p->add_option("--remove-syncs", predict.remove_syncs_regex,
+                "Replay: synchronising calls whose name matches this regex no longer wait");
   AddIterationOptions(p, predict.iterations);
 
   tg::cli::ExportArgs exp;

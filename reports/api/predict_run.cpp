@@ -28,6 +28,21 @@ Status ParsePart(const std::string& p, AmdahlPart* part) {
 Status Measure(const PredictSettings& s, const IterationOptions& io, const Trace& trace, Prediction* out) {
   IterationAnalysis it;
   TG_RETURN_IF_ERROR(AnalyzeIterations(trace, io, &it));
+  out->iterations = it.iterations.size();
+  out->found = it.found;
+  out->skipped = it.skipped;
+  out->skip_auto = it.skip_auto;
+  if (s.method == "replay") {
+    ReplayChange change;
+    change.kernels_regex = s.kernels_regex;
+    change.kernel_speedup = s.kernels_regex.empty() ? 1 : s.speedup;
+    change.launch_us = s.launch_us;
+    change.remove_syncs_regex = s.remove_syncs_regex;
+    if (Status st = Replay(trace, it, change, &out->replay); !st.ok())
+      return InvalidInput(s.trace + ": " + st.message());
+    out->replayed = true;
+    if (s.kernels_regex.empty()) return Status::Ok();
+  }
   MeasuredShare m;
   Status st = !s.range_regex.empty()      ? MeasureRangeShare(trace, it, s.range_regex, &m)
               : !s.kernels_regex.empty() ? MeasureKernelShare(trace, it, s.kernels_regex, &m)
@@ -36,10 +51,6 @@ Status Measure(const PredictSettings& s, const IterationOptions& io, const Trace
   out->measured = true;
   out->by_ranges = !s.range_regex.empty();
   out->share = m;
-  out->iterations = it.iterations.size();
-  out->found = it.found;
-  out->skipped = it.skipped;
-  out->skip_auto = it.skip_auto;
   out->parts.push_back({m.share, s.speedup});
   return Status::Ok();
 }
@@ -50,6 +61,30 @@ Status Predict(const PredictSettings& s, const Trace* trace, Prediction* out, co
   *out = Prediction{};
   const bool measure = !s.trace.empty() || trace != nullptr;
   const int measures = !s.kernels_regex.empty() + !s.range_regex.empty() + !s.launched_regex.empty();
+  if (s.method != "amdahl" && s.method != "replay")
+    return InvalidInput("--method '" + s.method + "': expected amdahl or replay");
+  const bool replay_only = s.method == "replay" && s.kernels_regex.empty();
+  if (s.method == "replay") {
+    if (!measure) return InvalidInput("--method replay re-times a trace: give the trace file first");
+    if (!s.range_regex.empty() || !s.launched_regex.empty())
+      return InvalidInput(
+          "--method replay re-times kernels (--kernels), launches (--launch-us) and syncs "
+          "(--remove-syncs); --range and --launched-in are for --method amdahl");
+    if (replay_only && s.launch_us < 0 && s.remove_syncs_regex.empty())
+      return InvalidInput(
+          "--method replay needs a change: --kernels REGEX --speedup S, --launch-us N or --remove-syncs REGEX");
+  } else if (s.launch_us >= 0 || !s.remove_syncs_regex.empty()) {
+    return InvalidInput("--launch-us and --remove-syncs are changes the replay makes: add --method replay");
+  }
+  if (replay_only) {
+    if (s.fraction >= 0 || !s.parts.empty()) return InvalidInput("--fraction and --part are for --method amdahl");
+    IterationOptions io;
+    TG_RETURN_IF_ERROR(ToIterationOptions(s.iterations, &io));
+    if (trace) return Measure(s, io, *trace, out);
+    Trace loaded;
+    TG_RETURN_IF_ERROR(load ? load(s.trace, loaded) : ImportTrace(s.trace, loaded));
+    return Measure(s, io, loaded, out);
+  }
   if (measure && measures != 1)
     return InvalidInput("predict TRACE needs exactly one of --kernels REGEX, --range REGEX or --launched-in REGEX");
   if (!measure && measures > 0)

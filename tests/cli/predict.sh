@@ -31,6 +31,18 @@ check "measured kernels" "P = " predict "$fixtures/real/kineto_alexnet_train_ste
 check "measured range" "ranges take" predict "$fixtures/real/kineto_alexnet_train_step.json.gz" --range 'forward' --speedup 1.2
 check "measured launched-in" "kernels take" predict "$fixtures/real/kineto_alexnet_train_step.json.gz" --launched-in 'forward' --speedup 1.2
 bad predict "$fixtures/real/kineto_alexnet_train_step.json.gz" --range forward --launched-in forward --speedup 2
+# The replay (issue 31): re-timed under the change, Amdahl beside it; its own changes need no P.
+alexnet="$fixtures/real/kineto_alexnet_train_step.json.gz"
+check "replay kernels" "replay: 1 iteration(s)" predict "$alexnet" --kernels gemm --speedup 1.5 --method replay
+check "replay beside amdahl" "Amdahl's law for the same change" predict "$alexnet" --kernels gemm --speedup 1.5 --method replay
+check "replay held fixed" "held fixed: host time between calls" predict "$alexnet" --kernels gemm --speedup 1.5 --method replay
+check "replay launches" "launch calls take 2 us each" predict "$alexnet" --launch-us 2 --method replay
+bad predict "$alexnet" --launch-us 2
+bad predict --fraction 0.1 --speedup 2 --method replay
+bad predict "$alexnet" --range forward --speedup 2 --method replay
+bad predict "$alexnet" --method replay
+bad predict "$alexnet" --kernels gemm --speedup 2 --method guess
+bad predict "$alexnet" --remove-syncs 'no_such_sync' --method replay
 
 bad predict
 bad predict --fraction 0.1

@@ -16,6 +16,7 @@
 #include "tracegate/analyzer/analysis.h"
 #include "tracegate/analyzer/model.h"
 #include "tracegate/analyzer/predict.h"
+#include "tracegate/analyzer/replay.h"
 #include "tracegate/analyzer/status.h"
 #include "tracegate/reports/compare.h"
 
@@ -59,6 +60,11 @@ struct PredictSettings {
   std::string trace;                 // measure P from this trace
   std::string kernels_regex, range_regex, launched_regex;
   IterationSettings iterations;
+  // --method: "amdahl" (the bound from P and S) or "replay" (the trace re-timed under the change,
+  // tracegate/analyzer/replay.h, with Amdahl's figure beside it when --kernels gives a P).
+  std::string method = "amdahl";
+  double launch_us = -1;           // --launch-us (replay): every launch call takes this long
+  std::string remove_syncs_regex;  // --remove-syncs (replay)
 };
 struct Prediction {
   bool measured = false;             // P came from a trace
@@ -68,6 +74,8 @@ struct Prediction {
   bool skip_auto = false;
   std::vector<AmdahlPart> parts;     // the measured or --fraction part first, then --part ones
   double overall = 1, bound = 1;     // AmdahlSpeedup, AmdahlBound (+infinity when unbounded)
+  bool replayed = false;             // --method replay: `replay` holds the prediction
+  ReplayResult replay;
 };
 // Checks the settings, then measures P where they ask for it: on `trace` when given, else on the
 // file settings.trace, read with `load` (ImportTrace when empty). Errors are the CLI's lines.

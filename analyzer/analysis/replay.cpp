@@ -1,0 +1,289 @@
+// The what-if replay (tracegate/analyzer/replay.h): one pass over the trace's calls and GPU
+// activities in recorded time order, each re-timed from what it depends on.
+#include "tracegate/analyzer/replay.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <optional>
+#include <regex>
+#include <utility>
+
+#include "analyzer/analysis/correlation.h"
+#include "analyzer/util/demangle.h"
+
+namespace tg {
+
+namespace {
+
+constexpr TimeNs kNever = std::numeric_limits<TimeNs>::min();
+
+bool Contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+
+// A call that waits for the device: any *Synchronize, or a copy without Async (the synchronous
+// cudaMemcpy / hipMemcpy / cuMemcpyDtoH ...; not the peer copies, which only order).
+bool IsSyncCall(std::string_view n) {
+  const bool copy = Contains(n, "Memcpy") || Contains(n, "memcpy");
+  return Contains(n, "Synchronize") || (copy && !Contains(n, "Async") && !Contains(n, "async") && !Contains(n, "Peer"));
+}
+bool IsLaunchCall(std::string_view n) { return Contains(n, "Launch"); }
+
+struct Activity {
+  TimeNs start, end;
+  int64_t pid;
+  int64_t call;  // launch call row, or -1
+  size_t kind, row;
+};
+
+Status Compile(const std::string& pattern, const char* option, std::optional<std::regex>* out) {
+  if (pattern.empty()) return Status::Ok();
+  try {
+    out->emplace(pattern, std::regex::ECMAScript | std::regex::icase);
+  } catch (const std::regex_error& e) {
+    return InvalidInput(std::string(option) + ": invalid regular expression '" + pattern + "': " + e.what());
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status Replay(const Trace& t, const IterationAnalysis& its, const ReplayChange& change, ReplayResult* out) {
+  *out = ReplayResult{};
+  if (!(change.kernel_speedup > 0) || !std::isfinite(change.kernel_speedup))
+    return InvalidInput("--speedup must be a finite number above 0");
+  if (its.iterations.empty()) return InvalidInput("no kept iterations to replay");
+  std::optional<std::regex> kernels_re, syncs_re;
+  TG_RETURN_IF_ERROR(Compile(change.kernels_regex, "--kernels", &kernels_re));
+  TG_RETURN_IF_ERROR(Compile(change.remove_syncs_regex, "--remove-syncs", &syncs_re));
+  const ApiTable& a = t.api_calls;
+  const ApiIndex index(a);
+
+  // Which names the change touches, once per name.
+  std::vector<int8_t> kernel_match(t.strings.size(), -1);
+  auto sped_up = [&](size_t row) {
+    if (!kernels_re) return false;
+    int8_t& m = kernel_match[t.kernels.name[row]];
+    if (m < 0) m = std::regex_search(Demangle(t.Name(t.kernels.name[row])), *kernels_re) ? 1 : 0;
+    return m == 1;
+  };
+  std::vector<int8_t> call_class(t.strings.size(), -1);  // bit 0 sync, bit 1 launch, bit 2 removed sync
+  auto class_of = [&](size_t row) {
+    int8_t& c = call_class[a.name[row]];
+    if (c < 0) {
+      const std::string_view n = t.Name(a.name[row]);
+      c = static_cast<int8_t>((IsSyncCall(n) ? 1 : 0) | (IsLaunchCall(n) ? 2 : 0) |
+                              (IsSyncCall(n) && syncs_re && std::regex_search(n.begin(), n.end(), *syncs_re) ? 4 : 0));
+    }
+    return c;
+  };
+
+  // The GPU activities, their launch calls, and each one's predecessor on its stream.
+  std::vector<Activity> acts;
+  acts.reserve(t.GpuEventCount());
+  auto collect = [&](const auto& table, size_t kind) {
+    for (size_t i = 0; i < table.size(); ++i)
+      acts.push_back({table.start[i], std::max(table.start[i], table.end[i]), table.pid[i],
+                      index.Find(table.correlation[i], table.pid[i]), kind, i});
+  };
+  collect(t.kernels, 0);
+  collect(t.memcpys, 1);
+  collect(t.memsets, 2);
+  auto stream_of = [&](const Activity& x) -> std::pair<int64_t, int64_t> {
+    switch (x.kind) {
+      case 0: return {t.kernels.device[x.row], t.kernels.stream[x.row]};
+      case 1: return {t.memcpys.device[x.row], t.memcpys.stream[x.row]};
+      default: return {t.memsets.device[x.row], t.memsets.stream[x.row]};
+    }
+  };
+  std::vector<uint32_t> order(acts.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+    return acts[x].start != acts[y].start ? acts[x].start < acts[y].start : x < y;
+  });
+  std::vector<int64_t> prev(acts.size(), -1);
+  {
+    std::map<std::pair<int64_t, int64_t>, uint32_t> last;
+    for (uint32_t i : order) {
+      auto [it, fresh] = last.try_emplace(stream_of(acts[i]), i);
+      if (!fresh) {
+        prev[i] = it->second;
+        it->second = i;
+      }
+    }
+  }
+  // The smallest launch delay per process (activities whose stream was idle at the launch).
+  std::map<int64_t, TimeNs> min_delay;
+  for (size_t i = 0; i < acts.size(); ++i) {
+    if (acts[i].call < 0) continue;
+    const TimeNs d = acts[i].start - a.start[static_cast<size_t>(acts[i].call)];
+    auto [it, fresh] = min_delay.try_emplace(acts[i].pid, d);
+    if (!fresh) it->second = std::min(it->second, d);
+  }
+
+  // The points of the pass, in recorded time order: at equal times an activity's end, then a
+  // call's end, then a call's start, then an activity's start.
+  enum : uint8_t { kActEnd = 0, kCallEnd = 1, kCallStart = 2, kActStart = 3 };
+  struct Point {
+    TimeNs time;
+    uint8_t type;
+    uint32_t id;
+  };
+  std::vector<Point> points;
+  points.reserve(2 * (a.size() + acts.size()));
+  for (uint32_t i = 0; i < a.size(); ++i) {
+    points.push_back({a.start[i], kCallStart, i});
+    points.push_back({std::max(a.start[i], a.end[i]), kCallEnd, i});
+  }
+  for (uint32_t i = 0; i < acts.size(); ++i) {
+    points.push_back({acts[i].start, kActStart, i});
+    points.push_back({acts[i].end, kActEnd, i});
+  }
+  std::sort(points.begin(), points.end(), [](const Point& x, const Point& y) {
+    if (x.time != y.time) return x.time < y.time;
+    if (x.type != y.type) return x.type < y.type;
+    return x.id < y.id;
+  });
+
+  // Host threads: the shift (new - recorded) of the call that ended last on each.
+  std::map<std::pair<int64_t, int64_t>, TimeNs> thread_shift;
+  // Per thread, (recorded end, shift) of its calls as they ended, to read the shift at an instant.
+  std::map<std::pair<int64_t, int64_t>, std::vector<std::pair<TimeNs, TimeNs>>> thread_history;
+  // Per process, the activities in the order they ended: (recorded end, new end).
+  std::map<int64_t, std::vector<std::pair<TimeNs, TimeNs>>> ended;
+  std::vector<TimeNs> call_start(a.size(), kNever), call_end(a.size(), kNever);
+  std::vector<size_t> call_log(a.size(), 0);
+  std::vector<TimeNs> act_start(acts.size(), kNever), act_end(acts.size(), kNever);
+
+  auto start_call = [&](uint32_t c) {
+    if (call_start[c] != kNever) return;
+    const auto key = std::pair{a.pid[c], a.tid[c]};
+    auto it = thread_shift.find(key);
+    call_start[c] = a.start[c] + (it == thread_shift.end() ? 0 : it->second);
+    call_log[c] = ended[a.pid[c]].size();
+  };
+  auto end_call = [&](uint32_t c) {
+    start_call(c);
+    const TimeNs dur = std::max<TimeNs>(0, a.end[c] - a.start[c]);
+    const int8_t cls = class_of(c);
+    TimeNs e = call_start[c] + dur;
+    if (cls & 1) {
+      // The work that ended while the call waited: the call returns its wake-up delay after it.
+      TimeNs last_recorded = kNever, last_new = kNever;
+      const auto& log = ended[a.pid[c]];
+      for (size_t k = call_log[c]; k < log.size(); ++k)
+        if (log[k].first > a.start[c]) {
+          last_recorded = std::max(last_recorded, log[k].first);
+          last_new = std::max(last_new, log[k].second);
+        }
+      if (last_recorded != kNever) {
+        const TimeNs wake = std::max<TimeNs>(0, a.end[c] - last_recorded);
+        if (cls & 4) {
+          e = call_start[c] + std::min(dur, wake);
+          out->syncs_removed++;
+        } else {
+          e = std::max(call_start[c] + wake, last_new + wake);
+        }
+      }
+    } else if ((cls & 2) && change.launch_us >= 0) {
+      e = call_start[c] + static_cast<TimeNs>(std::llround(change.launch_us * 1000));
+      out->launches_changed++;
+    }
+    call_end[c] = e;
+    const auto key = std::pair{a.pid[c], a.tid[c]};
+    thread_shift[key] = e - std::max(a.start[c], a.end[c]);
+    thread_history[key].emplace_back(std::max(a.start[c], a.end[c]), e - std::max(a.start[c], a.end[c]));
+  };
+  auto start_act = [&](uint32_t i) {
+    if (act_start[i] != kNever) return;
+    const Activity& x = acts[i];
+    TimeNs s = x.start;  // no launch call: it starts no earlier than recorded
+    const int64_t p = prev[i];
+    if (x.call >= 0) {
+      const size_t c = static_cast<size_t>(x.call);
+      const bool busy = p >= 0 && acts[static_cast<size_t>(p)].end > a.start[c];  // its stream busy at the launch
+      const TimeNs delay = busy ? min_delay[x.pid] : x.start - a.start[c];
+      s = (call_start[c] != kNever ? call_start[c] : a.start[c]) + delay;
+    }
+    if (p >= 0) {
+      const size_t q = static_cast<size_t>(p);
+      const bool busy = x.call >= 0 && acts[q].end > a.start[static_cast<size_t>(x.call)];
+      // Back to back on a busy stream: the recorded gap after the previous one; else only after it.
+      const TimeNs gap = x.call < 0 || busy ? x.start - acts[q].end : 0;
+      s = std::max(s, (act_end[q] != kNever ? act_end[q] : acts[q].end) + gap);
+    }
+    TimeNs dur = x.end - x.start;
+    if (x.kind == 0 && sped_up(x.row))
+      dur = static_cast<TimeNs>(std::llround(static_cast<double>(dur) / change.kernel_speedup));
+    act_start[i] = s;
+    act_end[i] = s + dur;
+  };
+  for (const Point& p : points) {
+    switch (p.type) {
+      case kCallStart: start_call(p.id); break;
+      case kCallEnd: end_call(p.id); break;
+      case kActStart: start_act(p.id); break;
+      case kActEnd:
+        start_act(p.id);
+        // Logged under the process that launched it (a GPU row's own pid may be the device's).
+        ended[acts[p.id].call >= 0 ? a.pid[static_cast<size_t>(acts[p.id].call)] : acts[p.id].pid].emplace_back(
+            acts[p.id].end, act_end[p.id]);
+        break;
+    }
+  }
+
+  // Each kept iteration: its start moves with its thread, its end with the later of its thread
+  // and its GPU work.
+  auto shift_at = [&](int64_t pid, int64_t tid, TimeNs at) -> TimeNs {
+    auto it = thread_history.find({pid, tid});
+    if (it == thread_history.end()) return 0;
+    // The calls' ends were logged in recorded time order: the last one at or before `at`.
+    const auto& h = it->second;
+    auto after = std::upper_bound(h.begin(), h.end(), at,
+                                  [](TimeNs x, const std::pair<TimeNs, TimeNs>& e) { return x < e.first; });
+    return after == h.begin() ? 0 : std::prev(after)->second;
+  };
+  std::vector<TimeNs> last_recorded(its.iterations.size(), kNever), last_new(its.iterations.size(), kNever);
+  auto gpu_ends = [&](const std::vector<int32_t>& owner, size_t kind) {
+    for (uint32_t i = 0; i < acts.size(); ++i) {
+      if (acts[i].kind != kind || acts[i].row >= owner.size() || owner[acts[i].row] < 0) continue;
+      const size_t k = static_cast<size_t>(owner[acts[i].row]);
+      last_recorded[k] = std::max(last_recorded[k], acts[i].end);
+      last_new[k] = std::max(last_new[k], act_end[i]);
+      if (kind == 0 && sped_up(acts[i].row)) {
+        out->kernels_changed++;
+        out->kernel_part_ns += acts[i].end - acts[i].start;
+      }
+    }
+  };
+  gpu_ends(its.kernel_iteration, 0);
+  gpu_ends(its.memcpy_iteration, 1);
+  gpu_ends(its.memset_iteration, 2);
+  for (size_t k = 0; k < its.iterations.size(); ++k) {
+    const Iteration& it = its.iterations[k];
+    const bool thread = it.tid != kUnknownId;
+    const TimeNs s = it.start + (thread ? shift_at(its.pid, it.tid, it.start) : 0);
+    TimeNs e = it.end + (thread ? shift_at(its.pid, it.tid, it.end) : 0);
+    if (last_recorded[k] != kNever) e = std::max(e, last_new[k] + (it.end - last_recorded[k]));
+    if (!thread && last_recorded[k] != kNever) e = last_new[k] + (it.end - last_recorded[k]);
+    IterationReplay r{it.index, it.latency_ns(), std::max<TimeNs>(0, e - s)};
+    out->base_total_ns += r.base_ns;
+    out->predicted_total_ns += r.predicted_ns;
+    out->iterations.push_back(r);
+  }
+  if (kernels_re && out->kernels_changed == 0)
+    return InvalidInput("--kernels '" + change.kernels_regex + "' matches no kernel of the kept iterations");
+  if (syncs_re && out->syncs_removed == 0)
+    return InvalidInput("--remove-syncs '" + change.remove_syncs_regex + "' matches no synchronising call that waited");
+  out->assumptions = {
+      "host time between calls as recorded (Python, the framework, CPU work)",
+      "each activity's launch delay as recorded, or the process's smallest when its stream was busy",
+      "the gap between back-to-back activities of a stream as recorded",
+      "durations of everything the change does not name as recorded",
+      "streams wait only for themselves and their launches (event waits across streams not modelled)",
+  };
+  return Status::Ok();
+}
+
+}  // namespace tg

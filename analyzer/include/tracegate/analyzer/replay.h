@@ -1,0 +1,61 @@
+// What-if replay (issue 31, first part): the trace re-timed under a change, the new latency of
+// every kept iteration. Amdahl's law assumes the sped-up part lies on the critical path and that
+// nothing else moves; the replay instead keeps the dependencies the trace shows:
+//   - each host thread runs its runtime/driver calls in order, with the host time between two
+//     calls (its own work: Python, the framework) kept as recorded;
+//   - each GPU activity starts when both its launch call has been made (plus the launch delay)
+//     and the previous activity of its stream has ended (plus the gap recorded between them);
+//   - a synchronising call (any *Synchronize, a synchronous copy) returns once the GPU work that
+//     ended while it waited has ended, plus the wake-up delay recorded;
+//   - a change re-times what it names: matching kernels run S times faster, launch calls take N us,
+//     matching synchronising calls no longer wait.
+// Left fixed (stated with every prediction): host think time, launch delays, the gaps between
+// back-to-back activities of a stream, and activities' durations other than the sped-up ones.
+// Not modelled yet: cross-stream event waits (each stream waits only for itself and its launch)
+// and collectives across ranks.
+//
+// With no change the replay gives back every recorded time exactly. Launch delay of an activity:
+// its start minus its launch call's start when its stream was idle at the launch; when the stream
+// was still busy, the process's smallest launch delay (so an earlier launch cannot start it
+// before it could have started).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tracegate/analyzer/iterations.h"
+#include "tracegate/analyzer/model.h"
+#include "tracegate/analyzer/status.h"
+
+namespace tg {
+
+struct ReplayChange {
+  std::string kernels_regex;       // kernels whose demangled name matches (searched, case-insensitive)
+  double kernel_speedup = 1;       // ... run this many times faster (> 0)
+  double launch_us = -1;           // >= 0: every launch call (cu*Launch*, cuda*Launch*, hip*Launch*) takes this long
+  std::string remove_syncs_regex;  // synchronising calls whose name matches no longer wait
+};
+
+struct IterationReplay {
+  size_t index = 0;  // Iteration::index
+  TimeNs base_ns = 0, predicted_ns = 0;
+};
+
+struct ReplayResult {
+  std::vector<IterationReplay> iterations;  // the kept iterations, in order
+  TimeNs base_total_ns = 0, predicted_total_ns = 0;
+  uint64_t kernels_changed = 0;  // kernels of the kept iterations the change sped up
+  TimeNs kernel_part_ns = 0;     // their summed recorded duration (Amdahl's P times the total)
+  uint64_t syncs_removed = 0;
+  uint64_t launches_changed = 0;
+  std::vector<std::string> assumptions;  // what was held fixed, one line each
+  double speedup() const {
+    return predicted_total_ns > 0 ? static_cast<double>(base_total_ns) / static_cast<double>(predicted_total_ns) : 0;
+  }
+};
+
+// InvalidInput for an invalid regex, a speedup <= 0, no kept iterations, or a change that names
+// nothing in them (the message says which).
+Status Replay(const Trace& trace, const IterationAnalysis& iterations, const ReplayChange& change, ReplayResult* out);
+
+}  // namespace tg
