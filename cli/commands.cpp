@@ -166,6 +166,9 @@ int RunPredict(const PredictArgs& args) {
       std::printf("  changed: %llu kernels (%.3f ms of GPU time) run %.4gx faster\n",
                   static_cast<unsigned long long>(r.kernels_changed), static_cast<double>(r.kernel_part_ns) / 1e6,
                   args.speedup);
+    if (!args.host_regex.empty())
+      std::printf("  changed: %.3f ms of host time inside ranges matching '%s' run %.4gx faster\n",
+                  static_cast<double>(r.host_part_ns) / 1e6, args.host_regex.c_str(), args.speedup);
     if (r.launches_changed > 0)
       std::printf("  changed: %llu launch calls take %.4g us each\n",
                   static_cast<unsigned long long>(r.launches_changed), args.launch_us);

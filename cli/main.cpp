@@ -195,6 +195,8 @@ int main(int argc, char** argv) {
                 "amdahl (the bound from P and S) or replay (re-time the trace under the change, keeping its "
                 "launches, stream order and syncs; Amdahl printed beside it)")
       ->default_val("amdahl");
+  p->add_option("--host", predict.host_regex,
+                "Replay: host ranges (Python frames, ops, NVTX) whose name matches run --speedup times faster");
   p->add_option("--launch-us", predict.launch_us, "Replay: every launch call takes N us (the host's launch cost)")
       ->check(CLI::NonNegativeNumber);
   p->add_option("--remove-syncs", predict.remove_syncs_regex,

@@ -54,7 +54,10 @@ Status Replay(const Trace& t, const IterationAnalysis& its, const ReplayChange& 
   if (!(change.kernel_speedup > 0) || !std::isfinite(change.kernel_speedup))
     return InvalidInput("--speedup must be a finite number above 0");
   if (its.iterations.empty()) return InvalidInput("no kept iterations to replay");
-  std::optional<std::regex> kernels_re, syncs_re;
+  if (!(change.host_speedup > 0) || !std::isfinite(change.host_speedup))
+    return InvalidInput("--speedup must be a finite number above 0");
+  std::optional<std::regex> kernels_re, syncs_re, host_re;
+  TG_RETURN_IF_ERROR(Compile(change.host_regex, "--host", &host_re));
   TG_RETURN_IF_ERROR(Compile(change.kernels_regex, "--kernels", &kernels_re));
   TG_RETURN_IF_ERROR(Compile(change.remove_syncs_regex, "--remove-syncs", &syncs_re));
   const ApiTable& a = t.api_calls;
@@ -146,6 +149,57 @@ Status Replay(const Trace& t, const IterationAnalysis& its, const ReplayChange& 
     return x.id < y.id;
   });
 
+  // The host ranges the change speeds up: their union per thread, with running sums of its length.
+  struct Union {
+    std::vector<std::pair<TimeNs, TimeNs>> pieces;
+    std::vector<TimeNs> before;    // before[i]: the length of pieces[0..i)
+    TimeNs Upto(TimeNs t) const {  // the union's length before t
+      auto it = std::upper_bound(pieces.begin(), pieces.end(), t,
+                                 [](TimeNs x, const std::pair<TimeNs, TimeNs>& p) { return x < p.first; });
+      if (it == pieces.begin()) return 0;
+      const size_t i = static_cast<size_t>(it - pieces.begin()) - 1;
+      return before[i] + std::min(t, pieces[i].second) - pieces[i].first;
+    }
+  };
+  std::map<std::pair<int64_t, int64_t>, Union> host_union;
+  if (host_re) {
+    const RangeTable& r = t.ranges;
+    std::vector<int8_t> match(t.strings.size(), -1);
+    std::map<std::pair<int64_t, int64_t>, std::vector<std::pair<TimeNs, TimeNs>>> raw;
+    for (size_t i = 0; i < r.size(); ++i) {
+      if (r.on_gpu[i] || r.end[i] <= r.start[i]) continue;
+      int8_t& m = match[r.name[i]];
+      if (m < 0) {
+        const std::string_view n = t.Name(r.name[i]);
+        m = std::regex_search(n.begin(), n.end(), *host_re) ? 1 : 0;
+      }
+      if (m == 1) raw[{r.pid[i], r.tid[i]}].emplace_back(r.start[i], r.end[i]);
+    }
+    for (auto& [key, v] : raw) {
+      std::sort(v.begin(), v.end());
+      Union& u = host_union[key];
+      for (const auto& [s, e] : v) {
+        if (!u.pieces.empty() && s <= u.pieces.back().second)
+          u.pieces.back().second = std::max(u.pieces.back().second, e);
+        else u.pieces.emplace_back(s, e);
+      }
+      TimeNs sum = 0;
+      for (const auto& [s, e] : u.pieces) {
+        u.before.push_back(sum);
+        sum += e - s;
+      }
+    }
+  }
+  // The host time a thread saves in [x, y) (x may be kNever: from the beginning).
+  auto saving = [&](const std::pair<int64_t, int64_t>& key, TimeNs x, TimeNs y) -> TimeNs {
+    if (host_union.empty() || y <= x) return 0;
+    auto it = host_union.find(key);
+    if (it == host_union.end()) return 0;
+    const TimeNs inside = it->second.Upto(y) - (x == kNever ? 0 : it->second.Upto(x));
+    return static_cast<TimeNs>(std::llround(static_cast<double>(inside) * (1 - 1 / change.host_speedup)));
+  };
+  // Host threads: the recorded end of the call that ended last on each.
+  std::map<std::pair<int64_t, int64_t>, TimeNs> thread_last_end;
   // Host threads: the shift (new - recorded) of the call that ended last on each.
   std::map<std::pair<int64_t, int64_t>, TimeNs> thread_shift;
   // Per thread, (recorded end, shift) of its calls as they ended, to read the shift at an instant.
@@ -160,7 +214,9 @@ Status Replay(const Trace& t, const IterationAnalysis& its, const ReplayChange& 
     if (call_start[c] != kNever) return;
     const auto key = std::pair{a.pid[c], a.tid[c]};
     auto it = thread_shift.find(key);
-    call_start[c] = a.start[c] + (it == thread_shift.end() ? 0 : it->second);
+    auto last = thread_last_end.find(key);
+    call_start[c] = a.start[c] + (it == thread_shift.end() ? 0 : it->second) -
+                    saving(key, last == thread_last_end.end() ? kNever : last->second, a.start[c]);
     call_log[c] = ended[a.pid[c]].size();
   };
   auto end_call = [&](uint32_t c) {
@@ -193,6 +249,7 @@ Status Replay(const Trace& t, const IterationAnalysis& its, const ReplayChange& 
     call_end[c] = e;
     const auto key = std::pair{a.pid[c], a.tid[c]};
     thread_shift[key] = e - std::max(a.start[c], a.end[c]);
+    thread_last_end[key] = std::max(a.start[c], a.end[c]);
     thread_history[key].emplace_back(std::max(a.start[c], a.end[c]), e - std::max(a.start[c], a.end[c]));
   };
   auto start_act = [&](uint32_t i) {
@@ -237,12 +294,14 @@ Status Replay(const Trace& t, const IterationAnalysis& its, const ReplayChange& 
   // and its GPU work.
   auto shift_at = [&](int64_t pid, int64_t tid, TimeNs at) -> TimeNs {
     auto it = thread_history.find({pid, tid});
-    if (it == thread_history.end()) return 0;
-    // The calls' ends were logged in recorded time order: the last one at or before `at`.
+    if (it == thread_history.end()) return -saving({pid, tid}, kNever, at);
+    // The calls' ends were logged in recorded time order: the last one at or before `at`, then the
+    // host time saved since.
     const auto& h = it->second;
     auto after = std::upper_bound(h.begin(), h.end(), at,
                                   [](TimeNs x, const std::pair<TimeNs, TimeNs>& e) { return x < e.first; });
-    return after == h.begin() ? 0 : std::prev(after)->second;
+    if (after == h.begin()) return -saving({pid, tid}, kNever, at);
+    return std::prev(after)->second - saving({pid, tid}, std::prev(after)->first, at);
   };
   std::vector<TimeNs> last_recorded(its.iterations.size(), kNever), last_new(its.iterations.size(), kNever);
   auto gpu_ends = [&](const std::vector<int32_t>& owner, size_t kind) {
@@ -264,20 +323,30 @@ Status Replay(const Trace& t, const IterationAnalysis& its, const ReplayChange& 
     const Iteration& it = its.iterations[k];
     const bool thread = it.tid != kUnknownId;
     const TimeNs s = it.start + (thread ? shift_at(its.pid, it.tid, it.start) : 0);
-    TimeNs e = it.end + (thread ? shift_at(its.pid, it.tid, it.end) : 0);
-    if (last_recorded[k] != kNever) e = std::max(e, last_new[k] + (it.end - last_recorded[k]));
-    if (!thread && last_recorded[k] != kNever) e = last_new[k] + (it.end - last_recorded[k]);
+    // The span ends with the host's marker or with its GPU work, whichever came last: the host's
+    // end moves with its thread, and the span cannot end before its GPU work does.
+    const TimeNs host_end = thread && its.from_markers ? it.marker_end : it.end;
+    TimeNs e = it.end + (thread ? shift_at(its.pid, it.tid, host_end) : 0);
+    if (last_recorded[k] != kNever) {
+      const bool gpu_last = !thread || last_recorded[k] >= host_end;
+      e = std::max(thread ? e : kNever, last_new[k] + (gpu_last ? it.end - last_recorded[k] : 0));
+    }
     IterationReplay r{it.index, it.latency_ns(), std::max<TimeNs>(0, e - s)};
     out->base_total_ns += r.base_ns;
     out->predicted_total_ns += r.predicted_ns;
     out->iterations.push_back(r);
   }
+  for (const Iteration& it : its.iterations)
+    for (const auto& [key, u] : host_union) out->host_part_ns += u.Upto(it.end) - u.Upto(it.start);
+  if (host_re && out->host_part_ns == 0)
+    return InvalidInput("--host '" + change.host_regex + "' matches no host range inside the kept iterations");
   if (kernels_re && out->kernels_changed == 0)
     return InvalidInput("--kernels '" + change.kernels_regex + "' matches no kernel of the kept iterations");
   if (syncs_re && out->syncs_removed == 0)
     return InvalidInput("--remove-syncs '" + change.remove_syncs_regex + "' matches no synchronising call that waited");
   out->assumptions = {
-      "host time between calls as recorded (Python, the framework, CPU work)",
+      host_re ? "host time between calls as recorded outside the --host ranges"
+              : "host time between calls as recorded (Python, the framework, CPU work)",
       "each activity's launch delay as recorded, or the process's smallest when its stream was busy",
       "the gap between back-to-back activities of a stream as recorded",
       "durations of everything the change does not name as recorded",

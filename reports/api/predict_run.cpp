@@ -36,6 +36,8 @@ Status Measure(const PredictSettings& s, const IterationOptions& io, const Trace
     ReplayChange change;
     change.kernels_regex = s.kernels_regex;
     change.kernel_speedup = s.kernels_regex.empty() ? 1 : s.speedup;
+    change.host_regex = s.host_regex;
+    change.host_speedup = s.host_regex.empty() ? 1 : s.speedup;
     change.launch_us = s.launch_us;
     change.remove_syncs_regex = s.remove_syncs_regex;
     if (Status st = Replay(trace, it, change, &out->replay); !st.ok())
@@ -70,11 +72,14 @@ Status Predict(const PredictSettings& s, const Trace* trace, Prediction* out, co
       return InvalidInput(
           "--method replay re-times kernels (--kernels), launches (--launch-us) and syncs "
           "(--remove-syncs); --range and --launched-in are for --method amdahl");
-    if (replay_only && s.launch_us < 0 && s.remove_syncs_regex.empty())
+    if (replay_only && s.launch_us < 0 && s.remove_syncs_regex.empty() && s.host_regex.empty())
       return InvalidInput(
-          "--method replay needs a change: --kernels REGEX --speedup S, --launch-us N or --remove-syncs REGEX");
-  } else if (s.launch_us >= 0 || !s.remove_syncs_regex.empty()) {
-    return InvalidInput("--launch-us and --remove-syncs are changes the replay makes: add --method replay");
+          "--method replay needs a change: --kernels REGEX or --host REGEX with --speedup S, --launch-us N, or "
+          "--remove-syncs REGEX");
+    if ((!s.kernels_regex.empty() || !s.host_regex.empty()) && s.speedup < 0)
+      return InvalidInput("--speedup S is required with --kernels or --host");
+  } else if (s.launch_us >= 0 || !s.remove_syncs_regex.empty() || !s.host_regex.empty()) {
+    return InvalidInput("--host, --launch-us and --remove-syncs are changes the replay makes: add --method replay");
   }
   if (replay_only) {
     if (s.fraction >= 0 || !s.parts.empty()) return InvalidInput("--fraction and --part are for --method amdahl");

@@ -37,6 +37,9 @@ check "replay kernels" "replay: 1 iteration(s)" predict "$alexnet" --kernels gem
 check "replay beside amdahl" "Amdahl's law for the same change" predict "$alexnet" --kernels gemm --speedup 1.5 --method replay
 check "replay held fixed" "held fixed: host time between calls" predict "$alexnet" --kernels gemm --speedup 1.5 --method replay
 check "replay launches" "launch calls take 2 us each" predict "$alexnet" --launch-us 2 --method replay
+check "replay host" "of host time inside ranges matching" predict "$alexnet" --host 'forward' --speedup 2 --method replay
+bad predict "$alexnet" --host forward --method replay
+bad predict "$alexnet" --host forward --speedup 2
 bad predict "$alexnet" --launch-us 2
 bad predict --fraction 0.1 --speedup 2 --method replay
 bad predict "$alexnet" --range forward --speedup 2 --method replay

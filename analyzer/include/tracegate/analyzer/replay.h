@@ -7,7 +7,8 @@
 //     and the previous activity of its stream has ended (plus the gap recorded between them);
 //   - a synchronising call (any *Synchronize, a synchronous copy) returns once the GPU work that
 //     ended while it waited has ended, plus the wake-up delay recorded;
-//   - a change re-times what it names: matching kernels run S times faster, launch calls take N us,
+//   - a change re-times what it names: matching kernels run S times faster, the host time between
+//     calls that lies inside matching host ranges runs S times faster, launch calls take N us,
 //     matching synchronising calls no longer wait.
 // Left fixed (stated with every prediction): host think time, launch delays, the gaps between
 // back-to-back activities of a stream, and activities' durations other than the sped-up ones.
@@ -32,6 +33,8 @@ namespace tg {
 struct ReplayChange {
   std::string kernels_regex;       // kernels whose demangled name matches (searched, case-insensitive)
   double kernel_speedup = 1;       // ... run this many times faster (> 0)
+  std::string host_regex;          // host ranges (Python frames, ops, NVTX) whose name matches ...
+  double host_speedup = 1;         // ... run this many times faster: the host time between calls inside them
   double launch_us = -1;           // >= 0: every launch call (cu*Launch*, cuda*Launch*, hip*Launch*) takes this long
   std::string remove_syncs_regex;  // synchronising calls whose name matches no longer wait
 };
@@ -46,6 +49,7 @@ struct ReplayResult {
   TimeNs base_total_ns = 0, predicted_total_ns = 0;
   uint64_t kernels_changed = 0;  // kernels of the kept iterations the change sped up
   TimeNs kernel_part_ns = 0;     // their summed recorded duration (Amdahl's P times the total)
+  TimeNs host_part_ns = 0;       // host time of the kept iterations inside the matching host ranges
   uint64_t syncs_removed = 0;
   uint64_t launches_changed = 0;
   std::vector<std::string> assumptions;  // what was held fixed, one line each

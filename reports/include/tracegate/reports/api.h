@@ -63,6 +63,7 @@ struct PredictSettings {
   // --method: "amdahl" (the bound from P and S) or "replay" (the trace re-timed under the change,
   // tracegate/analyzer/replay.h, with Amdahl's figure beside it when --kernels gives a P).
   std::string method = "amdahl";
+  std::string host_regex;          // --host (replay): host ranges whose time runs --speedup times faster
   double launch_us = -1;           // --launch-us (replay): every launch call takes this long
   std::string remove_syncs_regex;  // --remove-syncs (replay)
 };
