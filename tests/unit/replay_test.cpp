@@ -30,7 +30,7 @@ struct Op {
   std::string kernel;
   TimeNs kernel_us;
   int64_t stream = 7;
-  TimeNs think_us = 1;  // host time after the launch call, before the next one
+  TimeNs think_us = 1;     // host time after the launch call, before the next one
   std::string frame = "";  // the host range that think time runs in (none when empty)
 };
 
