@@ -151,6 +151,14 @@ def replay(tg, path):
     check("graph_replay.launches", g.get("launches"), len(launches))
     check("graph_replay.kernel_time_ratio", g.get("kernel_time_ratio"), graph / total)
     check("kernels.total_ns", r["kernels"]["total_ns"], total)
+    md_path = os.path.join(OUT, "replay.md")
+    subprocess.run([tg, "analyze", path, "-q", "--md", md_path], check=True, stdout=subprocess.DEVNULL)
+    with open(md_path) as f:
+        md = f.read()
+    for line in ("<summary>Serving steps</summary>", "| decode | 32-63 | 1 |",
+                 f"Graph replays: {100 * graph / total:.1f}% of kernel time ({graph_kernels} kernels from 1 graph launch)."):
+        if line not in md:
+            failures.append(f"the Markdown report has no line {line!r}")
     print(f"replay: 1 decode step, {decode} decode requests, {tokens} tokens; graph replays "
           f"{graph} of {total} kernel ns ({graph_kernels} kernels, {len(launches)} launch) = {graph / total!r}")
 
