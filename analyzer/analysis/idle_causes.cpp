@@ -219,6 +219,11 @@ void IdleCauseFinder::Describe(TimeNs s, TimeNs e, uint32_t previous, uint32_t n
       thread = host_->ThreadOfCall(static_cast<size_t>(prev_call));
     if (thread == HostModel::kNoThread) thread = fallback;
   }
+  // The thread whose state decided the host pieces, whichever cause dominates (a gap that is
+  // mostly backlog may begin with host time).
+  if (host_ && thread != HostModel::kNoThread &&
+      std::any_of(pieces.begin(), pieces.end(), [](const CausePiece& p) { return IsHostSide(p.cause); }))
+    gap->host_tid = host_->Tid(thread);
   if (IsHostSide(cause)) {
     if (call >= 0 && t_.api_calls.end[row] >= s) {
       gap->call = t_.Name(t_.api_calls.name[row]);
@@ -232,7 +237,6 @@ void IdleCauseFinder::Describe(TimeNs s, TimeNs e, uint32_t previous, uint32_t n
     }
     if (host_ && frame[best] != HostModel::kNoEvent) gap->frame = host_->ShortName(frame[best]);
     if (host_ && thread != HostModel::kNoThread) {
-      gap->host_tid = host_->Tid(thread);
       // The frames that decided the host pieces, largest piece time first.
       std::vector<std::pair<TimeNs, uint32_t>> by_frame;
       for (const CausePiece& p : pieces) {

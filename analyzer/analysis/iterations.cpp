@@ -80,6 +80,63 @@ MarkerChoice ChooseMarkers(const Trace& t, NameMatcher& match, uint8_t on_gpu) {
   return c;
 }
 
+// LLM serving steps (serving.h) as markers, when the iteration expression is the default and
+// matches nothing: non-empty ranges with on_gpu == `on_gpu` whose names parse as a step (each
+// distinct name parsed once, a cheap prefix test first). Per pid, by start: a range that starts
+// inside the current step and either lies inside it or is of a form the step does not have yet
+// (SGLang writes execute_... and step[...] for one step, nested or overlapping) joins it: its
+// fields fill the step's unknown ones and the step's end becomes the later end. The step keeps
+// the row (name) of its first range. `steps[i]` is the merged step of `markers[i]`.
+MarkerChoice ChooseServingMarkers(const Trace& t, uint8_t on_gpu, std::vector<ServingStep>* steps) {
+  const RangeTable& r = t.ranges;
+  std::vector<int8_t> verdict(t.strings.size(), -1);
+  std::vector<Marker> all;
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (r.on_gpu[i] != on_gpu || r.end[i] <= r.start[i]) continue;
+    int8_t& v = verdict[r.name[i]];
+    if (v < 0) {
+      const std::string_view name = t.Name(r.name[i]);
+      ServingStep unused;
+      v = (name.starts_with("execute_") || name.starts_with("step[")) && ParseServingStep(name, &unused) ? 1 : 0;
+    }
+    if (v == 1) all.push_back({r.start[i], r.end[i], r.pid[i], i});
+  }
+  std::sort(all.begin(), all.end(), [](const Marker& a, const Marker& b) {
+    if (a.pid != b.pid) return a.pid < b.pid;
+    if (a.start != b.start) return a.start < b.start;
+    if (a.end != b.end) return a.end > b.end;
+    return a.row < b.row;
+  });
+  std::vector<Marker> kept;
+  std::vector<ServingStep> merged;
+  for (const Marker& m : all) {
+    ServingStep s;
+    ParseServingStep(t.Name(r.name[m.row]), &s);
+    if (!kept.empty() && kept.back().pid == m.pid && m.start < kept.back().end &&
+        (m.end <= kept.back().end || (merged.back().forms & s.forms) == 0)) {
+      kept.back().end = std::max(kept.back().end, m.end);
+      MergeServingStep(merged.back(), s);
+      continue;
+    }
+    kept.push_back(m);
+    merged.push_back(s);
+  }
+  MarkerChoice c;
+  size_t best_begin = 0, best_count = 0;
+  for (size_t b = 0; b < kept.size();) {
+    size_t e = b;
+    while (e < kept.size() && kept[e].pid == kept[b].pid) ++e;
+    if (e - b > best_count) best_begin = b, best_count = e - b;  // strict: ties keep the lower pid
+    c.other_pids += b > 0;
+    b = e;
+  }
+  if (best_count > 0) c.pid = kept[best_begin].pid;
+  const auto first = static_cast<ptrdiff_t>(best_begin), last = static_cast<ptrdiff_t>(best_begin + best_count);
+  c.markers.assign(kept.begin() + first, kept.begin() + last);
+  steps->assign(merged.begin() + first, merged.begin() + last);
+  return c;
+}
+
 // Maps a time to the kept iteration whose marker contains it.
 struct MarkerIndex {
   std::vector<TimeNs> start, end;  // every marker found, by start
@@ -248,6 +305,15 @@ Status FindIterations(const Trace& t, const IterationOptions& o, NameMatcher& ma
     choice = ChooseMarkers(t, match, 1);
     *gpu_markers = !choice.markers.empty();
   }
+  // No ProfilerStep (nor anything the default matches): the serving engine's step annotations.
+  std::vector<ServingStep> steps;
+  if (choice.markers.empty() && o.iteration_regex == kDefaultIterationRegex) {
+    for (uint8_t on_gpu : {uint8_t{0}, uint8_t{1}}) {
+      choice = ChooseServingMarkers(t, on_gpu, &steps);
+      *gpu_markers = on_gpu == 1 && !choice.markers.empty();
+      if (!choice.markers.empty()) break;
+    }
+  }
   const std::string quoted = "'" + o.iteration_regex + "'";
   if (choice.markers.empty()) {
     auto [w0, w1] = t.Window();
@@ -263,10 +329,23 @@ Status FindIterations(const Trace& t, const IterationOptions& o, NameMatcher& ma
     out->from_markers = true;
     out->pid = choice.pid;
     out->found = choice.markers.size();
-    out->source = (*gpu_markers ? Plural(out->found, "GPU range", "GPU ranges")
-                                : Plural(out->found, "range", "ranges")) +
-                  " matching " + quoted + " in " +
-                  (choice.pid == kUnknownId ? std::string("an unknown process") : "pid " + std::to_string(choice.pid));
+    const std::string where =
+        choice.pid == kUnknownId ? std::string("an unknown process") : "pid " + std::to_string(choice.pid);
+    if (!steps.empty()) {
+      uint8_t forms = 0;
+      for (const ServingStep& s : steps) forms |= s.forms;
+      out->step_form = StepFormName(forms);
+      const char* what = forms == kStepFormVllm     ? "vLLM execute_<tokens>_context_<n>..._generation_<m>..."
+                         : forms == kStepFormSglang ? "SGLang step[<MODE> ...]"
+                                                    : "vLLM execute_... and SGLang step[...]";
+      out->source = Plural(out->found, "serving step", "serving steps") + " from " + what +
+                    (*gpu_markers ? " GPU annotations in " : " annotations in ") + where + " (no ranges match " +
+                    quoted + "; docs/SERVING.md)";
+    } else {
+      out->source =
+          (*gpu_markers ? Plural(out->found, "GPU range", "GPU ranges") : Plural(out->found, "range", "ranges")) +
+          " matching " + quoted + " in " + where;
+    }
     if (choice.other_pids > 0) {
       out->source += " (" + Plural(choice.other_pids, "other process", "other processes") + " with markers ignored)";
     }
@@ -285,6 +364,13 @@ Status FindIterations(const Trace& t, const IterationOptions& o, NameMatcher& ma
     it.marker_start = it.start = m.start;
     it.marker_end = it.end = m.end;
     it.tid = t.ranges.tid[m.row];
+    // Serving markers carry their merged step; other markers whatever their name says (a user's
+    // --iteration '^execute_' still gets the step's fields). A cheap prefix test first.
+    if (!steps.empty()) {
+      it.serving = steps[i];
+    } else if (it.name.starts_with("execute_") || it.name.starts_with("step[")) {
+      ParseServingStep(it.name, &it.serving);
+    }
     out->iterations.push_back(std::move(it));
   }
   return Status::Ok();

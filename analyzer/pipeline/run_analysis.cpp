@@ -134,6 +134,7 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
                                            summary_options);
     out->idle = internal::AttributeIterationIdle(trace, out->summary, finder, &out->iterations);
   }
+  out->serving = AnalyzeServing(trace, out->iterations, *api_index);
   for (QualityEntry& q : out->summary.quality) {
     if (q.id == Quality::kDeviceBacklog) q.count = out->idle.backlog_items;
     if (q.id == Quality::kStartBeforeLaunch) q.count = before_launch;

@@ -353,6 +353,7 @@ json IterationSourceJson(const IterationAnalysis& it, const IterationOptions& o)
           {"pid", IdOrNull(it.pid)},
           {"found", it.found},
           {"skipped", it.skipped},
+          {"step_form", it.step_form.empty() ? json(nullptr) : json(it.step_form)},
           {"warmup", WarmupJson(it)}};
 }
 
@@ -393,9 +394,21 @@ const std::array<size_t, kIdleCauseCount>& CausesByName() {
 // format a run of rows' doubles at once) or RowText (writes it); writing the text directly is
 // ~10x faster than building and dumping a tree, and IterationTableJson parses it when a tree is
 // wanted.
+// The serving step's counts (serving.h) where it is one: -1 (unknown) is null.
+template <class Out>
+void StepCount(Out& o, const Iteration& i, const char* key, int64_t v) {
+  if (!i.serving.is_step()) return;
+  if (v < 0) o.Null(key);
+  else o.Int(key, v);
+}
+
 template <class Out>
 void IterationRow(Out& o, const Iteration& i) {
+  const ServingStep& s = i.serving;
   o.BeginObject();
+  StepCount(o, i, "decode_context_tokens", s.decode_context_tokens);
+  StepCount(o, i, "decode_query_tokens", s.decode_query_tokens);
+  StepCount(o, i, "decode_requests", s.decode_requests);
   o.Int("end_ns", i.end);
   o.Double("gpu_busy_ms", NsToMs(i.gpu_busy_ns));
   o.Double("host_step_ms", NsToMs(i.host_ns()));
@@ -414,9 +427,17 @@ void IterationRow(Out& o, const Iteration& i) {
   o.EndObject();
   o.Double("post_range_ms", NsToMs(i.post_range_ns));
   o.Double("pre_range_ms", NsToMs(i.pre_range_ns));
+  StepCount(o, i, "prefill_context_tokens", s.prefill_context_tokens);
+  StepCount(o, i, "prefill_query_tokens", s.prefill_query_tokens);
+  StepCount(o, i, "prefill_requests", s.prefill_requests);
   o.Int("start_ns", i.start);
+  if (s.is_step()) {
+    if (s.kind == StepKind::kUnknown) o.Null("step_kind");
+    else o.String("step_kind", kStepKindNames[static_cast<size_t>(s.kind)]);
+  }
   o.Double("sync_ms", NsToMs(i.sync_ns));
   o.Int("syncs", i.syncs);
+  StepCount(o, i, "tokens", s.tokens);
   o.EndObject();
 }
 
@@ -428,6 +449,7 @@ struct RowDoubles {
   void Int(const char*, uint64_t) {}
   void Int(const char*, int64_t) {}
   void String(const char*, const std::string&) {}
+  void Null(const char*) {}
   void Double(const char*, double v) { values.push_back(v); }
 };
 
@@ -453,6 +475,10 @@ struct RowText {
     w.Key(key);
     w.String(v);
   }
+  void Null(const char* key) {
+    w.Key(key);
+    w.Null();
+  }
   void Double(const char* key, double) {
     w.Key(key);
     w.Double(doubles, next++);
@@ -475,6 +501,44 @@ void WriteIterationRows(JsonWriter& w, const std::vector<Iteration>& rows, size_
   }
 }
 
+// The serving section (serving.h, docs/SERVING.md): null + serving_reason without serving steps
+// or graph replays.
+json ServingJson(const ServingAnalysis& sv) {
+  json groups = json::array();
+  for (const ServingGroup& g : sv.groups) {
+    json j = {{"kind", kStepKindNames[static_cast<size_t>(g.kind)]},
+              {"token_bucket_min", g.bucket_min < 0 ? json(nullptr) : json(g.bucket_min)},
+              {"token_bucket_max", g.bucket_min < 0 ? json(nullptr) : json(g.bucket_min == 0 ? 1 : 2 * g.bucket_min)},
+              {"count", g.count},
+              {"latency_total_ms", NsToMs(g.latency_ns)},
+              {"mean_latency_ms", g.mean_ms},
+              {"p50_latency_ms", g.p50_ms},
+              {"p95_latency_ms", g.p95_ms},
+              {"p99_latency_ms", g.p99_ms},
+              {"tokens", g.tokens < 0 ? json(nullptr) : json(g.tokens)}};
+    const bool rates = g.tokens > 0 && g.latency_ns > 0;
+    const char* why = g.tokens < 0    ? "the token count of a step is unknown"
+                      : g.tokens == 0 ? "no tokens"
+                                      : "zero latency";
+    SetOrNull(j, "ms_per_token", rates, rates ? NsToMs(g.latency_ns) / static_cast<double>(g.tokens) : 0, why);
+    SetOrNull(j, "tokens_per_s", rates,
+              rates ? static_cast<double>(g.tokens) / (static_cast<double>(g.latency_ns) / 1e9) : 0, why);
+    groups.push_back(std::move(j));
+  }
+  json graph = {{"launches", sv.graph_launches},
+                {"kernels", sv.graph_kernels},
+                {"kernel_ns", sv.graph_kernel_ns},
+                {"total_kernel_ns", sv.kernel_ns}};
+  SetOrNull(graph, "kernel_time_ratio", sv.has_graph_ratio, sv.graph_kernel_ratio, "no kernels");
+  json capture_names = json::array();
+  for (const std::string& n : sv.capture_names) capture_names.push_back(n);
+  return {{"steps", sv.steps},
+          {"step_form", sv.step_form.empty() ? json(nullptr) : json(sv.step_form)},
+          {"groups", std::move(groups)},
+          {"graph_replay", std::move(graph)},
+          {"capture_steps", sv.capture_steps},
+          {"capture_names", std::move(capture_names)}};
+}
 
 json PeakJson(const PeakRates& p) {
   json j = {{"device_name", p.device_name.empty() ? json(nullptr) : json(p.device_name)}, {"source", p.source}};
@@ -570,6 +634,12 @@ json AnalysisToJson(const Trace& trace, const Analysis& analysis, const Analysis
   doc["streams"] = StreamsJson(summary);
   doc["data_quality"] = QualityJson(summary);
   doc["iteration_table"] = rows == IterationRows::kInTree ? IterationTableJson(analysis.iterations) : json::array();
+  if (analysis.serving.steps > 0 || analysis.serving.graph_launches > 0 || analysis.serving.capture_steps > 0) {
+    doc["serving"] = ServingJson(analysis.serving);
+  } else {
+    doc["serving"] = nullptr;
+    doc["serving_reason"] = "no serving step annotations, graph launches or graph captures";
+  }
   doc["timeline"] = TimelineJson(trace, analysis);
   doc["peak"] = PeakJson(analysis.peak);
   doc["roofline"] = RooflineJson(analysis.roofline);

@@ -272,6 +272,43 @@ void PrintQuality(std::ostream& out, const json& r) {
   if (!any) out << "\ndata quality: clean\n";
 }
 
+// The serving section in two lines at most (docs/SERVING.md): the steps by kind and token bucket,
+// the graph replays' share of kernel time. Nothing when the report has no serving section.
+void PrintServing(std::ostream& out, const json& r) {
+  const json& sv = Object(r, "serving");
+  if (!sv.is_object()) return;
+  const int64_t steps = Int(sv, "steps");
+  if (steps > 0) {
+    out << "  serving: " << steps << " " << Text(sv, "step_form") << (steps == 1 ? " step" : " steps");
+    const json& groups = Array(sv, "groups");
+    constexpr size_t kShown = 6;
+    for (size_t i = 0; i < groups.size() && i < kShown; ++i) {
+      const json& g = groups[i];
+      const auto lo = Number(g, "token_bucket_min"), hi = Number(g, "token_bucket_max");
+      out << (i ? "; " : ": ") << Text(g, "kind") << " "
+          << (lo && hi ? StrFormat("%.0f-%.0f tokens", *lo, *hi - 1) : std::string("tokens unknown"))
+          << StrFormat(" x%lld p50 %.3f ms", static_cast<long long>(Int(g, "count")),
+                       Number(g, "p50_latency_ms").value_or(0));
+      if (const auto mpt = Number(g, "ms_per_token"), tps = Number(g, "tokens_per_s"); mpt && tps)
+        out << StrFormat(" (%.4f ms/token, %.0f tokens/s)", *mpt, *tps);
+    }
+    if (groups.size() > kShown) out << "; " << groups.size() - kShown << " more groups";
+    out << "\n";
+  }
+  if (const int64_t captures = Int(sv, "capture_steps"); captures > 0) {
+    const json& names = Array(sv, "capture_names");
+    out << "  graph captures: " << captures << " capture annotation" << (captures == 1 ? "" : "s")
+        << (names.empty() || !names[0].is_string()
+                ? std::string()
+                : " (" + names[0].get<std::string>() + (names.size() > 1 ? ", ...)" : ")"))
+        << ", not serving steps (docs/SERVING.md)\n";
+  }
+  const json& graph = Object(sv, "graph_replay");
+  if (const auto ratio = Number(graph, "kernel_time_ratio"); ratio && Int(graph, "launches") > 0)
+    out << "  graph replays: " << Pct(*ratio) << " of kernel time (" << Int(graph, "kernels") << " kernels from "
+        << Int(graph, "launches") << (Int(graph, "launches") == 1 ? " graph launch)\n" : " graph launches)\n");
+}
+
 void PrintIterations(std::ostream& out, const json& r) {
   const json& source = Object(r, "iteration_source");
   const int64_t skipped = Int(source, "skipped");
@@ -300,6 +337,7 @@ void PrintIterations(std::ostream& out, const json& r) {
   out << "\n";
   if (!none.empty()) out << "  " << none << "\n";
   if (const std::string capture = Text(r, "graph_capture"); !capture.empty()) out << "  " << capture << "\n";
+  PrintServing(out, r);
   // What the GPU-idle time of the iterations was spent on, largest causes first.
   const json& idle = Object(r, "gpu_idle");
   const TimeNs total = Int(idle, "total_ns");

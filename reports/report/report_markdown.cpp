@@ -283,6 +283,42 @@ std::string CounterTable(const json& doc) {
   return out.str();
 }
 
+// The serving section (docs/SERVING.md) as a table of the step groups and one line on graph
+// replays; empty when the report has no serving section.
+std::string ServingTable(const json& doc) {
+  const json& sv = Object(doc, "serving");
+  if (!sv.is_object()) return "";
+  std::ostringstream out;
+  const json& groups = Array(sv, "groups");
+  if (!groups.empty()) {
+    out << Int(sv, "steps") << " " << Md(Text(sv, "step_form")) << (Int(sv, "steps") == 1 ? " step" : " steps")
+        << " by kind and tokens:\n\n"
+        << "| Kind | Tokens | Steps | p50 | p95 | p99 | ms/token | tokens/s |\n|---|--:|--:|--:|--:|--:|--:|--:|\n";
+    auto num = [](const json& g, const char* key, const char* format) {
+      const auto v = Number(g, key);
+      return v ? StrFormat(format, *v) : std::string("n/a");
+    };
+    for (const json& g : groups) {
+      const auto lo = Number(g, "token_bucket_min"), hi = Number(g, "token_bucket_max");
+      out << "| " << Md(Text(g, "kind")) << " | "
+          << (lo && hi ? StrFormat("%.0f-%.0f", *lo, *hi - 1) : std::string("n/a")) << " | " << Int(g, "count") << " | "
+          << num(g, "p50_latency_ms", "%.3f ms") << " | " << num(g, "p95_latency_ms", "%.3f ms") << " | "
+          << num(g, "p99_latency_ms", "%.3f ms") << " | " << num(g, "ms_per_token", "%.4f") << " | "
+          << num(g, "tokens_per_s", "%.0f") << " |\n";
+    }
+  }
+  const json& graph = Object(sv, "graph_replay");
+  if (const auto ratio = Number(graph, "kernel_time_ratio"); ratio && Int(graph, "launches") > 0)
+    out << (groups.empty() ? "" : "\n")
+        << StrFormat("Graph replays: %.1f%% of kernel time (%lld kernels from %lld graph launch%s).\n", *ratio * 100,
+                     static_cast<long long>(Int(graph, "kernels")), static_cast<long long>(Int(graph, "launches")),
+                     Int(graph, "launches") == 1 ? "" : "es");
+  if (const int64_t captures = Int(sv, "capture_steps"); captures > 0)
+    out << StrFormat("%lld graph capture annotation%s, not serving steps.\n", static_cast<long long>(captures),
+                     captures == 1 ? "" : "s");
+  return out.str();
+}
+
 }  // namespace
 
 std::string MarkdownEscape(std::string_view text) {
@@ -334,17 +370,20 @@ std::string MarkdownReport(const nlohmann::json& report) {
   QualityLine(out, doc);
   std::string text = out.str();
   const size_t findings = Array(doc, "findings").size();
-  AppendWithinBudget(text, {{"data-quality counters", Folded("Data-quality counters", CounterTable(doc))},
-                            {"more findings", Folded(StrFormat("%zu more findings", findings - std::min(findings, kFindingsShown)),
-                                                     MoreFindings(doc))},
-                            {"kernel names", Folded("Kernel names", KernelNames(doc, labels))},
-                            {"more kernels", Folded("More kernels", MoreKernels(doc, labels))},
-                            {"collectives", Folded("Collectives", Collectives(doc))},
-                            {"evidence", Folded("Evidence", Evidence(doc))},
-                            {"other headline metrics", Folded("Other headline metrics", OtherHeadline(doc))},
-                            {"run details", Folded("Run", Facts(doc, false))},
-                            {"combined estimate", Folded("Combined estimate", Md(CombinedText(doc)))}},
-                     kBudget);
+  AppendWithinBudget(
+      text,
+      {{"data-quality counters", Folded("Data-quality counters", CounterTable(doc))},
+       {"more findings",
+        Folded(StrFormat("%zu more findings", findings - std::min(findings, kFindingsShown)), MoreFindings(doc))},
+       {"kernel names", Folded("Kernel names", KernelNames(doc, labels))},
+       {"more kernels", Folded("More kernels", MoreKernels(doc, labels))},
+       {"serving steps", Folded("Serving steps", ServingTable(doc))},
+       {"collectives", Folded("Collectives", Collectives(doc))},
+       {"evidence", Folded("Evidence", Evidence(doc))},
+       {"other headline metrics", Folded("Other headline metrics", OtherHeadline(doc))},
+       {"run details", Folded("Run", Facts(doc, false))},
+       {"combined estimate", Folded("Combined estimate", Md(CombinedText(doc)))}},
+      kBudget);
   return text;
 }
 

@@ -16,6 +16,7 @@
 #include "tracegate/analyzer/op_links.h"
 #include "tracegate/analyzer/roofline.h"
 #include "tracegate/analyzer/rules.h"
+#include "tracegate/analyzer/serving.h"
 #include "tracegate/analyzer/summary.h"
 
 namespace tg {
@@ -44,6 +45,7 @@ struct Analysis {
   CommunicationAnalysis communication;  // collectives and the rank's communication figures
   std::vector<Finding> findings;
   CombinedEstimate combined;  // the findings' gains over disjoint parts (RelateFindings)
+  ServingAnalysis serving;    // LLM serving steps by kind and token bucket, graph replays (serving.h)
 };
 
 // InvalidInput for bad options (regexes, --skip, kernel class patterns).

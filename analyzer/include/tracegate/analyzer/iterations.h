@@ -2,8 +2,10 @@
 //   T_total = T_pre + T_h2d + T_infer + T_d2h + T_post + T_idle   for every iteration.
 //
 // Iterations come from host ranges (NVTX, Kineto user annotations) whose names match
-// IterationOptions::iteration_regex (std::regex ECMAScript, searched, case-insensitive). Only the
-// outermost matches count; when several processes have matches, the process with the most is
+// IterationOptions::iteration_regex (std::regex ECMAScript, searched, case-insensitive). When the
+// default expression matches nothing, LLM serving engines' step annotations are the iterations
+// (vLLM execute_..., SGLang step[...]; serving.h, docs/SERVING.md); --iteration REGEX overrides.
+// Only the outermost matches count; when several processes have matches, the process with the most is
 // used (ties: lowest pid) and the others' GPU work is left out. With no match the whole trace
 // window is one iteration (from_markers = false) and the report says so.
 //
@@ -46,6 +48,7 @@
 
 #include "tracegate/analyzer/idle_cause.h"
 #include "tracegate/analyzer/model.h"
+#include "tracegate/analyzer/serving.h"
 #include "tracegate/analyzer/stats.h"
 #include "tracegate/analyzer/status.h"
 
@@ -87,6 +90,9 @@ struct Iteration {
   // Host compute before the first GPU work (or first HtoD copy) and after the last DtoH copy (or
   // last GPU work), moved from idle to pre / post because no range names those phases.
   TimeNs pre_from_host_ns = 0, post_from_host_ns = 0;
+  // What the marker's name says about an LLM serving step (serving.h); not a step (forms none)
+  // for other names. Steps found as two annotations (SGLang's execute_... and step[...]) merged.
+  ServingStep serving;
   TimeNs latency_ns() const { return end - start; }
   TimeNs host_ns() const { return marker_end - marker_start; }  // the host step (the marker)
 };
@@ -94,6 +100,9 @@ struct Iteration {
 struct IterationAnalysis {
   bool from_markers = false;
   std::string source;             // one line: how iterations were found (or why there are none)
+  // The serving step annotation form the iterations came from (StepFormName: "vllm", "sglang",
+  // "vllm+sglang"); empty when they are not serving steps.
+  std::string step_form;
   int64_t pid = kUnknownId;       // process whose markers were used
   size_t found = 0;               // iterations found before --skip
   size_t skipped = 0;             // dropped from the front: --skip N, or the warm-up rule's count

@@ -47,10 +47,25 @@
 //   iterations, avg_latency_ms, std_latency_ms, p50/p95/p99_latency_ms, latency_cv, throughput_fps,
 //   pre/h2d/infer/d2h/post_ms_ratio, idle_ratio, latency_samples_ms     headline (docs/RULES.md);
 //     ratios are sums over kept iterations / summed latency (iterations.h defines the phases)
-//   iteration_source{from_markers, description, regex, pid, found, skipped}
+//   iteration_source{from_markers, description, regex, pid, found, skipped, step_form}
+//     step_form: "vllm", "sglang" or "vllm+sglang" when the iterations are LLM serving step
+//     annotations (no range matched the default expression; docs/SERVING.md), else null
 //   phases{pre, h2d, infer, d2h, post, idle: {mean_ms, ratio}}
 //   iteration_table[]{index, name, start_ns, end_ns, latency_ms, phases_ms{...}, gpu_busy_ms, kernels,
-//                     memcpys, memsets, syncs, sync_ms, pre_range_ms, infer_range_ms, post_range_ms}
+//                     memcpys, memsets, syncs, sync_ms, pre_range_ms, infer_range_ms, post_range_ms,
+//                     and only on serving steps: step_kind (prefill/decode/mixed, null unknown), tokens,
+//                     prefill_requests, decode_requests, prefill_query_tokens, prefill_context_tokens,
+//                     decode_query_tokens, decode_context_tokens (null where the annotation does not say)}
+//   serving{steps, step_form, groups[]{kind, token_bucket_min, token_bucket_max, count, latency_total_ms,
+//           mean_latency_ms, p50/p95/p99_latency_ms, tokens, ms_per_token, tokens_per_s},
+//           graph_replay{launches, kernels, kernel_ns, total_kernel_ns, kernel_time_ratio},
+//           capture_steps, capture_names[]}
+//     The kept serving steps by kind x power-of-two token bucket [min, max) (nearest-rank
+//     percentiles of the steps' latencies; ms_per_token = summed latency / summed tokens,
+//     tokens_per_s its inverse in seconds; null + _reason when a step's tokens are unknown);
+//     graph_replay: kernels whose launch call (same correlation id) is a graph launch, their summed
+//     durations over every kernel's (kernels.total_ns), over the whole trace. null + serving_reason
+//     without steps, graph launches and capture annotations. docs/SERVING.md
 //   timeline{iteration (index as in iteration_table; null + _reason without iterations), selection,
 //            name, start_ns, end_ns, duration_ns, latency_ms, marker_start/end_offset_ns (null without
 //            markers), phases_ms{...}, item_cap, items_total, items_dropped,
@@ -59,8 +74,8 @@
 //     The GPU work of the kept iteration with the median latency (nearest rank: its latency is
 //     p50_latency_ms), one lane per (device, stream) in that order. Rows follow `columns`: offset
 //     from the iteration's start (negative for work that began before it), kind kernel/collective
-//     (a kernel of the communication class)/memcpy/memset, short name (ShortKernelName, "Memcpy HtoD", "Memset"); by start. At most item_cap
-//     rows over all lanes, the longest kept; busy/idle_ns count every item, listed or not.
+//     (a kernel of the communication class)/memcpy/memset, short name (ShortKernelName, "Memcpy HtoD", "Memset"); by
+//     start. At most item_cap rows over all lanes, the longest kept; busy/idle_ns count every item, listed or not.
 //     gaps[]{device, start_offset_ns, duration_ns}: the device-idle intervals of the span (each
 //       device's work in it, listed or not, subtracted from it), the longest kTimelineGapCap, by
 //       device then start; gaps_total counts them all.
