@@ -37,6 +37,21 @@ struct MarkerChoice {
   size_t other_pids = 0;
 };
 
+// The pid with the most of `markers` (grouped by pid; ties keep the lower pid): c.pid and
+// c.other_pids set, and the position and count of its markers returned.
+std::pair<size_t, size_t> ChoosePid(const std::vector<Marker>& markers, MarkerChoice* c) {
+  size_t best_begin = 0, best_count = 0;
+  for (size_t b = 0; b < markers.size();) {
+    size_t e = b;
+    while (e < markers.size() && markers[e].pid == markers[b].pid) ++e;
+    if (e - b > best_count) best_begin = b, best_count = e - b;  // strict: ties keep the lower pid
+    c->other_pids += b > 0;
+    b = e;
+  }
+  if (best_count > 0) c->pid = markers[best_begin].pid;
+  return {best_begin, best_count};
+}
+
 // Outermost non-empty ranges with on_gpu == `on_gpu` whose names match, of the pid with the most.
 MarkerChoice ChooseMarkers(const Trace& t, NameMatcher& match, uint8_t on_gpu) {
   const RangeTable& r = t.ranges;
@@ -66,15 +81,7 @@ MarkerChoice ChooseMarkers(const Trace& t, NameMatcher& match, uint8_t on_gpu) {
   all.resize(kept);
 
   MarkerChoice c;
-  size_t best_begin = 0, best_count = 0;
-  for (size_t b = 0; b < all.size();) {
-    size_t e = b;
-    while (e < all.size() && all[e].pid == all[b].pid) ++e;
-    if (e - b > best_count) best_begin = b, best_count = e - b;  // strict: ties keep the lower pid
-    c.other_pids += b > 0;
-    b = e;
-  }
-  if (best_count > 0) c.pid = all[best_begin].pid;
+  const auto [best_begin, best_count] = ChoosePid(all, &c);
   auto first = all.begin() + static_cast<ptrdiff_t>(best_begin);
   c.markers.assign(first, first + static_cast<ptrdiff_t>(best_count));
   return c;
@@ -122,15 +129,7 @@ MarkerChoice ChooseServingMarkers(const Trace& t, uint8_t on_gpu, std::vector<Se
     merged.push_back(s);
   }
   MarkerChoice c;
-  size_t best_begin = 0, best_count = 0;
-  for (size_t b = 0; b < kept.size();) {
-    size_t e = b;
-    while (e < kept.size() && kept[e].pid == kept[b].pid) ++e;
-    if (e - b > best_count) best_begin = b, best_count = e - b;  // strict: ties keep the lower pid
-    c.other_pids += b > 0;
-    b = e;
-  }
-  if (best_count > 0) c.pid = kept[best_begin].pid;
+  const auto [best_begin, best_count] = ChoosePid(kept, &c);
   const auto first = static_cast<ptrdiff_t>(best_begin), last = static_cast<ptrdiff_t>(best_begin + best_count);
   c.markers.assign(kept.begin() + first, kept.begin() + last);
   steps->assign(merged.begin() + first, merged.begin() + last);
