@@ -13,16 +13,17 @@
 #include "analyzer/util/fileio.h"
 #include "python/src/bindings.h"
 #include "reports/document/report_document.h"
+#include "reports/document/report_keys.h"
 #include "tracegate/analyzer/analysis.h"
 #include "tracegate/analyzer/import.h"
 #include "tracegate/collector/record.h"
 #include "tracegate/reports/analysis_report.h"
 #include "tracegate/reports/api.h"
 #include "tracegate/reports/baseline.h"
-#include "tracegate/reports/report_read.h"
 #include "tracegate/reports/job.h"
 #include "tracegate/reports/json_out.h"
 #include "tracegate/reports/report_html.h"
+#include "tracegate/reports/report_read.h"
 
 namespace tgpy {
 
@@ -213,6 +214,19 @@ void BindReports(py::module_& m) {
 
   m.def("analyze_trace", [](const TracePtr& t, const tg::AnalysisSettings& s) { return AnalyzeLoaded(*t, s); });
   m.def("analyze_file", &AnalyzeFile);
+  // The leading columns of Report.iterations (reports/document/report_keys.h): object columns
+  // expand to "<key>.<member>" as pandas.json_normalize names them.
+  m.def("iteration_columns", [] {
+    std::vector<std::string> columns;
+    for (const tg::internal::keys::Key* k : tg::internal::keys::kIterationColumns) {
+      if (k == &tg::internal::keys::kRowPhasesMs) {
+        for (const char* phase : tg::kPhaseNames) columns.push_back(std::string(k->name) + "." + phase);
+      } else {
+        columns.emplace_back(k->name);
+      }
+    }
+    return columns;
+  });
   m.def("analyze_job", &AnalyzeJobFiles);
   m.def("list_job_files", [](const std::vector<std::string>& inputs) {
     tg::StatusOr<std::vector<std::string>> files = tg::ListJobFiles(inputs);

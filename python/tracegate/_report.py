@@ -67,10 +67,8 @@ def _analysis_settings(*, top=10, gaps=10, small_copy_bytes=64 * 1024, iteration
 _FINDING_COLUMNS = ["id", "title", "priority", "summary", "amdahl.gain_pct", "amdahl.overall_speedup", "amdahl.share",
                     "amdahl.speedup", "amdahl.upper_bound", "evidence_strength", "heuristic", "evidence", "involved",
                     "strategies", "claim", "overlaps"]
-_ITERATION_COLUMNS = ["index", "name", "start_ns", "end_ns", "latency_ms", "host_step_ms", "gpu_busy_ms",
-                      "phases_ms.pre", "phases_ms.h2d", "phases_ms.infer", "phases_ms.d2h", "phases_ms.post",
-                      "phases_ms.idle", "kernels", "memcpys", "memsets", "syncs", "sync_ms", "pre_range_ms",
-                      "infer_range_ms", "post_range_ms"]
+# The leading columns of Report.iterations, as the report's key list declares them.
+_ITERATION_COLUMNS = _native.iteration_columns()
 
 
 def _ordered(df, first):

@@ -134,37 +134,24 @@ std::string SummaryPriority(const json& doc) {
 }
 
 std::vector<HeadlineRow> HeadlineCards(const json& doc, std::vector<std::string>* hidden) {
-  const double n = Number(doc, "iterations").value_or(0);
+  const double n = Number(doc, keys::kIterations.name).value_or(0);
   std::vector<HeadlineRow> cards;
-  auto add = [&](const char* label, const char* key, Unit unit, bool worth = true, const char* why = "") {
-    Shown s = Show(doc, key, unit);
-    if (!Find(doc, key)) return;  // not in this report: nothing to say
+  for (const keys::Key* k : keys::kCards) {
+    if ((k->shown & keys::kCardIfSeveral) && n == 1) continue;  // one iteration: one latency card
+    if (!Find(doc, k->name)) continue;                          // not in this report: nothing to say
+    Shown s = Show(doc, k->name, k->unit);
+    const std::optional<double> v = Number(doc, k->name);
     // A share that rounds to 0.0% is there all the same: say so rather than print a zero.
-    if (s.present && unit == Unit::kPercent && Number(doc, key).value_or(1) > 0 && Number(doc, key).value_or(1) < 0.0005)
-      s.text = "<0.1%";
-    if (s.present && worth) cards.push_back({label, s});
-    else if (hidden) hidden->push_back(std::string(label) + " (" + (s.present ? why : s.reason.c_str()) + ")");
-  };
-  add("Iterations", "iterations", Unit::kCount);
-  if (n == 1) {
-    add("Latency", "avg_latency_ms", Unit::kMs);
-  } else {
-    add("Latency p50", "p50_latency_ms", Unit::kMs);
-    add("Latency mean", "avg_latency_ms", Unit::kMs);
-    add("Latency p95", "p95_latency_ms", Unit::kMs);
-    add("Latency p99", "p99_latency_ms", Unit::kMs, n >= 20, "fewer than 20 iterations");
-    add("Latency std", "std_latency_ms", Unit::kMs);
-    add("Latency CV", "latency_cv", Unit::kPercent);
+    if (s.present && k->unit == Unit::kPercent && v.value_or(1) > 0 && v.value_or(1) < 0.0005) s.text = "<0.1%";
+    const bool worth = k->card_rule == keys::CardRule::kAlways ||
+                       (k->card_rule == keys::CardRule::kManyIterations && n >= keys::kCardMinIterations) ||
+                       (k->card_rule == keys::CardRule::kPositive && v.value_or(0) > 0);
+    std::string label(n == 1 && k == &keys::kAvgLatencyMs ? "Latency"
+                      : k->card_label.empty()             ? k->label
+                                                          : k->card_label);
+    if (s.present && worth) cards.push_back({k, label, s});
+    else if (hidden) hidden->push_back(label + " (" + (s.present ? std::string(k->card_hidden) : s.reason) + ")");
   }
-  add("Throughput", "throughput_fps", Unit::kFps, Number(doc, "throughput_fps").value_or(0) > 0, "no time between iterations");
-  add("GPU idle", "idle_ratio", Unit::kPercent);
-  static constexpr std::array<std::pair<const char*, const char*>, 5> kShares{
-      {{"Pre share", "pre_ms_ratio"}, {"H2D share", "h2d_ms_ratio"}, {"Infer share", "infer_ms_ratio"},
-       {"D2H share", "d2h_ms_ratio"}, {"Post share", "post_ms_ratio"}}};
-  for (const auto& [label, key] : kShares)
-    add(label, key, Unit::kPercent, Number(doc, key).value_or(0) > 0, "0: no such phase in the iterations");
-  add("Memory peak", "memory_peak_mb", Unit::kMb);
-  add("Temperature (C)", "temperature_c_range", Unit::kPlain);
   return cards;
 }
 

@@ -8,14 +8,15 @@
 #include <string_view>
 #include <vector>
 
-#include "tracegate/reports/analysis_report.h"
+#include "analyzer/util/fileio.h"
+#include "analyzer/util/side_task.h"
+#include "reports/document/report_keys.h"
 #include "reports/report/communication_json.h"
 #include "reports/report/findings_json.h"
 #include "reports/report/json_writer.h"
 #include "reports/report/kernel_table_json.h"
 #include "reports/report/timeline_json.h"
-#include "analyzer/util/fileio.h"
-#include "analyzer/util/side_task.h"
+#include "tracegate/reports/analysis_report.h"
 #include "tracegate/reports/report_provenance.h"
 
 namespace tg {
@@ -26,6 +27,7 @@ using internal::DoubleTexts;
 using internal::JsonWriter;
 using internal::SetOrNull;
 using nlohmann::json;
+namespace keys = internal::keys;  // reports/document/report_keys.h
 
 json IdOrNull(int64_t id) { return id == kUnknownId ? json(nullptr) : json(id); }
 
@@ -285,27 +287,23 @@ void HeadlineJson(json& doc, const IterationAnalysis& it, const Summary& summary
   const SampleStats& l = it.latency_ms;
   bool has = !it.iterations.empty() && it.total_ns > 0;
   const char* why = it.iterations.empty() ? "no iterations" : "the iterations have zero length (empty trace)";
-  doc["iterations"] = it.iterations.size();
-  SetOrNull(doc, "avg_latency_ms", has, l.mean, why);
-  SetOrNull(doc, "std_latency_ms", has, l.std, why);
-  SetOrNull(doc, "p50_latency_ms", has, l.p50, why);
-  SetOrNull(doc, "p95_latency_ms", has, l.p95, why);
-  SetOrNull(doc, "p99_latency_ms", has, l.p99, why);
-  SetOrNull(doc, "latency_cv", has && l.has_cv, l.cv, has ? "fewer than 2 iterations" : why);
-  SetOrNull(doc, "throughput_fps", has && it.has_throughput, it.throughput_fps, has ? "zero-length run" : why);
-  for (size_t p = 0; p < kPhaseCount; ++p) {
-    std::string key = std::string(kPhaseNames[p]) + (static_cast<Phase>(p) == Phase::kIdle ? "_ratio" : "_ms_ratio");
-    SetOrNull(doc, key, has, it.phase_ratio[p], why);
-  }
+  doc[std::string(keys::kIterations.name)] = it.iterations.size();
+  SetOrNull(doc, keys::kAvgLatencyMs.name, has, l.mean, why);
+  SetOrNull(doc, keys::kStdLatencyMs.name, has, l.std, why);
+  SetOrNull(doc, keys::kP50LatencyMs.name, has, l.p50, why);
+  SetOrNull(doc, keys::kP95LatencyMs.name, has, l.p95, why);
+  SetOrNull(doc, keys::kP99LatencyMs.name, has, l.p99, why);
+  SetOrNull(doc, keys::kLatencyCv.name, has && l.has_cv, l.cv, has ? "fewer than 2 iterations" : why);
+  SetOrNull(doc, keys::kThroughputFps.name, has && it.has_throughput, it.throughput_fps, has ? "zero-length run" : why);
+  for (size_t p = 0; p < kPhaseCount; ++p) SetOrNull(doc, keys::kPhaseRatioKeys[p]->name, has, it.phase_ratio[p], why);
   // Without device activity idle time is undefined, not 100%: a state of the recording.
   if (!summary.no_device_activity.empty()) {
-    doc["idle_ratio"] = nullptr;
-    doc["idle_ratio_reason"] = summary.no_device_activity;
+    SetOrNull(doc, keys::kIdleRatio.name, false, 0, summary.no_device_activity);
     doc["no_device_activity"] = summary.no_device_activity;
   }
   json samples = json::array();
   for (const Iteration& i : it.iterations) samples.push_back(NsToMs(i.latency_ns()));
-  doc["latency_samples_ms"] = std::move(samples);
+  doc[std::string(keys::kLatencySamplesMs.name)] = std::move(samples);
 }
 
 // What --skip dropped and why, as data and as the one line every renderer prints (docs/RULES.md,
@@ -406,38 +404,38 @@ template <class Out>
 void IterationRow(Out& o, const Iteration& i) {
   const ServingStep& s = i.serving;
   o.BeginObject();
-  StepCount(o, i, "decode_context_tokens", s.decode_context_tokens);
-  StepCount(o, i, "decode_query_tokens", s.decode_query_tokens);
-  StepCount(o, i, "decode_requests", s.decode_requests);
-  o.Int("end_ns", i.end);
-  o.Double("gpu_busy_ms", NsToMs(i.gpu_busy_ns));
-  o.Double("host_step_ms", NsToMs(i.host_ns()));
-  o.Object("idle_causes_ns");
+  StepCount(o, i, keys::kRowDecodeContextTokens.name.data(), s.decode_context_tokens);
+  StepCount(o, i, keys::kRowDecodeQueryTokens.name.data(), s.decode_query_tokens);
+  StepCount(o, i, keys::kRowDecodeRequests.name.data(), s.decode_requests);
+  o.Int(keys::kRowEndNs.name.data(), i.end);
+  o.Double(keys::kRowGpuBusyMs.name.data(), NsToMs(i.gpu_busy_ns));
+  o.Double(keys::kRowHostStepMs.name.data(), NsToMs(i.host_ns()));
+  o.Object(keys::kRowIdleCausesNs.name.data());
   for (size_t c : CausesByName()) o.Int(kIdleCauseNames[c], static_cast<int64_t>(i.idle_cause_ns[c]));
   o.EndObject();
-  o.Int("index", i.index);
-  o.Double("infer_range_ms", NsToMs(i.infer_range_ns));
-  o.Int("kernels", i.kernels);
-  o.Double("latency_ms", NsToMs(i.latency_ns()));
-  o.Int("memcpys", i.memcpys);
-  o.Int("memsets", i.memsets);
-  o.String("name", i.name);
-  o.Object("phases_ms");
+  o.Int(keys::kRowIndex.name.data(), i.index);
+  o.Double(keys::kRowInferRangeMs.name.data(), NsToMs(i.infer_range_ns));
+  o.Int(keys::kRowKernels.name.data(), i.kernels);
+  o.Double(keys::kRowLatencyMs.name.data(), NsToMs(i.latency_ns()));
+  o.Int(keys::kRowMemcpys.name.data(), i.memcpys);
+  o.Int(keys::kRowMemsets.name.data(), i.memsets);
+  o.String(keys::kRowName.name.data(), i.name);
+  o.Object(keys::kRowPhasesMs.name.data());
   for (size_t p : PhasesByName()) o.Double(kPhaseNames[p], NsToMs(i.phase_ns[p]));
   o.EndObject();
-  o.Double("post_range_ms", NsToMs(i.post_range_ns));
-  o.Double("pre_range_ms", NsToMs(i.pre_range_ns));
-  StepCount(o, i, "prefill_context_tokens", s.prefill_context_tokens);
-  StepCount(o, i, "prefill_query_tokens", s.prefill_query_tokens);
-  StepCount(o, i, "prefill_requests", s.prefill_requests);
-  o.Int("start_ns", i.start);
+  o.Double(keys::kRowPostRangeMs.name.data(), NsToMs(i.post_range_ns));
+  o.Double(keys::kRowPreRangeMs.name.data(), NsToMs(i.pre_range_ns));
+  StepCount(o, i, keys::kRowPrefillContextTokens.name.data(), s.prefill_context_tokens);
+  StepCount(o, i, keys::kRowPrefillQueryTokens.name.data(), s.prefill_query_tokens);
+  StepCount(o, i, keys::kRowPrefillRequests.name.data(), s.prefill_requests);
+  o.Int(keys::kRowStartNs.name.data(), i.start);
   if (s.is_step()) {
-    if (s.kind == StepKind::kUnknown) o.Null("step_kind");
-    else o.String("step_kind", kStepKindNames[static_cast<size_t>(s.kind)]);
+    if (s.kind == StepKind::kUnknown) o.Null(keys::kRowStepKind.name.data());
+    else o.String(keys::kRowStepKind.name.data(), kStepKindNames[static_cast<size_t>(s.kind)]);
   }
-  o.Double("sync_ms", NsToMs(i.sync_ns));
-  o.Int("syncs", i.syncs);
-  StepCount(o, i, "tokens", s.tokens);
+  o.Double(keys::kRowSyncMs.name.data(), NsToMs(i.sync_ns));
+  o.Int(keys::kRowSyncs.name.data(), i.syncs);
+  StepCount(o, i, keys::kRowTokens.name.data(), s.tokens);
   o.EndObject();
 }
 

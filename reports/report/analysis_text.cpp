@@ -32,6 +32,10 @@ using internal::Object;
 using internal::WholeTraceNote;
 using internal::Text;
 using nlohmann::json;
+// The headline keys and their rows (reports/document/report_keys.h, report_view.h).
+namespace keys = internal::keys;
+using internal::Headline;
+using internal::HeadlineRow;
 
 constexpr size_t kMaxNameChars = 60;
 constexpr size_t kGapsShown = 3;
@@ -312,21 +316,27 @@ void PrintServing(std::ostream& out, const json& r) {
 void PrintIterations(std::ostream& out, const json& r) {
   const json& source = Object(r, "iteration_source");
   const int64_t skipped = Int(source, "skipped");
-  out << "\niterations: " << Int(r, "iterations");
+  out << "\niterations: " << Int(r, keys::kIterations.name);
   if (skipped) out << " (" << skipped << " warm-up skipped)";
   out << " - " << Text(source, "description") << "\n";
   // The warm-up line when something was dropped or the rule could judge (reports before it: none).
   const json& warmup = Object(source, "warmup");
   if (skipped || Number(warmup, "median_ms")) out << "  warm-up: " << Text(warmup, "summary") << "\n";
   // The headline is null without iterations or when they have no length.
-  const std::optional<double> mean = Number(r, "avg_latency_ms");
+  const std::optional<double> mean = Number(r, keys::kAvgLatencyMs.name);
   if (!mean) return;
-  const std::optional<double> cv = Number(r, "latency_cv"), fps = Number(r, "throughput_fps");
+  const std::optional<double> cv = Number(r, keys::kLatencyCv.name), fps = Number(r, keys::kThroughputFps.name);
   out << StrFormat("  latency ms: mean %.3f  p50 %.3f  p95 %.3f  p99 %.3f  std %.3f  CV %s", *mean,
-                   Number(r, "p50_latency_ms").value_or(0), Number(r, "p95_latency_ms").value_or(0),
-                   Number(r, "p99_latency_ms").value_or(0), Number(r, "std_latency_ms").value_or(0),
+                   Number(r, keys::kP50LatencyMs.name).value_or(0), Number(r, keys::kP95LatencyMs.name).value_or(0),
+                   Number(r, keys::kP99LatencyMs.name).value_or(0), Number(r, keys::kStdLatencyMs.name).value_or(0),
                    cv ? StrFormat("%.3f", *cv).c_str() : "n/a");
   if (fps) out << StrFormat("  throughput %.4g/s (batch %lld)", *fps, static_cast<long long>(Int(r, "batch")));
+  // Headline figures without a line of their own here (report_keys.h, keys::kTextLine).
+  std::string also;
+  for (const HeadlineRow& h : Headline(r))
+    if ((h.key->shown & keys::kTextLine) && h.value.present)
+      also += (also.empty() ? "" : ", ") + h.label + " " + h.value.text;
+  if (!also.empty()) out << "\n  also: " << also;
   out << "\n  phases (share of iteration time):";
   const json& phases = Object(r, "phases");
   const std::string none = Text(r, "no_device_activity");

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -15,12 +16,13 @@ nlohmann::json FindingsJson(const std::vector<Finding>& findings);
 nlohmann::json CombinedJson(const CombinedEstimate& c);
 
 // Sets obj[key] = value when defined, else null plus obj[key + "_reason"].
-inline void SetOrNull(nlohmann::json& obj, const std::string& key, bool defined, double value, const char* reason) {
+inline void SetOrNull(nlohmann::json& obj, std::string_view key, bool defined, double value, std::string_view reason) {
+  std::string name(key);
   if (defined) {
-    obj[key] = value;
+    obj[name] = value;
   } else {
-    obj[key] = nullptr;
-    obj[key + "_reason"] = reason;
+    obj[name] = nullptr;
+    obj[name + "_reason"] = reason;
   }
 }
 

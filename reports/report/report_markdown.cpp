@@ -115,17 +115,13 @@ std::string Facts(const json& doc, bool main) {
   return line.empty() ? "" : line + "\n";
 }
 
-constexpr std::string_view kKeyHeadline[] = {"Iterations", "Latency mean", "Latency p50", "Latency p95",
-                                             "Throughput", "Idle share",   "Memory peak"};
-bool IsKeyHeadline(const std::string& label) {
-  return std::find(std::begin(kKeyHeadline), std::end(kKeyHeadline), label) != std::end(kKeyHeadline);
-}
+bool IsKeyHeadline(const HeadlineRow& r) { return (r.key->shown & keys::kKeyFigure) != 0; }
 
 // The key figures in one row.
 void HeadlineSection(std::ostream& out, const json& doc) {
   std::string head, rule, values;
   for (const HeadlineRow& r : Headline(doc))
-    if (IsKeyHeadline(r.label) && r.value.present) {
+    if (IsKeyHeadline(r) && r.value.present) {
       head.append(" ").append(r.label).append(" |");  // appends: GCC 12 -O3 misreads " " + s (-Wrestrict)
       rule += "--:|";
       values.append(" ").append(Md(r.value.text)).append(" |");
@@ -137,8 +133,8 @@ void HeadlineSection(std::ostream& out, const json& doc) {
 std::string OtherHeadline(const json& doc) {
   std::string rows;
   for (const HeadlineRow& r : Headline(doc)) {
-    if (IsKeyHeadline(r.label) && r.value.present) continue;
-    if (r.label.ends_with(" share") && Number(doc, r.label == "Idle share" ? "idle_ratio" : "") == 0.0) continue;
+    if (IsKeyHeadline(r) && r.value.present) continue;
+    if (r.key == &keys::kIdleRatio && Number(doc, keys::kIdleRatio.name) == 0.0) continue;
     if (r.value.present && r.value.text == "0.0%") continue;
     rows += "| " + r.label + " | " + Md(ShowInline(r.value)) + " |\n";
   }

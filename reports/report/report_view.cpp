@@ -109,33 +109,10 @@ std::string RankCommunicationText(const json& doc) {
 }
 
 std::vector<HeadlineRow> Headline(const json& doc) {
-  struct Spec {
-    const char* label;
-    const char* key;
-    Unit unit;
-    bool optional;  // listed only when the report has the key (fields newer reports carry)
-  };
-  static constexpr Spec kRows[] = {
-      {"Iterations", "iterations", Unit::kCount, false},
-      {"Latency mean", "avg_latency_ms", Unit::kMs, false},
-      {"Latency p50", "p50_latency_ms", Unit::kMs, false},
-      {"Latency p95", "p95_latency_ms", Unit::kMs, false},
-      {"Latency p99", "p99_latency_ms", Unit::kMs, false},
-      {"Latency std", "std_latency_ms", Unit::kMs, false},
-      {"Latency CV", "latency_cv", Unit::kPercent, false},
-      {"Throughput", "throughput_fps", Unit::kFps, false},
-      {"Pre share", "pre_ms_ratio", Unit::kPercent, false},
-      {"H2D share", "h2d_ms_ratio", Unit::kPercent, false},
-      {"Infer share", "infer_ms_ratio", Unit::kPercent, false},
-      {"D2H share", "d2h_ms_ratio", Unit::kPercent, false},
-      {"Post share", "post_ms_ratio", Unit::kPercent, false},
-      {"Idle share", "idle_ratio", Unit::kPercent, false},
-      {"Memory peak", "memory_peak_mb", Unit::kMb, true},
-      {"Temperature (C)", "temperature_c_range", Unit::kPlain, true},
-  };
   std::vector<HeadlineRow> rows;
-  for (const Spec& r : kRows)
-    if (!r.optional || Find(doc, r.key)) rows.push_back({r.label, Show(doc, r.key, r.unit)});
+  for (const keys::Key* k : keys::kHeadline)
+    if ((k->shown & keys::kInTable) && (!(k->shown & keys::kIfPresent) || Find(doc, k->name)))
+      rows.push_back({k, std::string(k->label), Show(doc, k->name, k->unit)});
   return rows;
 }
 

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/document/report_document.h"
+#include "reports/document/report_keys.h"
 #include "tracegate/analyzer/kernel_class.h"
 #include "tracegate/analyzer/strings.h"
 
@@ -47,7 +48,7 @@ void AppendWithinBudget(std::string& out, const std::vector<std::pair<std::strin
 std::string CutMiddle(const std::string& s, size_t max);
 
 // How a number is shown.
-enum class Unit { kMs, kPercent, kCount, kFps, kMb, kPlain };
+using keys::Unit;
 std::string FormatValue(double v, Unit unit);
 
 // A value as text, or why it is missing.
@@ -63,6 +64,7 @@ std::string ShowInline(const Shown& s);
 
 // The headline metrics, in the order both renderers list them.
 struct HeadlineRow {
+  const keys::Key* key = nullptr;
   std::string label;
   Shown value;
 };
