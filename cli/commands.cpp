@@ -120,31 +120,23 @@ int RunAnalyze(const AnalyzeArgs& args) {
   AnalysisConfig config;
   if (Status s = ToAnalysisConfig(args, &config); !s.ok()) return Fail(s);
   StepTimer timer(args.timings);
-  Trace trace;
-  if (Status s = Load(args.trace, trace); !s.ok()) return Fail(s);
-  timer.Done("load");
-  Analysis analysis;
-  if (Status s = RunAnalysis(trace, config, &analysis); !s.ok()) return Fail(s);
-  timer.Done("analysis");
-  const bool files = !args.json_out.empty() || !args.md_out.empty() || !args.html_out.empty();
-  // Every renderer (text, Markdown, HTML) reads the report document; none reads the iteration rows.
-  nlohmann::json doc;
-  if (files || !args.quiet) doc = AnalysisToJson(trace, analysis, config, IterationRows::kLeftOut);
-  if (files) {
+  AnalyzeFileHooks hooks;
+  hooks.load = Load;
+  hooks.on_step = [&timer](const char* step) { timer.Done(step); };
+  StatusOr<Report> report = AnalyzeFile(args.trace, config, hooks);
+  if (!report.ok()) return Fail(report.status());
+  if (!args.json_out.empty() || !args.md_out.empty() || !args.html_out.empty()) {
     if (!args.json_out.empty())
-      if (Status s = WriteAnalysisJson(args.json_out, doc, analysis.iterations); !s.ok()) return Fail(s);
+      if (Status s = report->WriteJson(args.json_out); !s.ok()) return Fail(s);
+    // The Markdown reads the document without its iteration rows; the page draws each iteration.
     if (!args.md_out.empty())
-      if (Status s = WriteMarkdownReport(doc, args.md_out); !s.ok()) return Fail(s);
-    if (!args.html_out.empty()) {
-      // The page draws each iteration's phases: its rows, which the other renderers do not read.
-      doc["iteration_table"] = IterationTableJson(analysis.iterations);
-      if (Status s = WriteHtmlReport(doc, args.html_out); !s.ok()) return Fail(s);
-    }
+      if (Status s = WriteMarkdownReport(report->Head(), args.md_out); !s.ok()) return Fail(s);
+    if (!args.html_out.empty())
+      if (Status s = WriteHtmlReport(report->Document(), args.html_out); !s.ok()) return Fail(s);
     timer.Done("reports");
   }
   if (!args.quiet) {
-    auto no_activity = trace.metadata.find(record_meta::kNoActivity);
-    PrintAnalysis(std::cout, doc, no_activity == trace.metadata.end() ? std::string_view() : no_activity->second);
+    PrintAnalysis(std::cout, report->Head(), report->TraceMetadata(record_meta::kNoActivity));
     if (!args.json_out.empty()) std::cout << "\nreport written to " << args.json_out << "\n";
     if (!args.md_out.empty()) std::cout << "Markdown summary written to " << args.md_out << "\n";
     if (!args.html_out.empty()) std::cout << "HTML report written to " << args.html_out << "\n";

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "tracegate/analyzer/status.h"
+#include "tracegate/reports/analysis_report.h"
 
 namespace tg {
 struct IterationAnalysis;
@@ -50,10 +51,11 @@ nlohmann::json PythonToJson(py::handle obj);
 // dict, the iterations, the HTML page, a gate) pays for one object per iteration; write_json
 // streams the rows as the CLI's -o does. Read the document
 // through Doc(), with the GIL held (it fills the rows once).
+// A report held for Python: tracegate's Report (tracegate/reports/analysis_report.h), which keeps
+// its iteration rows aside until the whole document is asked for.
 struct Report {
-  const nlohmann::json& Doc() const;
-  mutable nlohmann::json doc;
-  mutable std::shared_ptr<const tg::IterationAnalysis> pending_rows;  // iteration_table's, until Doc()
+  const nlohmann::json& Doc() const { return report.Document(); }
+  tg::Report report;
   std::string no_activity;  // why a recording holds no GPU work (analyze's summary line), if known
   bool job = false;
 };

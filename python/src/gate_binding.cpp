@@ -50,7 +50,9 @@ ComparisonPtr CannotRead(const std::string& message, const tg::VerdictSettings& 
 std::pair<ReportPtr, std::string> LoadBaseline(const std::string& dir, const std::string& name_or_file) {
   auto r = std::make_shared<Report>();
   std::string resolved;
-  ThrowIfError(tg::LoadBaseline(dir, name_or_file, &r->doc, &resolved));
+  nlohmann::json doc;
+  ThrowIfError(tg::LoadBaseline(dir, name_or_file, &doc, &resolved));
+  r->report = tg::Report(std::move(doc));
   return {r, resolved};
 }
 

@@ -27,28 +27,17 @@
 
 namespace tgpy {
 
-
-const nlohmann::json& Report::Doc() const {
-  if (pending_rows) {
-    doc["iteration_table"] = tg::IterationTableJson(*pending_rows);
-    pending_rows.reset();
-  }
-  return doc;
-}
-
 namespace {
 
 using nlohmann::json;
 using tg::Trace;
 using TracePtr = std::shared_ptr<Trace>;
 
-Report AnalyzeTrace(const Trace& trace, const tg::AnalysisConfig& config) {
-  Report r;
-  tg::Analysis analysis;
-  ThrowIfError(tg::RunAnalysis(trace, config, &analysis));
-  r.doc = tg::AnalysisToJson(trace, analysis, config, tg::IterationRows::kLeftOut);
-  r.pending_rows = std::make_shared<const tg::IterationAnalysis>(std::move(analysis.iterations));
-  if (auto it = trace.metadata.find(tg::record_meta::kNoActivity); it != trace.metadata.end()) r.no_activity = it->second;
+std::shared_ptr<Report> Analyzed(tg::StatusOr<tg::Report> analyzed) {
+  ThrowIfError(analyzed.status());
+  auto r = std::make_shared<Report>();
+  r->no_activity = std::string(analyzed->TraceMetadata(tg::record_meta::kNoActivity));
+  r->report = std::move(*analyzed);
   return r;
 }
 
@@ -61,15 +50,13 @@ tg::AnalysisConfig Config(const tg::AnalysisSettings& settings) {
 std::shared_ptr<Report> AnalyzeLoaded(const Trace& trace, const tg::AnalysisSettings& settings) {
   const tg::AnalysisConfig config = Config(settings);
   py::gil_scoped_release unlocked;
-  return std::make_shared<Report>(AnalyzeTrace(trace, config));
+  return Analyzed(tg::AnalyzeLoaded(trace, config));
 }
 
 std::shared_ptr<Report> AnalyzeFile(const std::string& path, const tg::AnalysisSettings& settings) {
   const tg::AnalysisConfig config = Config(settings);
   py::gil_scoped_release unlocked;
-  Trace trace;
-  ThrowIfError(tg::ImportTrace(path, trace));
-  return std::make_shared<Report>(AnalyzeTrace(trace, config));
+  return Analyzed(tg::AnalyzeFile(path, config));
 }
 
 std::shared_ptr<Report> AnalyzeJobFiles(const std::vector<std::string>& inputs, const tg::AnalysisSettings& settings,
@@ -84,20 +71,20 @@ std::shared_ptr<Report> AnalyzeJobFiles(const std::vector<std::string>& inputs, 
   tg::StatusOr<json> doc = tg::AnalyzeJob(*files, config, options);
   ThrowIfError(doc.status());
   auto r = std::make_shared<Report>();
-  r->doc = std::move(*doc);
+  r->report = tg::Report(std::move(*doc));
   r->job = true;
   return r;
 }
 
 // The Markdown and the text never read iteration_table: they take the document as it is.
 std::string Markdown(const Report& r) {
-  return r.job ? tg::JobMarkdownReport(r.doc) : tg::MarkdownReport(r.doc);
+  return r.job ? tg::JobMarkdownReport(r.report.Head()) : tg::MarkdownReport(r.report.Head());
 }
 std::string Html(const Report& r) { return r.job ? tg::JobHtmlReport(r.Doc()) : tg::HtmlReport(r.Doc()); }
 std::string Text(const Report& r) {
   std::ostringstream out;
-  if (r.job) tg::PrintJobRanks(out, r.doc);
-  tg::PrintAnalysis(out, r.doc, r.no_activity);
+  if (r.job) tg::PrintJobRanks(out, r.report.Head());
+  tg::PrintAnalysis(out, r.report.Head(), r.no_activity);
   return out.str();
 }
 
@@ -147,20 +134,23 @@ std::shared_ptr<Report> ReadReportOrTrace(const std::string& path, const std::st
   ThrowIfError(tg::ParseSkip(skip, &n));
   auto r = std::make_shared<Report>();
   tg::Status s;
+  json doc;
   {
     py::gil_scoped_release unlocked;
-    s = tg::ReadReportOrTrace(path, &r->doc, n);
+    s = tg::ReadReportOrTrace(path, &doc, n);
   }
   ThrowIfError(s);
-  r->job = tg::internal::IsJobReport(r->doc);
+  r->job = tg::internal::IsJobReport(doc);
+  r->report = tg::Report(std::move(doc));
   return r;
 }
 
 std::shared_ptr<Report> ReportFromPython(py::handle obj, const std::string& label) {
   auto r = std::make_shared<Report>();
-  r->doc = PythonToJson(obj);
-  ThrowIfError(tg::CheckReport(r->doc, label));
-  r->job = tg::internal::IsJobReport(r->doc);
+  json doc = PythonToJson(obj);
+  ThrowIfError(tg::CheckReport(doc, label));
+  r->job = tg::internal::IsJobReport(doc);
+  r->report = tg::Report(std::move(doc));
   return r;
 }
 
@@ -206,8 +196,7 @@ void BindReports(py::module_& m) {
       .def("write_json",
            [](const Report& r, const std::string& path) {
              // Rows still pending are streamed as the CLI's -o streams them (the same bytes).
-             ThrowIfError(r.pending_rows ? tg::WriteAnalysisJson(path, r.doc, *r.pending_rows)
-                                         : tg::WriteJsonFile(path, r.doc));
+             ThrowIfError(r.report.WriteJson(path));
            })
       .def("write_markdown", [](const Report& r, const std::string& path) { WriteText(path, Markdown(r)); })
       .def("write_html", [](const Report& r, const std::string& path) { WriteText(path, Html(r)); });

@@ -1,10 +1,10 @@
 // ReadReportOrTrace: commands that take "a report or a trace" (baseline save, gate) read a report
 // as it is and analyze anything else with default options. See tracegate/baseline.h.
+#include "reports/document/report_document.h"
 #include "tracegate/reports/analysis_report.h"
+#include "tracegate/reports/api.h"
 #include "tracegate/reports/baseline.h"
 #include "tracegate/reports/compare.h"
-#include "tracegate/analyzer/import.h"
-#include "reports/document/report_document.h"
 #include "tracegate/reports/report_provenance.h"
 
 namespace tg {
@@ -19,14 +19,12 @@ Status ReadReportOrTrace(const std::string& path, nlohmann::json* report, std::o
     *report = std::move(doc);
     return Status::Ok();
   }
-  Trace trace;
-  TG_RETURN_IF_ERROR(ImportTrace(path, trace));
   AnalysisConfig config;
   config.iterations.skip = skip;
   GitHead(&config.commit, &config.commit_reason);
-  Analysis analysis;
-  if (Status s = RunAnalysis(trace, config, &analysis); !s.ok()) return Status(s.code(), path + ": " + s.message());
-  *report = AnalysisToJson(trace, analysis, config);
+  StatusOr<Report> analyzed = AnalyzeFile(path, config);
+  TG_RETURN_IF_ERROR(analyzed.status());
+  *report = std::move(*analyzed).TakeDocument();
   return Status::Ok();
 }
 

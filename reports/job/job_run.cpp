@@ -19,6 +19,7 @@
 #include "reports/job/job_internal.h"
 #include "tracegate/analyzer/import.h"
 #include "tracegate/reports/analysis_report.h"
+#include "tracegate/reports/api.h"
 #include "tracegate/reports/job.h"
 
 namespace tg {
@@ -80,14 +81,14 @@ StatusOr<RankReport> AnalyzeRank(const std::string& path, size_t index, const An
   RankReport r;
   r.index = index;
   r.file = path;
-  Trace trace;
-  TG_RETURN_IF_ERROR(ImportTrace(path, trace));
-  Analysis analysis;
-  TG_RETURN_IF_ERROR(RunAnalysis(trace, config, &analysis));
-  r.doc = AnalysisToJson(trace, analysis, config, IterationRows::kLeftOut);
+  StatusOr<Report> analyzed = AnalyzeFile(path, config);
+  TG_RETURN_IF_ERROR(analyzed.status());
+  // The rank's report without its iteration rows: the job's reduce does not read them.
   // The Kineto importer keeps distributedInfo.rank as the "rank" metadata.
-  if (auto it = trace.metadata.find("rank"); it != trace.metadata.end()) {
-    if (std::optional<int64_t> rank = IntegerText(it->second)) {
+  const std::string rank_text(analyzed->TraceMetadata("rank"));
+  r.doc = std::move(*analyzed).TakeHead();
+  if (!rank_text.empty()) {
+    if (std::optional<int64_t> rank = IntegerText(rank_text)) {
       r.rank = rank;
       r.source = RankSource::kDistributedInfo;
     }

@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "reports/report/kernel_table_json.h"
 #include "reports/report/timeline_json.h"
 #include "tracegate/reports/analysis_report.h"
+#include "tracegate/reports/json_out.h"
 #include "tracegate/reports/report_provenance.h"
 
 namespace tg {
@@ -685,6 +687,39 @@ Status WriteAnalysisJson(const std::string& path, const json& doc, const Iterati
   tail.push_back('\n');  // as WriteJsonFile ends the file
   helper.Wait();
   return WriteFileAtomic(path, {head, first.TakeText(), tail});
+}
+
+}  // namespace tg
+
+namespace tg {
+
+Report::Report(const Trace& trace, Analysis&& analysis, const AnalysisConfig& config)
+    : doc_(AnalysisToJson(trace, analysis, config, IterationRows::kLeftOut)),
+      rows_(std::make_shared<const IterationAnalysis>(std::move(analysis.iterations))),
+      metadata_(trace.metadata) {}
+
+Report::Report(nlohmann::json doc) : doc_(std::move(doc)) {}
+
+const nlohmann::json& Report::Document() const {
+  if (rows_) {
+    doc_["iteration_table"] = IterationTableJson(*rows_);
+    rows_.reset();
+  }
+  return doc_;
+}
+
+nlohmann::json Report::TakeDocument() && {
+  Document();
+  return std::move(doc_);
+}
+
+Status Report::WriteJson(const std::string& path) const {
+  return rows_ ? WriteAnalysisJson(path, doc_, *rows_) : WriteJsonFile(path, doc_);
+}
+
+std::string_view Report::TraceMetadata(std::string_view key) const {
+  const auto it = metadata_.find(key);
+  return it == metadata_.end() ? std::string_view() : std::string_view(it->second);
 }
 
 }  // namespace tg

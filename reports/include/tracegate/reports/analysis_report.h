@@ -6,8 +6,10 @@
 // docs/REPORTS.md ("Key reference").
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -35,6 +37,46 @@ nlohmann::json IterationTableJson(const IterationAnalysis& iterations);
 // file is byte for byte what WriteJsonFile would write for the kInTree document.
 [[nodiscard]] Status WriteAnalysisJson(const std::string& path, const nlohmann::json& doc,
                                        const IterationAnalysis& iterations);
+
+// A trace's report: the document (schema tracegate.report/v1) and its iteration rows, made once
+// from an analysis (AnalyzeFile in tracegate/reports/api.h, or the constructor) or taken whole
+// (a report file, a job's). Nobody patches it afterwards: the rows are kept aside and rendered into
+// "iteration_table" only where a reader needs them (Document(), the JSON file), since a trace of
+// thousands of iterations would otherwise hold a large JSON tree that most outputs never read.
+// Copies share the rows. Not thread-safe: the first Document() of a report made from an analysis
+// fills its rows in.
+class Report {
+ public:
+  Report() = default;
+  // The report of `analysis` on `trace` under `config`; the rows are moved out of the analysis.
+  Report(const Trace& trace, Analysis&& analysis, const AnalysisConfig& config);
+  // A whole document (rows included), as read from a file or made by a job's reduce.
+  explicit Report(nlohmann::json doc);
+
+  // The whole document, iteration rows included.
+  const nlohmann::json& Document() const;
+  // The document with "iteration_table" still empty when the rows are kept aside: what the text
+  // and Markdown summaries and a job's reduce read (none of them reads the rows).
+  const nlohmann::json& Head() const { return doc_; }
+  // The whole document, moved out.
+  nlohmann::json TakeDocument() &&;
+  // Head(), moved out (a job keeps its ranks' documents without their rows).
+  nlohmann::json TakeHead() && { return std::move(doc_); }
+  // Writes the JSON report to `path` atomically, the rows streamed into it (byte for byte what
+  // WriteJsonFile(path, Document()) writes).
+  [[nodiscard]] Status WriteJson(const std::string& path) const;
+
+  // The analysed trace's metadata (Trace::metadata): what a caller may need of the trace after it
+  // is gone (a job's "rank", a recording's record.no_cuda_activity). Empty for a whole document.
+  const std::map<std::string, std::string, std::less<>>& trace_metadata() const { return metadata_; }
+  // metadata[key], or "" when the trace had none.
+  std::string_view TraceMetadata(std::string_view key) const;
+
+ private:
+  mutable nlohmann::json doc_ = nlohmann::json::object();
+  mutable std::shared_ptr<const IterationAnalysis> rows_;  // kept aside until Document()
+  std::map<std::string, std::string, std::less<>> metadata_;
+};
 
 // The human summary printed by `tracegate analyze` (fits one screen for a typical trace), from the
 // report document as the Markdown and HTML reports are. `no_activity_reason`: why a recording
