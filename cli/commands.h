@@ -38,6 +38,7 @@ int RunAnalyzeJob(const AnalyzeArgs& args);
 struct MergeArgs {
   std::vector<std::string> reports;
   std::string json_out, md_out, html_out;  // -o, --md, --html
+  std::string rules_path;                  // --rules: the rules across ranks
   size_t jobs = 0;
   bool quiet = false;
 };

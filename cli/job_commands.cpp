@@ -7,6 +7,7 @@
 #include "analyzer/util/fileio.h"
 #include "commands.h"
 #include "tracegate/analyzer/analysis.h"
+#include "tracegate/analyzer/rules.h"
 #include "tracegate/reports/analysis_report.h"
 #include "tracegate/reports/job.h"
 #include "tracegate/reports/json_out.h"
@@ -65,7 +66,10 @@ int RunMerge(const MergeArgs& args) {
     for (const std::string* out : {&args.json_out, &args.md_out, &args.html_out})
       if (!out->empty())
         if (Status s = CheckOutputPath(in, *out); !s.ok()) return Fail(s);
-  StatusOr<nlohmann::json> job = MergeReports(args.reports, Progress(args.jobs));
+  RulesConfig rules;
+  if (!args.rules_path.empty())
+    if (Status s = LoadRules(args.rules_path, &rules); !s.ok()) return Fail(s);
+  StatusOr<nlohmann::json> job = MergeReports(args.reports, rules, Progress(args.jobs));
   if (!job.ok()) return Fail(job.status());
   return WriteJob(*job, args.json_out, args.md_out, args.html_out, args.quiet);
 }

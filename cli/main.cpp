@@ -179,6 +179,8 @@ int main(int argc, char** argv) {
   mg->add_option("-j,--jobs", merge.jobs, "Reports read at once (default: the hardware threads)")
       ->check(CLI::Range(1, 4096));
   mg->add_flag("-q,--quiet", merge.quiet, "Do not print the summary (with -o)");
+  mg->add_option("--rules", merge.rules_path,
+                 "rules.json overriding the thresholds of the rules across ranks (see docs/RULES.md)");
 
   tg::cli::PredictArgs predict;
   auto* p = app.add_subcommand("predict", "Amdahl's law: whole-run speedup from a part's share P and speedup S");

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tracegate/analyzer/communication.h"
+#include "tracegate/analyzer/rules.h"
 #include "tracegate/analyzer/status.h"
 
 namespace tg::internal {
@@ -62,7 +63,8 @@ class PackedCalls {
 // Add is not thread-safe: the caller serialises it.
 class JobReducer {
  public:
-  explicit JobReducer(size_t ranks);
+  // `rules`: the settings of the rules across ranks (the ranks' own findings are in their reports).
+  JobReducer(size_t ranks, const RulesConfig& rules);
   void Add(RankReport r);
   // Numbers the ranks without one, checks that no two files share a rank, analyses across ranks
   // and builds the job report. `built_from`: "traces" or "reports".
@@ -84,6 +86,7 @@ class JobReducer {
     bool has_errors = false;
   };
   uint32_t Intern(const std::string& s);
+  RulesConfig rules_;
   std::vector<Kept> kept_;
   std::vector<std::string> names_;  // interned collective and group names; 0 is ""
   std::unordered_map<std::string, uint32_t> name_ids_;
@@ -104,12 +107,14 @@ std::vector<CollectiveStat> RankCollectives(const json& doc);
 json JobCollectivesJson(const std::vector<std::vector<CollectiveStat>>& ranks);
 
 // The findings across ranks (docs/RULES.md, "Across ranks"), in the report's findings[] shape:
-// straggler, compute_imbalance and comm_exposed. `figures`: the job's ranks[] entries, by rank,
-// with the cross-rank results in `cross` in the same order; `slowest`: the index in `figures` of
-// the rank whose latency is the job's, `slowest_devices` the devices with kernels in its report;
-// `collectives`: the job's per-collective table.
+// the rules across ranks of the rule table (straggler, compute_imbalance, comm_exposed) with
+// `rules`' settings. `figures`: the job's ranks[] entries, by rank, with the cross-rank results in
+// `cross` in the same order; `slowest`: the index in `figures` of the rank whose latency is the
+// job's, `slowest_devices` the devices with kernels in its report; `collectives`: the job's
+// per-collective table.
 json CrossRankFindings(const json& figures, const CrossRank& cross, std::optional<double> job_latency_ms,
-                       std::optional<size_t> slowest, size_t slowest_devices, const json& collectives);
+                       std::optional<size_t> slowest, size_t slowest_devices, const json& collectives,
+                       const RulesConfig& rules);
 
 // The slowest rank's own `communication` finding claims the GPU time where its collectives run
 // alone, which comm_exposed claims too: marks each in the other's `overlaps` (the job's

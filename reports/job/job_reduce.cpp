@@ -127,7 +127,7 @@ void RankOfReport(const std::string& report_path, RankReport* r) {
   }
 }
 
-JobReducer::JobReducer(size_t ranks) {
+JobReducer::JobReducer(size_t ranks, const RulesConfig& rules) : rules_(rules) {
   kept_.reserve(ranks);
   Intern("");  // id 0: no group
 }
@@ -300,7 +300,7 @@ StatusOr<json> JobReducer::Finish(const char* built_from) {
   size_t devices = 0;  // the slowest rank's devices with kernels: its comm/compute figures sum over them
   for (const json& d : Array(doc, "devices"))
     if (Int(d, "kernels") > 0) ++devices;
-  json findings = CrossRankFindings(ranks, cross, slowest_ms_, slowest_at, devices, table);
+  json findings = CrossRankFindings(ranks, cross, slowest_ms_, slowest_at, devices, table, rules_);
   if (const json* own = Find(doc, "findings"); own && own->is_array())
     for (const json& f : *own) findings.push_back(f);
   MarkSharedClaims(findings);

@@ -153,14 +153,15 @@ StatusOr<nlohmann::json> AnalyzeJob(const std::vector<std::string>& traces, cons
                                     const JobOptions& options) {
   TG_RETURN_IF_ERROR(CheckRanksBeforeLoading(traces));
   const RankHeapSlack slack(traces.size());
-  JobReducer reducer(traces.size());
+  JobReducer reducer(traces.size(), config.rules);
   TG_RETURN_IF_ERROR(RunPool(traces.size(), options, reducer,
                              [&](size_t i) { return AnalyzeRank(traces[i], i, config); }));
   return reducer.Finish("traces");
 }
 
-StatusOr<nlohmann::json> MergeReports(const std::vector<std::string>& reports, const JobOptions& options) {
-  JobReducer reducer(reports.size());
+StatusOr<nlohmann::json> MergeReports(const std::vector<std::string>& reports, const RulesConfig& rules,
+                                      const JobOptions& options) {
+  JobReducer reducer(reports.size(), rules);
   TG_RETURN_IF_ERROR(RunPool(reports.size(), options, reducer, [&](size_t i) -> StatusOr<RankReport> {
     RankReport r;
     r.index = i;

@@ -571,9 +571,12 @@ json RooflineJson(const std::vector<RooflineItem>& items) {
 
 namespace {
 
+// The settings of the rules a trace's report evaluated: not those across ranks, which a job
+// evaluates from its ranks' reports.
 json RulesJson(const RulesConfig& rules) {
   json j = json::object();
   for (const auto& [id, params] : rules.values()) {
+    if (const RuleDef* d = FindRule(id); d && d->across_ranks()) continue;
     json r = {{"enabled", rules.Enabled(id)}};
     for (const auto& [key, value] : params) r[key] = value;
     j[id] = std::move(r);

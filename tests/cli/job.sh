@@ -116,6 +116,24 @@ assert one["ranks"][0]["rank"] == 0 and len(one["ranks"][0]["collective_calls"])
 assert [c["step"] for c in one["ranks"][0]["collective_calls"]] == [0, 1, 2, 3, 4]
 assert a == b, [k for k in a if a[k] != b.get(k)]
 EOF_PY
+# The rules across ranks are rules of the table: --rules sets their thresholds, in analyze DIR and
+# in merge. Rank 2's lateness is 0.3 ms of the 5 ms iteration (0.06): under a min_share of 0.1 it is
+# no straggler, and nothing else changes.
+echo '{"rules": {"straggler": {"min_share": 0.1}}}' > straggler.rules.json
+"$tg" analyze job -q --rules straggler.rules.json -o tuned.json \
+  && "$tg" merge reports/*.report.json -q --rules straggler.rules.json -o tuned_merged.json \
+  && ok || fail "--rules on a job"
+python3 - job.json tuned.json tuned_merged.json <<'EOF_PY' && ok || fail "--rules changes the findings across ranks"
+import json, sys
+job, tuned, merged = (json.load(open(p)) for p in sys.argv[1:])
+ids = lambda d: [f["id"] for f in d["findings"]]
+assert "straggler" in ids(job), ids(job)
+assert ids(tuned) == ids(merged) == [i for i in ids(job) if i != "straggler"], (ids(tuned), ids(merged))
+EOF_PY
+echo '{"rules": {"straggler": {"min_lateness": 0.1}}}' > typo.rules.json
+out=$("$tg" merge reports/*.report.json --rules typo.rules.json 2>&1); rc=$?
+[ $rc = 2 ] && [[ $out == *"typo.rules.json: rule 'straggler' has no parameter 'min_lateness'"* ]] && ok \
+  || fail "merge --rules with a typo ($rc): $out"
 "$tg" analyze job/rank-3.json job/rank-1.json job/rank-0.json job/rank-2.json --jobs 1 -q -o files.json && ok || fail "analyze FILE FILE..."
 python3 -c "
 import json,sys; a,b=(json.load(open(p)) for p in sys.argv[1:]); assert a==b, [k for k in a if a[k]!=b.get(k)]" job.json files.json \

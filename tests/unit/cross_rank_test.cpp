@@ -3,10 +3,12 @@
 // the nanosecond.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "reports/job/job_internal.h"
+#include "temp_file.h"
 #include "tracegate/analyzer/communication.h"
 #include "tracegate/reports/job.h"
 
@@ -274,8 +276,9 @@ json RankDoc(const RankCalls& rc, double latency_ms, double compute_ms) {
                                   {"collective_calls", calls}}})}};
 }
 
-StatusOr<json> Reduce(const std::vector<json>& docs, const std::vector<std::string>& files) {
-  internal::JobReducer reducer(docs.size());
+StatusOr<json> Reduce(const std::vector<json>& docs, const std::vector<std::string>& files,
+                      const RulesConfig& rules = RulesConfig()) {
+  internal::JobReducer reducer(docs.size(), rules);
   for (size_t i = docs.size(); i-- > 0;) {  // in any order: the result does not depend on it
     internal::RankReport r;
     r.index = i;
@@ -333,6 +336,49 @@ TEST(JobReport, RanksOffsetsWaitsAndTheStragglerFinding) {
   EXPECT_EQ(f[2]["id"], "compute_imbalance");
   EXPECT_EQ(f[2]["involved"][0]["name"], "2");
   EXPECT_EQ(f.back()["id"], "idle_gaps");
+}
+
+// The rules across ranks are rules of the table: a rules file's threshold changes the job's
+// findings. Rank 2 is 0.3 ms late per iteration of 5.5 ms (lateness_share 0.0545) and computes 2.3
+// ms against the mean 2.075 (ratio 0.108).
+TEST(JobReport, ARulesFileSetsTheThresholdsAcrossRanks) {
+  const Job job{{2'000'000, 2'000'000, 2'300'000, 2'000'000}, {-100'000, 37'123, 74'246, -88'631}};
+  const std::vector<RankCalls> calls = Calls(job);
+  std::vector<json> docs;
+  std::vector<std::string> files;
+  for (size_t r = 0; r < calls.size(); ++r) {
+    docs.push_back(RankDoc(calls[r], r == 1 ? 5.5 : 5.0, r == 2 ? 2.3 : 2.0));
+    files.push_back("r" + std::to_string(r) + ".report.json");
+  }
+  auto ids = [](const json& doc) {
+    std::vector<std::string> out;
+    for (const json& f : doc["findings"]) out.push_back(f["id"]);
+    return out;
+  };
+  auto has = [](const std::vector<std::string>& v, const char* id) { return std::count(v.begin(), v.end(), id) > 0; };
+  StatusOr<json> defaults = Reduce(docs, files);
+  ASSERT_TRUE(defaults.ok()) << defaults.status().message();
+  ASSERT_TRUE(has(ids(*defaults), "straggler") && has(ids(*defaults), "compute_imbalance"));
+
+  const std::string path = ::tg::testing::WriteTempFile(
+      "job_rules.json", R"({"rules": {"straggler": {"min_share": 0.06}, "compute_imbalance": {"threshold": 0.05}}})");
+  RulesConfig rules;
+  ASSERT_TRUE(LoadRules(path, &rules).ok());
+  StatusOr<json> tuned = Reduce(docs, files, rules);
+  ASSERT_TRUE(tuned.ok()) << tuned.status().message();
+  EXPECT_FALSE(has(ids(*tuned), "straggler"));  // 0.0545 < 0.06
+  const json* imbalance = nullptr;
+  for (const json& f : (*tuned)["findings"])
+    if (f["id"] == "compute_imbalance") imbalance = &f;
+  ASSERT_NE(imbalance, nullptr);
+  EXPECT_DOUBLE_EQ((*imbalance)["evidence"][0]["threshold"].get<double>(), 0.05);  // the file's, in the evidence
+
+  RulesConfig off;
+  ASSERT_TRUE(off.SetEnabled("compute_imbalance", false).ok());
+  StatusOr<json> without = Reduce(docs, files, off);
+  ASSERT_TRUE(without.ok()) << without.status().message();
+  EXPECT_FALSE(has(ids(*without), "compute_imbalance"));
+  EXPECT_TRUE(has(ids(*without), "straggler"));
 }
 
 // Communication figures of rank r: comm_ms, overlap_ratio, compute_ms; the slowest rank also

@@ -83,7 +83,7 @@ TEST(JobPool, MergeOfRankReportsOnThreads) {
     testing::RemovedAtExit(reports.back());
     ASSERT_TRUE(WriteJsonFile(reports.back(), AnalysisToJson(trace, analysis, AnalysisConfig{})).ok());
   }
-  StatusOr<nlohmann::json> merged = MergeReports(reports, JobOptions{3, false});
+  StatusOr<nlohmann::json> merged = MergeReports(reports, RulesConfig(), JobOptions{3, false});
   StatusOr<nlohmann::json> direct = AnalyzeJob(files, AnalysisConfig{}, JobOptions{3, false});
   ASSERT_TRUE(merged.ok()) << merged.status().message();
   ASSERT_TRUE(direct.ok()) << direct.status().message();
@@ -96,10 +96,10 @@ TEST(JobPool, MergeOfRankReportsOnThreads) {
   }
   // A duplicate rank is an error naming both files, whatever the threads.
   std::vector<std::string> twice = {reports[0], reports[1], reports[0]};
-  StatusOr<nlohmann::json> dup = MergeReports(twice, JobOptions{3, false});
+  StatusOr<nlohmann::json> dup = MergeReports(twice, RulesConfig(), JobOptions{3, false});
   ASSERT_FALSE(dup.ok());
   EXPECT_NE(dup.status().message().find(reports[0] + ": given twice"), std::string::npos) << dup.status().message();
-  dup = MergeReports({reports[0], reports[1], files[0] + ".copy.report.json"}, JobOptions{3, false});
+  dup = MergeReports({reports[0], reports[1], files[0] + ".copy.report.json"}, RulesConfig(), JobOptions{3, false});
   ASSERT_FALSE(dup.ok());  // the copy is absent: an error naming it
   EXPECT_NE(dup.status().message().find(".copy.report.json"), std::string::npos) << dup.status().message();
 }

@@ -1,7 +1,8 @@
 // What the rules share: the context every evaluate function reads (the analysed trace, the rules
-// file's parameters, short kernel names computed once), the tallies that build a finding's
-// "involved" list, the wall-time and copy-time sums, and the evaluate functions themselves, one
-// per row of the rule table (rule_table.cpp), defined in one file per rule family.
+// file's parameters, short kernel names computed once; for the rules across ranks, the job's
+// ranks), the tallies that build a finding's "involved" list, the wall-time and copy-time sums,
+// and the evaluate functions themselves, one per row of the rule table (rule_table.cpp), defined
+// in one file per rule family.
 #pragma once
 
 #include <algorithm>
@@ -71,6 +72,24 @@ class RuleContext {
   mutable std::optional<std::vector<uint32_t>> kernels_by_start_;
   size_t n_ = 0;
   TimeNs total_ns_ = 0;
+};
+
+// Everything a rule across ranks reads: the job's ranks and collectives (JobRulesInput) and the
+// rules file's parameters. EvaluateJobRules makes one only for a job with a latency.
+class JobRuleContext {
+ public:
+  JobRuleContext(const JobRulesInput& in, const RulesConfig& rules) : in_(in), rules_(rules) {}
+  const JobRulesInput& in() const { return in_; }
+  const std::vector<JobRank>& ranks() const { return in_.ranks; }
+  const CrossRank& cross() const { return *in_.cross; }
+  double latency_ms() const { return *in_.latency_ms; }  // > 0
+  double P(const RuleDef& rule, std::string_view key) const { return rules_.Get(rule.id, key); }
+  // A count parameter ("top_ranks"), as a size.
+  size_t Count(const RuleDef& rule, std::string_view key) const;
+
+ private:
+  const JobRulesInput& in_;
+  const RulesConfig& rules_;
 };
 
 // A finding of `rule` with its id, title, priority and strategies filled in.
@@ -220,7 +239,7 @@ TimeNs CopyTimeWhere(const RuleContext& c, Pred pred, std::map<std::string, Tall
 bool PhaseAbove(const RuleContext& c, const RuleDef& rule, Phase phase, const char* metric,
                 const char* assumption, Finding* f);
 
-// The evaluate functions, in the rule table's order, by the family file that defines them.
+// The evaluate functions, by the family file that defines them.
 // timeline_rules.cpp: when the GPU waits for the host.
 void EvaluateIdleGaps(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out);
 void EvaluateLaunchBound(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out);
@@ -244,6 +263,11 @@ void EvaluateDrift(const RuleContext& c, const RuleDef& rule, std::vector<Findin
 // device_rules.cpp: the device and the precision it runs at.
 void EvaluateThrottling(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out);
 void EvaluateInt8NoGain(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out);
+
+// cross_rank_rules.cpp: across the ranks of a job (EvaluateJobRules).
+void EvaluateStraggler(const JobRuleContext& c, const RuleDef& rule, std::vector<Finding>& out);
+void EvaluateComputeImbalance(const JobRuleContext& c, const RuleDef& rule, std::vector<Finding>& out);
+void EvaluateCommExposed(const JobRuleContext& c, const RuleDef& rule, std::vector<Finding>& out);
 
 // claims.cpp: the claim of a finding whose rule states none (idle_gaps, launch_bound and
 // single_stream; a rule that claims nothing known claims the run as a whole).

@@ -1,7 +1,8 @@
 // The rule table: every rule's definition and the function that evaluates it, in the order
-// docs/RULES.md lists them and EvaluateRules runs them. docs/RULES.md ("The pattern matrix")
-// restates every row; tests/unit/findings_test.cpp checks that it lists the rules in this order
-// with these priorities, defaults and sources.
+// docs/RULES.md lists them and EvaluateRules (the rules of one trace) and EvaluateJobRules (the
+// rules across ranks, after them) run them. docs/RULES.md has a section per row;
+// tests/unit/findings_test.cpp checks that it has one for every rule, in this order, with these
+// priorities, parameters, defaults and sources.
 #include <algorithm>
 #include <string_view>
 
@@ -167,31 +168,78 @@ constexpr RuleDef kRules[] = {
    {"Fuse the chain into the head kernel's epilogue (cuDNN fused conv-bias-add-relu, cuBLASLt epilogues)",
     "Let a compiler fuse it (torch.compile, TensorRT, XLA); fold batch-norm into the conv weights"},
    "operator fusion; Amdahl", EvaluateFusionCandidate},
+  // Across the ranks of a job (EvaluateJobRules): evaluated when the job is reduced.
+  {"straggler", "A rank arrives last at collectives and the others wait for it", Priority::kMedium,
+   "last_arrival_share: share of the shared collectives the latest-arriving rank reaches after every other rank; "
+   "lateness_share: its arrival after the next-latest rank per iteration, over the job's latency",
+   {{"min_last_share", 0.5, "fires when last_arrival_share >= min_last_share (ratio)"},
+    {"min_share", 0.01, "and lateness_share >= min_share (ratio)"}},
+   {"Find what delays the late rank before its collectives: more compute (see compute_imbalance), "
+    "its input pipeline or host-side stalls",
+    "Rebalance the work (layers, micro-batches, sequence lengths) across the ranks",
+    "Check the late rank's host and GPU: CPU contention, clocks or temperature, another GPU model"},
+   "aligned arrivals at matched collectives; Amdahl", nullptr, EvaluateStraggler},
+  {"compute_imbalance", "Compute is imbalanced across ranks", Priority::kMedium,
+   "compute_imbalance_ratio: the most compute per iteration of a rank over the ranks' mean, minus 1",
+   {{"threshold", 0.10, "fires when compute_imbalance_ratio >= threshold (ratio)"}},
+   {"Split layers, experts or sequences so that each rank computes the same",
+    "Look for work only this rank does (logging, evaluation, a larger shard)"},
+   "each rank's compute_ms; Amdahl", nullptr, EvaluateComputeImbalance},
+  {"comm_exposed", "Communication is not hidden behind compute", Priority::kMedium,
+   "hideable_comm_share: min(exposed communication, compute) of the slowest rank per device, over the job's latency",
+   {{"min_share", 0.05, "fires when hideable_comm_share >= min_share (ratio)"},
+    {"top_ranks", 3.0, "ranks with the most exposed communication listed at most"},
+    {"top_collectives", 3.0, "collectives with the most time listed at most"}},
+   {"Overlap communication with compute: bucket gradients (DDP bucket_cap_mb) or prefetch parameters (FSDP "
+    "forward/backward prefetch) so each collective starts while compute still runs",
+    "Use fewer, larger collectives (larger buckets, coalesced calls)",
+    "Run collectives on their own stream (async_op=True, a dedicated NCCL stream) so compute and communication "
+    "run together, and wait only where the result is needed"},
+   "comm/compute overlap across ranks; the communication rule's bound", nullptr, EvaluateCommExposed},
 };
 // clang-format on
 
-// RuleSubset splits the table into fusion_candidate and the rest. Findings tie on priority and
-// overall speedup in rule order (OrderFindings is stable), so the fusion findings evaluated
-// apart come out where they would in one run only if fusion_candidate is the last row.
+// The rules of one trace come first, those across ranks after them.
+constexpr size_t TraceRules() {
+  size_t n = 0;
+  while (n < std::size(kRules) && !kRules[n].across_ranks()) ++n;
+  return n;
+}
+
+// RuleSubset splits the rules of one trace into fusion_candidate and the rest. Findings tie on
+// priority and overall speedup in rule order (OrderFindings is stable), so the fusion findings
+// evaluated apart come out where they would in one run only if fusion_candidate is the last rule
+// of one trace.
 constexpr bool FusionOnlyInLastRow() {
-  const size_t last = std::size(kRules) - 1;
+  const size_t last = TraceRules() - 1;
   for (size_t i = 0; i < std::size(kRules); ++i)
     if ((kRules[i].evaluate == EvaluateFusionCandidate) != (i == last)) return false;
   return std::string_view(kRules[last].id) == "fusion_candidate";
 }
-static_assert(FusionOnlyInLastRow(), "fusion_candidate must be the rule table's last row (see RuleSubset)");
+static_assert(FusionOnlyInLastRow(), "fusion_candidate must be the last rule of one trace (see RuleSubset)");
 
 // A rules file names rules by id, and a finding's id picks its report entries: ids are unique,
-// and every row has an evaluate function, parameters and strategies.
+// and every row has one evaluate function (of one trace, or across ranks after every rule of one
+// trace), parameters and strategies.
 constexpr bool RowsComplete() {
   for (size_t i = 0; i < std::size(kRules); ++i) {
-    if (!kRules[i].evaluate || kRules[i].params.size() == 0 || kRules[i].strategies.size() == 0) return false;
+    if (!kRules[i].evaluate == !kRules[i].evaluate_job) return false;
+    if (kRules[i].across_ranks() != (i >= TraceRules())) return false;
+    if (kRules[i].params.size() == 0 || kRules[i].strategies.size() == 0) return false;
     for (size_t j = 0; j < i; ++j)
       if (std::string_view(kRules[i].id) == kRules[j].id) return false;
   }
   return true;
 }
-static_assert(RowsComplete(), "every rule needs a unique id, an evaluate function, parameters and strategies");
+static_assert(RowsComplete(), "every rule needs a unique id, one evaluate function, parameters and strategies");
+
+// comm_exposed appends the collective with the most time to its second strategy.
+constexpr bool CommExposedHasTwoStrategies() {
+  for (const RuleDef& d : kRules)
+    if (d.evaluate_job == EvaluateCommExposed) return d.strategies.size() >= 2;
+  return false;
+}
+static_assert(CommExposedHasTwoStrategies(), "comm_exposed's second strategy is the one it completes");
 
 }  // namespace
 
@@ -217,6 +265,7 @@ std::vector<Finding> EvaluateRules(const FindingsInput& in, const RulesConfig& r
   if (!in.trace || !in.iterations || in.iterations->iterations.empty()) return out;
   const internal::RuleContext c(in, rules);
   for (const RuleDef& rule : kRules) {
+    if (rule.across_ranks()) continue;
     const bool fusion = rule.evaluate == internal::EvaluateFusionCandidate;
     if ((subset == RuleSubset::kAllButFusion && fusion) || (subset == RuleSubset::kFusionOnly && !fusion)) continue;
     if (!rules.Enabled(rule.id)) continue;
@@ -227,6 +276,22 @@ std::vector<Finding> EvaluateRules(const FindingsInput& in, const RulesConfig& r
       // The table's priority is the rule's default; the gain and the evidence decide.
       out[i].priority = DerivePriority(rule.priority, out[i]);
     }
+  }
+  OrderFindings(out);
+  return out;
+}
+
+std::vector<Finding> EvaluateJobRules(const JobRulesInput& in, const RulesConfig& rules) {
+  std::vector<Finding> out;
+  if (!in.cross || !in.latency_ms || !(*in.latency_ms > 0)) return out;  // P is a share of it
+  const internal::JobRuleContext c(in, rules);
+  for (const RuleDef& rule : kRules) {
+    if (!rule.across_ranks() || !rules.Enabled(rule.id)) continue;
+    const size_t first = out.size();
+    rule.evaluate_job(c, rule, out);
+    // A rule across ranks states its claim or claims the run as a whole (no DefaultClaim: that
+    // reads one trace's iterations).
+    for (size_t i = first; i < out.size(); ++i) out[i].priority = DerivePriority(rule.priority, out[i]);
   }
   OrderFindings(out);
   return out;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "tracegate/analyzer/communication.h"
 #include "tracegate/analyzer/fusion.h"
 #include "tracegate/analyzer/gpu_specs.h"
 #include "tracegate/analyzer/iteration_idle.h"
@@ -135,6 +136,39 @@ struct FindingsInput {
 enum class RuleSubset : uint8_t { kAll, kAllButFusion, kFusionOnly };
 std::vector<Finding> EvaluateRules(const FindingsInput& in, const RulesConfig& rules,
                                    RuleSubset subset = RuleSubset::kAll);
+// A job's ranks as the rules across ranks read them (docs/RULES.md, "Across ranks"): what the job
+// reducer keeps of each rank, the cross-rank analysis of their collectives (AnalyzeCrossRank) and
+// the job's per-collective table.
+struct JobRank {
+  int64_t rank = 0;
+  double iterations = 1;  // the rank's kept iterations, at least 1: its figures are per iteration
+  // Per kept iteration, summed over the rank's devices (RankCommunication); nullopt when its
+  // report has none.
+  std::optional<double> comm_ms, compute_ms, overlap_ratio;
+  uint64_t collectives = 0;  // its collective calls
+};
+// A row of the job's per-collective table (job.collectives), by total time.
+struct JobCollective {
+  std::string collective;
+  std::optional<int64_t> message_bytes;
+  uint64_t count = 0;  // every rank's calls
+  int64_t ranks = 0;   // the ranks that ran it
+  double total_ms = 0, mean_ms = 0;
+  std::optional<double> busbw_gbs;
+  std::string busbw_reason;  // why busbw_gbs is unknown
+};
+struct JobRulesInput {
+  std::vector<JobRank> ranks;        // by rank
+  const CrossRank* cross = nullptr;  // its ranks in the order of `ranks`
+  std::optional<double> latency_ms;  // the job's: the slowest rank's mean iteration latency
+  std::optional<size_t> slowest;     // that rank's index in `ranks`
+  size_t slowest_devices = 0;        // its devices with kernels: its figures sum over them
+  std::vector<JobCollective> collectives;
+};
+// The enabled rules across ranks (straggler, compute_imbalance, comm_exposed), ordered as
+// EvaluateRules orders its findings; none without a job latency (their P is a share of it).
+std::vector<Finding> EvaluateJobRules(const JobRulesInput& in, const RulesConfig& rules);
+
 // The order EvaluateRules returns: priority, then predicted overall speedup, else rule order
 // (stable). Findings of kAllButFusion followed by those of kFusionOnly, ordered, are kAll's.
 void OrderFindings(std::vector<Finding>& findings);

@@ -1,8 +1,9 @@
-// The bottleneck pattern matrix's rules (docs/RULES.md, "The pattern matrix"): one table of every
-// rule with its priority, parameters and their defaults, strategies, source and the function that
-// evaluates it (analyzer/analysis/rules/rule_table.cpp). A rules file (--rules rules.json)
-// overrides parameters:
-//   {"rules": {"idle_gaps": {"threshold": 0.15}, "drift": {"enabled": false}},
+// The bottleneck pattern matrix's rules (docs/RULES.md, "The pattern matrix"): one table of every rule,
+// those of one trace and those across the ranks of a job, with its priority, parameters and their
+// defaults, strategies, source and the function that evaluates it
+// (analyzer/analysis/rules/rule_table.cpp). A rules file (--rules rules.json) overrides parameters:
+//   {"rules": {"idle_gaps": {"threshold": 0.15}, "drift": {"enabled": false},
+//              "straggler": {"min_share": 0.05}},
 //    "kernel_classes": {"transform": "transpose|permute"},
 //    "gpu": {"peak_bandwidth_gbs": 4800, "peak_tflops": 989}}
 // Unknown rule ids, parameter names, classes or top-level keys are errors (a typo must not
@@ -32,13 +33,16 @@ struct RuleParam {
 struct Finding;
 struct RuleDef;
 namespace internal {
-class RuleContext;  // what every rule reads: analyzer/analysis/rules/rule_helpers.h
-}
+class RuleContext;     // what every rule of one trace reads: analyzer/analysis/rules/rule_helpers.h
+class JobRuleContext;  // what every rule across ranks reads: the same header
+}  // namespace internal
 // Appends the rule's findings, if it fires, to `out`.
 using RuleEvaluate = void (*)(const internal::RuleContext& c, const RuleDef& rule, std::vector<Finding>& out);
+using JobRuleEvaluate = void (*)(const internal::JobRuleContext& c, const RuleDef& rule, std::vector<Finding>& out);
 
 // One row of the rule table. The table is a constant expression, so its order promises (ids
-// unique, fusion_candidate last) are static_asserts beside it.
+// unique, one evaluate function each, the rules across ranks after those of one trace,
+// fusion_candidate the last of one trace) are static_asserts beside it.
 struct RuleDef {
   const char* id;
   const char* title;
@@ -47,11 +51,13 @@ struct RuleDef {
   std::initializer_list<RuleParam> params;
   std::initializer_list<const char*> strategies;
   const char* source;    // where the rule and its default come from; no output prints it
-  RuleEvaluate evaluate;
+  RuleEvaluate evaluate;                   // a rule of one trace (EvaluateRules); nullptr for a rule across ranks
+  JobRuleEvaluate evaluate_job = nullptr;  // a rule across the ranks of a job (EvaluateJobRules)
+  constexpr bool across_ranks() const { return evaluate_job != nullptr; }
 };
 
 // Every rule, in the order docs/RULES.md lists them (a unit test checks the page against it) and
-// EvaluateRules runs them.
+// EvaluateRules and EvaluateJobRules run them: the rules of one trace first, then those across ranks.
 std::span<const RuleDef> RuleDefs();
 const RuleDef* FindRule(std::string_view id);
 

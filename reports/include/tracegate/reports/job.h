@@ -57,13 +57,16 @@ struct JobOptions {
 std::optional<int64_t> RankFromFileName(std::string_view path);
 
 // Loads and analyses the ranks, `options.jobs` at a time, each trace freed once reduced to its
-// report. Errors name the file; two files of one rank are an error naming both, before any
-// trace is loaded where each file's prefix or name tells its rank (PeekTraceRank), else after.
+// report; `config.rules` sets the rules of each trace and those across ranks. Errors name the file; two files of one
+// rank are an error naming both, before any trace is loaded where each file's prefix or name tells its rank
+// (PeekTraceRank), else after.
 [[nodiscard]] StatusOr<nlohmann::json> AnalyzeJob(const std::vector<std::string>& traces, const AnalysisConfig& config,
                                                   const JobOptions& options);
 
-// The job report from per-rank reports (`tracegate analyze TRACE -o REPORT`).
-[[nodiscard]] StatusOr<nlohmann::json> MergeReports(const std::vector<std::string>& reports, const JobOptions& options);
+// The job report from per-rank reports (`tracegate analyze TRACE -o REPORT`). `rules`: the settings
+// of the rules across ranks (merge --rules); each rank's own findings are those of its report.
+[[nodiscard]] StatusOr<nlohmann::json> MergeReports(const std::vector<std::string>& reports, const RulesConfig& rules,
+                                                    const JobOptions& options);
 
 // The kernel families kept per rank in a job report: enough for the gate to name what grew on a
 // rank that got slower, without keeping the ranks' whole reports.
