@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "reports/job/job_internal.h"
-#include "tracegate/analyzer/communication.h"
+#include "tracegate/analyzer/cross_rank.h"
 #include "tracegate/reports/job.h"
 
 namespace tg {
