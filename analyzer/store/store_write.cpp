@@ -12,7 +12,7 @@
 #include <string_view>
 #include <tuple>
 
-#include "analyzer/store/sqlite_db.h"
+#include "analyzer/sqlite/sqlite_db.h"
 #include "analyzer/store/store_columns.h"
 #include "analyzer/store/store_schema.h"
 #include "analyzer/util/fileio.h"
