@@ -20,6 +20,9 @@
 
 namespace tg {
 
+using internal::CommitTempFile;
+using internal::TempPathFor;
+
 using internal::U32ToDb;
 
 namespace {

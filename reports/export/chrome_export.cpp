@@ -36,6 +36,10 @@
 
 namespace tg {
 
+using internal::ApiIndex;
+using internal::CommitTempFile;
+using internal::TempPathFor;
+
 namespace {
 
 using internal::ChromeSlice;
