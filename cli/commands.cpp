@@ -46,7 +46,7 @@ void AnnounceImport(const std::string& path) {
     std::fprintf(stderr, "tracegate: reading %s (%.0f MB)...\n", path.c_str(), st.st_size / 1e6);
 }
 
-Status Load(const std::string& path, Trace& trace) {
+Status Load(const std::string& path, Trace* trace) {
   AnnounceImport(path);
   Status s = ImportTrace(path, trace);
 #if defined(__GLIBC__)
@@ -121,7 +121,7 @@ int RunAnalyze(const AnalyzeArgs& args) {
   if (Status s = ToAnalysisConfig(args, &config); !s.ok()) return Fail(s);
   StepTimer timer(args.timings);
   Trace trace;
-  if (Status s = Load(args.trace, trace); !s.ok()) return Fail(s);
+  if (Status s = Load(args.trace, &trace); !s.ok()) return Fail(s);
   timer.Done("load");
   Analysis analysis;
   if (Status s = RunAnalysis(trace, config, &analysis); !s.ok()) return Fail(s);
@@ -132,7 +132,7 @@ int RunAnalyze(const AnalyzeArgs& args) {
   if (files || !args.quiet) doc = AnalysisToJson(trace, analysis, config, IterationRows::kLeftOut);
   if (files) {
     if (!args.json_out.empty())
-      if (Status s = WriteAnalysisJson(args.json_out, doc, analysis.iterations); !s.ok()) return Fail(s);
+      if (Status s = WriteAnalysisJson(doc, analysis.iterations, args.json_out); !s.ok()) return Fail(s);
     if (!args.md_out.empty())
       if (Status s = WriteMarkdownReport(doc, args.md_out); !s.ok()) return Fail(s);
     if (!args.html_out.empty()) {
@@ -155,7 +155,7 @@ int RunAnalyze(const AnalyzeArgs& args) {
 
 int RunPredict(const PredictArgs& args) {
   Prediction p;
-  if (Status s = Predict(args, nullptr, &p, Load); !s.ok()) return Fail(s);
+  if (Status s = Predict(args, nullptr, Load, &p); !s.ok()) return Fail(s);
   if (p.replayed) {
     const ReplayResult& r = p.replay;
     const double n = static_cast<double>(std::max<size_t>(1, r.iterations.size()));
@@ -206,7 +206,7 @@ int RunExport(const ExportArgs& args) {
   AnalysisConfig config;
   if (Status s = ToAnalysisConfig(options, &config); !s.ok()) return Fail(s);
   Trace trace;
-  if (Status s = Load(args.trace, trace); !s.ok()) return Fail(s);
+  if (Status s = Load(args.trace, &trace); !s.ok()) return Fail(s);
   Analysis analysis;
   ChromeExportOptions out;
   if (!args.no_findings) {
@@ -225,7 +225,7 @@ int RunExport(const ExportArgs& args) {
 int RunConvert(const ConvertArgs& args) {
   if (Status s = CheckOutputPath(args.trace, args.out); !s.ok()) return Fail(s);
   Trace trace;
-  if (Status s = Load(args.trace, trace); !s.ok()) return Fail(s);
+  if (Status s = Load(args.trace, &trace); !s.ok()) return Fail(s);
   if (Status s = WriteStore(trace, args.out); !s.ok()) return Fail(s);
   std::printf("wrote %s: %zu kernels, %zu copies, %zu memsets, %zu syncs, %zu API calls, %zu ranges\n",
               args.out.c_str(), trace.kernels.size(), trace.memcpys.size(), trace.memsets.size(),

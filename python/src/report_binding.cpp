@@ -67,7 +67,7 @@ std::shared_ptr<Report> AnalyzeFile(const std::string& path, const tg::AnalysisS
   const tg::AnalysisConfig config = Config(settings);
   py::gil_scoped_release unlocked;
   Trace trace;
-  ThrowIfError(tg::ImportTrace(path, trace));
+  ThrowIfError(tg::ImportTrace(path, &trace));
   return std::make_shared<Report>(AnalyzeTrace(trace, config));
 }
 
@@ -100,7 +100,9 @@ std::string Text(const Report& r) {
   return out.str();
 }
 
-void WriteText(const std::string& path, const std::string& text) { ThrowIfError(tg::WriteFileAtomic(path, text)); }
+void WriteText(const std::string& path, const std::string& text) {
+  ThrowIfError(tg::internal::WriteFileAtomic(path, text));
+}
 
 py::dict PredictionDict(const tg::Prediction& p) {
   py::dict d;
@@ -205,8 +207,8 @@ void BindReports(py::module_& m) {
       .def("write_json",
            [](const Report& r, const std::string& path) {
              // Rows still pending are streamed as the CLI's -o streams them (the same bytes).
-             ThrowIfError(r.pending_rows ? tg::WriteAnalysisJson(path, r.doc, *r.pending_rows)
-                                         : tg::WriteJsonFile(path, r.doc));
+             ThrowIfError(r.pending_rows ? tg::WriteAnalysisJson(r.doc, *r.pending_rows, path)
+                                         : tg::WriteJsonFile(r.doc, path));
            })
       .def("write_markdown", [](const Report& r, const std::string& path) { WriteText(path, Markdown(r)); })
       .def("write_html", [](const Report& r, const std::string& path) { WriteText(path, Html(r)); });

@@ -20,7 +20,7 @@ Status ReadReportOrTrace(const std::string& path, nlohmann::json* report, std::o
     return Status::Ok();
   }
   Trace trace;
-  TG_RETURN_IF_ERROR(ImportTrace(path, trace));
+  TG_RETURN_IF_ERROR(ImportTrace(path, &trace));
   AnalysisConfig config;
   config.iterations.skip = skip;
   GitHead(&config.commit, &config.commit_reason);

@@ -81,7 +81,7 @@ StatusOr<RankReport> AnalyzeRank(const std::string& path, size_t index, const An
   r.index = index;
   r.file = path;
   Trace trace;
-  TG_RETURN_IF_ERROR(ImportTrace(path, trace));
+  TG_RETURN_IF_ERROR(ImportTrace(path, &trace));
   Analysis analysis;
   TG_RETURN_IF_ERROR(RunAnalysis(trace, config, &analysis));
   r.doc = AnalysisToJson(trace, analysis, config, IterationRows::kLeftOut);
@@ -106,7 +106,7 @@ Status CheckRanksBeforeLoading(const std::vector<std::string>& traces) {
   std::map<int64_t, std::pair<size_t, RankSource>> seen;
   for (size_t i = 0; i < traces.size(); ++i) {
     TraceRankPeek peek;
-    if (!PeekTraceRank(traces[i], peek).ok() || !peek.known) continue;  // the load reports the error
+    if (!PeekTraceRank(traces[i], &peek).ok() || !peek.known) continue;  // the load reports the error
     std::optional<int64_t> rank = peek.rank;
     RankSource source = RankSource::kDistributedInfo;
     if (!rank) {

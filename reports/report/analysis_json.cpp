@@ -20,6 +20,16 @@
 
 namespace tg {
 
+using internal::CollectivesJson;
+using internal::KernelOps;
+using internal::KernelOpsByName;
+using internal::KernelTableJson;
+using internal::RanksJson;
+using internal::SetKernelOp;
+using internal::SideTask;
+using internal::TimelineJson;
+using internal::WriteFileAtomic;
+
 namespace {
 
 using internal::DoubleTexts;
@@ -655,7 +665,7 @@ json AnalysisToJson(const Trace& trace, const Analysis& analysis, const Analysis
   return doc;
 }
 
-Status WriteAnalysisJson(const std::string& path, const json& doc, const IterationAnalysis& iterations) {
+Status WriteAnalysisJson(const json& doc, const IterationAnalysis& iterations, const std::string& path) {
   const auto table = doc.find("iteration_table");  // end() when doc is not an object
   if (table == doc.end() || !table->is_array() || !table->empty())
     return InvalidInput(path + ": the report has no empty \"iteration_table\" to fill");

@@ -130,8 +130,8 @@ nlohmann::json IterationTableJson(const IterationAnalysis& iterations);
 // Writes the report `doc` (from AnalysisToJson with IterationRows::kLeftOut) to `path`
 // atomically, rendering the rows of `iterations` into its "iteration_table" one at a time. The
 // file is byte for byte what WriteJsonFile would write for the kInTree document.
-[[nodiscard]] Status WriteAnalysisJson(const std::string& path, const nlohmann::json& doc,
-                                       const IterationAnalysis& iterations);
+[[nodiscard]] Status WriteAnalysisJson(const nlohmann::json& doc, const IterationAnalysis& iterations,
+                                       const std::string& path);
 
 // The human summary printed by `tracegate analyze` (fits one screen for a typical trace), from the
 // report document as the Markdown and HTML reports are. `no_activity_reason`: why a recording

@@ -80,8 +80,9 @@ struct Prediction {
 };
 // Checks the settings, then measures P where they ask for it: on `trace` when given, else on the
 // file settings.trace, read with `load` (ImportTrace when empty). Errors are the CLI's lines.
-using TraceLoader = std::function<Status(const std::string& path, Trace& trace)>;
-Status Predict(const PredictSettings& settings, const Trace* trace, Prediction* out, const TraceLoader& load = {});
+using TraceLoader = std::function<Status(const std::string& path, Trace* trace)>;
+Status Predict(const PredictSettings& settings, const Trace* trace, const TraceLoader& load, Prediction* out);
+Status Predict(const PredictSettings& settings, const Trace* trace, Prediction* out);
 
 // The options that decide the gate's verdict (compare takes them too).
 struct VerdictSettings {
