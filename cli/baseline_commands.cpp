@@ -11,6 +11,8 @@
 
 namespace tg::cli {
 
+using tg::internal::WriteFileAtomic;
+
 namespace {
 
 int PrintOk(const std::string& text) {

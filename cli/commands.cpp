@@ -46,7 +46,7 @@ void AnnounceImport(const std::string& path) {
     std::fprintf(stderr, "tracegate: reading %s (%.0f MB)...\n", path.c_str(), st.st_size / 1e6);
 }
 
-Status Load(const std::string& path, Trace& trace) {
+Status Load(const std::string& path, Trace* trace) {
   AnnounceImport(path);
   Status s = ImportTrace(path, trace);
 #if defined(__GLIBC__)
@@ -147,7 +147,7 @@ int RunAnalyze(const AnalyzeArgs& args) {
 
 int RunPredict(const PredictArgs& args) {
   Prediction p;
-  if (Status s = Predict(args, nullptr, &p, Load); !s.ok()) return Fail(s);
+  if (Status s = Predict(args, nullptr, Load, &p); !s.ok()) return Fail(s);
   if (p.replayed) {
     const ReplayResult& r = p.replay;
     const double n = static_cast<double>(std::max<size_t>(1, r.iterations.size()));
@@ -198,7 +198,7 @@ int RunExport(const ExportArgs& args) {
   AnalysisConfig config;
   if (Status s = ToAnalysisConfig(options, &config); !s.ok()) return Fail(s);
   Trace trace;
-  if (Status s = Load(args.trace, trace); !s.ok()) return Fail(s);
+  if (Status s = Load(args.trace, &trace); !s.ok()) return Fail(s);
   Analysis analysis;
   ChromeExportOptions out;
   if (!args.no_findings) {
@@ -217,7 +217,7 @@ int RunExport(const ExportArgs& args) {
 int RunConvert(const ConvertArgs& args) {
   if (Status s = CheckOutputPath(args.trace, args.out); !s.ok()) return Fail(s);
   Trace trace;
-  if (Status s = Load(args.trace, trace); !s.ok()) return Fail(s);
+  if (Status s = Load(args.trace, &trace); !s.ok()) return Fail(s);
   if (Status s = WriteStore(trace, args.out); !s.ok()) return Fail(s);
   std::printf("wrote %s: %zu kernels, %zu copies, %zu memsets, %zu syncs, %zu API calls, %zu ranges\n",
               args.out.c_str(), trace.kernels.size(), trace.memcpys.size(), trace.memsets.size(),

@@ -15,13 +15,15 @@
 
 namespace tg::cli {
 
+using tg::internal::WriteFileAtomic;
+
 namespace {
 
 // The job report's outputs: -o, --md, --html, and the summary on stdout.
 int WriteJob(const nlohmann::json& job, const std::string& json_out, const std::string& md_out,
              const std::string& html_out, bool quiet) {
   if (!json_out.empty())
-    if (Status s = WriteJsonFile(json_out, job); !s.ok()) return Fail(s);
+    if (Status s = WriteJsonFile(job, json_out); !s.ok()) return Fail(s);
   if (!md_out.empty())
     if (Status s = WriteFileAtomic(md_out, JobMarkdownReport(job)); !s.ok()) return Fail(s);
   if (!html_out.empty())

@@ -17,6 +17,11 @@
 
 namespace tg {
 
+using internal::Demangle;
+using internal::IntersectUnions;
+using internal::LengthOf;
+using internal::UnionOf;
+
 namespace {
 
 // PyTorch's c10::ScalarType names (what record_param_comms writes as "dtype") and their sizes.

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
-namespace tg {
+namespace tg::internal {
 
 namespace {
 
@@ -55,4 +55,4 @@ std::vector<std::pair<size_t, size_t>> KernelsLaunchedIn(const Trace& trace, con
   return pairs;
 }
 
-}  // namespace tg
+}  // namespace tg::internal

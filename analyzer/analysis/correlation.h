@@ -11,7 +11,7 @@
 
 #include "tracegate/analyzer/model.h"
 
-namespace tg {
+namespace tg::internal {
 
 class ApiIndex {
  public:
@@ -111,4 +111,4 @@ std::string_view OpBaseName(std::string_view op);
 // sort of launches and one of ranges, then a sweep per thread.
 std::vector<std::pair<size_t, size_t>> KernelsLaunchedIn(const Trace& trace, const std::vector<size_t>& range_rows);
 
-}  // namespace tg
+}  // namespace tg::internal

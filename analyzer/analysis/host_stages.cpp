@@ -3,8 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
-
-namespace tg {
+namespace tg::internal {
 
 HostStages::HostStages(const Trace& t, const IterationOptions& options) : trace_(t) {
   compiled_ = internal::CompileNameMatcher(t, options.pre_regex, "--phase pre=", &pre_).ok() &&
@@ -37,4 +36,4 @@ std::optional<StringId> HostStages::During(int64_t pid, TimeNs s, TimeNs e) cons
   return it->name;
 }
 
-}  // namespace tg
+}  // namespace tg::internal

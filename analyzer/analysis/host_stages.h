@@ -12,7 +12,7 @@
 #include "tracegate/analyzer/iterations.h"
 #include "tracegate/analyzer/model.h"
 
-namespace tg {
+namespace tg::internal {
 
 class HostStages {
  public:
@@ -38,4 +38,4 @@ class HostStages {
   std::vector<Stage> stages_;  // disjoint per process, by (pid, start)
 };
 
-}  // namespace tg
+}  // namespace tg::internal

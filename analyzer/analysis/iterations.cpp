@@ -21,6 +21,8 @@
 
 namespace tg {
 
+using internal::ApiIndex;
+
 namespace {
 
 using internal::NameMatcher;
@@ -579,11 +581,12 @@ void internal::ComputePhaseStats(IterationAnalysis* out) {
 
 Status AnalyzeIterations(const Trace& trace, const IterationOptions& options, IterationAnalysis* out) {
   std::optional<ApiIndex> built;
-  return AnalyzeIterations(trace, options, out, [&]() -> const ApiIndex& { return built.emplace(trace.api_calls); });
+  return AnalyzeIterations(
+      trace, options, [&]() -> const ApiIndex& { return built.emplace(trace.api_calls); }, out);
 }
 
-Status AnalyzeIterations(const Trace& trace, const IterationOptions& options, IterationAnalysis* out,
-                         const std::function<const ApiIndex&()>& api_index_of) {
+Status AnalyzeIterations(const Trace& trace, const IterationOptions& options,
+                         const std::function<const ApiIndex&()>& api_index_of, IterationAnalysis* out) {
   *out = IterationAnalysis{};
   if (options.batch < 1) {
     return InvalidInput("--batch " + std::to_string(options.batch) + " must be at least 1 (items per iteration)");

@@ -13,6 +13,9 @@
 
 namespace tg {
 
+using internal::Demangle;
+using internal::OpBaseName;
+
 namespace {
 
 // How demanglers spell an anonymous namespace (c++filt, Nsight Systems); part of the name, not

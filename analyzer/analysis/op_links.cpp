@@ -10,6 +10,8 @@
 
 namespace tg {
 
+using internal::ApiIndex;
+
 namespace {
 
 constexpr uint32_t kNoThread = UINT32_MAX;
@@ -65,7 +67,7 @@ Grouped GroupByThread(const std::vector<uint32_t>& thread, size_t threads) {
 
 }  // namespace
 
-std::string_view OpBaseName(std::string_view op) {
+std::string_view internal::OpBaseName(std::string_view op) {
   size_t cut = op.size();
   for (std::string_view suffix : {", seq = ", ", op_id = ", ", sizes = ", ", input_op_ids = "})
     cut = std::min(cut, op.find(suffix));

@@ -10,6 +10,10 @@
 
 namespace tg {
 
+using internal::Demangle;
+using internal::KernelsLaunchedIn;
+using internal::UnionLength;
+
 namespace {
 
 Status Compile(const std::string& flag, const std::string& pattern, std::regex* re) {

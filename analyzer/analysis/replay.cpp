@@ -16,6 +16,9 @@
 
 namespace tg {
 
+using internal::ApiIndex;
+using internal::Demangle;
+
 namespace {
 
 constexpr TimeNs kNever = std::numeric_limits<TimeNs>::min();

@@ -14,6 +14,10 @@
 
 namespace tg {
 
+using internal::Demangle;
+using internal::KernelsLaunchedIn;
+using internal::ReadJsonFile;
+
 namespace {
 
 TimeNs Duration(TimeNs start, TimeNs end) { return end > start ? end - start : 0; }

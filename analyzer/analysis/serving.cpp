@@ -13,6 +13,8 @@
 
 namespace tg {
 
+using internal::ApiIndex;
+
 namespace {
 
 // A left-to-right reader over one name.

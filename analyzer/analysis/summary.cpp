@@ -13,6 +13,10 @@
 
 namespace tg {
 
+using internal::ApiIndex;
+using internal::Demangle;
+using internal::HostStages;
+
 size_t GapBucketOf(TimeNs gap_ns) {
   size_t b = 0;
   while (b < kGapBucketUpperNs.size() && gap_ns >= kGapBucketUpperNs[b]) ++b;

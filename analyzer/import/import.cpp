@@ -13,6 +13,8 @@
 
 namespace tg {
 
+using internal::CheckReadableFile;
+
 namespace {
 constexpr unsigned char kGzipMagic[] = {0x1f, 0x8b};
 constexpr char kSqliteMagic[] = "SQLite format 3";  // 16 bytes with the trailing NUL
@@ -41,7 +43,8 @@ Status ReadHead(const std::string& path, std::string& head, bool& gzipped, size_
 }
 }  // namespace
 
-Status DetectFormat(const std::string& path, TraceFormat& format) {
+Status DetectFormat(const std::string& path, TraceFormat* format_out) {
+  TraceFormat& format = *format_out;
   format = TraceFormat::kUnknown;
   TG_RETURN_IF_ERROR(CheckReadableFile(path));
   std::string head;
@@ -68,7 +71,8 @@ Status DetectFormat(const std::string& path, TraceFormat& format) {
                       "JSON, optionally gzip, or a SQLite file from tracegate or Nsight Systems)");
 }
 
-Status PeekTraceRank(const std::string& path, TraceRankPeek& out) {
+Status PeekTraceRank(const std::string& path, TraceRankPeek* peek) {
+  TraceRankPeek& out = *peek;
   out = {};
   // The header keys (schemaVersion, deviceProperties for every GPU, distributedInfo) are a few KiB.
   constexpr size_t kPrefix = size_t{1} << 20;
@@ -120,11 +124,11 @@ Status PeekTraceRank(const std::string& path, TraceRankPeek& out) {
   return Status::Ok();
 }
 
-Status ImportTrace(const std::string& path, Trace& trace, const ImportOptions& options) {
+Status ImportTrace(const std::string& path, const ImportOptions& options, Trace* out) {
+  Trace& trace = *out;
   TraceFormat format = TraceFormat::kUnknown;
-  TG_RETURN_IF_ERROR(DetectFormat(path, format));
-  Status s = format == TraceFormat::kSqlite ? ImportSqlite(path, trace)
-                                            : ImportKineto(path, trace, options);
+  TG_RETURN_IF_ERROR(DetectFormat(path, &format));
+  Status s = format == TraceFormat::kSqlite ? ImportSqlite(path, &trace) : ImportKineto(path, options, &trace);
   if (!s.ok()) return s;
   trace.metadata[std::string(meta::kSourcePath)] = path;
   FinalizeTrace(trace);

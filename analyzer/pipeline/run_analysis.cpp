@@ -18,6 +18,10 @@
 
 namespace tg {
 
+using internal::ApiIndex;
+using internal::HostStages;
+using internal::SideTask;
+
 namespace {
 
 FusionOptions FusionFromRules(const RulesConfig& rules) {
@@ -98,10 +102,13 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
           Summarize(trace, summary_options, &*api_index, &stages, &kernel_classes, &span_source, &host_source);
     });
     try {
-      iterations = AnalyzeIterations(trace, config.iterations, &out->iterations, [&]() -> const ApiIndex& {
-        index_ready.get();  // rethrows what building it threw
-        return *api_index;
-      });
+      iterations = AnalyzeIterations(
+          trace, config.iterations,
+          [&]() -> const ApiIndex& {
+            index_ready.get();  // rethrows what building it threw
+            return *api_index;
+          },
+          &out->iterations);
     } catch (...) {
       spans_set.set_value(nullptr);
       throw;

@@ -4,7 +4,7 @@
 #include <tuple>
 #include <utility>
 
-#include "tracegate/analyzer/communication.h"
+#include "tracegate/analyzer/cross_rank.h"
 
 namespace tg {
 

@@ -22,7 +22,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "analyzer/store/sqlite_db.h"
+#include "analyzer/sqlite/sqlite_db.h"
 #include "analyzer/store/store_schema.h"
 #include "tracegate/analyzer/model.h"
 

@@ -12,13 +12,16 @@
 #include <string_view>
 #include <tuple>
 
-#include "analyzer/store/sqlite_db.h"
+#include "analyzer/sqlite/sqlite_db.h"
 #include "analyzer/store/store_columns.h"
 #include "analyzer/store/store_schema.h"
 #include "analyzer/util/fileio.h"
 #include "tracegate/analyzer/store.h"
 
 namespace tg {
+
+using internal::CommitTempFile;
+using internal::TempPathFor;
 
 using internal::U32ToDb;
 

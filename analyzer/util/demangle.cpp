@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <memory>
 
-namespace tg {
+namespace tg::internal {
 
 std::string Demangle(std::string_view name) {
   if (name.size() < 3 || name[0] != '_' || name[1] != 'Z') return std::string(name);
@@ -17,4 +17,4 @@ std::string Demangle(std::string_view name) {
   return std::string(out.get());
 }
 
-}  // namespace tg
+}  // namespace tg::internal

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <cstring>
 
-namespace tg {
+namespace tg::internal {
 
 namespace {
 std::string DirOf(const std::string& path) {
@@ -93,4 +93,4 @@ Status CheckReadableFile(const std::string& path) {
   return Status::Ok();
 }
 
-}  // namespace tg
+}  // namespace tg::internal

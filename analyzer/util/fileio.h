@@ -7,7 +7,7 @@
 
 #include "tracegate/analyzer/status.h"
 
-namespace tg {
+namespace tg::internal {
 
 // A temp path in the same directory as `path` (so rename is atomic), unique per process+call.
 std::string TempPathFor(const std::string& path);
@@ -30,4 +30,4 @@ std::string TempPathFor(const std::string& path);
 // Checks that `path` names a readable regular file. Message: "<path>: <problem>".
 [[nodiscard]] Status CheckReadableFile(const std::string& path);
 
-}  // namespace tg
+}  // namespace tg::internal

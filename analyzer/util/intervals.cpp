@@ -4,7 +4,7 @@
 
 #include "analyzer/util/sort_runs.h"
 
-namespace tg {
+namespace tg::internal {
 
 namespace {
 
@@ -75,4 +75,4 @@ TimeNs LengthOf(const std::vector<Interval>& u) {
   return total;
 }
 
-}  // namespace tg
+}  // namespace tg::internal

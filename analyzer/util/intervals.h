@@ -4,11 +4,9 @@
 #include <utility>
 #include <vector>
 
-#include "tracegate/analyzer/model.h"
+#include "tracegate/analyzer/types.h"
 
-namespace tg {
-
-using Interval = std::pair<TimeNs, TimeNs>;  // [first, second)
+namespace tg::internal {
 
 // Length of the union of the intervals (sorts them in place; rows that are mostly in time order
 // already, as trace rows are, sort in about one pass). Empty intervals add nothing.
@@ -21,4 +19,4 @@ std::vector<Interval> IntersectUnions(const std::vector<Interval>& a, const std:
 std::vector<Interval> SubtractUnions(const std::vector<Interval>& a, const std::vector<Interval>& b);
 TimeNs LengthOf(const std::vector<Interval>& u);
 
-}  // namespace tg
+}  // namespace tg::internal

@@ -3,7 +3,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace tg {
+namespace tg::internal {
 
 Status ReadJsonFile(const std::string& path, const char* what, nlohmann::json* out) {
   std::ifstream in(path, std::ios::binary);
@@ -19,4 +19,4 @@ Status ReadJsonFile(const std::string& path, const char* what, nlohmann::json* o
   return Status::Ok();
 }
 
-}  // namespace tg
+}  // namespace tg::internal

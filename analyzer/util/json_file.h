@@ -6,9 +6,9 @@
 
 #include "tracegate/analyzer/status.h"
 
-namespace tg {
+namespace tg::internal {
 
 // NotFound "<path>: cannot open the <what>" or InvalidInput "<path>: not valid JSON (...)".
 Status ReadJsonFile(const std::string& path, const char* what, nlohmann::json* out);
 
-}  // namespace tg
+}  // namespace tg::internal

@@ -9,7 +9,7 @@
 #include <thread>
 #include <utility>
 
-namespace tg {
+namespace tg::internal {
 
 class SideTask {
  public:
@@ -44,4 +44,4 @@ class SideTask {
   std::exception_ptr error_;
 };
 
-}  // namespace tg
+}  // namespace tg::internal

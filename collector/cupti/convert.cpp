@@ -8,6 +8,8 @@
 
 namespace tg::cupti {
 
+using tg::internal::Demangle;
+
 namespace {
 
 constexpr uint64_t kMaxNs = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());

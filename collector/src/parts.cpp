@@ -126,7 +126,7 @@ Status MergeParts(const std::string& dir, Trace* out, MergeResult* result) {
     ++result->parts;
     Trace part;
     Status s = RecoverStore(path);
-    if (s.ok()) s = ImportSqlite(path, part);
+    if (s.ok()) s = ImportSqlite(path, &part);
     if (!s.ok()) {
       // Killed before its first commit (empty file, no schema yet), or damaged: nothing to keep.
       ++result->incomplete_parts;

@@ -28,6 +28,8 @@ extern char** environ;
 
 namespace tg {
 
+using internal::TempPathFor;
+
 namespace {
 
 constexpr const char* kInjectLibName = "libtracegate_inject.so";

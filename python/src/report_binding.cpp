@@ -88,7 +88,9 @@ std::string Text(const Report& r) {
   return out.str();
 }
 
-void WriteText(const std::string& path, const std::string& text) { ThrowIfError(tg::WriteFileAtomic(path, text)); }
+void WriteText(const std::string& path, const std::string& text) {
+  ThrowIfError(tg::internal::WriteFileAtomic(path, text));
+}
 
 py::dict PredictionDict(const tg::Prediction& p) {
   py::dict d;

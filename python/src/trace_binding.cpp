@@ -239,7 +239,7 @@ TracePtr Load(const std::string& path, int threads) {
   tg::Status s;
   {
     py::gil_scoped_release unlocked;
-    s = tg::ImportTrace(path, *trace, options);
+    s = tg::ImportTrace(path, options, trace.get());
   }
   ThrowIfError(s);
   return trace;

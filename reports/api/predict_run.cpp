@@ -59,7 +59,9 @@ Status Measure(const PredictSettings& s, const IterationOptions& io, const Trace
 
 }  // namespace
 
-Status Predict(const PredictSettings& s, const Trace* trace, Prediction* out, const TraceLoader& load) {
+Status Predict(const PredictSettings& s, const Trace* trace, Prediction* out) { return Predict(s, trace, {}, out); }
+
+Status Predict(const PredictSettings& s, const Trace* trace, const TraceLoader& load, Prediction* out) {
   *out = Prediction{};
   const bool measure = !s.trace.empty() || trace != nullptr;
   const int measures = !s.kernels_regex.empty() + !s.range_regex.empty() + !s.launched_regex.empty();
@@ -87,7 +89,7 @@ Status Predict(const PredictSettings& s, const Trace* trace, Prediction* out, co
     TG_RETURN_IF_ERROR(ToIterationOptions(s.iterations, &io));
     if (trace) return Measure(s, io, *trace, out);
     Trace loaded;
-    TG_RETURN_IF_ERROR(load ? load(s.trace, loaded) : ImportTrace(s.trace, loaded));
+    TG_RETURN_IF_ERROR(load ? load(s.trace, &loaded) : ImportTrace(s.trace, &loaded));
     return Measure(s, io, loaded, out);
   }
   if (measure && measures != 1)
@@ -106,7 +108,7 @@ Status Predict(const PredictSettings& s, const Trace* trace, Prediction* out, co
       TG_RETURN_IF_ERROR(Measure(s, io, *trace, out));
     } else {
       Trace loaded;
-      TG_RETURN_IF_ERROR(load ? load(s.trace, loaded) : ImportTrace(s.trace, loaded));
+      TG_RETURN_IF_ERROR(load ? load(s.trace, &loaded) : ImportTrace(s.trace, &loaded));
       TG_RETURN_IF_ERROR(Measure(s, io, loaded, out));
     }
   } else if (s.fraction >= 0) {

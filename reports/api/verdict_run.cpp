@@ -14,6 +14,8 @@
 
 namespace tg {
 
+using internal::WriteFileAtomic;
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -47,8 +49,7 @@ Status CheckComparisonOutputs(const ComparisonOutputs& o, const std::vector<std:
 Status WriteComparisonOutputs(const Comparison& c, const ComparisonOutputs& o, const json& base, const json& next) {
   if (!o.md.empty())
     TG_RETURN_IF_ERROR(WriteFileAtomic(o.md, ComparisonMarkdown(c)));
-  if (!o.json.empty())
-    TG_RETURN_IF_ERROR(WriteJsonFile(o.json, ComparisonToJson(c)));
+  if (!o.json.empty()) TG_RETURN_IF_ERROR(WriteJsonFile(ComparisonToJson(c), o.json));
   if (!o.junit.empty())
     TG_RETURN_IF_ERROR(WriteFileAtomic(o.junit, ComparisonJunit(c)));
   if (!o.html.empty())

@@ -9,6 +9,8 @@
 
 namespace tg {
 
+using internal::CheckReadableFile;
+
 namespace {
 
 using nlohmann::json;

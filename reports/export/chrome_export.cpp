@@ -29,12 +29,16 @@
 #include <utility>
 
 #include "analyzer/analysis/correlation.h"
-#include "analyzer/import/kineto/kineto_names.h"
 #include "analyzer/util/fileio.h"
+#include "analyzer/vocab/kineto_names.h"
 #include "reports/export/chrome_tracks.h"
 #include "reports/export/chrome_writer.h"
 
 namespace tg {
+
+using internal::ApiIndex;
+using internal::CommitTempFile;
+using internal::TempPathFor;
 
 namespace {
 
@@ -42,7 +46,11 @@ using internal::ChromeSlice;
 using internal::ChromeTracks;
 using internal::EscapedNames;
 using internal::JsonStream;
+using internal::KinetoMemcpyName;
+using internal::KinetoMemsetName;
+using internal::KinetoSyncKindName;
 using internal::TrackKind;
+namespace kineto_cat = internal::kineto_cat;
 
 // The columns the Exporter writes (and, second, those it leaves out: GPU events sit on their
 // device's track, not their process's): a new model column must be added to one of them.
@@ -270,8 +278,8 @@ class Exporter {
       case kRangeRows: return WriteRange(i, s.track);
       case kApiRows: {
         const ApiTable& a = t_.api_calls;
-        Begin("X", a.kind[i] == ApiKind::kDriver ? "cuda_driver" : "cuda_runtime", names_.Get(a.name[i]), s.track,
-              a.start[i]);
+        Begin("X", a.kind[i] == ApiKind::kDriver ? kineto_cat::kDriver : kineto_cat::kRuntime, names_.Get(a.name[i]),
+              s.track, a.start[i]);
         Dur(a.start[i], a.end[i]);
         out_.Raw(",\"args\":{\"correlation\":").Int(a.correlation[i]).Raw("}}");
         return;
@@ -280,10 +288,10 @@ class Exporter {
       case kKernelRows: return WriteKernel(i, s.track);
       case kMemcpyRows: {
         const MemcpyTable& m = t_.memcpys;
-        return WriteTransfer("gpu_memcpy", CopyName(m.kind[i], m.src_kind[i], m.dst_kind[i]), m, i, s.track);
+        return WriteTransfer(kineto_cat::kMemcpy, CopyName(m.kind[i], m.src_kind[i], m.dst_kind[i]), m, i, s.track);
       }
       case kMemsetRows:
-        return WriteTransfer("gpu_memset", MemsetName(t_.memsets.mem_kind[i]), t_.memsets, i, s.track);
+        return WriteTransfer(kineto_cat::kMemset, MemsetName(t_.memsets.mem_kind[i]), t_.memsets, i, s.track);
       case kFindingRows: return WriteFindingSlice(s);
     }
   }
@@ -292,11 +300,11 @@ class Exporter {
   // re-import sees the same thing. Other domains (NVTX) go into args.
   const char* RangeCategory(size_t i) const {
     const RangeTable& r = t_.ranges;
-    if (r.on_gpu[i]) return "gpu_user_annotation";
+    if (r.on_gpu[i]) return kineto_cat::kGpuUserAnnotation;
     std::string_view domain = t_.Name(r.domain[i]);
-    if (domain == "cpu_op") return "cpu_op";
-    if (domain == "python_function") return "python_function";
-    return "user_annotation";
+    if (domain == kineto_cat::kCpuOp) return kineto_cat::kCpuOp;
+    if (domain == kineto_cat::kPythonFunction) return kineto_cat::kPythonFunction;
+    return kineto_cat::kUserAnnotation;
   }
 
   void WriteRange(size_t i, uint32_t track) {
@@ -306,7 +314,7 @@ class Exporter {
     Dur(r.start[i], r.end[i]);
     out_.Raw(",\"args\":{");
     if (r.on_gpu[i]) out_.Raw("\"device\":").Int(r.pid[i]).Raw(",\"stream\":").Int(r.stream[i]);
-    if (r.domain[i] != StringTable::kEmpty && std::string_view(cat) == "user_annotation")
+    if (r.domain[i] != StringTable::kEmpty && std::string_view(cat) == kineto_cat::kUserAnnotation)
       out_.Raw("\"domain\":").Raw(names_.Get(r.domain[i]));
     out_.Raw("}}");
   }
@@ -329,7 +337,7 @@ class Exporter {
 
   void WriteKernel(size_t i, uint32_t track) {
     const KernelTable& k = t_.kernels;
-    Begin("X", "kernel", names_.Get(k.name[i]), track, k.start[i]);
+    Begin("X", kineto_cat::kKernel, names_.Get(k.name[i]), track, k.start[i]);
     Dur(k.start[i], k.end[i]);
     GpuArgs(k.device[i], k.stream[i], k.correlation[i]);
     out_.Raw(",\"registers per thread\":").Int(k.registers[i]);
@@ -363,7 +371,7 @@ class Exporter {
   void WriteSync(size_t i, uint32_t track) {
     const SyncTable& s = t_.syncs;
     const std::string& kind = SyncName(s.kind[i]);
-    Begin("X", "cuda_sync", kind, track, s.start[i]);
+    Begin("X", kineto_cat::kSync, kind, track, s.start[i]);
     Dur(s.start[i], s.end[i]);
     GpuArgs(sync_device_[i], s.stream[i], s.correlation[i]);
     if (sync_device_[i] != s.device[i]) out_.Raw(",\"recorded device\":").Int(s.device[i]);
@@ -392,7 +400,7 @@ class Exporter {
         int64_t api = index.Find(corr[i], pid[i]);
         if (api < 0 || start[i] < a.start[static_cast<size_t>(api)]) continue;
         launched[static_cast<size_t>(api)] = 1;
-        Begin("f", "ac2g", flow_name, track_of_[table][i], start[i]);
+        Begin("f", kineto_cat::kLaunchFlow, flow_name, track_of_[table][i], start[i]);
         out_.Raw(",\"id\":").Int(flow_id(static_cast<size_t>(api))).Raw(",\"bp\":\"e\"}");
       }
     };
@@ -402,7 +410,7 @@ class Exporter {
     finish(kSyncRows, t_.syncs.correlation, t_.syncs.pid, t_.syncs.start);
     for (size_t i = 0; i < a.size(); ++i) {
       if (!launched[i]) continue;
-      Begin("s", "ac2g", flow_name, track_of_[kApiRows][i], a.start[i]);
+      Begin("s", kineto_cat::kLaunchFlow, flow_name, track_of_[kApiRows][i], a.start[i]);
       out_.Raw(",\"id\":").Int(flow_id(i)).Raw("}");
     }
   }

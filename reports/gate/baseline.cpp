@@ -19,6 +19,10 @@
 
 namespace tg {
 
+using internal::CheckReadableFile;
+using internal::TempPathFor;
+using internal::WriteTempFile;
+
 namespace {
 
 using nlohmann::json;

@@ -14,6 +14,17 @@
 
 namespace tg {
 
+using internal::CheckLostData;
+using internal::DiffKernelsAndPhases;
+using internal::DiffRanks;
+using internal::FormatNumber;
+using internal::FormatP;
+using internal::FormatSigned;
+using internal::GroupFamilies;
+using internal::KernelDeltaMs;
+using internal::RanksOverText;
+using internal::VerdictHeading;
+
 using nlohmann::json;
 
 std::string_view VerdictName(Verdict v) {

@@ -15,6 +15,9 @@
 
 namespace tg {
 
+using internal::FamilyTotals;
+using internal::GroupFamilies;
+
 using nlohmann::json;
 using internal::Number;
 using internal::Object;
@@ -237,7 +240,7 @@ std::string KernelFamilyName(const std::string& demangled) {
   return family;
 }
 
-std::vector<FamilyDelta> GroupFamilies(const Comparison& c, const std::vector<size_t>& kernels) {
+std::vector<FamilyDelta> internal::GroupFamilies(const Comparison& c, const std::vector<size_t>& kernels) {
   std::vector<FamilyDelta> families;
   std::map<std::string, size_t> index;
   std::vector<std::string> only_variant;  // a family of one kernel is shown by that kernel's short name
@@ -268,13 +271,13 @@ std::vector<FamilyDelta> GroupFamilies(const Comparison& c, const std::vector<si
   return families;
 }
 
-double KernelDeltaMs(const Comparison& c) {
+double internal::KernelDeltaMs(const Comparison& c) {
   double sum = 0;
   for (const KernelDelta& k : c.kernels) sum += k.delta_ms;
   return sum;
 }
 
-FamilyTotals TotalFamilies(const Comparison& c, KernelChange change) {
+FamilyTotals internal::TotalFamilies(const Comparison& c, KernelChange change) {
   FamilyTotals t;
   for (const FamilyDelta& f : c.families) {
     if (f.change != change) continue;
@@ -312,7 +315,7 @@ void DiffFamilies(Comparison& c) {
 
 }  // namespace
 
-void DiffKernelsAndPhases(const json& base, const json& next, Comparison& c) {
+void internal::DiffKernelsAndPhases(const json& base, const json& next, Comparison& c) {
   DiffKernels(base, next, c);
   DiffPhases(base, next, c);
   DiffFamilies(c);

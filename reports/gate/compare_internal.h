@@ -12,7 +12,7 @@
 
 #include "tracegate/reports/compare.h"
 
-namespace tg {
+namespace tg::internal {
 
 // Fills c.kernels (from each side's kernel_table), c.phases (phases.<p>.mean_ms), c.families,
 // their shares of c.latency_delta_ms (when c.significant) and the contributors; a note when a
@@ -80,4 +80,4 @@ std::vector<std::string> VerdictClauses(const std::string& text);
 // How many kernels have each KernelChange, indexed by the enum.
 std::array<size_t, 4> CountChanges(const Comparison& c);
 
-}  // namespace tg
+}  // namespace tg::internal

@@ -4,6 +4,9 @@
 
 namespace tg {
 
+using internal::FamilyJson;
+using internal::RanksJson;
+
 using nlohmann::json;
 
 namespace {
@@ -90,7 +93,7 @@ json StatisticsJson(const Comparison& c) {
 
 }  // namespace
 
-json FamilyJson(const FamilyDelta& f) {
+json internal::FamilyJson(const FamilyDelta& f) {
   json j = PerIteration(f.base_ms, f.new_ms, f.delta_ms, f.has_delta_pct, f.delta_pct);
   j.update({{"name", f.name},
             {"change", KernelChangeName(f.change)},

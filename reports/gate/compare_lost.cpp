@@ -8,14 +8,9 @@
 #include "reports/document/report_document.h"
 #include "reports/gate/compare_internal.h"
 
-namespace tg {
+namespace tg::internal {
 
 using nlohmann::json;
-using internal::Array;
-using internal::Find;
-using internal::Number;
-using internal::Object;
-using internal::Text;
 
 namespace {
 
@@ -91,4 +86,4 @@ void CheckLostData(const json& base, const json& next, Comparison& c) {
   }
 }
 
-}  // namespace tg
+}  // namespace tg::internal

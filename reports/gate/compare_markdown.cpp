@@ -12,6 +12,20 @@
 
 namespace tg {
 
+using internal::Caveat;
+using internal::ComparisonCaveats;
+using internal::CountChanges;
+using internal::FamilyTotals;
+using internal::FormatNumber;
+using internal::FormatP;
+using internal::FormatSigned;
+using internal::MdCode;
+using internal::MetricDecimals;
+using internal::RankTable;
+using internal::SmallestMannWhitneyP;
+using internal::TotalFamilies;
+using internal::VerdictClauses;
+
 namespace {
 
 constexpr size_t kBudget = 4000;         // bytes: the folded sections that do not fit are left out
@@ -156,13 +170,13 @@ std::string OtherMetrics(const Comparison& c) {
 
 }  // namespace
 
-double SmallestMannWhitneyP(size_t na, size_t nb) {
+double internal::SmallestMannWhitneyP(size_t na, size_t nb) {
   double combinations = 1;  // C(na + nb, na), as a double: only compared with 2 / alpha
   for (size_t i = 1; i <= na; ++i) combinations = combinations * static_cast<double>(nb + i) / static_cast<double>(i);
   return std::min(1.0, 2 / combinations);
 }
 
-std::vector<std::string> VerdictClauses(const std::string& text) {
+std::vector<std::string> internal::VerdictClauses(const std::string& text) {
   std::vector<std::string> clauses;
   int depth = 0;
   size_t begin = 0;
@@ -178,7 +192,7 @@ std::vector<std::string> VerdictClauses(const std::string& text) {
   return clauses;
 }
 
-std::vector<Caveat> ComparisonCaveats(const Comparison& c) {
+std::vector<Caveat> internal::ComparisonCaveats(const Comparison& c) {
   std::vector<Caveat> out;
   for (const SideInfo* s : {&c.base, &c.next}) {
     const std::string side = s == &c.base ? "base" : "new";

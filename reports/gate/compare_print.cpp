@@ -8,6 +8,16 @@
 
 namespace tg {
 
+using internal::CountChanges;
+using internal::FamilyTotals;
+using internal::FormatNumber;
+using internal::FormatP;
+using internal::FormatSigned;
+using internal::KernelDeltaMs;
+using internal::MetricDecimals;
+using internal::RankTable;
+using internal::TotalFamilies;
+
 namespace {
 
 constexpr size_t kPrintedContributors = 5;

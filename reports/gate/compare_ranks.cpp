@@ -10,7 +10,7 @@
 #include "reports/document/report_document.h"
 #include "reports/gate/compare_internal.h"
 
-namespace tg {
+namespace tg::internal {
 
 using nlohmann::json;
 
@@ -164,4 +164,4 @@ json RanksJson(const Comparison& c) {
   return arr;
 }
 
-}  // namespace tg
+}  // namespace tg::internal

@@ -12,7 +12,9 @@
 
 namespace tg {
 
-std::string FormatNumber(double v, int decimals) {
+using internal::FormatNumber;
+
+std::string internal::FormatNumber(double v, int decimals) {
   char buf[64];
   if (decimals < 0)
     std::snprintf(buf, sizeof buf, "%g", v);
@@ -21,32 +23,34 @@ std::string FormatNumber(double v, int decimals) {
   return buf;
 }
 
-std::string FormatSigned(double v, int decimals) {
+std::string internal::FormatSigned(double v, int decimals) {
   std::string s = FormatNumber(v, decimals);
   return s.front() == '-' ? s : "+" + s;
 }
 
-std::string FormatP(double p) {
+std::string internal::FormatP(double p) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3g", p);
   return buf;
 }
 
-int MetricDecimals(const MetricDelta& m) { return m.key.ends_with("_ratio") || m.key == "latency_cv" ? 4 : 3; }
+int internal::MetricDecimals(const MetricDelta& m) {
+  return m.key.ends_with("_ratio") || m.key == "latency_cv" ? 4 : 3;
+}
 
-std::string VerdictHeading(Verdict v) {
+std::string internal::VerdictHeading(Verdict v) {
   std::string heading(VerdictName(v));
   for (char& ch : heading) ch = ch == '_' ? ' ' : static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   return heading;
 }
 
-std::array<size_t, 4> CountChanges(const Comparison& c) {
+std::array<size_t, 4> internal::CountChanges(const Comparison& c) {
   std::array<size_t, 4> counts{};
   for (const KernelDelta& k : c.kernels) counts[static_cast<size_t>(k.change)]++;
   return counts;
 }
 
-std::string MdCode(const std::string& s, bool in_table) {
+std::string internal::MdCode(const std::string& s, bool in_table) {
   std::string out = "`";
   for (char ch : s) {
     if (ch == '`') out += '\'';

@@ -6,7 +6,7 @@
 #include <functional>
 #include <string>
 
-#include "analyzer/store/sqlite_db.h"
+#include "analyzer/sqlite/sqlite_db.h"
 #include "tracegate/reports/baseline.h"
 
 namespace tg::internal {

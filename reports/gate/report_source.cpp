@@ -2,7 +2,7 @@
 // as it is and analyze anything else with default options. See tracegate/baseline.h.
 #include "reports/document/report_document.h"
 #include "tracegate/reports/analysis_report.h"
-#include "tracegate/reports/api.h"
+#include "tracegate/reports/analyze.h"
 #include "tracegate/reports/baseline.h"
 #include "tracegate/reports/compare.h"
 #include "tracegate/reports/report_provenance.h"

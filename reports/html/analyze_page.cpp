@@ -17,6 +17,8 @@
 
 namespace tg {
 
+using internal::WriteFileAtomic;
+
 namespace {
 
 using namespace internal;

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tracegate/analyzer/communication.h"
+#include "tracegate/analyzer/cross_rank.h"
 #include "tracegate/analyzer/rules.h"
 #include "tracegate/analyzer/status.h"
 

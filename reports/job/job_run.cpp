@@ -19,7 +19,7 @@
 #include "reports/job/job_internal.h"
 #include "tracegate/analyzer/import.h"
 #include "tracegate/reports/analysis_report.h"
-#include "tracegate/reports/api.h"
+#include "tracegate/reports/analyze.h"
 #include "tracegate/reports/job.h"
 
 namespace tg {
@@ -107,7 +107,7 @@ Status CheckRanksBeforeLoading(const std::vector<std::string>& traces) {
   std::map<int64_t, std::pair<size_t, RankSource>> seen;
   for (size_t i = 0; i < traces.size(); ++i) {
     TraceRankPeek peek;
-    if (!PeekTraceRank(traces[i], peek).ok() || !peek.known) continue;  // the load reports the error
+    if (!PeekTraceRank(traces[i], &peek).ok() || !peek.known) continue;  // the load reports the error
     std::optional<int64_t> rank = peek.rank;
     RankSource source = RankSource::kDistributedInfo;
     if (!rank) {

@@ -23,6 +23,16 @@
 
 namespace tg {
 
+using internal::CollectivesJson;
+using internal::KernelOps;
+using internal::KernelOpsByName;
+using internal::KernelTableJson;
+using internal::RanksJson;
+using internal::SetKernelOp;
+using internal::SideTask;
+using internal::TimelineJson;
+using internal::WriteFileAtomic;
+
 namespace {
 
 using internal::DoubleTexts;
@@ -658,7 +668,7 @@ json AnalysisToJson(const Trace& trace, const Analysis& analysis, const Analysis
   return doc;
 }
 
-Status WriteAnalysisJson(const std::string& path, const json& doc, const IterationAnalysis& iterations) {
+Status WriteAnalysisJson(const json& doc, const IterationAnalysis& iterations, const std::string& path) {
   const auto table = doc.find("iteration_table");  // end() when doc is not an object
   if (table == doc.end() || !table->is_array() || !table->empty())
     return InvalidInput(path + ": the report has no empty \"iteration_table\" to fill");
@@ -717,7 +727,7 @@ nlohmann::json Report::TakeDocument() && {
 }
 
 Status Report::WriteJson(const std::string& path) const {
-  return rows_ ? WriteAnalysisJson(path, doc_, *rows_) : WriteJsonFile(path, doc_);
+  return rows_ ? WriteAnalysisJson(doc_, *rows_, path) : WriteJsonFile(doc_, path);
 }
 
 std::string_view Report::TraceMetadata(std::string_view key) const {

@@ -3,7 +3,7 @@
 #include <optional>
 #include <string>
 
-namespace tg {
+namespace tg::internal {
 
 namespace {
 
@@ -76,4 +76,4 @@ json RanksJson(const Analysis& analysis) {
   return json::array({std::move(r)});
 }
 
-}  // namespace tg
+}  // namespace tg::internal

@@ -7,7 +7,7 @@
 
 #include "tracegate/analyzer/analysis.h"
 
-namespace tg {
+namespace tg::internal {
 
 // One row of the per-collective table (collectives[], and the job's job.collectives[] with its
 // keys across ranks added).
@@ -17,4 +17,4 @@ nlohmann::json CollectivesJson(const CommunicationAnalysis& c);
 // One object for this trace's rank: its communication figures and collective calls.
 nlohmann::json RanksJson(const Analysis& analysis);
 
-}  // namespace tg
+}  // namespace tg::internal

@@ -11,7 +11,7 @@
 #include "analyzer/analysis/correlation.h"
 #include "analyzer/util/demangle.h"
 
-namespace tg {
+namespace tg::internal {
 
 namespace {
 
@@ -176,4 +176,4 @@ nlohmann::json KernelTableJson(const Trace& trace, const Analysis& analysis, con
   return arr;
 }
 
-}  // namespace tg
+}  // namespace tg::internal

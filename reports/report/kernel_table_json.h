@@ -10,7 +10,7 @@
 #include "tracegate/analyzer/analysis.h"
 #include "tracegate/analyzer/model.h"
 
-namespace tg {
+namespace tg::internal {
 
 // What launched each kernel name (demangled), over every launch of it in the trace: the op
 // most of its launches have (LinkOps, by OpBaseName; ties: the op whose name sorts first), "" with a reason
@@ -29,4 +29,4 @@ void SetKernelOp(nlohmann::json& row, const KernelOps& ops, const std::string& n
 // op, class}, by total_ms descending, then name. Empty without kept iterations.
 nlohmann::json KernelTableJson(const Trace& trace, const Analysis& analysis, const KernelOps& ops);
 
-}  // namespace tg
+}  // namespace tg::internal

@@ -15,6 +15,8 @@
 
 namespace tg {
 
+using internal::WriteFileAtomic;
+
 namespace {
 
 using namespace internal;

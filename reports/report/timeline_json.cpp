@@ -20,7 +20,7 @@
 #include "tracegate/analyzer/kernel_class.h"
 #include "tracegate/analyzer/stats.h"
 
-namespace tg {
+namespace tg::internal {
 
 namespace {
 
@@ -415,4 +415,4 @@ json TimelineJson(const Trace& trace, const Analysis& analysis, size_t item_cap)
   return doc;
 }
 
-}  // namespace tg
+}  // namespace tg::internal

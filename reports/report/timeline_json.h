@@ -9,7 +9,7 @@
 #include "tracegate/analyzer/analysis.h"
 #include "tracegate/analyzer/model.h"
 
-namespace tg {
+namespace tg::internal {
 
 // At most this many items are listed; the longest are kept (a timeline of thousands of tiny
 // kernels is unreadable, and the long ones are what a reader looks for).
@@ -25,4 +25,4 @@ inline constexpr size_t kTimelineOverviewBins = 400;
 // p50_latency_ms; ties: the earlier iteration).
 nlohmann::json TimelineJson(const Trace& trace, const Analysis& analysis, size_t item_cap = kTimelineItemCap);
 
-}  // namespace tg
+}  // namespace tg::internal

@@ -95,9 +95,9 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   tg::Trace trace;
   bool ok = true;
-  Measure(rows, "load (ImportTrace; held = the model)", 1, [&] { trace = tg::Trace{}; }, [&] {
-    ok = tg::ImportTrace(argv[1], trace).ok();
-  });
+  Measure(
+      rows, "load (ImportTrace; held = the model)", 1, [&] { trace = tg::Trace{}; },
+      [&] { ok = tg::ImportTrace(argv[1], &trace).ok(); });
   if (!ok) {
     std::fprintf(stderr, "%s: cannot import\n", argv[1]);
     return 2;
@@ -110,9 +110,9 @@ int main(int argc, char** argv) {
   tg::KernelClassifier classifier;
   if (!tg::KernelClassifier::Create(config.rules.kernel_class_patterns, &classifier).ok()) return 2;
   tg::Analysis out;
-  std::optional<tg::ApiIndex> api;
+  std::optional<tg::internal::ApiIndex> api;
   Measure(rows, "ApiIndex (correlation index)", runs, [&] { api.reset(); }, [&] { api.emplace(trace.api_calls); });
-  tg::HostStages stages(trace, config.iterations);
+  tg::internal::HostStages stages(trace, config.iterations);
   Measure(rows, "HostStages::Collect", runs, [] {}, [&] { stages.Collect(); });
   Measure(
       rows, "LinkOps (the op behind each launch)", runs, [&] { out.ops = tg::OpLinks{}; },
@@ -135,9 +135,13 @@ int main(int argc, char** argv) {
         host.emplace(trace, tg::internal::LaunchedCalls(trace, *api, &before_launch),
                      tg::internal::HostModelOptions{summary_options.compute_block_ns});
       });
-  Measure(rows, "AnalyzeIterations (assignment, phases)", runs, [&] { out.iterations = tg::IterationAnalysis{}; }, [&] {
-    ok = tg::AnalyzeIterations(trace, config.iterations, &out.iterations, [&]() -> const tg::ApiIndex& { return *api; }).ok();
-  });
+  Measure(
+      rows, "AnalyzeIterations (assignment, phases)", runs, [&] { out.iterations = tg::IterationAnalysis{}; },
+      [&] {
+        ok = tg::AnalyzeIterations(
+                 trace, config.iterations, [&]() -> const tg::internal::ApiIndex& { return *api; }, &out.iterations)
+                 .ok();
+      });
   std::vector<std::pair<tg::TimeNs, tg::TimeNs>> spans;
   for (const tg::Iteration& it : out.iterations.iterations) spans.emplace_back(it.start, it.end);
   const tg::SpanSource span_source = [&]() { return &spans; };

@@ -22,7 +22,7 @@ void RunOnKineto(benchmark::State& state, Work work) {
   tg::Trace last;
   for (auto _ : state) {
     tg::Trace trace;
-    if (!tg::ImportTrace(file, trace).ok()) return state.SkipWithError("import failed");
+    if (!tg::ImportTrace(file, &trace).ok()) return state.SkipWithError("import failed");
     work(trace);
     last = std::move(trace);
   }
@@ -51,7 +51,7 @@ bool AnalyzeToReportFile(const tg::Trace& trace) {
   tg::Analysis analysis;
   if (!tg::RunAnalysis(trace, config, &analysis).ok()) return false;
   const nlohmann::json doc = tg::AnalysisToJson(trace, analysis, config, tg::IterationRows::kLeftOut);
-  return tg::WriteAnalysisJson((BenchDir() / "bench_report.json").string(), doc, analysis.iterations).ok();
+  return tg::WriteAnalysisJson(doc, analysis.iterations, (BenchDir() / "bench_report.json").string()).ok();
 }
 
 // What `tracegate analyze FILE -o report.json` does: import, every analysis and rule, the report.
@@ -66,7 +66,7 @@ BENCHMARK(BM_KinetoAnalyze)->Apply(Sizes);
 void BM_FullAnalysis(benchmark::State& state) {
   std::string file = KinetoFile(state.range(0));
   tg::Trace trace;
-  if (file.empty() || !tg::ImportTrace(file, trace).ok()) return state.SkipWithError("import failed");
+  if (file.empty() || !tg::ImportTrace(file, &trace).ok()) return state.SkipWithError("import failed");
   for (auto _ : state) {
     if (!AnalyzeToReportFile(trace)) return state.SkipWithError("analysis failed");
   }
@@ -80,7 +80,7 @@ void BM_CompareReports(benchmark::State& state) {
   for (unsigned long long seed : {1ull, 2ull}) {
     std::string file = KinetoFile(state.range(0), seed);
     tg::Trace trace;
-    if (file.empty() || !tg::ImportTrace(file, trace).ok()) return state.SkipWithError("import failed");
+    if (file.empty() || !tg::ImportTrace(file, &trace).ok()) return state.SkipWithError("import failed");
     if (!AnalyzeToJson(trace, seed == 1 ? base : next)) return state.SkipWithError("analysis failed");
   }
   for (auto _ : state) {

@@ -18,7 +18,7 @@ void ImportSqliteFile(benchmark::State& state, bool nsys) {
   tg::Trace last;
   for (auto _ : state) {
     tg::Trace trace;
-    if (!tg::ImportTrace(file, trace).ok()) return state.SkipWithError("import failed");
+    if (!tg::ImportTrace(file, &trace).ok()) return state.SkipWithError("import failed");
     last = std::move(trace);
   }
   Report(state, file, last);
@@ -36,7 +36,7 @@ BENCHMARK(BM_StoreRead)->Apply(Sizes);
 void BM_StoreWrite(benchmark::State& state) {
   std::string json = KinetoFile(state.range(0));
   tg::Trace trace;
-  if (json.empty() || !tg::ImportTrace(json, trace).ok()) return state.SkipWithError("import failed");
+  if (json.empty() || !tg::ImportTrace(json, &trace).ok()) return state.SkipWithError("import failed");
   std::string out = (BenchDir() / ("write_" + std::to_string(state.range(0)) + ".db")).string();
   for (auto _ : state) {
     if (!tg::WriteStore(trace, out).ok()) return state.SkipWithError("write failed");

@@ -62,7 +62,7 @@ std::string StoreToNsys(const std::string& nsys) {
 
 std::string WriteStoreAndNsys(const std::string& json, const std::string& store, const std::string& nsys) {
   Trace trace;
-  if (Status s = ImportTrace(json, trace); !s.ok()) return s.message();
+  if (Status s = ImportTrace(json, &trace); !s.ok()) return s.message();
   std::string target = store.empty() ? nsys + ".store.tmp" : store;
   if (Status s = WriteStore(trace, target); !s.ok()) return s.message();
   if (nsys.empty()) return "";

@@ -43,7 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   sqlite3_close(db);
   tg::Trace trace;
-  if (!tg::ImportTrace(path, trace).ok()) return 0;
+  if (!tg::ImportTrace(path, &trace).ok()) return 0;
   tg::Analysis analysis;
   (void)tg::RunAnalysis(trace, tg::AnalysisConfig{}, &analysis);
   return 0;

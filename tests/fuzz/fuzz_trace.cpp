@@ -16,7 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   tg::Trace trace;
   tg::ImportOptions options;
   options.threads = 1;
-  if (!tg::ImportTrace(path, trace, options).ok()) return 0;
+  if (!tg::ImportTrace(path, options, &trace).ok()) return 0;
   tg::AnalysisConfig config;
   tg::Analysis analysis;
   if (!tg::RunAnalysis(trace, config, &analysis).ok()) return 0;

@@ -70,7 +70,7 @@ TEST(AnalysisReport, MatchesGoldenFile) {
   Trace t = GoldenTrace();
   json doc = ReportWithoutVersion(t);
   if (std::getenv("TRACEGATE_UPDATE_GOLDEN")) {
-    ASSERT_TRUE(WriteJsonFile(kGoldenPath, doc).ok());
+    ASSERT_TRUE(WriteJsonFile(doc, kGoldenPath).ok());
     GTEST_SKIP() << "rewrote " << kGoldenPath;
   }
   std::ifstream in(kGoldenPath);
@@ -106,10 +106,10 @@ TEST(AnalysisReport, StreamedIterationRowsWriteTheSameFile) {
     const Trace& trace = *t;
     Analysis a = Analyze(trace, config);
     const std::string tree = dir + "/tree.json", streamed = dir + "/streamed.json";
-    ASSERT_TRUE(WriteJsonFile(tree, AnalysisToJson(trace, a, config)).ok());
+    ASSERT_TRUE(WriteJsonFile(AnalysisToJson(trace, a, config), tree).ok());
     json doc = AnalysisToJson(trace, a, config, IterationRows::kLeftOut);
     EXPECT_TRUE(doc["iteration_table"].empty());
-    ASSERT_TRUE(WriteAnalysisJson(streamed, doc, a.iterations).ok());
+    ASSERT_TRUE(WriteAnalysisJson(doc, a.iterations, streamed).ok());
     EXPECT_EQ(FileText(streamed), FileText(tree)) << a.iterations.iterations.size() << " iterations";
     if (t == &three) {
       EXPECT_EQ(a.iterations.iterations.size(), 3u);
@@ -122,7 +122,7 @@ TEST(AnalysisReport, StreamedIterationRowsWriteTheSameFile) {
   Trace t = GoldenTrace();
   Analysis a = Analyze(t);
   json doc = AnalysisToJson(t, a, {});
-  EXPECT_FALSE(WriteAnalysisJson(dir + "/refused.json", doc, a.iterations).ok());
+  EXPECT_FALSE(WriteAnalysisJson(doc, a.iterations, dir + "/refused.json").ok());
   EXPECT_FALSE(std::ifstream(dir + "/refused.json").good());
 }
 

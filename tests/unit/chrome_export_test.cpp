@@ -260,7 +260,7 @@ TEST_F(ChromeExport, RoundTripsThroughKinetoImporter) {
   std::string path = (dir_ / "trace.json").string();
   ASSERT_TRUE(WriteChromeTrace(t, path).ok());
   Trace back;
-  Status s = ImportTrace(path, back);
+  Status s = ImportTrace(path, &back);
   ASSERT_TRUE(s.ok()) << s.message();
   ASSERT_EQ(back.kernels.size(), t.kernels.size());
   auto kernel_rows = [](const Trace& tr) {

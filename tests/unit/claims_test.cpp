@@ -16,6 +16,11 @@
 #include "trace_builder.h"
 
 namespace tg {
+
+using internal::IntersectUnions;
+using internal::LengthOf;
+using internal::SubtractUnions;
+using internal::UnionOf;
 namespace {
 
 using testing::AddKernel;

@@ -13,6 +13,9 @@
 #include "tracegate/reports/compare_html.h"
 
 namespace tg {
+
+using internal::SmallestMannWhitneyP;
+using internal::VerdictClauses;
 namespace {
 
 using nlohmann::json;

@@ -10,6 +10,7 @@
 #include "reports/job/job_internal.h"
 #include "temp_file.h"
 #include "tracegate/analyzer/communication.h"
+#include "tracegate/analyzer/cross_rank.h"
 #include "tracegate/reports/job.h"
 
 namespace tg {

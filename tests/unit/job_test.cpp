@@ -76,12 +76,12 @@ TEST(JobPool, MergeOfRankReportsOnThreads) {
   std::vector<std::string> reports;
   for (const std::string& f : files) {
     Trace trace;
-    ASSERT_TRUE(ImportTrace(f, trace).ok());
+    ASSERT_TRUE(ImportTrace(f, &trace).ok());
     Analysis analysis;
     ASSERT_TRUE(RunAnalysis(trace, AnalysisConfig{}, &analysis).ok());
     reports.push_back(f + ".report.json");
     testing::RemovedAtExit(reports.back());
-    ASSERT_TRUE(WriteJsonFile(reports.back(), AnalysisToJson(trace, analysis, AnalysisConfig{})).ok());
+    ASSERT_TRUE(WriteJsonFile(AnalysisToJson(trace, analysis, AnalysisConfig{}), reports.back()).ok());
   }
   StatusOr<nlohmann::json> merged = MergeReports(reports, RulesConfig(), JobOptions{3, false});
   StatusOr<nlohmann::json> direct = AnalyzeJob(files, AnalysisConfig{}, JobOptions{3, false});

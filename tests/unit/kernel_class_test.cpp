@@ -6,6 +6,8 @@
 #include "trace_builder.h"
 
 namespace tg {
+
+using internal::Demangle;
 namespace {
 
 struct Named {

@@ -67,12 +67,12 @@ class TempDir {
   fs::path dir_;
 };
 
-Status Import(const std::string& path, Trace& trace) { return ImportTrace(path, trace); }
+Status Import(const std::string& path, Trace& trace) { return ImportTrace(path, &trace); }
 
 void ExpectFailure(const std::string& path, const std::string& what) {
   Trace trace;
   trace.metadata["marker"] = "untouched";
-  Status s = ImportTrace(path, trace);
+  Status s = ImportTrace(path, &trace);
   ASSERT_FALSE(s.ok()) << path;
   EXPECT_EQ(s.message().rfind(path + ": ", 0), 0u) << s.message();
   EXPECT_NE(s.message().find(what), std::string::npos) << s.message();
@@ -426,7 +426,7 @@ TEST(KinetoBadInput, EmptyFile) {
   ExpectFailure(dir.Write("empty.json", ""), "empty");
   ExpectFailure(dir.Write("blank.json", " \n\t "), "white space");
   Trace t;
-  Status s = ImportKineto(dir.Write("empty2.json", ""), t);
+  Status s = ImportKineto(dir.Write("empty2.json", ""), &t);
   EXPECT_NE(s.message().find("no JSON content"), std::string::npos) << s.message();
 }
 
@@ -457,7 +457,7 @@ TEST(KinetoBadInput, TruncatedAndCorruptGzip) {
   std::string path = dir.Write("bad_crc.json.gz", bad_crc);
   ExpectFailure(path, "corrupt gzip data (incorrect data check)");
   Trace t;
-  Status s = ImportKineto(path, t);
+  Status s = ImportKineto(path, &t);
   EXPECT_EQ(s.message(), path + ": corrupt gzip data (incorrect data check)");
   std::string corrupt = bytes;
   for (size_t i = bytes.size() / 3; i < bytes.size() / 3 + 16; ++i) corrupt[i] = static_cast<char>(~corrupt[i]);
@@ -477,7 +477,7 @@ TEST(KinetoBadInput, NotAnObjectOrArray) {
   TempDir dir;
   ExpectFailure(dir.Write("number.json", "42"), "not a trace");
   Trace t;
-  Status s = ImportKineto(dir.Write("number2.json", "42"), t);
+  Status s = ImportKineto(dir.Write("number2.json", "42"), &t);
   EXPECT_NE(s.message().find("not an object or an array"), std::string::npos) << s.message();
   ExpectFailure(dir.Write("events_object.json", R"({"traceEvents": {"ph": "X"}})"), "\"traceEvents\" is not an array");
 }
@@ -524,10 +524,10 @@ TEST(KinetoBadInput, DepthLimitFollowsTheOption) {
   Trace t;
   ImportOptions tight;
   tight.max_json_depth = 5;  // array, event, args, then 4 arrays = 7 levels
-  Status s = ImportTrace(path, t, tight);
+  Status s = ImportTrace(path, tight, &t);
   EXPECT_NE(s.message().find("nested deeper than 5 levels"), std::string::npos) << s.message();
   tight.max_json_depth = 7;
-  EXPECT_TRUE(ImportTrace(path, t, tight).ok());
+  EXPECT_TRUE(ImportTrace(path, tight, &t).ok());
 }
 
 // The UTF-8 rules of strings.h, which FinalizeTrace applies to names from every format.

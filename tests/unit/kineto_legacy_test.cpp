@@ -19,7 +19,7 @@ const std::string kFixture = std::string(TRACEGATE_FIXTURES_DIR) + "/kineto/lega
 
 TEST(KinetoLegacy, DebianTorchTraceIsACpuOnlyTraceWithProfilerSteps) {
   Trace t;
-  ASSERT_TRUE(ImportTrace(kFixture, t).ok());
+  ASSERT_TRUE(ImportTrace(kFixture, &t).ok());
   // All 81 entries are CPU ops: ranges, nothing skipped, no device activity.
   EXPECT_EQ(t.ranges.size(), 81u);
   EXPECT_EQ(t.kernels.size() + t.memcpys.size() + t.memsets.size() + t.syncs.size() + t.api_calls.size(), 0u);
@@ -52,7 +52,7 @@ TEST(KinetoLegacy, OnlyTheLegacyPidMakesAnEventWithoutCategoryACpuOp) {
     {"name": "cudaLaunchKernel", "ph": "X", "cat": "cuda_runtime", "ts": 12, "dur": 1, "pid": 7, "tid": 7,
      "args": {"correlation": 1}}])";
   Trace t;
-  ASSERT_TRUE(ImportTrace(path, t).ok());
+  ASSERT_TRUE(ImportTrace(path, &t).ok());
   EXPECT_EQ(t.ranges.size(), 1u);
   EXPECT_EQ(t.api_calls.size(), 1u);
   EXPECT_EQ(t.quality.Get(Quality::kUnknownCategorySkipped), 1u);

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "analyzer/import/kineto/kineto_names.h"
+#include "analyzer/vocab/kineto_names.h"
 
-namespace tg {
+namespace tg::internal {
 namespace {
 
 TEST(KinetoNames, EveryKindRoundTripsThroughItsKinetoSpelling) {
@@ -29,4 +29,4 @@ TEST(KinetoNames, BuildsNamesAsKinetoWritesThem) {
 }
 
 }  // namespace
-}  // namespace tg
+}  // namespace tg::internal

@@ -380,8 +380,8 @@ void ExpectSameWithTwoThreads(const std::string& path) {
   ImportOptions seq, par;
   seq.threads = 1;
   par.threads = 2;
-  Status a = ImportTrace(path, one, seq);
-  Status b = ImportTrace(path, two, par);
+  Status a = ImportTrace(path, seq, &one);
+  Status b = ImportTrace(path, par, &two);
   ASSERT_EQ(a.ok(), b.ok());
   EXPECT_EQ(a.message(), b.message());
   if (!a.ok()) return;

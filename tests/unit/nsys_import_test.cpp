@@ -60,7 +60,7 @@ int64_t SqlInt(const std::string& path, const std::string& query) {
 
 void ExpectRefused(const std::string& path, const std::string& fragment) {
   Trace t;
-  Status s = ImportTrace(path, t);
+  Status s = ImportTrace(path, &t);
   ASSERT_FALSE(s.ok()) << path;
   EXPECT_EQ(s.message().rfind(path + ": ", 0), 0u) << s.message();
   EXPECT_NE(s.message().find(fragment), std::string::npos) << s.message();
@@ -69,7 +69,7 @@ void ExpectRefused(const std::string& path, const std::string& fragment) {
 TEST(NsysGolden, SmallExportMatchesHandComputedValues) {
   std::string path = SmallExport("golden");
   Trace t;
-  ASSERT_TRUE(ImportTrace(path, t).ok());
+  ASSERT_TRUE(ImportTrace(path, &t).ok());
 
   EXPECT_EQ(t.metadata["source_format"], "nsys_sqlite");
   EXPECT_EQ(t.metadata["source_version"], "3.11.0");
@@ -138,7 +138,7 @@ TEST(NsysGolden, SmallExportMatchesHandComputedValues) {
 TEST(NsysGolden, NvtxRangesMarksAndDomains) {
   std::string path = SmallExport("nvtx");
   Trace t;
-  ASSERT_TRUE(ImportTrace(path, t).ok());
+  ASSERT_TRUE(ImportTrace(path, &t).ok());
   // iteration, forward, data_load, checkpoint (mark), ncclAllReduce; never_closed is dropped.
   ASSERT_EQ(t.ranges.size(), 5u);
   std::map<std::string, Range> by_name;
@@ -191,7 +191,7 @@ INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
 
 TEST(NsysNccl, KernelsLaunchedInsideNcclRangesGetTheCollectiveColumns) {
   Trace t;
-  ASSERT_TRUE(ImportTrace(SmallExport("nccl", kNcclSql), t).ok());
+  ASSERT_TRUE(ImportTrace(SmallExport("nccl", kNcclSql), &t).ok());
   std::map<std::string, Kernel> by_name;
   for (size_t i = 0; i < t.kernels.size(); ++i) by_name[std::string(t.Name(t.kernels.name[i]))] = t.kernels.Row(i);
   const std::string comm = "18446744073709551000";
@@ -242,14 +242,14 @@ TEST(NsysNccl, KernelsLaunchedInsideNcclRangesGetTheCollectiveColumns) {
 
 TEST(NsysNccl, ExportsWithoutNcclRangesAreUnchanged) {
   Trace t;
-  ASSERT_TRUE(ImportTrace(SmallExport("no_nccl_launch"), t).ok());
+  ASSERT_TRUE(ImportTrace(SmallExport("no_nccl_launch"), &t).ok());
   EXPECT_EQ(t.kernels.collective.stored(), 0u);  // its ncclAllReduce range launches nothing
 }
 
 TEST(NsysGolden, DataQualityCounters) {
   std::string path = SmallExport("quality");
   Trace t;
-  ASSERT_TRUE(ImportTrace(path, t).ok());
+  ASSERT_TRUE(ImportTrace(path, &t).ok());
   EXPECT_EQ(t.quality.Get(Quality::kNegativeDuration), 1u);
   EXPECT_EQ(t.quality.Get(Quality::kUnknownCopyKind), 1u);
   EXPECT_EQ(t.quality.Get(Quality::kUnmatchedRangeEnd), 1u);
@@ -262,7 +262,7 @@ TEST(NsysGolden, NvtxTableFoundByPrefix) {
   // Some nsys versions export NVTX_EVENTS under a longer name.
   std::string path = SmallExport("suffix", "ALTER TABLE NVTX_EVENTS RENAME TO NVTX_EVENTS_V2;");
   Trace t;
-  ASSERT_TRUE(ImportTrace(path, t).ok());
+  ASSERT_TRUE(ImportTrace(path, &t).ok());
   EXPECT_EQ(t.ranges.size(), 5u);
 }
 
@@ -271,7 +271,7 @@ TEST(NsysBadInput, ExportSchemaFourIsRefused) {
       "schema4", "UPDATE META_DATA_EXPORT SET value = '4.0.0' WHERE name = 'EXPORT_SCHEMA_VERSION';");
   ExpectRefused(path, "export schema 4.0.0 is not supported");
   Trace t;
-  EXPECT_EQ(ImportTrace(path, t).code(), StatusCode::kUnsupported);
+  EXPECT_EQ(ImportTrace(path, &t).code(), StatusCode::kUnsupported);
 }
 
 TEST(NsysBadInput, TruncatedDatabaseIsRefused) {
@@ -295,7 +295,7 @@ TEST(NsysBadInput, CorruptDatabaseIsRefused) {
 TEST(NsysRealExport, CountsMatchSql) {
   if (!fs::exists(kRealExport)) GTEST_SKIP() << kRealExport << " is absent (the shared traces folder)";
   Trace t;
-  ASSERT_TRUE(ImportTrace(kRealExport, t).ok());
+  ASSERT_TRUE(ImportTrace(kRealExport, &t).ok());
   auto count = [](const std::string& from) { return SqlInt(kRealExport, "SELECT count(*) FROM " + from); };
   EXPECT_EQ(static_cast<int64_t>(t.kernels.size()), count("CUPTI_ACTIVITY_KIND_KERNEL"));
   EXPECT_EQ(static_cast<int64_t>(t.memcpys.size()), count("CUPTI_ACTIVITY_KIND_MEMCPY"));
@@ -316,7 +316,7 @@ TEST(NsysRealExport, CountsMatchSql) {
 TEST(NsysRealExport, PidsAndTidsMatchProcesses) {
   if (!fs::exists(kRealExport)) GTEST_SKIP() << kRealExport << " is absent (the shared traces folder)";
   Trace t;
-  ASSERT_TRUE(ImportTrace(kRealExport, t).ok());
+  ASSERT_TRUE(ImportTrace(kRealExport, &t).ok());
   ASSERT_EQ(static_cast<int64_t>(t.processes.size()), SqlInt(kRealExport, "SELECT count(*) FROM PROCESSES"));
   std::set<int64_t> pids;
   for (const Process& p : t.processes) pids.insert(p.pid);

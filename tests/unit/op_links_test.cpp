@@ -12,6 +12,8 @@
 #include "trace_builder.h"
 
 namespace tg {
+
+using internal::OpBaseName;
 namespace {
 
 using testing::AddApi;

@@ -36,7 +36,7 @@ int64_t Union(std::vector<std::pair<int64_t, int64_t>> v) {
 TEST(RealFindings, NsysExportSyncAndIdleEvidenceMatchPlainSql) {
   if (!std::filesystem::exists(kExport)) GTEST_SKIP() << kExport << " is absent (the shared traces folder)";
   Trace trace;
-  ASSERT_TRUE(ImportTrace(kExport, trace).ok());
+  ASSERT_TRUE(ImportTrace(kExport, &trace).ok());
   Analysis a;
   ASSERT_TRUE(RunAnalysis(trace, AnalysisConfig{}, &a).ok());
 

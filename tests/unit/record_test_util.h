@@ -36,7 +36,7 @@ class ScratchDir {
 // RecoverStore + ImportSqlite, as MergeParts reads a part.
 inline Status ReadPart(const std::string& path, Trace* out) {
   TG_RETURN_IF_ERROR(RecoverStore(path));
-  return ImportSqlite(path, *out);
+  return ImportSqlite(path, out);
 }
 
 // n kernels named `name` (times first, first + 100, ...; each 50 ns long) on device 0, stream 1,

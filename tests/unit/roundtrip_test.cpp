@@ -51,19 +51,19 @@ TEST_P(RoundTrip, KinetoToStoreToChromeKeepsKernelsAndTimes) {
   if (!fs::exists(path)) GTEST_SKIP() << path << " is absent (../shared/traces is not beside this checkout)";
 
   Trace original;
-  ASSERT_TRUE(ImportTrace(path, original).ok());
+  ASSERT_TRUE(ImportTrace(path, &original).ok());
   ASSERT_GT(original.kernels.size(), 0u);
 
   const std::string db = (dir_ / "trace.db").string();
   ASSERT_TRUE(WriteStore(original, db).ok());
   Trace from_store;
-  Status s = ImportTrace(db, from_store);
+  Status s = ImportTrace(db, &from_store);
   ASSERT_TRUE(s.ok()) << s.message();
 
   const std::string chrome = (dir_ / "trace.chrome.json").string();
   ASSERT_TRUE(WriteChromeTrace(from_store, chrome).ok());
   Trace from_chrome;
-  s = ImportTrace(chrome, from_chrome);
+  s = ImportTrace(chrome, &from_chrome);
   ASSERT_TRUE(s.ok()) << s.message();
 
   EXPECT_EQ(Kernels(original), Kernels(from_store));
@@ -99,13 +99,13 @@ TEST(RoundTripNsys, NsysToStoreToChromeKeepsKernelsAndTimes) {
   fs::path dir = fs::temp_directory_path() / ("tg_roundtrip_nsys_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   Trace original;
-  ASSERT_TRUE(ImportTrace(path, original).ok());
+  ASSERT_TRUE(ImportTrace(path, &original).ok());
   ASSERT_TRUE(WriteStore(original, (dir / "t.db").string()).ok());
   Trace from_store;
-  ASSERT_TRUE(ImportTrace((dir / "t.db").string(), from_store).ok());
+  ASSERT_TRUE(ImportTrace((dir / "t.db").string(), &from_store).ok());
   ASSERT_TRUE(WriteChromeTrace(from_store, (dir / "t.json").string()).ok());
   Trace from_chrome;
-  Status s = ImportTrace((dir / "t.json").string(), from_chrome);
+  Status s = ImportTrace((dir / "t.json").string(), &from_chrome);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(Kernels(original), Kernels(from_store));
   EXPECT_EQ(Kernels(original), Kernels(from_chrome));

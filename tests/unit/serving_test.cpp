@@ -12,6 +12,8 @@
 #include "tracegate/analyzer/iterations.h"
 
 namespace tg {
+
+using internal::ApiIndex;
 namespace {
 
 using testing::AddApi;

@@ -13,6 +13,8 @@
 #include "tracegate/analyzer/significance.h"
 
 namespace tg {
+
+using internal::ApiIndex;
 namespace {
 
 using Item = std::pair<int64_t, int>;  // (key, unique tag): a strict total order

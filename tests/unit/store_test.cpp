@@ -264,7 +264,7 @@ TEST_F(StoreTest, RoundTripKeepsEveryTableAndColumn) {
   Status w = WriteStore(original, path);
   ASSERT_TRUE(w.ok()) << w.message();
   Trace back;
-  Status r = ImportSqlite(path, back);
+  Status r = ImportSqlite(path, &back);
   ASSERT_TRUE(r.ok()) << r.message();
   ExpectSameEvents(original, back);
   ExpectSameFinalState(original, back);
@@ -285,9 +285,9 @@ TEST_F(StoreTest, RoundTripThroughImportTraceIsStable) {
   std::string first = Path("a.tgdb"), second = Path("b.tgdb");
   ASSERT_TRUE(WriteStore(FullTrace(), first).ok());
   Trace a, b;
-  ASSERT_TRUE(ImportTrace(first, a).ok());
+  ASSERT_TRUE(ImportTrace(first, &a).ok());
   ASSERT_TRUE(WriteStore(a, second).ok());
-  ASSERT_TRUE(ImportTrace(second, b).ok());
+  ASSERT_TRUE(ImportTrace(second, &b).ok());
   ExpectSameEvents(a, b);
   ExpectSameFinalState(a, b);
   EXPECT_EQ(b.metadata["origin_source_format"], "kineto_json");
@@ -316,7 +316,7 @@ TEST_F(StoreTest, WriterMapsEachBatchsStringIds) {
   EXPECT_FALSE(w->Append(b1).ok());  // finished writers refuse more rows
 
   Trace back;
-  ASSERT_TRUE(ImportSqlite(path, back).ok());
+  ASSERT_TRUE(ImportSqlite(path, &back).ok());
   EXPECT_EQ(Names(back, back.kernels.name), (std::vector<std::string>{"gemm", "relu", "gemm"}));
   EXPECT_EQ(back.kernels.start, (std::vector<TimeNs>{0, 20, 40}));
   ASSERT_EQ(back.ranges.size(), 2u);
@@ -419,10 +419,10 @@ TEST_F(StoreTest, RealNsysExportSurvivesTheStore) {
   const std::string real = std::string(TRACEGATE_SHARED_TRACES_DIR) + "/nsys_2gpu_export.sqlite";
   if (!fs::exists(real)) GTEST_SKIP() << real << " is absent (the shared traces folder)";
   Trace original, back;
-  ASSERT_TRUE(ImportTrace(real, original).ok());
+  ASSERT_TRUE(ImportTrace(real, &original).ok());
   std::string path = Path("nsys.tgdb");
   ASSERT_TRUE(WriteStore(original, path).ok());
-  ASSERT_TRUE(ImportTrace(path, back).ok());
+  ASSERT_TRUE(ImportTrace(path, &back).ok());
   ExpectSameEvents(original, back);
   ExpectSameFinalState(original, back);
   EXPECT_EQ(back.metadata["origin_producer"], "NVIDIA Nsight Systems 2026.2.1.210");
@@ -433,7 +433,7 @@ TEST_F(StoreTest, FutureSchemaVersionIsRefused) {
   ASSERT_TRUE(WriteStore(FullTrace(), path).ok());
   ExecSql(path, "UPDATE tracegate_schema SET version = 99");
   Trace t;
-  Status s = ImportTrace(path, t);
+  Status s = ImportTrace(path, &t);
   EXPECT_EQ(s.code(), StatusCode::kUnsupported);
   std::string expected = path + ": written by a newer tracegate (store schema 99); this build reads schema <= ";
   EXPECT_EQ(s.message(), expected + std::to_string(kStoreSchemaVersion));
@@ -443,7 +443,7 @@ TEST_F(StoreTest, UnrelatedSqliteDatabaseIsRefused) {
   std::string path = Path("other.sqlite");
   ExecSql(path, "CREATE TABLE customers (id INTEGER, name TEXT); INSERT INTO customers VALUES (1, 'a');");
   Trace t;
-  Status s = ImportTrace(path, t);
+  Status s = ImportTrace(path, &t);
   EXPECT_EQ(s.code(), StatusCode::kInvalidInput);
   EXPECT_EQ(s.message(), path + ": SQLite database has no trace tables (expected a tracegate recording or an "
                                 "Nsight Systems export)");
@@ -454,7 +454,7 @@ TEST_F(StoreTest, TruncatedStoreIsRefused) {
   ASSERT_TRUE(WriteStore(FullTrace(), whole).ok());
   std::ofstream(cut, std::ios::binary) << ReadFile(whole).substr(0, 1024);
   Trace t;
-  Status s = ImportTrace(cut, t);
+  Status s = ImportTrace(cut, &t);
   EXPECT_FALSE(s.ok());
   EXPECT_EQ(s.message().rfind(cut + ": truncated SQLite file", 0), 0u) << s.message();
 }

@@ -14,6 +14,9 @@
 
 namespace tg {
 
+using internal::LengthOf;
+using internal::UnionOf;
+
 namespace internal {
 
 void DefaultClaim(const RuleContext& c, Finding& f) {

@@ -12,6 +12,12 @@
 
 namespace tg {
 
+using internal::Demangle;
+using internal::IntersectUnions;
+using internal::LengthOf;
+using internal::SubtractUnions;
+using internal::UnionOf;
+
 AmdahlEstimate MakeAmdahl(double share, double speedup, std::string basis, std::string assumption) {
   AmdahlEstimate a;
   a.share = std::clamp(std::isfinite(share) ? share : 0.0, 0.0, 1.0);

@@ -11,6 +11,8 @@
 
 namespace tg {
 
+using internal::ReadJsonFile;
+
 RulesConfig::RulesConfig() {
   for (const RuleDef& d : RuleDefs()) {
     auto& params = values_[d.id];

@@ -7,6 +7,7 @@
 
 #include "analyzer/import/kineto/kineto_numbers.h"
 #include "analyzer/import/kineto/kineto_vocab.h"
+#include "analyzer/vocab/kineto_names.h"
 
 namespace tg::internal {
 
@@ -174,8 +175,8 @@ static_assert(ColumnCheck<Range>()
 KinetoBuilder::KinetoBuilder(Trace& trace)
     : trace_(trace),
       quality_(trace.quality),
-      cpu_op_domain_(trace.strings.Intern("cpu_op")),
-      python_domain_(trace.strings.Intern("python_function")) {}
+      cpu_op_domain_(trace.strings.Intern(kineto_cat::kCpuOp)),
+      python_domain_(trace.strings.Intern(kineto_cat::kPythonFunction)) {}
 
 void KinetoBuilder::Add(const RawEvent& ev) {
   if (!ev.is_object || ev.ph.type != FieldType::kString) {

@@ -261,7 +261,8 @@ class TailPart {
 
 }  // namespace
 
-Status ImportKineto(const std::string& path, Trace& trace, const ImportOptions& options) {
+Status ImportKineto(const std::string& path, const ImportOptions& options, Trace* out) {
+  Trace& trace = *out;
   if (options.max_json_depth < 1 || options.max_json_depth > kMaxSupportedDepth) {
     return InvalidInput(path + ": max_json_depth must be between 1 and " + std::to_string(kMaxSupportedDepth));
   }

@@ -220,7 +220,8 @@ bool HasNsysEventTable(const Source& src) {
 }  // namespace
 }  // namespace internal
 
-Status ImportSqlite(const std::string& path, Trace& trace) {
+Status ImportSqlite(const std::string& path, Trace* out) {
+  Trace& trace = *out;
   using namespace internal;
   TG_RETURN_IF_ERROR(CheckNotTruncated(path));
   internal::Db db;

@@ -9,7 +9,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "analyzer/store/sqlite_db.h"
+#include "analyzer/sqlite/sqlite_db.h"
 #include "tracegate/analyzer/model.h"
 
 namespace tg::internal {

@@ -5,7 +5,7 @@
 
 #include "tracegate/analyzer/analysis.h"
 #include "tracegate/analyzer/import.h"
-#include "tracegate/reports/api.h"
+#include "tracegate/reports/analyze.h"
 
 namespace tg {
 
@@ -15,9 +15,13 @@ StatusOr<Report> AnalyzeLoaded(const Trace& trace, const AnalysisConfig& config)
   return Report(trace, std::move(analysis), config);
 }
 
+StatusOr<Report> AnalyzeFile(const std::string& path, const AnalysisConfig& config) {
+  return AnalyzeFile(path, config, AnalyzeFileHooks{});
+}
+
 StatusOr<Report> AnalyzeFile(const std::string& path, const AnalysisConfig& config, const AnalyzeFileHooks& hooks) {
   Trace trace;
-  TG_RETURN_IF_ERROR(hooks.load ? hooks.load(path, trace) : ImportTrace(path, trace));
+  TG_RETURN_IF_ERROR(hooks.load ? hooks.load(path, &trace) : ImportTrace(path, &trace));
   if (hooks.on_step) hooks.on_step("load");
   Analysis analysis;
   TG_RETURN_IF_ERROR(RunAnalysis(trace, config, &analysis));

@@ -32,7 +32,7 @@ TEST(CuptiRecorder, WithoutADriverWritesAStoreThatSaysWhatWasMissed) {
   EXPECT_FALSE(cupti::CollectorRecording());
 
   Trace t;
-  Status read = ImportSqlite(path, t);
+  Status read = ImportSqlite(path, &t);
   ASSERT_TRUE(read.ok()) << read.message();
   EXPECT_EQ(t.GpuEventCount(), 0u);
   const std::string pid = std::to_string(::getpid());

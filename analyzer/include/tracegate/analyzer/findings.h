@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tracegate/analyzer/communication.h"
+#include "tracegate/analyzer/cross_rank.h"
 #include "tracegate/analyzer/fusion.h"
 #include "tracegate/analyzer/gpu_specs.h"
 #include "tracegate/analyzer/iteration_idle.h"

@@ -23,13 +23,16 @@ struct ImportOptions {
 
 // Looks at the first bytes of the file (after gunzip when it is gzip) to decide the format.
 // Returns kUnknown with a status explaining why when it is none we read.
-[[nodiscard]] Status DetectFormat(const std::string& path, TraceFormat& format);
+[[nodiscard]] Status DetectFormat(const std::string& path, TraceFormat* format);
 
 // Kineto / Chrome-trace JSON, plain or gzip.
-[[nodiscard]] Status ImportKineto(const std::string& path, Trace& trace, const ImportOptions& options = {});
+[[nodiscard]] Status ImportKineto(const std::string& path, const ImportOptions& options, Trace* trace);
+[[nodiscard]] inline Status ImportKineto(const std::string& path, Trace* trace) {
+  return ImportKineto(path, {}, trace);
+}
 
 // A SQLite file: tracegate's own store or an Nsight Systems export (same tables; see store.h).
-[[nodiscard]] Status ImportSqlite(const std::string& path, Trace& trace);
+[[nodiscard]] Status ImportSqlite(const std::string& path, Trace* trace);
 
 // The rank a trace names, found without loading it (for a job's fail-fast duplicate check): a
 // Kineto file's distributedInfo.rank, read from a bounded prefix (PyTorch writes it with the
@@ -40,10 +43,11 @@ struct TraceRankPeek {
   bool known = false;
   std::optional<int64_t> rank;
 };
-[[nodiscard]] Status PeekTraceRank(const std::string& path, TraceRankPeek& out);
+[[nodiscard]] Status PeekTraceRank(const std::string& path, TraceRankPeek* out);
 
 // Detects the format and runs the matching importer, then FinalizeTrace.
 // Every error message starts with the path: "<path>: <problem>".
-[[nodiscard]] Status ImportTrace(const std::string& path, Trace& trace, const ImportOptions& options = {});
+[[nodiscard]] Status ImportTrace(const std::string& path, const ImportOptions& options, Trace* trace);
+[[nodiscard]] inline Status ImportTrace(const std::string& path, Trace* trace) { return ImportTrace(path, {}, trace); }
 
 }  // namespace tg

@@ -141,12 +141,14 @@ struct IterationAnalysis {
 // --skip that drops every iteration found, batch < 1.
 Status AnalyzeIterations(const Trace& trace, const IterationOptions& options, IterationAnalysis* out);
 
+namespace internal {
 class ApiIndex;
+}  // namespace internal
 // The same, with the correlation index of trace.api_calls built elsewhere (RunAnalysis builds it
 // on its second thread while the markers are found): `api_index()` is called once, when it is
 // needed, and must return the index of this trace's API table.
-Status AnalyzeIterations(const Trace& trace, const IterationOptions& options, IterationAnalysis* out,
-                         const std::function<const ApiIndex&()>& api_index);
+Status AnalyzeIterations(const Trace& trace, const IterationOptions& options,
+                         const std::function<const internal::ApiIndex&()>& api_index, IterationAnalysis* out);
 
 namespace internal {
 // The statistics over the kept iterations (latency, throughput, phase ratios and means).

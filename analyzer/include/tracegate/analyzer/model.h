@@ -17,13 +17,9 @@
 
 #include "tracegate/analyzer/quality.h"
 #include "tracegate/analyzer/strings.h"
+#include "tracegate/analyzer/types.h"
 
 namespace tg {
-
-using TimeNs = int64_t;
-
-// Nanoseconds as milliseconds, for reports and messages.
-constexpr double NsToMs(TimeNs ns) { return static_cast<double>(ns) / 1e6; }
 
 // Our own vocabulary of event kinds (one name table; mapping from CUPTI lives in collector/cupti).
 enum class EventKind : uint8_t { kKernel, kMemcpy, kMemset, kSync, kRuntime, kDriver, kRange, kSample };
@@ -52,9 +48,6 @@ enum class SyncKind : uint8_t {
 std::string_view SyncKindName(SyncKind k);
 
 enum class ApiKind : uint8_t { kRuntime = 0, kDriver = 1 };
-
-// Id meaning "not known" for correlation ids, streams, devices, pids and tids.
-inline constexpr int64_t kUnknownId = -1;
 
 struct Device {
   int32_t id = -1;

@@ -18,7 +18,9 @@
 
 namespace tg {
 
+namespace internal {
 class ApiIndex;
+}  // namespace internal
 
 // Which ranges were taken as ops.
 enum class OpSource : uint8_t {
@@ -42,6 +44,6 @@ struct OpLinks {
 
 // Builds its own correlation index; RunAnalysis passes the one it has.
 OpLinks LinkOps(const Trace& trace);
-OpLinks LinkOps(const Trace& trace, const ApiIndex& index);
+OpLinks LinkOps(const Trace& trace, const internal::ApiIndex& index);
 
 }  // namespace tg

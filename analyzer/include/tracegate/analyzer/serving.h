@@ -23,7 +23,9 @@
 
 namespace tg {
 
+namespace internal {
 class ApiIndex;
+}  // namespace internal
 struct IterationAnalysis;
 
 enum class StepKind : uint8_t { kUnknown, kPrefill, kDecode, kMixed };
@@ -85,6 +87,6 @@ struct ServingAnalysis {
 };
 
 // The serving section from the kept iterations (their ServingStep) and the trace's graph launches.
-ServingAnalysis AnalyzeServing(const Trace& trace, const IterationAnalysis& iterations, const ApiIndex& api);
+ServingAnalysis AnalyzeServing(const Trace& trace, const IterationAnalysis& iterations, const internal::ApiIndex& api);
 
 }  // namespace tg

@@ -204,8 +204,10 @@ struct Summary {
 // that have no summary. One sort; the summary gets its order from its sweep instead.
 std::vector<uint32_t> KernelsByStart(const KernelTable& k);
 
+namespace internal {
 class ApiIndex;
 class HostStages;
+}  // namespace internal
 namespace internal {
 class HostModel;
 }
@@ -225,8 +227,9 @@ using SpanSource = std::function<const std::vector<std::pair<TimeNs, TimeNs>>*()
 // it is called once, when the first device's gaps are attributed, and may block (RunAnalysis
 // builds the model on the other thread once the iterations are found).
 using HostSource = std::function<const internal::HostModel*()>;
-Summary Summarize(const Trace& trace, const AnalyzeOptions& options, const ApiIndex* api_index = nullptr,
-                  const HostStages* stages = nullptr, const std::vector<KernelClass>* kernel_classes = nullptr,
-                  const SpanSource* iteration_spans = nullptr, const HostSource* host = nullptr);
+Summary Summarize(const Trace& trace, const AnalyzeOptions& options, const internal::ApiIndex* api_index = nullptr,
+                  const internal::HostStages* stages = nullptr,
+                  const std::vector<KernelClass>* kernel_classes = nullptr, const SpanSource* iteration_spans = nullptr,
+                  const HostSource* host = nullptr);
 
 }  // namespace tg

@@ -35,8 +35,8 @@ nlohmann::json IterationTableJson(const IterationAnalysis& iterations);
 // Writes the report `doc` (from AnalysisToJson with IterationRows::kLeftOut) to `path`
 // atomically, rendering the rows of `iterations` into its "iteration_table" one at a time. The
 // file is byte for byte what WriteJsonFile would write for the kInTree document.
-[[nodiscard]] Status WriteAnalysisJson(const std::string& path, const nlohmann::json& doc,
-                                       const IterationAnalysis& iterations);
+[[nodiscard]] Status WriteAnalysisJson(const nlohmann::json& doc, const IterationAnalysis& iterations,
+                                       const std::string& path);
 
 // A trace's report: the document (schema tracegate.report/v1) and its iteration rows, made once
 // from an analysis (AnalyzeFile in tracegate/reports/api.h, or the constructor) or taken whole

@@ -19,6 +19,7 @@
 #include "tracegate/analyzer/replay.h"
 #include "tracegate/analyzer/status.h"
 #include "tracegate/reports/analysis_report.h"
+#include "tracegate/reports/analyze.h"
 #include "tracegate/reports/compare.h"
 
 namespace tg {
@@ -48,20 +49,6 @@ Status ParseSkip(const std::string& text, std::optional<size_t>* skip);
 Status ToIterationOptions(const IterationSettings& settings, IterationOptions* options);
 // Reads --rules, --costs and --reference files; errors name the file or the option.
 Status ToAnalysisConfig(const AnalysisSettings& settings, AnalysisConfig* config);
-
-// How AnalyzeFile reads the trace and says where it is.
-struct AnalyzeFileHooks {
-  // Reads the trace (ImportTrace when empty): the CLI's announces a large file and trims the heap.
-  std::function<Status(const std::string& path, Trace& trace)> load;
-  // Called after each step, "load" then "analysis" (the CLI's --timings).
-  std::function<void(const char* step)> on_step;
-};
-// The one analyze sequence, for every caller (analyze, a job's ranks, the gate and baseline's
-// "report or trace", Python): the trace at `path` imported, analysed under `config`, and its
-// report. Errors: the import's (they name the file), or the analysis's (they name the option).
-StatusOr<Report> AnalyzeFile(const std::string& path, const AnalysisConfig& config, const AnalyzeFileHooks& hooks = {});
-// The same for a trace already loaded.
-StatusOr<Report> AnalyzeLoaded(const Trace& trace, const AnalysisConfig& config);
 
 // An output path must not be the input: writing would destroy the trace being read.
 Status CheckOutputPath(const std::string& in, const std::string& out);
@@ -95,8 +82,9 @@ struct Prediction {
 };
 // Checks the settings, then measures P where they ask for it: on `trace` when given, else on the
 // file settings.trace, read with `load` (ImportTrace when empty). Errors are the CLI's lines.
-using TraceLoader = std::function<Status(const std::string& path, Trace& trace)>;
-Status Predict(const PredictSettings& settings, const Trace* trace, Prediction* out, const TraceLoader& load = {});
+using TraceLoader = std::function<Status(const std::string& path, Trace* trace)>;
+Status Predict(const PredictSettings& settings, const Trace* trace, const TraceLoader& load, Prediction* out);
+Status Predict(const PredictSettings& settings, const Trace* trace, Prediction* out);
 
 // The options that decide the gate's verdict (compare takes them too).
 struct VerdictSettings {

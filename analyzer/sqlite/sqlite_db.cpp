@@ -1,4 +1,4 @@
-#include "analyzer/store/sqlite_db.h"
+#include "analyzer/sqlite/sqlite_db.h"
 
 #include <sys/resource.h>
 #include <sys/statvfs.h>
@@ -44,7 +44,8 @@ std::string Db::WriteFailureCause() const {
   std::string dir(file);
   dir = dir.substr(0, dir.find_last_of('/') == std::string::npos ? 0 : dir.find_last_of('/'));
   struct statvfs fs {};
-  if (::statvfs(dir.empty() ? "." : dir.c_str(), &fs) == 0 && static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize < (1u << 20))
+  if (::statvfs(dir.empty() ? "." : dir.c_str(), &fs) == 0 &&
+      static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize < (1u << 20))
     return " (no space left on the device)";
   return "";
 }
@@ -56,22 +57,18 @@ Status Db::Error(int rc, std::string_view what) const {
   if ((rc & 0xff) == SQLITE_IOERR || rc == SQLITE_FULL) detail += WriteFailureCause();
   switch (rc & 0xff) {  // the primary code of an extended one
     case SQLITE_CORRUPT:
-    case SQLITE_NOTADB:
-      return InvalidInput(label_ + ": not a valid SQLite database (" + detail + ")");
+    case SQLITE_NOTADB: return InvalidInput(label_ + ": not a valid SQLite database (" + detail + ")");
     case SQLITE_CANTOPEN:
     case SQLITE_IOERR:
     case SQLITE_FULL:
     case SQLITE_READONLY:
     case SQLITE_PERM:
     case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-      return IoError(label_ + ": " + detail);
+    case SQLITE_LOCKED: return IoError(label_ + ": " + detail);
     case SQLITE_CONSTRAINT:
     case SQLITE_MISMATCH:
-    case SQLITE_TOOBIG:
-      return InvalidInput(label_ + ": " + detail);
-    default:
-      return {StatusCode::kInternal, label_ + ": " + detail};
+    case SQLITE_TOOBIG: return InvalidInput(label_ + ": " + detail);
+    default: return {StatusCode::kInternal, label_ + ": " + detail};
   }
 }
 
@@ -79,8 +76,8 @@ Status Stmt::Prepare(const Db& db, const std::string& sql) {
   sqlite3_finalize(stmt_);
   stmt_ = nullptr;
   db_ = &db;
-  int rc = sqlite3_prepare_v3(db.handle(), sql.c_str(), static_cast<int>(sql.size()),
-                              SQLITE_PREPARE_PERSISTENT, &stmt_, nullptr);
+  int rc = sqlite3_prepare_v3(db.handle(), sql.c_str(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &stmt_,
+                              nullptr);
   return rc == SQLITE_OK ? Status::Ok() : db.Error(rc, "cannot prepare \"" + sql.substr(0, 80) + "\"");
 }
 

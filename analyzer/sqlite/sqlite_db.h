@@ -117,8 +117,7 @@ class Stmt {
 // Names of the tables in the database.
 [[nodiscard]] Status TableNames(const Db& db, std::unordered_set<std::string>& names);
 // Names of the columns of `table` (empty when the table does not exist).
-[[nodiscard]] Status ColumnNames(const Db& db, const std::string& table,
-                                 std::unordered_set<std::string>& names);
+[[nodiscard]] Status ColumnNames(const Db& db, const std::string& table, std::unordered_set<std::string>& names);
 
 // `"name"`, quoted for use as an SQL identifier.
 std::string Quote(std::string_view name);
