@@ -57,12 +57,12 @@ PUBLIC_OWNER = {
     "tracegate/reports/report_read.h": "tracegate_document",
     "tracegate/reports/analysis_report.h": "tracegate_document",  # the key lists; the writer is report's
     "tracegate/reports/json_out.h": "tracegate_report",
-    "tracegate/reports/report_html.h": "tracegate_report",
+    "tracegate/reports/report_html.h": "tracegate_view",  # HtmlEscape; the pages are html's
     "tracegate/reports/report_provenance.h": "tracegate_report",
     "tracegate/reports/chrome_export.h": "tracegate_export",
     "tracegate/reports/baseline.h": "tracegate_gate",
     "tracegate/reports/compare.h": "tracegate_document",  # ClassifyInput; the comparison is gate's
-    "tracegate/reports/compare_html.h": "tracegate_compare_html",
+    "tracegate/reports/compare_html.h": "tracegate_html",
     "tracegate/reports/job.h": "tracegate_job",
     "tracegate/reports/analyze.h": "tracegate_analyze",
     "tracegate/reports/api.h": "tracegate_api",
@@ -222,8 +222,8 @@ def self_test(root):
     planted = {
         "analyzer/util/intervals.h": '#include "tracegate/analyzer/model.h"',    # util -> model
         "analyzer/model/model.cpp": '#include "analyzer/analysis/correlation.h"',  # model -> analysis
-        "analyzer/analysis/summary.cpp": '#include "reports/report/report_view.h"',  # analyzer -> reports
-        "reports/document/report_document.cpp": '#include "reports/html/page_assets.h"',  # document -> html
+        "analyzer/analysis/summary.cpp": '#include "reports/view/report_view.h"',  # analyzer -> reports
+        "reports/document/report_document.cpp": '#include "reports/view/page_assets.h"',  # document -> html
         "reports/export/chrome_export.cpp": '#include "analyzer/import/kineto/kineto_vocab.h"',  # not linked
         "collector/src/parts.cpp": '#include "tracegate/reports/compare.h"',  # collector -> reports
         "analyzer/include/tracegate/analyzer/model.h": '#include "tracegate/analyzer/analysis.h"',

@@ -6,13 +6,14 @@
 #include <sstream>
 
 #include "analyzer/util/fileio.h"
-#include "reports/html/charts_html.h"
+#include "reports/html/analyze_page.h"
 #include "reports/html/kernel_table_html.h"
-#include "reports/html/page_assets.h"
 #include "reports/html/page_summary.h"
 #include "reports/html/timeline_html.h"
-#include "reports/report/report_svg.h"
-#include "reports/report/report_view.h"
+#include "reports/view/charts_html.h"
+#include "reports/view/page_assets.h"
+#include "reports/view/report_svg.h"
+#include "reports/view/report_view.h"
 #include "tracegate/reports/report_html.h"
 
 namespace tg {
@@ -192,11 +193,12 @@ void QualitySection(std::ostream& out, const json& doc) {
 
 }  // namespace
 
-std::string HtmlReport(const nlohmann::json& report) {
+std::string internal::AnalyzePage(const nlohmann::json& report, const std::string& lead_html) {
   const json doc = ValidUtf8(report);
   const std::vector<NumberedGap> gaps = NumberGaps(doc);
   std::ostringstream out;
   HeadSection(out, doc);
+  out << lead_html;
   FindingsSection(out, doc, gaps);
   CardsSection(out, doc);
   out << "<h2 id=\"timeline\">Timeline: where the time goes</h2>\n<section>\n" << TimelineHtml(doc, gaps) << "</section>\n";
@@ -209,6 +211,8 @@ std::string HtmlReport(const nlohmann::json& report) {
                  "). Self-contained: one inline script (zoom, pan, table sorting), no network.");
   return out.str();
 }
+
+std::string HtmlReport(const nlohmann::json& report) { return internal::AnalyzePage(report, ""); }
 
 Status WriteHtmlReport(const nlohmann::json& report, const std::string& path) {
   return WriteFileAtomic(path, HtmlReport(report));

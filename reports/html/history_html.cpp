@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <optional>
 
-#include "reports/html/charts_html.h"
-#include "reports/html/page_assets.h"
-#include "reports/report/report_view.h"
+#include "reports/view/charts_html.h"
+#include "reports/view/page_assets.h"
+#include "reports/view/report_view.h"
 #include "tracegate/analyzer/strings.h"
 #include "tracegate/reports/baseline.h"
 #include "tracegate/reports/report_html.h"

@@ -5,7 +5,7 @@
 #include <set>
 #include <string_view>
 
-#include "reports/report/report_view.h"
+#include "reports/view/report_view.h"
 #include "tracegate/analyzer/kernel_class.h"
 #include "tracegate/reports/report_html.h"
 

@@ -1,4 +1,4 @@
-// The analyze page's kernel table (its labels: ReportKernelLabels, reports/report/report_view.h).
+// The analyze page's kernel table (its labels: ReportKernelLabels, reports/view/report_view.h).
 #pragma once
 
 #include <map>

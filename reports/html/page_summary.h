@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/report/report_view.h"
+#include "reports/view/report_view.h"
 
 namespace tg::internal {
 

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <utility>
 
-#include "reports/report/report_svg.h"
-#include "reports/report/report_view.h"
+#include "reports/view/report_svg.h"
+#include "reports/view/report_view.h"
 #include "tracegate/analyzer/kernel_class.h"
 #include "tracegate/reports/report_html.h"
 

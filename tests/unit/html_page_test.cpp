@@ -11,15 +11,15 @@
 #include <string>
 #include <vector>
 
-#include "reports/html/charts_html.h"
 #include "reports/html/kernel_table_html.h"
-#include "reports/html/page_assets.h"
 #include "reports/html/page_summary.h"
-#include "reports/html/sha256.h"
 #include "reports/html/timeline_html.h"
 #include "reports/report/findings_json.h"
-#include "reports/report/report_svg.h"
-#include "reports/report/report_view.h"
+#include "reports/view/charts_html.h"
+#include "reports/view/page_assets.h"
+#include "reports/view/report_svg.h"
+#include "reports/view/report_view.h"
+#include "reports/view/sha256.h"
 #include "trace_builder.h"
 #include "tracegate/reports/analysis_report.h"
 #include "tracegate/reports/baseline.h"

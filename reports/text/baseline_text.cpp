@@ -43,9 +43,7 @@ std::string OrReason(const json& doc, const char* key, const std::string& shown)
 // A HistoryRow metric: 0 means absent.
 std::string Metric(double v, const char* fmt) { return v == 0 ? "-" : StrFormat(fmt, v); }
 
-std::string ShortCommit(const std::string& commit) {
-  return commit.empty() ? "-" : commit.substr(0, kCommitChars);
-}
+std::string ShortCommit(const std::string& commit) { return commit.empty() ? "-" : commit.substr(0, kCommitChars); }
 
 // "2024-05-01T10:00:00Z" -> "2024-05-01 10:00" (tables show minutes).
 std::string ShortDate(const std::string& iso) {
@@ -59,8 +57,8 @@ std::string HeadlineText(const json& r) {
   std::string out;
   out += StrFormat("  model %s, precision %s, batch %s\n", TextOrDash(r, "model").c_str(),
                    TextOrDash(r, "precision").c_str(), NumberOrDash(r, "batch", "%.0f").c_str());
-  out += StrFormat("  commit %s, profiled %s\n", TextOrDash(r, "commit").c_str(),
-                   TextOrDash(r, "profiling_date").c_str());
+  out +=
+      StrFormat("  commit %s, profiled %s\n", TextOrDash(r, "commit").c_str(), TextOrDash(r, "profiling_date").c_str());
   const json& devices = Array(r, "devices");
   if (!devices.empty() && devices[0].is_object())
     out += StrFormat("  device %s\n", TextOrDash(devices[0], "name").c_str());
@@ -72,13 +70,11 @@ std::string HeadlineText(const json& r) {
                    NumberOrDash(r, "p99_latency_ms", "%.3f").c_str(), NumberOrDash(r, "std_latency_ms", "%.3f").c_str(),
                    NumberOrDash(r, "latency_cv", "%.3f").c_str());
   out += StrFormat("  throughput %s fps\n", NumberOrDash(r, "throughput_fps", "%.1f").c_str());
-  out += StrFormat("  phases: pre %s%%, h2d %s%%, infer %s%%, d2h %s%%, post %s%%, idle %s%%\n",
-                   NumberOrDash(r, "pre_ms_ratio", "%.1f", 100).c_str(),
-                   NumberOrDash(r, "h2d_ms_ratio", "%.1f", 100).c_str(),
-                   NumberOrDash(r, "infer_ms_ratio", "%.1f", 100).c_str(),
-                   NumberOrDash(r, "d2h_ms_ratio", "%.1f", 100).c_str(),
-                   NumberOrDash(r, "post_ms_ratio", "%.1f", 100).c_str(),
-                   NumberOrDash(r, "idle_ratio", "%.1f", 100).c_str());
+  out += StrFormat(
+      "  phases: pre %s%%, h2d %s%%, infer %s%%, d2h %s%%, post %s%%, idle %s%%\n",
+      NumberOrDash(r, "pre_ms_ratio", "%.1f", 100).c_str(), NumberOrDash(r, "h2d_ms_ratio", "%.1f", 100).c_str(),
+      NumberOrDash(r, "infer_ms_ratio", "%.1f", 100).c_str(), NumberOrDash(r, "d2h_ms_ratio", "%.1f", 100).c_str(),
+      NumberOrDash(r, "post_ms_ratio", "%.1f", 100).c_str(), NumberOrDash(r, "idle_ratio", "%.1f", 100).c_str());
   std::string memory = NumberOrDash(r, "memory_peak_mb", "%.0f MB"), temperature = TextOrDash(r, "temperature_c_range");
   if (temperature != "-") temperature += " C";
   out += StrFormat("  memory peak %s, temperature %s\n", OrReason(r, "memory_peak_mb", memory).c_str(),
@@ -96,7 +92,8 @@ std::string HeadlineText(const json& r) {
 std::string FindingsText(const json& r) {
   const json& findings = Array(r, "findings");
   if (findings.empty()) return "no findings\n";
-  std::string out = StrFormat("top findings (%zu of %zu):\n", std::min(kFindingsShown, findings.size()), findings.size());
+  std::string out =
+      StrFormat("top findings (%zu of %zu):\n", std::min(kFindingsShown, findings.size()), findings.size());
   size_t n = 0;
   for (const json& f : findings) {
     if (!f.is_object() || n++ == kFindingsShown) break;

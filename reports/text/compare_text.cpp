@@ -1,6 +1,6 @@
-// The comparison for CI systems: JUnit XML, and the number formats every text of the comparison
-// shares (the Markdown is in compare_markdown.cpp). Every string that came from a trace is escaped
-// for the format it lands in.
+// The comparison for CI systems: JUnit XML (the Markdown is in compare_markdown.cpp; the number
+// formats every text of the comparison shares are the gate's, reports/gate/compare_format.cpp). Every string that came
+// from a trace is escaped for the format it lands in.
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -11,55 +11,6 @@
 #include "tracegate/reports/compare.h"
 
 namespace tg {
-
-using internal::FormatNumber;
-
-std::string internal::FormatNumber(double v, int decimals) {
-  char buf[64];
-  if (decimals < 0)
-    std::snprintf(buf, sizeof buf, "%g", v);
-  else
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
-
-std::string internal::FormatSigned(double v, int decimals) {
-  std::string s = FormatNumber(v, decimals);
-  return s.front() == '-' ? s : "+" + s;
-}
-
-std::string internal::FormatP(double p) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", p);
-  return buf;
-}
-
-int internal::MetricDecimals(const MetricDelta& m) {
-  return m.key.ends_with("_ratio") || m.key == "latency_cv" ? 4 : 3;
-}
-
-std::string internal::VerdictHeading(Verdict v) {
-  std::string heading(VerdictName(v));
-  for (char& ch : heading) ch = ch == '_' ? ' ' : static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  return heading;
-}
-
-std::array<size_t, 4> internal::CountChanges(const Comparison& c) {
-  std::array<size_t, 4> counts{};
-  for (const KernelDelta& k : c.kernels) counts[static_cast<size_t>(k.change)]++;
-  return counts;
-}
-
-std::string internal::MdCode(const std::string& s, bool in_table) {
-  std::string out = "`";
-  for (char ch : s) {
-    if (ch == '`') out += '\'';
-    else if (ch == '|' && in_table) out += "\\|";
-    else if (ch == '\n' || ch == '\r') out += ' ';
-    else out += ch;
-  }
-  return out + "`";
-}
 
 namespace {
 
@@ -83,7 +34,7 @@ std::string Xml(const std::string& s) {
 
 struct JunitCase {
   std::string name;
-  std::string kind;     // "", "failure", "error", "skipped"
+  std::string kind;  // "", "failure", "error", "skipped"
   std::string message;
 };
 
@@ -104,12 +55,13 @@ std::string ComparisonJunit(const Comparison& c) {
   const bool inputs_ok = cases.front().kind.empty();
   for (JunitCase& jc : cases)
     if (!inputs_ok && jc.kind.empty()) jc = {jc.name, "skipped", "not judged: the inputs cannot be compared"};
-  const bool latency_failed = c.verdict == Verdict::kRegression && c.over_threshold &&
-                              (!c.options.require_significance || c.significant);
+  const bool latency_failed =
+      c.verdict == Verdict::kRegression && c.over_threshold && (!c.options.require_significance || c.significant);
   if (c.options.has_kernel_threshold) {
     JunitCase kernels{"kernel_gpu_time", "", ""};
     if (!c.families_over.empty()) kernels = {kernels.name, "failure", c.verdict_text};
-    else if (c.verdict == Verdict::kCannotJudge) kernels = {kernels.name, "skipped", "not judged: the inputs cannot be compared"};
+    else if (c.verdict == Verdict::kCannotJudge)
+      kernels = {kernels.name, "skipped", "not judged: the inputs cannot be compared"};
     cases.push_back(std::move(kernels));
   }
   JunitCase& latency_case = cases[3];

@@ -1,6 +1,6 @@
 // The comparison page's charts: latency distributions overlaid with the interval, the kernel
 // family waterfall, and the two median iterations on one time axis.
-#include "reports/compare_html/compare_charts.h"
+#include "reports/html/compare_charts.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,8 +8,8 @@
 
 #include "reports/document/report_document.h"
 #include "reports/gate/compare_internal.h"
-#include "reports/report/report_svg.h"
-#include "reports/report/report_view.h"
+#include "reports/view/report_svg.h"
+#include "reports/view/report_view.h"
 #include "tracegate/analyzer/strings.h"
 #include "tracegate/reports/report_html.h"
 
@@ -18,7 +18,7 @@ namespace tg::internal {
 namespace {
 
 constexpr double kWidth = kChartWidth;  // viewBox width of every chart; the page scales it
-constexpr double kCharPx = 6.6;  // about one character of the 12 px chart font
+constexpr double kCharPx = 6.6;         // about one character of the 12 px chart font
 
 std::string Esc(std::string_view s) { return HtmlEscape(RepairUtf8(s)); }
 
@@ -97,7 +97,8 @@ std::string LatencyOverlaySvg(const Comparison& c, const PageSide& base, const P
     out += SvgText(lx + 22, 14, "legend", "limit " + FormatSigned(c.options.threshold_pct, -1) + "%");
   }
   if (histogram) {  // shared bins; a bar's height is the share of its run's iterations
-    const size_t bins = std::clamp<size_t>(static_cast<size_t>(std::ceil(std::sqrt(std::max(bs.size(), ns.size())))), 5, 30);
+    const size_t bins =
+        std::clamp<size_t>(static_cast<size_t>(std::ceil(std::sqrt(std::max(bs.size(), ns.size())))), 5, 30);
     std::vector<double> hb(bins, 0), hn(bins, 0);
     auto fill = [&](const std::vector<double>& v, std::vector<double>& h) {
       for (double s : v) h[std::min(bins - 1, static_cast<size_t>((s - lo) / (hi - lo) * static_cast<double>(bins)))]++;
@@ -108,13 +109,14 @@ std::string LatencyOverlaySvg(const Comparison& c, const PageSide& base, const P
     const double top = std::max(*std::max_element(hb.begin(), hb.end()), *std::max_element(hn.begin(), hn.end()));
     const double bin_w = plot_w / static_cast<double>(bins);
     for (size_t b = 0; b < bins; ++b) {
-      const double from = lo + (hi - lo) * static_cast<double>(b) / static_cast<double>(bins), to = from + (hi - lo) / static_cast<double>(bins);
+      const double from = lo + (hi - lo) * static_cast<double>(b) / static_cast<double>(bins),
+                   to = from + (hi - lo) / static_cast<double>(bins);
       for (const auto& [h, cls, who] : {std::tuple{&hb, "hist-base", "base"}, std::tuple{&hn, "hist-new", "new"}}) {
         const double bar = (*h)[b] / top * hist_h;
         if (bar > 0)
           out += SvgRect(x0 + static_cast<double>(b) * bin_w + 1, hist_top + hist_h - bar, bin_w - 2, bar, cls,
-                     StrFormat("%s: %.0f%% of its iterations in [%s, %s] ms", who, (*h)[b] * 100, Ms(from).c_str(),
-                               Ms(to).c_str()));
+                         StrFormat("%s: %.0f%% of its iterations in [%s, %s] ms", who, (*h)[b] * 100, Ms(from).c_str(),
+                                   Ms(to).c_str()));
       }
     }
     out += SvgLine(x0 - 6, hist_top, x0 - 6, hist_top + hist_h, "axis");
@@ -134,11 +136,12 @@ std::string LatencyOverlaySvg(const Comparison& c, const PageSide& base, const P
     out += SvgText(x0 - 10, y + row_h * 0.65, "lane-label", r.label + " (n = " + std::to_string(r.v->size()) + ")");
     out += SvgRect(x0, y, plot_w, row_h, "lane");
     if (&r == &rows[1] && boot.ok)
-      out += SvgRect(X(bm * boot.lo), y - 3, X(bm * boot.hi) - X(bm * boot.lo), row_h + 6, "ci",
-                 StrFormat("mean(new) / mean(base) = %.4f, %g%% bootstrap interval [%.4f, %.4f]: the new mean lies in "
-                           "[%s, %s] ms",
-                           boot.ratio, boot.confidence * 100, boot.lo, boot.hi, Ms(bm * boot.lo).c_str(),
-                           Ms(bm * boot.hi).c_str()));
+      out +=
+          SvgRect(X(bm * boot.lo), y - 3, X(bm * boot.hi) - X(bm * boot.lo), row_h + 6, "ci",
+                  StrFormat("mean(new) / mean(base) = %.4f, %g%% bootstrap interval [%.4f, %.4f]: the new mean lies in "
+                            "[%s, %s] ms",
+                            boot.ratio, boot.confidence * 100, boot.lo, boot.hi, Ms(bm * boot.lo).c_str(),
+                            Ms(bm * boot.hi).c_str()));
     for (double s : *r.v) out += SvgLine(X(s), y + 4, X(s), y + row_h - 4, (std::string("rug ") + r.cls).c_str());
     if (!r.v->empty()) {
       out += SvgLine(X(r.mean), y - 2, X(r.mean), y + row_h + 2, "mean");
@@ -188,10 +191,10 @@ std::string FamilyWaterfallSvg(const Comparison& c) {
   }
   const double rest = (new_total - base_total) - shown;
   const size_t others = c.families.size() > kSteps ? c.families.size() - kSteps : 0;
-  std::string rest_label = others > 0 ? std::to_string(others) + " more families, and those within noise"
-                                      : "families within noise";
-  steps.push_back({rest_label, FormatSigned(rest, 3) + " ms", "the kernels not listed above, netted", at,
-                   at + rest, rest > 0 ? "wf-up" : "wf-down"});
+  std::string rest_label =
+      others > 0 ? std::to_string(others) + " more families, and those within noise" : "families within noise";
+  steps.push_back({rest_label, FormatSigned(rest, 3) + " ms", "the kernels not listed above, netted", at, at + rest,
+                   rest > 0 ? "wf-up" : "wf-down"});
   steps.push_back({"new: all kernels", Ms(new_total) + " ms", "", 0, new_total, "wf-total"});
   double top = 0;
   for (const Step& s : steps) top = std::max({top, s.from, s.to});
@@ -270,9 +273,9 @@ std::string MedianIterationsSvg(const PageSide& base, const PageSide& next) {
   for (const Side& s : sides) height += head_h + static_cast<double>(s.lanes.size()) * (lane_h + 4) + 8;
   std::string out = SvgOpen(height + 44, "The median iteration of each run on one time axis");
   double lx = x0;
-  for (const auto& [cls, name] : {std::pair{"kernel", "kernel"}, std::pair{"collective", "collective"},
-                                  std::pair{"memcpy", "memcpy"}, std::pair{"memset", "memset"},
-                                  std::pair{"lane", "idle (no work on the stream)"}}) {
+  for (const auto& [cls, name] :
+       {std::pair{"kernel", "kernel"}, std::pair{"collective", "collective"}, std::pair{"memcpy", "memcpy"},
+        std::pair{"memset", "memset"}, std::pair{"lane", "idle (no work on the stream)"}}) {
     out += SvgRect(lx, 4, 12, 12, cls) + SvgText(lx + 16, 14, "legend", name);
     lx += 16 + kCharPx * static_cast<double>(std::string_view(name).size()) + 22;
   }
@@ -293,16 +296,19 @@ std::string MedianIterationsSvg(const PageSide& base, const PageSide& next) {
       const std::string name = "GPU " + id(dev) + " · stream " + id(stream);
       out += SvgText(x0 - 8, y + lane_h * 0.8, "lane-label", name);
       out += SvgRect(X(0), y, X(duration) - X(0), lane_h, "lane",
-                 name + ": busy " + Ms(Number(*lane, "busy_ns").value_or(0) / 1e6) + " ms, idle " +
-                     Ms(Number(*lane, "idle_ns").value_or(0) / 1e6) + " ms");
+                     name + ": busy " + Ms(Number(*lane, "busy_ns").value_or(0) / 1e6) + " ms, idle " +
+                         Ms(Number(*lane, "idle_ns").value_or(0) / 1e6) + " ms");
       for (const json& r : Array(*lane, "items")) {
         if (!r.is_array() || r.size() < 4 || !r[0].is_number() || !r[1].is_number()) continue;
         const double start = r[0].get<double>(), dur = std::max(0.0, r[1].get<double>());
         const std::string kind = r[2].is_string() ? r[2].get<std::string>() : "kernel";
-        const char* cls = kind == "memcpy" ? "memcpy" : kind == "memset" ? "memset" : kind == "collective" ? "collective" : "kernel";
+        const char* cls = kind == "memcpy"       ? "memcpy"
+                          : kind == "memset"     ? "memset"
+                          : kind == "collective" ? "collective"
+                                                 : "kernel";
         out += SvgRect(X(start), y, std::max(X(start + dur) - X(start), 0.6), lane_h, cls,
-                   (r[3].is_string() ? r[3].get<std::string>() : kind) + ": at " + Ms(start / 1e6) + " ms, " +
-                       Ms(dur / 1e6) + " ms");
+                       (r[3].is_string() ? r[3].get<std::string>() : kind) + ": at " + Ms(start / 1e6) + " ms, " +
+                           Ms(dur / 1e6) + " ms");
       }
       y += lane_h + 4;
     }

@@ -85,8 +85,7 @@ void PrintComparison(std::ostream& out, const Comparison& c) {
     if (total * c.latency_delta_ms < 0)  // these moved with the latency, the kernels as a whole against it
       out << "  kernels that " << (c.latency_delta_ms > 0 ? "grew" : "shrank") << " (ms per iteration; all kernels "
           << FormatSigned(total, 3) << "):\n";
-    else
-      out << "  " << (c.latency_delta_ms > 0 ? "slower" : "faster") << " kernels (ms per iteration):\n";
+    else out << "  " << (c.latency_delta_ms > 0 ? "slower" : "faster") << " kernels (ms per iteration):\n";
     for (size_t j = 0; j < c.kernel_contributors.size() && j < kPrintedContributors; ++j) {
       const KernelDelta& k = c.kernels[c.kernel_contributors[j]];
       std::snprintf(line, sizeof line, "    %10s  %10s -> %-10s ", FormatSigned(k.delta_ms, 3).c_str(),

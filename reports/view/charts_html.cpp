@@ -1,12 +1,12 @@
-#include "reports/html/charts_html.h"
+#include "reports/view/charts_html.h"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <string_view>
 
-#include "reports/report/report_svg.h"
-#include "reports/report/report_view.h"
+#include "reports/view/report_svg.h"
+#include "reports/view/report_view.h"
 #include "tracegate/reports/report_html.h"
 
 namespace tg::internal {
@@ -86,8 +86,8 @@ std::string StackedColumnsSvg(const std::vector<Column>& columns, const std::vec
     }
     out += "</g>\n";
     if (col.marked)
-      out += StrFormat("<rect class=\"marker\" fill=\"none\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\"/>\n", x - 1.5,
-                       y - 1.5, bar + 3, top + plot_h - y + 3);
+      out += StrFormat("<rect class=\"marker\" fill=\"none\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\"/>\n",
+                       x - 1.5, y - 1.5, bar + 3, top + plot_h - y + 3);
   }
   out += AxisY(0, hi, kAxisLeft, top, plot_h, y_title);
   // The x axis: a label under a few columns, and the axis title.
@@ -122,7 +122,7 @@ std::string HistogramSvg(const std::vector<double>& samples, const std::vector<M
   std::sort(sorted.begin(), sorted.end(), [](const Mark& a, const Mark& b) { return a.value < b.value; });
   const double plot_w = kRight - kAxisLeft;
   auto x_of = [&](double v) { return kAxisLeft + (v - lo) / (hi - lo) * plot_w; };
-  std::vector<double> row_end;  // per row: where its last label ends
+  std::vector<double> row_end;                 // per row: where its last label ends
   std::vector<std::pair<size_t, bool>> place;  // (row, label right of the line)
   for (const Mark& m : sorted) {
     const double x = x_of(m.value), w = kCharWidth * static_cast<double>(m.label.size()) + 6;
@@ -141,8 +141,8 @@ std::string HistogramSvg(const std::vector<double>& samples, const std::vector<M
     const double h = static_cast<double>(counts[b]) / static_cast<double>(top_count) * plot_h;
     const double from = lo + (hi - lo) * static_cast<double>(b) / static_cast<double>(bins);
     const double to = lo + (hi - lo) * static_cast<double>(b + 1) / static_cast<double>(bins);
-    out += SvgRect(kAxisLeft + static_cast<double>(b) * bin_w + 1, top + plot_h - h, std::max(bin_w - 2, 0.6), h, "hist",
-                   StrFormat("%zu in [%.3f, %.3f]", counts[b], from, to));
+    out += SvgRect(kAxisLeft + static_cast<double>(b) * bin_w + 1, top + plot_h - h, std::max(bin_w - 2, 0.6), h,
+                   "hist", StrFormat("%zu in [%.3f, %.3f]", counts[b], from, to));
   }
   for (size_t i = 0; i < sorted.size(); ++i) {
     if (sorted[i].value < lo || sorted[i].value > hi) continue;
@@ -230,11 +230,14 @@ std::string StepTimeSvg(const json& doc) {
         c.parts[p] += Number(phases, kPhases[p]).value_or(0) / static_cast<double>(last - first);
       c.marked = c.marked || Number(rows[r], "index").value_or(-2) == drawn;
     }
-    const auto index = [&](size_t r) { return StrFormat("%.0f", Number(rows[r], "index").value_or(static_cast<double>(r))); };
+    const auto index = [&](size_t r) {
+      return StrFormat("%.0f", Number(rows[r], "index").value_or(static_cast<double>(r)));
+    };
     c.label = index(first);
     double sum = 0;
     for (double v : c.parts) sum += v;
-    c.title = (group == 1 ? "iteration " + c.label + (Text(rows[first], "name").empty() ? "" : " (" + Text(rows[first], "name") + ")")
+    c.title = (group == 1 ? "iteration " + c.label +
+                                (Text(rows[first], "name").empty() ? "" : " (" + Text(rows[first], "name") + ")")
                           : "iterations " + c.label + "-" + index(last - 1) + " (mean)") +
               ": " + FormatValue(sum, Unit::kMs);
     for (size_t p = 0; p < kPhases.size(); ++p)
@@ -244,9 +247,11 @@ std::string StepTimeSvg(const json& doc) {
   }
   std::string out;
   if (group > 1)
-    out += "<p class=\"note\">" + Esc(StrFormat("%zu iterations: each column is the mean of %zu consecutive ones.", rows.size(), group)) +
+    out += "<p class=\"note\">" +
+           Esc(StrFormat("%zu iterations: each column is the mean of %zu consecutive ones.", rows.size(), group)) +
            "</p>\n";
-  return out + StackedColumnsSvg(columns, {"phase-pre", "phase-h2d", "phase-infer", "phase-d2h", "phase-post", "phase-idle"},
+  return out + StackedColumnsSvg(columns,
+                                 {"phase-pre", "phase-h2d", "phase-infer", "phase-d2h", "phase-post", "phase-idle"},
                                  {"pre", "h2d", "infer", "d2h", "post", "idle"}, "step time (ms)",
                                  group > 1 ? "iteration (first of each group)" : "iteration (index)",
                                  "Step time per iteration by phase");
@@ -257,17 +262,18 @@ std::string LatencyHistogramHtml(const json& doc) {
   for (const json& v : Array(doc, "latency_samples_ms"))
     if (v.is_number()) samples.push_back(v.get<double>());
   if (samples.size() < kHistogramMinSamples) {
-    if (samples.empty()) return SvgNa(Find(doc, "latency_samples_ms") ? "no iterations" : "this report has no latency samples");
+    if (samples.empty())
+      return SvgNa(Find(doc, "latency_samples_ms") ? "no iterations" : "this report has no latency samples");
     std::string list;
     for (double s : samples) list += (list.empty() ? "" : ", ") + FormatValue(s, Unit::kMs);
     return "<p class=\"note\">" +
-           Esc(StrFormat("%zu iteration%s (%s): a histogram needs %zu or more.", samples.size(), samples.size() == 1 ? "" : "s",
-                         list.c_str(), kHistogramMinSamples)) +
+           Esc(StrFormat("%zu iteration%s (%s): a histogram needs %zu or more.", samples.size(),
+                         samples.size() == 1 ? "" : "s", list.c_str(), kHistogramMinSamples)) +
            "</p>\n";
   }
   std::vector<Mark> marks;
-  for (const auto& [key, name] : {std::pair{"p50_latency_ms", "p50"}, std::pair{"p95_latency_ms", "p95"},
-                                  std::pair{"p99_latency_ms", "p99"}})
+  for (const auto& [key, name] :
+       {std::pair{"p50_latency_ms", "p50"}, std::pair{"p95_latency_ms", "p95"}, std::pair{"p99_latency_ms", "p99"}})
     if (auto v = Number(doc, key)) marks.push_back({std::string(name) + " " + FormatValue(*v, Unit::kMs), *v});
   return HistogramSvg(samples, marks, "iteration latency (ms)", "Latency histogram");
 }

@@ -1,4 +1,4 @@
-#include "reports/job/job_chart.h"
+#include "reports/view/job_chart.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "reports/document/report_document.h"
-#include "reports/report/report_svg.h"
+#include "reports/view/report_svg.h"
 #include "tracegate/analyzer/strings.h"
 
 namespace tg::internal {

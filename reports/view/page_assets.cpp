@@ -1,6 +1,6 @@
-#include "reports/html/page_assets.h"
+#include "reports/view/page_assets.h"
 
-#include "reports/html/sha256.h"
+#include "reports/view/sha256.h"
 #include "tracegate/reports/report_html.h"
 
 namespace tg::internal {

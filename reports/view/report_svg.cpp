@@ -1,4 +1,4 @@
-#include "reports/report/report_svg.h"
+#include "reports/view/report_svg.h"
 
 #include <algorithm>
 #include <array>
@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "reports/report/report_view.h"
+#include "reports/view/report_view.h"
 #include "tracegate/analyzer/kernel_class.h"
 #include "tracegate/analyzer/strings.h"
 #include "tracegate/reports/report_html.h"
@@ -46,8 +46,8 @@ std::string SvgOpen(double height, const std::string& aria_label, const std::str
 }
 
 std::string SvgRect(double x, double y, double w, double h, const std::string& cls, const std::string& title) {
-  std::string r = StrFormat("<rect class=\"%s\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\"", cls.c_str(), x, y,
-                            std::max(w, 0.0), std::max(h, 0.0));
+  std::string r = StrFormat("<rect class=\"%s\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\"", cls.c_str(), x,
+                            y, std::max(w, 0.0), std::max(h, 0.0));
   return title.empty() ? r + "/>\n" : r + "><title>" + Esc(title) + "</title></rect>\n";
 }
 
@@ -56,7 +56,8 @@ std::string SvgText(double x, double y, const std::string& cls, const std::strin
 }
 
 std::string SvgLine(double x1, double y1, double x2, double y2, const std::string& cls) {
-  return StrFormat("<line class=\"%s\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n", cls.c_str(), x1, y1, x2, y2);
+  return StrFormat("<line class=\"%s\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n", cls.c_str(), x1, y1, x2,
+                   y2);
 }
 
 std::string SvgNa(const std::string& why) { return "<p class=\"na\">n/a: " + Esc(why) + "</p>\n"; }
@@ -90,7 +91,8 @@ std::vector<double> NiceTicks(double lo, double hi, int ticks) {
 
 std::string TickText(double value, double step) {
   int decimals = 0;
-  for (double s = std::fabs(step); decimals < 9 && s > 0 && std::fabs(s - std::round(s)) > s * 1e-6; s *= 10) ++decimals;
+  for (double s = std::fabs(step); decimals < 9 && s > 0 && std::fabs(s - std::round(s)) > s * 1e-6; s *= 10)
+    ++decimals;
   return StrFormat("%.*f", decimals, value);
 }
 
@@ -116,9 +118,9 @@ std::string AxisY(double lo, double hi, double x, double y0, double height, cons
     out += SvgLine(x - 4, y, x, y, "tick");
     out += SvgText(x - 6, y + 4, "tick-label end", TickText(t, step));
   }
-  out += StrFormat("<text class=\"axis-title\" transform=\"translate(%.2f %.2f) rotate(-90)\">", x - 44,
-                   y0 + height / 2) +
-         Esc(title) + "</text>\n";
+  out +=
+      StrFormat("<text class=\"axis-title\" transform=\"translate(%.2f %.2f) rotate(-90)\">", x - 44, y0 + height / 2) +
+      Esc(title) + "</text>\n";
   return out + "</g>\n";
 }
 
@@ -144,9 +146,9 @@ std::string PhaseBarSvg(const json& doc) {
   for (const char* key : kPhaseKeys) {
     if (Number(Object(*phases, key), "ratio").value_or(0) <= 0) continue;  // no key for what is not there
     out += SvgRect(lx, 48, 12, 12, (std::string("phase-") + key).c_str());
-    out += SvgText(lx + 16, 59, "legend",
-                  std::string(key) + " " +
-                      FormatValue(Number(Object(*phases, key), "ratio").value_or(0), Unit::kPercent));
+    out += SvgText(
+        lx + 16, 59, "legend",
+        std::string(key) + " " + FormatValue(Number(Object(*phases, key), "ratio").value_or(0), Unit::kPercent));
     lx += 150;
   }
   return out + "</svg>\n";
@@ -154,7 +156,8 @@ std::string PhaseBarSvg(const json& doc) {
 
 std::string KernelBarsSvg(const json& doc) {
   const json& kernels = Array(doc, "top_kernels");
-  if (std::string why = EmptyListReason(doc, "top_kernels", "the trace has no kernels"); !why.empty()) return SvgNa(why);
+  if (std::string why = EmptyListReason(doc, "top_kernels", "the trace has no kernels"); !why.empty())
+    return SvgNa(why);
   double max_ms = 0;
   for (const json& k : kernels) max_ms = std::max(max_ms, Number(k, "total_ms").value_or(0));
   if (max_ms <= 0) max_ms = 1;
@@ -172,8 +175,8 @@ std::string KernelBarsSvg(const json& doc) {
     out += SvgText(label_w - 8, y + 13, "lane-label", StrFormat("%zu. ", ++rank) + label);
     out += SvgRect(label_w, y, std::max(ms / max_ms * plot_w, 0.6), bar_h, "kernel");
     out += SvgText(label_w + ms / max_ms * plot_w + 6, y + 13, "legend",
-                  FormatValue(ms, Unit::kMs) + ", " + ShowInline(Show(k, "count", Unit::kCount)) + " calls, " +
-                      FormatValue(Number(k, "share_ratio").value_or(0), Unit::kPercent));
+                   FormatValue(ms, Unit::kMs) + ", " + ShowInline(Show(k, "count", Unit::kCount)) + " calls, " +
+                       FormatValue(Number(k, "share_ratio").value_or(0), Unit::kPercent));
     out += "</g>\n";
     y += bar_h + gap;
   }
@@ -207,7 +210,8 @@ std::string StackedBarsSvg(const std::vector<StackedBar>& bars, const std::vecto
       const double w = std::max(b.parts[i], 0.0) / most * plot_w;
       if (w <= 0) continue;
       const std::string name = i < part_names.size() ? part_names[i] : "";
-      out += SvgRect(x, y, w, bar_h, part_classes[i].c_str(), b.label + ": " + name + " " + FormatValue(b.parts[i], Unit::kMs));
+      out += SvgRect(x, y, w, bar_h, part_classes[i].c_str(),
+                     b.label + ": " + name + " " + FormatValue(b.parts[i], Unit::kMs));
       x += w;
     }
     if (b.marked)

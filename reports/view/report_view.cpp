@@ -1,4 +1,4 @@
-#include "reports/report/report_view.h"
+#include "reports/view/report_view.h"
 
 #include <algorithm>
 #include <cmath>
@@ -48,7 +48,8 @@ std::string FormatValue(double v, Unit unit) {
     case Unit::kFps: {
       // Two significant digits below 1/s, three up to 100/s: 0.023/s, 3.27/s, 34.7/s, 1234/s (never "0.0").
       const int digits = v < 1 ? 1 : 2;
-      const int decimals = v > 0 && v < 100 ? std::clamp(digits - static_cast<int>(std::floor(std::log10(v))), 0, 9) : 0;
+      const int decimals =
+          v > 0 && v < 100 ? std::clamp(digits - static_cast<int>(std::floor(std::log10(v))), 0, 9) : 0;
       return StrFormat("%.*f/s", decimals, v);
     }
     case Unit::kMb: return StrFormat("%.0f MB", v);
@@ -173,8 +174,9 @@ std::string OverlapText(const json& finding) {
   std::string names;
   for (const json& ref : Array(finding, "overlaps"))
     if (ref.is_string()) names += (names.empty() ? "" : ", ") + ref.get<std::string>();
-  return names.empty() ? "" : "claims time that " + names + " also claim" + (names.find(',') == std::string::npos ? "s" : "") +
-                                  ": the gains do not add";
+  return names.empty() ? ""
+                       : "claims time that " + names + " also claim" +
+                             (names.find(',') == std::string::npos ? "s" : "") + ": the gains do not add";
 }
 
 std::string CombinedText(const json& doc) {
@@ -263,8 +265,8 @@ std::string KernelLabelFit(const std::map<std::string, KernelLabel>& labels, con
   if (Utf8Chars(l.Text()) <= max) return l.Text();
   // The leading namespaces go first ("at::native::vectorized_elementwise_kernel" ->
   // "vectorized_elementwise_kernel"): the kernel's own name and the hint tell it apart.
-  for (size_t p; Utf8Chars(l.Text()) > max && (p = l.short_name.find("::")) != std::string::npos &&
-                 p + 2 < l.short_name.size();)
+  for (size_t p;
+       Utf8Chars(l.Text()) > max && (p = l.short_name.find("::")) != std::string::npos && p + 2 < l.short_name.size();)
     l.short_name.erase(0, p + 2);
   // Then the hint's end, keeping at least its first 8 characters.
   const size_t fixed = Utf8Chars(l.short_name) + 3;  // the name, a space and the two brackets

@@ -14,8 +14,8 @@ namespace tg::internal {
 
 // One run's part of a chart: its label and its report document.
 struct PageSide {
-  std::string label;           // "base" / "new"
-  const nlohmann::json* doc;   // the report (any JSON)
+  std::string label;          // "base" / "new"
+  const nlohmann::json* doc;  // the report (any JSON)
 };
 
 // Both runs' latency_samples_ms on one ms axis: each sample as a tick in its run's row, the

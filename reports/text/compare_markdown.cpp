@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "reports/gate/compare_internal.h"
-#include "reports/report/report_view.h"
+#include "reports/view/report_view.h"
 #include "tracegate/reports/compare.h"
 #include "tracegate/reports/report_html.h"
 
@@ -28,10 +28,10 @@ using internal::VerdictClauses;
 
 namespace {
 
-constexpr size_t kBudget = 4000;         // bytes: the folded sections that do not fit are left out
-constexpr size_t kFamiliesShown = 5;     // in the comment itself
-constexpr size_t kFamiliesFolded = 10;   // more in <details>, budget permitting
-constexpr size_t kNameChars = 56;        // a family's name in a table
+constexpr size_t kBudget = 4000;        // bytes: the folded sections that do not fit are left out
+constexpr size_t kFamiliesShown = 5;    // in the comment itself
+constexpr size_t kFamiliesFolded = 10;  // more in <details>, budget permitting
+constexpr size_t kNameChars = 56;       // a family's name in a table
 constexpr double kUnstableCv = 0.15;
 // The metrics of the comment's table; the rest are folded.
 constexpr const char* kKeyMetrics[] = {"avg_latency_ms",     "p50_latency_ms",    "p95_latency_ms", "throughput_fps",
@@ -49,15 +49,16 @@ std::string ShortWords(const std::string& clause) {
       continue;
     }
     // Paths keep their end, the file's name: they are left whole.
-    out += (word.find('/') == std::string::npos ? internal::CutMiddle(word, kNameChars) : word) + (i < clause.size() ? " " : "");
+    out += (word.find('/') == std::string::npos ? internal::CutMiddle(word, kNameChars) : word) +
+           (i < clause.size() ? " " : "");
     word.clear();
   }
   return out;
 }
 
 bool IsKeyMetric(const MetricDelta& m) {
-  return std::find_if(std::begin(kKeyMetrics), std::end(kKeyMetrics),
-                      [&](const char* k) { return m.key == k; }) != std::end(kKeyMetrics);
+  return std::find_if(std::begin(kKeyMetrics), std::end(kKeyMetrics), [&](const char* k) { return m.key == k; }) !=
+         std::end(kKeyMetrics);
 }
 
 // The key metrics, or (key = false) the others that are not 0 on both sides.
@@ -90,9 +91,9 @@ void Families(std::ostream& out, const Comparison& c) {
   if (c.kernels.empty()) return;
   out << "\n**Kernel families** (a kernel's variants summed, ×N; per iteration):";
   // What a change such as torch.compile fused away (base only) and generated (new only).
-  for (auto [change, what] : {std::pair{KernelChange::kRemoved, "removed (in base only)"},
-                              std::pair{KernelChange::kAdded, "added (in new only)"},
-                              std::pair{KernelChange::kChanged, "changed"}}) {
+  for (auto [change, what] :
+       {std::pair{KernelChange::kRemoved, "removed (in base only)"},
+        std::pair{KernelChange::kAdded, "added (in new only)"}, std::pair{KernelChange::kChanged, "changed"}}) {
     const FamilyTotals t = TotalFamilies(c, change);
     if (t.families > 0)
       out << "\n- " << t.families << " " << what << ", " << FormatSigned(t.delta_ms, 3) << " ms and "
@@ -135,20 +136,20 @@ std::string PhasesAndStatistics(const Comparison& c) {
     out << "- Mann-Whitney U = " << FormatNumber(mw.u, 1) << ", two-sided p = " << FormatP(mw.p_two_sided) << " ("
         << (mw.exact ? "exact" : "normal approximation") << "): " << (c.significant ? "significant" : "not significant")
         << " at alpha = " << FormatNumber(c.options.alpha, -1) << "\n";
-  else
-    out << "- Mann-Whitney U: not computed (" << Md(mw.reason) << ")\n";
+  else out << "- Mann-Whitney U: not computed (" << Md(mw.reason) << ")\n";
   if (bs.ok)
-    out << "- Bootstrap " << FormatNumber(bs.confidence * 100, -1) << "% interval of mean(new) / mean(base): "
-        << FormatNumber(bs.ratio, 4) << " [" << FormatNumber(bs.lo, 4) << ", " << FormatNumber(bs.hi, 4) << "] ("
-        << bs.resamples << " resamples)\n";
+    out << "- Bootstrap " << FormatNumber(bs.confidence * 100, -1)
+        << "% interval of mean(new) / mean(base): " << FormatNumber(bs.ratio, 4) << " [" << FormatNumber(bs.lo, 4)
+        << ", " << FormatNumber(bs.hi, 4) << "] (" << bs.resamples << " resamples)\n";
   for (const SideInfo* s : {&c.base, &c.next})
     out << "- " << (s == &c.base ? "base" : "new") << ": " << s->samples << " iterations, CV "
         << (s->has_cv ? FormatNumber(s->cv, 4) : "n/a") << "\n";
   if (!c.kernels.empty()) {
     const std::array<size_t, 4> n = CountChanges(c);
     out << "- kernels: " << n[static_cast<size_t>(KernelChange::kAdded)] << " added, "
-        << n[static_cast<size_t>(KernelChange::kRemoved)] << " removed, " << n[static_cast<size_t>(KernelChange::kChanged)]
-        << " changed, " << n[static_cast<size_t>(KernelChange::kUnchanged)] << " unchanged (per-iteration time)\n";
+        << n[static_cast<size_t>(KernelChange::kRemoved)] << " removed, "
+        << n[static_cast<size_t>(KernelChange::kChanged)] << " changed, "
+        << n[static_cast<size_t>(KernelChange::kUnchanged)] << " unchanged (per-iteration time)\n";
   }
   return Folded(c.phases.empty() ? "Statistics" : "Phases and statistics", out.str());
 }
@@ -227,8 +228,8 @@ std::string ComparisonMarkdown(const Comparison& c) {
     for (const Caveat& k : caveats) out << "- " << (k.warning ? "**" + Md(k.text) + "**" : Md(k.text)) << "\n";
   }
   if (clauses.size() > 1 || !caveats.empty()) out << "\n";
-  out << "tracegate: base " << MdCode(c.base.label, false) << ", new " << MdCode(c.next.label, false)
-      << ", threshold " << FormatSigned(c.options.threshold_pct, -1) << "%"
+  out << "tracegate: base " << MdCode(c.base.label, false) << ", new " << MdCode(c.next.label, false) << ", threshold "
+      << FormatSigned(c.options.threshold_pct, -1) << "%"
       << (c.options.require_significance ? ", significance required" : "");
   if (c.bootstrap.ok)
     out << "; " << FormatNumber(c.bootstrap.confidence * 100, -1) << "% interval of the change "
@@ -243,11 +244,12 @@ std::string ComparisonMarkdown(const Comparison& c) {
   RankTable(out, c, true);
   Families(out, c);
   std::string text = out.str();
-  internal::AppendWithinBudget(text, {{"full names", FullNames(c)},
-                            {"phases and statistics", PhasesAndStatistics(c)},
-                            {"more kernel families", MoreFamilies(c)},
-                            {"other metrics", OtherMetrics(c)}},
-                     kBudget);
+  internal::AppendWithinBudget(text,
+                               {{"full names", FullNames(c)},
+                                {"phases and statistics", PhasesAndStatistics(c)},
+                                {"more kernel families", MoreFamilies(c)},
+                                {"other metrics", OtherMetrics(c)}},
+                               kBudget);
   return text;
 }
 

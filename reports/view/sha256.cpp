@@ -1,5 +1,5 @@
 // SHA-256 (FIPS 180-4) for the pages' Content-Security-Policy script hash.
-#include "reports/html/sha256.h"
+#include "reports/view/sha256.h"
 
 #include <array>
 #include <cstdint>
@@ -23,7 +23,8 @@ constexpr uint32_t Rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); 
 void Block(std::array<uint32_t, 8>& h, const unsigned char* p) {
   std::array<uint32_t, 64> w{};
   for (int i = 0; i < 16; ++i)
-    w[i] = uint32_t{p[4 * i]} << 24 | uint32_t{p[4 * i + 1]} << 16 | uint32_t{p[4 * i + 2]} << 8 | uint32_t{p[4 * i + 3]};
+    w[i] =
+        uint32_t{p[4 * i]} << 24 | uint32_t{p[4 * i + 1]} << 16 | uint32_t{p[4 * i + 2]} << 8 | uint32_t{p[4 * i + 3]};
   for (int i = 16; i < 64; ++i) {
     const uint32_t s0 = Rotr(w[i - 15], 7) ^ Rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
     const uint32_t s1 = Rotr(w[i - 2], 17) ^ Rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
@@ -41,7 +42,8 @@ void Block(std::array<uint32_t, 8>& h, const unsigned char* p) {
 }  // namespace
 
 std::array<unsigned char, 32> Sha256(std::string_view data) {
-  std::array<uint32_t, 8> h{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  std::array<uint32_t, 8> h{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                            0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
   const auto* bytes = reinterpret_cast<const unsigned char*>(data.data());
   size_t whole = data.size() / 64 * 64;
   for (size_t i = 0; i < whole; i += 64) Block(h, bytes + i);

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "reports/document/report_document.h"
-#include "reports/report/report_view.h"  // Cut, shared with the Markdown and HTML reports
+#include "reports/view/report_view.h"  // Cut, shared with the Markdown and HTML reports
 #include "tracegate/analyzer/iterations.h"
 #include "tracegate/analyzer/strings.h"
 #include "tracegate/analyzer/summary.h"
@@ -23,14 +23,14 @@ namespace {
 using internal::Array;
 using internal::CollectiveCells;
 using internal::CollectiveTable;
-using internal::RankCommunicationText;
 using internal::Cut;
 using internal::Flag;
 using internal::Int;
 using internal::Number;
 using internal::Object;
-using internal::WholeTraceNote;
+using internal::RankCommunicationText;
 using internal::Text;
+using internal::WholeTraceNote;
 using nlohmann::json;
 // The headline keys and their rows (reports/document/report_keys.h, report_view.h).
 namespace keys = internal::keys;
@@ -110,7 +110,8 @@ std::string GapWhy(const json& g) {
   const json& e = Object(g, "evidence");
   if (const std::string call = Text(e, "launch_call");
       !call.empty() && internal::Find(e, "launch_returned_after_gap_start_ns"))
-    s += ": " + Cut(call, 28) + " returned " + Span(Int(e, "launch_returned_after_gap_start_ns")) + " after the gap began";
+    s += ": " + Cut(call, 28) + " returned " + Span(Int(e, "launch_returned_after_gap_start_ns")) +
+         " after the gap began";
   else if (!call.empty()) s += ": " + Cut(call, 28);
   if (const std::string stage = Text(e, "stage"); !stage.empty()) s += ", host in " + Cut(stage, 24);
   if (const std::string wait = Text(e, "wait_call"); !wait.empty()) s += ": " + Cut(wait, 36) + " in progress";
@@ -127,12 +128,9 @@ void PrintDevices(std::ostream& out, const json& r, std::string_view no_activity
   const json& devices = Array(r, "devices");
   if (devices.empty()) {
     // The recorder knows why it recorded nothing; otherwise the report says what the trace holds.
-    if (!no_activity_reason.empty())
-      out << "\ndevices: no CUDA activity recorded: " << no_activity_reason << "\n";
-    else if (std::string none = Text(r, "no_device_activity"); !none.empty())
-      out << "\ndevices: " << none << "\n";
-    else
-      out << "\ndevices: no GPU work in this trace\n";
+    if (!no_activity_reason.empty()) out << "\ndevices: no CUDA activity recorded: " << no_activity_reason << "\n";
+    else if (std::string none = Text(r, "no_device_activity"); !none.empty()) out << "\ndevices: " << none << "\n";
+    else out << "\ndevices: no GPU work in this trace\n";
     return;
   }
   const TimeNs window_start = Int(Object(r, "window"), "start_ns");
@@ -180,8 +178,9 @@ void PrintKernels(std::ostream& out, const json& r) {
   if (launches == 0) return;
   const json& kernels = Object(r, "kernels");
   const std::string note = WholeTraceNote(r);
-  out << "\ntop kernels (" << (note.empty() ? "" : note + ": ") << launches << " launches, " << Int(kernels, "distinct_names") << " names, "
-      << FormatMs(Int(kernels, "total_ns")) << " total; p95 nearest-rank):\n";
+  out << "\ntop kernels (" << (note.empty() ? "" : note + ": ") << launches << " launches, "
+      << Int(kernels, "distinct_names") << " names, " << FormatMs(Int(kernels, "total_ns"))
+      << " total; p95 nearest-rank):\n";
   out << StrFormat("  %3s  %-60s %8s %10s %10s %10s %6s\n", "#", "name", "count", "total ms", "mean us", "p95 us",
                    "share");
   size_t rank = 1;
@@ -232,8 +231,8 @@ void PrintCopies(std::ostream& out, const json& r) {
                      Pct(Number(c, "pageable_ratio").value_or(0)).c_str(), Count(c, "small_count"));
   }
   if (Count(memset, "count") > 0)
-    out << StrFormat("  %-6s %8llu %12s %10.3f\n", "memset", Count(memset, "count"), Bytes(Int(memset, "bytes")).c_str(),
-                     static_cast<double>(Int(memset, "time_ns")) / 1e6);
+    out << StrFormat("  %-6s %8llu %12s %10.3f\n", "memset", Count(memset, "count"),
+                     Bytes(Int(memset, "bytes")).c_str(), static_cast<double>(Int(memset, "time_ns")) / 1e6);
 }
 
 void PrintStreams(std::ostream& out, const json& r) {
@@ -401,8 +400,7 @@ void PrintFinding(std::ostream& out, size_t n, const json& f) {
                    Number(a, "gain_pct").value_or(0), Speedup(a, "upper_bound").c_str());
   if (std::string overlap = internal::OverlapText(f); !overlap.empty()) out << "     " << overlap << "\n";
   const json& strategies = Array(f, "strategies");
-  if (!strategies.empty() && strategies[0].is_string())
-    out << "     try: " << strategies[0].get<std::string>() << "\n";
+  if (!strategies.empty() && strategies[0].is_string()) out << "     try: " << strategies[0].get<std::string>() << "\n";
 }
 
 void PrintFindings(std::ostream& out, const json& r) {

@@ -8,8 +8,8 @@
 #include <sstream>
 #include <string_view>
 
-#include "reports/report/report_view.h"
 #include "analyzer/util/fileio.h"
+#include "reports/view/report_view.h"
 #include "tracegate/analyzer/kernel_class.h"
 #include "tracegate/reports/report_html.h"
 
@@ -21,14 +21,14 @@ namespace {
 
 using namespace internal;
 
-constexpr size_t kBudget = 4000;       // bytes: the folded sections that do not fit are left out
-constexpr size_t kFindingsShown = 3;   // in the comment itself; the rest folded
+constexpr size_t kBudget = 4000;      // bytes: the folded sections that do not fit are left out
+constexpr size_t kFindingsShown = 3;  // in the comment itself; the rest folded
 constexpr size_t kKernelsShown = 5;
 constexpr size_t kKernelsFolded = 5;
 constexpr size_t kMaxEvidence = 3;
-constexpr size_t kMaxNameChars = 60;   // a short name in a table
+constexpr size_t kMaxNameChars = 60;    // a short name in a table
 constexpr size_t kMaxTitleChars = 120;  // a finding's title (a fusion chain's lists every kernel class)
-constexpr size_t kFullNameChars = 300; // a full name in <details>; the JSON report has it whole
+constexpr size_t kFullNameChars = 300;  // a full name in <details>; the JSON report has it whole
 constexpr double kUnstableCv = 0.15;
 
 std::string Md(const std::string& s) { return MarkdownEscape(s); }
@@ -65,14 +65,12 @@ std::string SummaryLine(const json& doc) {
     line += ShowInline(Show(doc, "avg_latency_ms", Unit::kMs)) + " per iteration (p95 " +
             ShowInline(Show(doc, "p95_latency_ms", Unit::kMs)) + ", " +
             ShowInline(Show(doc, "iterations", Unit::kCount)) + " iterations)";
-  else
-    line += "no latency: " + ShowInline(Show(doc, "avg_latency_ms", Unit::kMs));
+  else line += "no latency: " + ShowInline(Show(doc, "avg_latency_ms", Unit::kMs));
   if (const auto idle = Number(doc, "idle_ratio")) line += "; GPU idle " + FormatValue(*idle, Unit::kPercent);
   const json& findings = Array(doc, "findings");
   if (!findings.empty())
     line += "; top finding: " + ShortTitle(Text(findings[0], "title")) + ", " + GainText(findings[0]);
-  else if (Find(doc, "findings"))
-    line += "; no finding";
+  else if (Find(doc, "findings")) line += "; no finding";
   return line;
 }
 
@@ -83,7 +81,8 @@ void Caveats(std::ostream& out, const json& doc) {
   std::string counters;
   for (const json* c : NonZeroCounters(doc))
     if (Text(*c, "severity") != "info")
-      counters += (counters.empty() ? "" : ", ") + Md(Text(*c, "key")) + " = " + ShowInline(Show(*c, "count", Unit::kCount));
+      counters +=
+          (counters.empty() ? "" : ", ") + Md(Text(*c, "key")) + " = " + ShowInline(Show(*c, "count", Unit::kCount));
   if (quality == "errors") items.push_back("**Data quality errors**: the numbers may be wrong (" + counters + ")");
   else if (quality == "warnings") items.push_back("**Data quality warnings**: " + counters);
   else if (quality == "n/a") items.push_back("No data\\_quality section: the data cannot be checked");
@@ -187,7 +186,8 @@ std::string Evidence(const json& doc) {
   for (size_t i = 0; i < findings.size(); ++i) {
     const json& evidence = Array(findings[i], "evidence");
     std::string line;
-    for (size_t e = 0; e < evidence.size() && e < kMaxEvidence; ++e) line += (e ? "; " : "") + Md(EvidenceText(evidence[e]));
+    for (size_t e = 0; e < evidence.size() && e < kMaxEvidence; ++e)
+      line += (e ? "; " : "") + Md(EvidenceText(evidence[e]));
     if (!line.empty()) out << i + 1 << ". " << line << "\n";
   }
   return out.str();
@@ -257,8 +257,8 @@ std::string Collectives(const json& doc) {
          "|---|---|--:|--:|--:|--:|--:|--:|--:|\n";
   for (const CollectiveCells& r : rows)
     out << "| " << Md(CutMiddle(r.collective, kMaxNameChars)) << " | " << Md(r.dtype) << " | " << r.message << " | "
-        << r.group << " | " << r.calls << " | " << r.total << " | " << r.mean << " | " << r.algbw << " | "
-        << r.busbw << " |\n";
+        << r.group << " | " << r.calls << " | " << r.total << " | " << r.mean << " | " << r.algbw << " | " << r.busbw
+        << " |\n";
   return out.str();
 }
 
@@ -266,8 +266,7 @@ void QualityLine(std::ostream& out, const json& doc) {
   out << "Data quality: " << QualityVerdict(doc);
   if (NonZeroCounters(doc).empty())
     out << (Find(doc, "data_quality") ? ", every counter is zero.\n" : " (not in this report).\n");
-  else
-    out << ".\n";
+  else out << ".\n";
 }
 
 std::string CounterTable(const json& doc) {

@@ -1,17 +1,17 @@
 // ComparisonHtml: the comparison page of `compare --html` and `gate --html`
 // (tracegate/reports/compare_html.h). The charts are in compare_charts.cpp; the phases reuse the
-// report's stacked bars (reports/report/report_svg.h).
+// report's stacked bars (reports/view/report_svg.h).
 #include "tracegate/reports/compare_html.h"
 
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 
-#include "reports/compare_html/compare_charts.h"
 #include "reports/document/report_document.h"
 #include "reports/gate/compare_internal.h"
-#include "reports/report/report_svg.h"
-#include "reports/report/report_view.h"
+#include "reports/html/compare_charts.h"
+#include "reports/view/report_svg.h"
+#include "reports/view/report_view.h"
 #include "tracegate/analyzer/iterations.h"
 #include "tracegate/analyzer/kernel_class.h"
 #include "tracegate/analyzer/strings.h"
@@ -97,7 +97,8 @@ void Head(std::ostream& out, const Comparison& c) {
          "img-src data:\">\n"
       << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
       << "<link rel=\"icon\" href=\"data:,\">\n<title>" << Esc(title) << "</title>\n<style>" << kStyle
-      << "</style>\n</head>\n<body>\n<header>\n<h1>tracegate: base against new</h1>\n<p class=\"sub\">base <span class=\"name\">"
+      << "</style>\n</head>\n<body>\n<header>\n<h1>tracegate: base against new</h1>\n<p class=\"sub\">base <span "
+         "class=\"name\">"
       << Esc(c.base.label) << "</span> · new <span class=\"name\">" << Esc(c.next.label) << "</span> · threshold "
       << Esc(Signed(c.options.threshold_pct, -1)) << "% on avg_latency_ms"
       << (c.options.require_significance ? ", significance required" : "")
@@ -124,12 +125,11 @@ void Banner(std::ostream& out, const Comparison& c) {
   if (c.bootstrap.ok)
     Figure(out, StrFormat("%g%% interval of the change (bootstrap)", c.bootstrap.confidence * 100),
            Signed((c.bootstrap.lo - 1) * 100, 2) + "% to " + Signed((c.bootstrap.hi - 1) * 100, 2) + "%");
-  else
-    Figure(out, "interval of the change", "n/a: " + c.bootstrap.reason);
+  else Figure(out, "interval of the change", "n/a: " + c.bootstrap.reason);
   if (c.mann_whitney.ok)
-    Figure(out, "Mann-Whitney U test", "p = " + FormatP(c.mann_whitney.p_two_sided) + ", " +
-                                           (c.significant ? "significant" : "not significant") + " at " +
-                                           FormatNumber(c.options.alpha, -1));
+    Figure(out, "Mann-Whitney U test",
+           "p = " + FormatP(c.mann_whitney.p_two_sided) + ", " + (c.significant ? "significant" : "not significant") +
+               " at " + FormatNumber(c.options.alpha, -1));
   for (const MetricDelta& m : c.metrics)
     if (m.key == "kernel_ms_per_iter" && m.has_base && m.has_new)
       Figure(out, "kernel GPU time per iteration", Ms(m.base) + " -> " + Ms(m.next) + " ms", DeltaClass(m.delta));
@@ -164,8 +164,7 @@ void Latency(std::ostream& out, const Comparison& c, const PageSide& base, const
         << Esc(FormatNumber(c.bootstrap.ratio, 4) + " [" + FormatNumber(c.bootstrap.lo, 4) + ", " +
                FormatNumber(c.bootstrap.hi, 4) + "]")
         << ", times the base mean.";
-  else
-    out << "No interval: " << Esc(c.bootstrap.reason) << ".";
+  else out << "No interval: " << Esc(c.bootstrap.reason) << ".";
   out << "</p>\n" << Chart(LatencyOverlaySvg(c, base, next)) << "</section>\n";
 }
 
@@ -173,8 +172,7 @@ void Latency(std::ostream& out, const Comparison& c, const PageSide& base, const
 std::vector<const KernelDelta*> Variants(const Comparison& c, const FamilyDelta& f) {
   std::vector<const KernelDelta*> out;
   for (const KernelDelta& k : c.kernels)
-    if (KernelFamilyName(k.name) == f.name || (f.variants == 1 && ShortKernelName(k.name) == f.name))
-      out.push_back(&k);
+    if (KernelFamilyName(k.name) == f.name || (f.variants == 1 && ShortKernelName(k.name) == f.name)) out.push_back(&k);
   return out;
 }
 
@@ -188,7 +186,8 @@ void Families(std::ostream& out, const Comparison& c) {
     out << "<p class=\"na\">No kernel family changed beyond noise (1% of its base and 0.001 ms).</p>\n</section>\n";
     return;
   }
-  out << "<div class=\"scroll\"><table class=\"families\"><tr><th>Kernel family</th><th>Change</th><th class=\"num\">Base ms/iter</th>"
+  out << "<div class=\"scroll\"><table class=\"families\"><tr><th>Kernel family</th><th>Change</th><th "
+         "class=\"num\">Base ms/iter</th>"
          "<th class=\"num\">New ms/iter</th><th class=\"num\">Delta ms/iter</th><th class=\"num\">Delta %</th>"
          "<th class=\"num\">Launches/iter</th></tr>\n";
   for (size_t i = 0; i < c.families.size() && i < kFamilyRows; ++i) {
@@ -276,14 +275,18 @@ void MedianIterations(std::ostream& out, const Comparison& c, const PageSide& ba
 void Metrics(std::ostream& out, const Comparison& c) {
   if (c.metrics.empty()) return;
   out << "<h2 id=\"metrics\">Headline metrics</h2>\n<section>\n<div class=\"scroll\"><table><tr><th>Metric</th>"
-         "<th class=\"num\">Base</th><th class=\"num\">New</th><th class=\"num\">Delta</th><th class=\"num\">Delta %</th>"
+         "<th class=\"num\">Base</th><th class=\"num\">New</th><th class=\"num\">Delta</th><th class=\"num\">Delta "
+         "%</th>"
          "</tr>\n";
   for (const MetricDelta& m : c.metrics) {
     if (!m.has_base && !m.has_new) continue;
     const int d = MetricDecimals(m);
-    auto cell = [&](bool has, double v, const std::string& why) { return has ? FormatNumber(v, d) : "n/a (" + why + ")"; };
-    out << "<tr><td class=\"name\">" << Esc(m.key) << "</td><td class=\"num\">" << Esc(cell(m.has_base, m.base, m.base_reason))
-        << "</td><td class=\"num\">" << Esc(cell(m.has_new, m.next, m.new_reason)) << "</td><td class=\"num"
+    auto cell = [&](bool has, double v, const std::string& why) {
+      return has ? FormatNumber(v, d) : "n/a (" + why + ")";
+    };
+    out << "<tr><td class=\"name\">" << Esc(m.key) << "</td><td class=\"num\">"
+        << Esc(cell(m.has_base, m.base, m.base_reason)) << "</td><td class=\"num\">"
+        << Esc(cell(m.has_new, m.next, m.new_reason)) << "</td><td class=\"num"
         << (m.has_base && m.has_new ? DeltaClass(m.delta, m.higher_is_worse) : "") << "\">"
         << (m.has_base && m.has_new ? Signed(m.delta, d) : "n/a") << "</td><td class=\"num\">"
         << (m.has_pct ? Signed(m.pct, 2) + "%" : "n/a") << "</td></tr>\n";
