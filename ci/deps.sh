@@ -11,7 +11,7 @@
 #                                 on the 2-core machine, against 9 s for the other five)
 #   tracegate_install_deps format clang-format alone (git clang-format: ci/format_check.sh)
 #   tracegate_install_deps slurm  Slurm 22.05's controller, node daemon and clients, and munge,
-#                                 alone (tests/cli/slurm_job.sh runs a one-node cluster with them;
+#                                 alone (tests/cli/job/slurm_job.sh runs a one-node cluster with them;
 #                                 it starts the daemons itself with its own configuration)
 tracegate_install_deps() {
   local pkgs=(cmake g++ make pkg-config nlohmann-json3-dev libcli11-dev libsqlite3-dev

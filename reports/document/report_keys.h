@@ -2,7 +2,7 @@
 // the document and the columns of its iteration_table. The writer (reports/report/analysis_json.cpp)
 // writes these names; the text, Markdown and HTML renderers list the headline from kHeadline and
 // kCards; Python's iteration DataFrame takes its column order from kIterationColumns (through the
-// module); tests/unit/report_keys_test.cpp checks each key against the JSON Schema.
+// module); tests/unit/reports/report_keys_test.cpp checks each key against the JSON Schema.
 //
 // Adding a headline figure: one Key here (and its place in kHeadline / kCards), its value in the
 // writer, its property in the schema, a test. The renderers show it with no change.
@@ -238,7 +238,7 @@ inline constexpr Key kRowDecodeContextTokens{"decode_context_tokens",
                                              "Decode context tokens",
                                              "summed context tokens of the decodes"};
 
-// Every key of an iteration row (tests/unit/report_keys_test.cpp checks them against the schema).
+// Every key of an iteration row (tests/unit/reports/report_keys_test.cpp checks them against the schema).
 inline constexpr std::array<const Key*, 25> kIterationRowKeys{&kRowIndex,
                                                               &kRowName,
                                                               &kRowStartNs,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the traces of one multi-rank job with known answers (tests/cli/job*.sh).
+"""Writes the traces of one multi-rank job with known answers (tests/cli/job/job*.sh).
 
 Usage: gen_ranks.py OUT_DIR [--ranks N] [--iterations I] [--straggler R] [--late-us L]
                             [--overlap-us O] [--step-us P] [--name rank-{r}.json] [--no-rank-info]
@@ -18,7 +18,7 @@ and writes it on its own clock, true + skew_r (skews from 0 to 100 us, the strag
 carry the collective metadata PyTorch writes (Collective name, In/Out msg nelems, Group size,
 dtype, Process Group Name/Description/Ranks, Seq).
 
-What real jobs' traces look like besides (tests/cli/job_variants.sh):
+What real jobs' traces look like besides (tests/cli/job/job_variants.sh):
   --no-seq        PyTorch before the Seq argument: collectives matched by their order in a step
   --no-metadata   no collective arguments at all: NCCL kernels known by their names only
   --old-names     NCCL before 2.19's kernel names (ncclKernel_AllReduce_RING_LL_Sum_float)

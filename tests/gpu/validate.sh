@@ -18,7 +18,7 @@
 # first and summary.md says which). Fail soft: each check runs under its own timeout inside the
 # part's budget, its exit code is recorded, and the next one runs. Exit 0 when every check passed.
 #
-# TRACEGATE_VALIDATE_DRY_RUN=1 (tests/cli/gpu_validate_dry_run.sh, no GPU): BUNDLE may be a build
+# TRACEGATE_VALIDATE_DRY_RUN=1 (tests/cli/collector/gpu_validate_dry_run.sh, no GPU): BUNDLE may be a build
 # directory; tests/tools' fakes stand in (fake_known_workload for known_workload, fake_nvml for
 # libnvidia-ml), every check is still attempted, and a missing GPU program fails its row only.
 # TRACEGATE_VALIDATE_BUDGET_S: seconds per part (default 320, 80, 270); TRACEGATE_VALIDATE_REPEATS:

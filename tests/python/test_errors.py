@@ -1,5 +1,5 @@
 """Errors: what the CLI rejects (exit 2, one line) raises a tracegate.Error carrying the same line,
-of the class its kind calls for, and nothing crashes: the bad inputs of tests/cli/bad_input.sh,
+of the class its kind calls for, and nothing crashes: the bad inputs of tests/cli/project/bad_input.sh,
 the fuzz regressions (tests/fixtures/fuzz), and seeded mutations of the fixtures (the fuzz
 targets' seeds), each through tracegate.load / analyze and the CLI."""
 

@@ -1,7 +1,7 @@
 // The rule table: every rule's definition and the function that evaluates it, in the order
 // docs/RULES.md lists them and EvaluateRules (the rules of one trace) and EvaluateJobRules (the
 // rules across ranks, after them) run them. docs/RULES.md has a section per row;
-// tests/unit/findings_test.cpp checks that it has one for every rule, in this order, with these
+// tests/unit/rules/findings_test.cpp checks that it has one for every rule, in this order, with these
 // priorities, parameters, defaults and sources.
 #include <algorithm>
 #include <string_view>

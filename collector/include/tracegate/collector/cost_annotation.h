@@ -1,6 +1,6 @@
 // The names of NVTX ranges that carry the bytes and FLOPs of the kernels launched inside them:
 // "<label> bytes=<N> flops=<N>", the form the analyzer's roofline reads (roofline.h). CUDA-free,
-// so the contract is tested on both sides without a GPU (tests/unit/kernels_annotation_test.cpp).
+// so the contract is tested on both sides without a GPU (tests/unit/kernels/kernels_annotation_test.cpp).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // The element-wise kernels' index arithmetic and int8 bit tricks, CUDA-free so that CI checks
-// them on the CPU (tests/unit/kernels_elementwise_plan_test.cpp); kernels/cuda/elementwise.cu
+// them on the CPU (tests/unit/kernels/kernels_elementwise_plan_test.cpp); kernels/cuda/elementwise.cu
 // uses the same functions on the device.
 //
 // Grid: each thread handles `unroll` 16-byte vectors per pass (vector v, v + T, ..., with T the

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Every report the CLI writes validates against reports/schema/tracegate.report.v1.schema.json:
+# analyze on each real, Kineto and nsys fixture (with and without tags, costs, a converted store,
+# a saved baseline), and the golden report. Broken reports must fail: a missing required key,
+# a null without its _reason, a priority or severity outside the enum.
+# Usage: schema.sh TRACEGATE FIXTURES_DIR
+source "$(dirname "$0")/../testlib.bash"
+validate="python3 $(cd "$(dirname "$0")/.." && pwd)/validate_report.py"
+
+if ! python3 -c 'import jsonschema' 2>/dev/null; then
+  echo "FAIL: python3 has no jsonschema module; install python3-jsonschema (ci/deps.sh does)"
+  exit 1
+fi
+
+reports=()
+analyze() {  # analyze NAME TRACE [OPTIONS...]: writes $dir/NAME.json
+  local name=$1 trace=$2; shift 2
+  if "$tg" analyze "$trace" -o "$dir/$name.json" -q "$@" 2>"$dir/err"; then
+    reports+=("$dir/$name.json"); ok
+  else
+    fail "analyze $trace $*: $(cat "$dir/err")"
+  fi
+}
+
+for f in "$fixtures"/real/*.json.gz "$fixtures"/kineto/*.json; do
+  analyze "$(basename "$f" | tr . _)" "$f"
+done
+sqlite3 "$dir/nsys.sqlite" <"$fixtures/nsys/small_export.sql" && analyze nsys "$dir/nsys.sqlite"
+alexnet=$fixtures/real/kineto_alexnet_train_step.json.gz
+printf '[{"kernel": "gemm", "bytes": 1000000, "flops": 2000000000}]' >"$dir/costs.json"
+analyze tagged "$alexnet" --model alexnet --precision fp32 --batch 32 --commit abc123 --costs "$dir/costs.json" \
+  --iteration 'forward\]$'
+analyze no_peak "$fixtures/kineto/new_generation.json" --costs "$dir/costs.json" --top 1 --gaps 0
+"$tg" convert "$alexnet" -o "$dir/alexnet.db" >/dev/null && analyze store "$dir/alexnet.db"
+if "$tg" baseline save "$alexnet" --name alexnet --dir "$dir/baselines" >/dev/null; then
+  reports+=("$dir/baselines/alexnet.json"); ok
+else
+  fail "baseline save of a trace"
+fi
+reports+=("$fixtures/summary/expected_report.json")
+
+if out=$($validate "${reports[@]}" 2>&1); then ok; else fail "schema validation: $out"; fi
+echo "validated ${#reports[@]} reports"
+
+# The schema is not vacuous: each broken copy of a valid report must be rejected.
+broken() {  # broken NAME PYTHON_STATEMENT: applies the statement to report r, expects rejection
+  python3 -c "import json; r=json.load(open('$dir/tagged.json')); $2; json.dump(r, open('$dir/broken_$1.json', 'w'))"
+  if $validate "$dir/broken_$1.json" 2>/dev/null; then fail "broken report '$1' passed validation"; else ok; fi
+}
+broken missing_avg 'del r["avg_latency_ms"]'
+broken missing_commit 'del r["commit"]'
+broken null_without_reason 'r["avg_latency_ms"] = None; r.pop("avg_latency_ms_reason", None)'
+broken string_number 'r["p95_latency_ms"] = "12.5"'
+broken priority 'r["findings"][0]["priority"] = "urgent"'
+broken severity 'r["data_quality"]["counters"][0]["severity"] = "fatal"'
+broken schema_name 'r["schema"] = "tracegate.report/v2"'
+broken ratio_above_one 'r["idle_ratio"] = 1.5'
+broken unknown_device_key 'r["devices"][0]["colour"] = "red"'
+broken bad_date 'r["profiling_date"] = "yesterday"'
+broken kernel_table_row 'del r["kernel_table"][0]["count"]'
+broken timeline_kind 'r["timeline"]["lanes"][0]["items"][0][2] = "fence"'
+broken timeline_without_reason 'r["timeline"]["iteration"] = None'
+
+finish schema
