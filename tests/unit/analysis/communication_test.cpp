@@ -61,7 +61,7 @@ TEST(Collectives, OldAndNewNcclNamesAndMetadataAreCollectives) {
   AddKernel(t, "rcclKernel_Broadcast", 20, 30);
   const Meta m{"allreduce", "Float", 4, 4, 2, 1};
   AddKernel(t, "my_custom_comm_kernel", 30, 40, 0, &m);  // no NCCL name: the metadata decides
-  AddKernel(t, "my_custom_comm_kernel", 40, 50);          // the same name without metadata
+  AddKernel(t, "my_custom_comm_kernel", 40, 50);         // the same name without metadata
   AddKernel(t, "ampere_sgemm_128x64_nn", 50, 60);
   const std::vector<KernelClass> cls = Classes(t);
   for (size_t i = 0; i < 4; ++i) EXPECT_EQ(cls[i], KernelClass::kCommunication) << i;
@@ -112,7 +112,7 @@ TEST(Collectives, TableSizesAndBandwidths) {
   EXPECT_EQ(a.collective, "allreduce");
   EXPECT_EQ(a.count, 2u);
   EXPECT_EQ(a.total_ns, 4000);
-  EXPECT_EQ(*a.bytes, 4000);                        // 1000 x 4
+  EXPECT_EQ(*a.bytes, 4000);                          // 1000 x 4
   EXPECT_DOUBLE_EQ(*a.algbw_gbs, 4000.0 * 2 / 4000);  // bytes x count / ns = GB/s
   EXPECT_DOUBLE_EQ(*a.busbw_gbs, 2.0 * 1.5);          // x 2(n-1)/n
   const CollectiveStat& g = c.collectives[1];

@@ -47,9 +47,9 @@ void ConvBnRelu(Trace& t, TimeNs t0, int64_t stream = 7) {
 TEST(Fusion, ThreeConvBnReluChainsAreOneCandidateWithTheModelsGain) {
   Trace t;
   ConvBnRelu(t, 0);
-  ConvBnRelu(t, 300'000);                    // 166 us after the previous chain: too far to join
-  AddKernel(t, kGemm, 434'000, 534'000);     // a gemm right after a relu is no follower...
-  ConvBnRelu(t, 536'000);                    // ...and a conv right after the gemm is no follower
+  ConvBnRelu(t, 300'000);                 // 166 us after the previous chain: too far to join
+  AddKernel(t, kGemm, 434'000, 534'000);  // a gemm right after a relu is no follower...
+  ConvBnRelu(t, 536'000);                 // ...and a conv right after the gemm is no follower
   IterationAnalysis it = OneIteration(t, 1'000'000);
   std::vector<FusionCandidate> c = FindFusionCandidates(t, it, Classes(t), FusionOptions{});
   ASSERT_EQ(c.size(), 1u);
@@ -87,7 +87,7 @@ TEST(Fusion, ThreeConvBnReluChainsAreOneCandidateWithTheModelsGain) {
 TEST(Fusion, AFollowerAfterALongGapStartsNoChainButExactlyMaxGapJoins) {
   Trace t;
   AddKernel(t, kConv, 0, 100'000);
-  AddKernel(t, kBn, 110'000, 120'000);   // 10 us gap = max_gap: joins
+  AddKernel(t, kBn, 110'000, 120'000);    // 10 us gap = max_gap: joins
   AddKernel(t, kRelu, 130'001, 140'000);  // 10.001 us gap: does not join, and a lone relu is no chain
   IterationAnalysis it = OneIteration(t, 1'000'000);
   std::vector<FusionCandidate> c = FindFusionCandidates(t, it, Classes(t), FusionOptions{});

@@ -137,7 +137,8 @@ TEST(GapCauses, HostStageNeedsTheHostInsideAPrePostRange) {
 TEST(GapCauses, CommunicationRuleStatesBothNumbersAndHidesAtMostTheExposedCollective) {
   const Trace t = OneGapOfEachCause();
   const Analysis a = Analyze(t);
-  auto it = std::find_if(a.findings.begin(), a.findings.end(), [](const Finding& f) { return f.id == "communication"; });
+  auto it =
+      std::find_if(a.findings.begin(), a.findings.end(), [](const Finding& f) { return f.id == "communication"; });
   ASSERT_NE(it, a.findings.end());
   const Finding& f = *it;
   // One iteration, the whole 1600 us window; the all-reduce runs alone for 100 us.

@@ -53,7 +53,7 @@ TEST(GpuSpecs, FindsTheSpecificVariantBeforeItsFamily) {
 }
 
 TEST(GpuSpecs, MatchesWholeTokensOnly) {
-  EXPECT_EQ(FindGpuSpec("NVIDIA RTX A1000"), nullptr);  // not an A10
+  EXPECT_EQ(FindGpuSpec("NVIDIA RTX A1000"), nullptr);         // not an A10
   EXPECT_EQ(FindGpuSpec("NVIDIA GeForce RTX 3090"), nullptr);  // only the Ti is in the table
   EXPECT_EQ(FindGpuSpec("AMD Instinct MI300X"), nullptr);
   EXPECT_EQ(FindGpuSpec(""), nullptr);
@@ -112,8 +112,7 @@ TEST(GpuSpecs, UnknownDeviceFallsBackToTheTracesBandwidthAndSaysWhatIsMissing) {
   EXPECT_TRUE(r.has_bandwidth);
   EXPECT_EQ(r.bandwidth_gbs, 555);
   EXPECT_FALSE(r.has_flops);
-  EXPECT_EQ(r.source,
-            "bandwidth: trace; FLOP/s: unknown ('Mystery GPU' is not in the GPU table; pass --peak-tflops)");
+  EXPECT_EQ(r.source, "bandwidth: trace; FLOP/s: unknown ('Mystery GPU' is not in the GPU table; pass --peak-tflops)");
 }
 
 TEST(GpuSpecs, NoDeviceNameMeansNoRates) {

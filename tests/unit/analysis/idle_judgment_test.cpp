@@ -113,7 +113,8 @@ TEST(IdleJudgment, AGapInsideOneGraphLaunchIsADependency) {
   const Analysis a = Analyze(t);
   EXPECT_EQ(Cause(a, IdleCause::kDependencySync), 3 * kMs);
   EXPECT_EQ(Cause(a, IdleCause::kUnknown), 0);
-  const IdleGap& gap = a.summary.devices.at(0).idle_causes.largest[static_cast<size_t>(IdleCause::kDependencySync)].at(0);
+  const IdleGap& gap =
+      a.summary.devices.at(0).idle_causes.largest[static_cast<size_t>(IdleCause::kDependencySync)].at(0);
   EXPECT_EQ(gap.same_launch, "cudaGraphLaunch");
   EXPECT_EQ(FindingOf(a, "launch_bound"), nullptr);
   const nlohmann::json doc = AnalysisToJson(t, a, AnalysisConfig{});

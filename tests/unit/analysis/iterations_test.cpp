@@ -91,14 +91,14 @@ TEST(Iterations, OverlapsGoToTheFirstActivePhase) {
   Trace t;
   AddRange(t, "step 1", 0, 1000);
   AddRange(t, "preprocessing", 0, 500, 100, 100, 1);
-  AddRange(t, "preprocessing", 50, 150, 100, 100, 2);    // nested: union still 0-500
-  AddRange(t, "forward", 0, 1000, 100, 100, 1);          // infer range: takes no time from idle
+  AddRange(t, "preprocessing", 50, 150, 100, 100, 2);  // nested: union still 0-500
+  AddRange(t, "forward", 0, 1000, 100, 100, 1);        // infer range: takes no time from idle
   AddCopy(t, CopyKind::kHtoD, 64, 100, 200);
-  AddKernel(t, "gemm", 150, 400);                         // under the copy 150-200: h2d wins
-  AddCopy(t, CopyKind::kDtoD, 64, 380, 450);              // other copies are infer
-  AddMemset(t, 64, 600, 620);                             // memsets are infer
+  AddKernel(t, "gemm", 150, 400);                                                 // under the copy 150-200: h2d wins
+  AddCopy(t, CopyKind::kDtoD, 64, 380, 450);                                      // other copies are infer
+  AddMemset(t, 64, 600, 620);                                                     // memsets are infer
   AddCopy(t, CopyKind::kDtoH, 64, 610, 700, MemKind::kDevice, MemKind::kPinned);  // d2h over infer
-  AddRange(t, "post", 650, 900, 100, 100, 1);             // post under d2h until 700
+  AddRange(t, "post", 650, 900, 100, 100, 1);                                     // post under d2h until 700
   IterationAnalysis a = Analyze(t);
   ASSERT_EQ(a.iterations.size(), 1u);
   const Iteration& it = a.iterations[0];
@@ -121,14 +121,14 @@ TEST(Iterations, WorkFollowsItsLaunchAndLagExtendsTheSpan) {
   Trace t;
   AddRange(t, "iteration", 0, 1000);
   AddRange(t, "iteration", 1000, 2000);
-  AddApi(t, "cudaLaunchKernel", 900, 950, 1);                  // launched in iteration 0 ...
-  size_t late = AddKernel(t, "gemm", 1100, 1300, 0, 7, 1);     // ... runs during iteration 1
+  AddApi(t, "cudaLaunchKernel", 900, 950, 1);               // launched in iteration 0 ...
+  size_t late = AddKernel(t, "gemm", 1100, 1300, 0, 7, 1);  // ... runs during iteration 1
   AddApi(t, "cudaLaunchKernel", 1050, 1060, 2);
   AddKernel(t, "relu", 1300, 1400, 0, 7, 2);
-  AddApi(t, "cudaStreamSynchronize", 1900, 2200, 3);           // waits past the marker
+  AddApi(t, "cudaStreamSynchronize", 1900, 2200, 3);  // waits past the marker
   AddSync(t, SyncKind::kStreamSync, 1900, 2200, 3);
   AddApi(t, "cudaLaunchKernel", 1950, 1960, 4);
-  AddKernel(t, "tail", 2000, 2500, 0, 7, 4);                   // lags 500 past the marker
+  AddKernel(t, "tail", 2000, 2500, 0, 7, 4);  // lags 500 past the marker
   IterationAnalysis a = Analyze(t);
   ASSERT_EQ(a.iterations.size(), 2u);
   EXPECT_EQ(a.kernel_iteration[late], 0);
@@ -137,36 +137,36 @@ TEST(Iterations, WorkFollowsItsLaunchAndLagExtendsTheSpan) {
   EXPECT_EQ(a.sync_iteration, (std::vector<int32_t>{1}));
   const Iteration& first = a.iterations[0];
   EXPECT_EQ(first.start, 0);
-  EXPECT_EQ(first.end, 1300);                       // its kernel ends at 1300
-  EXPECT_EQ(PhaseOf(first, Phase::kInfer), 200);    // 1100-1300
+  EXPECT_EQ(first.end, 1300);                     // its kernel ends at 1300
+  EXPECT_EQ(PhaseOf(first, Phase::kInfer), 200);  // 1100-1300
   EXPECT_EQ(PhaseOf(first, Phase::kIdle), 1100);
   const Iteration& second = a.iterations[1];
   EXPECT_EQ(second.marker_end, 2000);
-  EXPECT_EQ(second.host_ns(), 1000);                // the host step
-  EXPECT_EQ(second.start, 1300);                    // the GPU step starts where the first one's work ends
-  EXPECT_EQ(second.end, 2500);                      // max(2000, 2500); the sync does not extend it
-  EXPECT_EQ(PhaseOf(second, Phase::kInfer), 600);   // 1300-1400 + 2000-2500
-  EXPECT_EQ(PhaseOf(second, Phase::kIdle), 600);    // 1200 - 600
+  EXPECT_EQ(second.host_ns(), 1000);               // the host step
+  EXPECT_EQ(second.start, 1300);                   // the GPU step starts where the first one's work ends
+  EXPECT_EQ(second.end, 2500);                     // max(2000, 2500); the sync does not extend it
+  EXPECT_EQ(PhaseOf(second, Phase::kInfer), 600);  // 1300-1400 + 2000-2500
+  EXPECT_EQ(PhaseOf(second, Phase::kIdle), 600);   // 1200 - 600
   EXPECT_EQ(second.syncs, 1u);
   EXPECT_EQ(second.sync_ns, 300);
-  EXPECT_EQ(a.total_ns, 2500);                      // 1300 + 1200: no instant counted twice
+  EXPECT_EQ(a.total_ns, 2500);  // 1300 + 1200: no instant counted twice
 }
 
 TEST(Iterations, WorkWithoutLaunchUsesItsStartElseItsEnd) {
   Trace t;
   AddRange(t, "iteration", 0, 1000);
   AddRange(t, "iteration", 1000, 2000);
-  AddKernel(t, "early", -100, 50);     // starts before every marker, ends in iteration 0
-  AddKernel(t, "edge", 900, 1100);     // starts in iteration 0
-  AddKernel(t, "touch", -50, 0);       // ends exactly where iteration 0 starts: no overlap
-  AddKernel(t, "after", 2500, 2600);   // in no marker
+  AddKernel(t, "early", -100, 50);               // starts before every marker, ends in iteration 0
+  AddKernel(t, "edge", 900, 1100);               // starts in iteration 0
+  AddKernel(t, "touch", -50, 0);                 // ends exactly where iteration 0 starts: no overlap
+  AddKernel(t, "after", 2500, 2600);             // in no marker
   AddKernel(t, "orphan", 1200, 1300, 0, 7, 99);  // correlation without an API call
   IterationAnalysis a = Analyze(t);
   EXPECT_EQ(a.kernel_iteration, (std::vector<int32_t>{0, 0, -1, -1, 1}));
   const Iteration& first = a.iterations[0];
-  EXPECT_EQ(first.start, 0);                       // the span starts at the marker
+  EXPECT_EQ(first.start, 0);  // the span starts at the marker
   EXPECT_EQ(first.end, 1100);
-  EXPECT_EQ(PhaseOf(first, Phase::kInfer), 250);   // 0-50 (clipped) + 900-1100
+  EXPECT_EQ(PhaseOf(first, Phase::kInfer), 250);  // 0-50 (clipped) + 900-1100
   EXPECT_EQ(first.kernels, 2u);
 }
 
@@ -175,9 +175,9 @@ TEST(Iterations, WorkOfAnotherProcessIsLeftOut) {
   AddRange(t, "iteration", 0, 1000, 100);
   AddApi(t, "cudaLaunchKernel", 100, 110, 1, 100);
   AddKernel(t, "mine", 200, 300, 0, 7, 1);
-  AddApi(t, "cudaLaunchKernel", 120, 130, 2, 200);   // another process
+  AddApi(t, "cudaLaunchKernel", 120, 130, 2, 200);  // another process
   AddKernel(t, "theirs", 300, 400, 0, 7, 2);
-  AddRange(t, "pre", 400, 500, 200);                 // another process's stage: not ours
+  AddRange(t, "pre", 400, 500, 200);  // another process's stage: not ours
   IterationAnalysis a = Analyze(t);
   EXPECT_EQ(a.kernel_iteration, (std::vector<int32_t>{0, -1}));
   EXPECT_EQ(a.api_iteration, (std::vector<int32_t>{0, -1}));
@@ -205,10 +205,10 @@ TEST(Iterations, DefaultRegexNamesIterations) {
 TEST(Iterations, OnlyOutermostMatchesAndNoMarks) {
   Trace t;
   AddRange(t, "ProfilerStep#1", 0, 1000);
-  AddRange(t, "iteration", 100, 200, 100, 100, 1);   // inside step 1: not an iteration
+  AddRange(t, "iteration", 100, 200, 100, 100, 1);  // inside step 1: not an iteration
   AddRange(t, "ProfilerStep#2", 1000, 2000);
   AddRange(t, "ProfilerStep#2", 1000, 2000, 100, 101);  // the same range on another thread
-  AddRange(t, "iteration", 1500, 1500);              // an NVTX mark: not an iteration
+  AddRange(t, "iteration", 1500, 1500);                 // an NVTX mark: not an iteration
   IterationAnalysis a = Analyze(t);
   EXPECT_EQ(a.found, 2u);
   ASSERT_EQ(a.iterations.size(), 2u);
@@ -394,7 +394,7 @@ TEST(Iterations, NoMarkersMakeTheWholeTraceOneIteration) {
   Trace t;
   AddRange(t, "forward", 40, 300);
   AddApi(t, "cudaLaunchKernel", 50, 60, 1, 100);
-  AddApi(t, "cudaLaunchKernel", 60, 70, 2, 200);   // any process counts here
+  AddApi(t, "cudaLaunchKernel", 60, 70, 2, 200);  // any process counts here
   AddKernel(t, "gemm", 100, 200, 0, 7, 1);
   AddKernel(t, "gemm", 200, 250, 0, 7, 2);
   AddSync(t, SyncKind::kContextSync, 250, 260);
@@ -439,8 +439,11 @@ TEST(Iterations, NoMarkersSpanTheGpuWorkAndPhaseRangesNotTheStartUp) {
   EXPECT_EQ(PhaseOf(it, Phase::kIdle), 100'100);
   EXPECT_EQ(a.api_iteration, (std::vector<int32_t>{-1, 0, -1}));  // start-up and tear-down calls are outside
   EXPECT_EQ(a.kernel_iteration, (std::vector<int32_t>{0, 0}));
-  EXPECT_NE(a.source.find("one iteration, the span of the GPU work, its launches and phase ranges (1.000 ms of the 41.000 ms trace"),
-            std::string::npos) << a.source;
+  EXPECT_NE(
+      a.source.find(
+          "one iteration, the span of the GPU work, its launches and phase ranges (1.000 ms of the 41.000 ms trace"),
+      std::string::npos)
+      << a.source;
   // A post-processing range after the GPU work stays inside the iteration.
   AddRange(t, "postprocess", 31 * kMs, 33 * kMs);
   a = Analyze(t);
@@ -553,17 +556,17 @@ TEST(Iterations, AnchoredPatternsMatchAsTheyAreWritten) {
   for (const Case& c : std::initializer_list<Case>{
            {"^step", "step 1", true},
            {"^step", "my step", false},
-           {"^a|step", "my step", true},        // the '^' binds to "a" only
+           {"^a|step", "my step", true},  // the '^' binds to "a" only
            {"^(a|step)", "my step", false},
            {"^(a|step)|x", "my step x", true},
            {"^[|]|step", "my step", true},
            {"^[a|]step", "|step", true},
            {"^[a|]step", "x |step", false},
-           {"^\\|step", "my step", false},     // an escaped '|' is a literal
+           {"^\\|step", "my step", false},  // an escaped '|' is a literal
            {"^\\|step", "|step", true},
            {"^(?:a)|step", "my step", true},
            {"^[]|step", "my step", true},
-           {"^STEP", "Step 2", true},            // still case-insensitive
+           {"^STEP", "Step 2", true},  // still case-insensitive
        }) {
     Trace t;
     AddRange(t, c.name, 0, 100);

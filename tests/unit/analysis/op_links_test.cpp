@@ -7,9 +7,9 @@
 #include <string>
 
 #include "analyzer/analysis/correlation.h"
+#include "trace_builder.h"
 #include "tracegate/analyzer/analysis.h"
 #include "tracegate/analyzer/kernel_class.h"
-#include "trace_builder.h"
 
 namespace tg {
 
@@ -21,8 +21,8 @@ using testing::AddKernel;
 using testing::AddRange;
 
 // A cpu_op range, as the Kineto importer makes them.
-size_t AddRangeIn(Trace& t, std::string_view domain, std::string_view name, TimeNs start, TimeNs end,
-                  int64_t pid = 100, int64_t tid = 100) {
+size_t AddRangeIn(Trace& t, std::string_view domain, std::string_view name, TimeNs start, TimeNs end, int64_t pid = 100,
+                  int64_t tid = 100) {
   Range r;
   r.start = start;
   r.end = end;
@@ -49,7 +49,7 @@ TEST(OpLinks, TheInnermostEnclosingOpOfTheLaunchCallOnItsThread) {
   Trace t;
   AddOp(t, "aten::linear", 0, 1000);
   AddOp(t, "aten::addmm", 100, 900);
-  AddOp(t, "aten::empty", 150, 160);  // ends before the launch: not it
+  AddOp(t, "aten::empty", 150, 160);          // ends before the launch: not it
   AddOp(t, "aten::mul", 200, 900, 100, 101);  // another thread: never it
   size_t in_addmm = Launch(t, "k0", 300, 1);
   size_t in_linear = Launch(t, "k1", 950, 2);
@@ -112,7 +112,7 @@ TEST(OpLinks, WithoutCpuOpsTheHostsNvtxRangesAreTheOps) {
   AddRange(t, "forward", 0, 1000);  // NVTX, default domain
   AddRange(t, "matmul_block", 100, 500);
   AddRangeIn(t, "python_function", "model.py(12): forward", 100, 400);  // a Python frame is no op
-  size_t gpu = AddRange(t, "on the GPU", 100, 300);  // GPU-projected range
+  size_t gpu = AddRange(t, "on the GPU", 100, 300);                     // GPU-projected range
   t.ranges.on_gpu[gpu] = true;
   size_t k = Launch(t, "k", 200, 1);
   size_t outer = Launch(t, "k", 700, 2);

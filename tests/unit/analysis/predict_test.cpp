@@ -21,15 +21,15 @@ Trace StageTrace() {
   AddRange(t, "inner", 140, 160, 100, 100, 2);  // nested inside res3
   AddApi(t, "cudaLaunchKernel", 150, 155, 1);
   AddApi(t, "cudaLaunchKernel", 250, 255, 2);
-  AddApi(t, "cudaLaunchKernel", 350, 355, 3);   // after res3
-  AddKernel(t, "conv", 400, 500, 0, 7, 1);       // 100 ns
-  AddKernel(t, "bn", 500, 650, 0, 7, 2);         // 150 ns
-  AddKernel(t, "head", 650, 700, 0, 7, 3);       // not res3's
+  AddApi(t, "cudaLaunchKernel", 350, 355, 3);  // after res3
+  AddKernel(t, "conv", 400, 500, 0, 7, 1);     // 100 ns
+  AddKernel(t, "bn", 500, 650, 0, 7, 2);       // 150 ns
+  AddKernel(t, "head", 650, 700, 0, 7, 3);     // not res3's
   AddRange(t, "iteration", 1000, 2000);
   AddRange(t, "res3 bytes=100 flops=200", 1100, 1200, 100, 100, 1);
   AddApi(t, "cudaLaunchKernel", 1150, 1155, 4);
   AddApi(t, "cudaLaunchKernel", 1160, 1165, 5, 100, 200);  // another thread: not inside
-  AddKernel(t, "conv", 1300, 1400, 0, 7, 4);     // 100 ns
+  AddKernel(t, "conv", 1300, 1400, 0, 7, 4);               // 100 ns
   AddKernel(t, "other", 1400, 1450, 0, 7, 5);
   return t;
 }

@@ -4,8 +4,8 @@
 
 #include <fstream>
 
-#include "trace_builder.h"
 #include "temp_file.h"
+#include "trace_builder.h"
 
 namespace tg {
 namespace {
@@ -121,7 +121,7 @@ TEST(Roofline, WithoutPeaksNothingIsMemoryBoundAndFlopsOnlyItemsHaveNoIntensity)
   EXPECT_FALSE(items[1].memory_bound);
   items = BuildRoofline(t, costs, H200(), {});
   EXPECT_EQ(items[0].intensity, 0);
-  EXPECT_FALSE(items[0].memory_bound);  // no bytes: nothing to be bound by
+  EXPECT_FALSE(items[0].memory_bound);              // no bytes: nothing to be bound by
   EXPECT_DOUBLE_EQ(items[0].achieved_tflops, 1.0);  // 1e6 FLOP / 1000 ns = 1000 GFLOP/s
   EXPECT_TRUE(items[1].memory_bound);
 }
@@ -187,9 +187,9 @@ TEST(Roofline, ARangeWithACostedOrLeftOutKernelCountsNothing) {
 
 TEST(Roofline, AReusedCorrelationIdFindsTheKernelsOwnProcess) {
   Trace t;
-  AddRange(t, "op bytes=100", 0, 100);                      // pid 100
-  AddApi(t, "cudaLaunchKernel", 10, 20, 1, 100, 100);       // pid 100, inside the range
-  AddApi(t, "cudaLaunchKernel", 10, 20, 1, 200, 100);       // pid 200 reuses correlation 1
+  AddRange(t, "op bytes=100", 0, 100);                 // pid 100
+  AddApi(t, "cudaLaunchKernel", 10, 20, 1, 100, 100);  // pid 100, inside the range
+  AddApi(t, "cudaLaunchKernel", 10, 20, 1, 200, 100);  // pid 200 reuses correlation 1
   size_t own = AddKernel(t, "a", 1000, 1100, 0, 7, 1);
   size_t other = AddKernel(t, "b", 2000, 2100, 0, 7, 1);
   t.kernels.pid[own] = 100;

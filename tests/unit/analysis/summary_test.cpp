@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "tracegate/analyzer/model.h"
 #include "trace_builder.h"
+#include "tracegate/analyzer/model.h"
 
 namespace tg {
 namespace {

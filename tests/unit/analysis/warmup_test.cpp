@@ -195,9 +195,10 @@ TEST(Warmup, CompareSaysWhichSideDroppedWarmup) {
 }
 
 TEST(CompareFamilies, KernelFamilyNames) {
-  EXPECT_EQ(KernelFamilyName("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
-                             "std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)"),
-            "at::native::vectorized_elementwise_kernel<CUDAFunctor_add<float>>");
+  EXPECT_EQ(
+      KernelFamilyName("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+                       "std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)"),
+      "at::native::vectorized_elementwise_kernel<CUDAFunctor_add<float>>");
   EXPECT_EQ(KernelFamilyName("void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::"
                              "launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, "
                              "at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::"
@@ -230,16 +231,18 @@ TEST(CompareFamilies, KernelFamilyNames) {
                              "at::native::binary_internal::MulFunctor<float>>>(at::TensorIteratorBase &, const T1 "
                              "&)::[lambda(int) (instance 1)]>(int, T3)"),
             "at::native::elementwise_kernel<BinaryFunctor<float, float, float, MulFunctor<float>>>");
-  EXPECT_EQ(KernelFamilyName("void at::native::elementwise_kernel<(int)128, (int)4, void "
-                             "at::native::gpu_kernel_impl_nocast<at::native::direct_copy_kernel_cuda("
-                             "at::TensorIteratorBase &)::[lambda() (instance 3)]::operator ()() const::[lambda() "
-                             "(instance 12)]::operator ()() const::[lambda(float) (instance 1)]>(at::TensorIteratorBase "
-                             "&, const T1 &)::[lambda(int) (instance 1)]>(int, T3)"),
-            "at::native::elementwise_kernel<direct_copy_kernel_cuda>");
-  EXPECT_EQ(KernelFamilyName("void at::native::vectorized_elementwise_kernel<(int)4, void "
-                             "at::native::<unnamed>::pow_tensor_scalar_kernel_impl<float, float>(at::TensorIteratorBase "
-                             "&, T2)::[lambda(float) (instance 1)], std::array<char *, (unsigned long)2>>(int, T2, T3)"),
-            "at::native::vectorized_elementwise_kernel<pow_tensor_scalar_kernel_impl<float, float>>");
+  EXPECT_EQ(
+      KernelFamilyName("void at::native::elementwise_kernel<(int)128, (int)4, void "
+                       "at::native::gpu_kernel_impl_nocast<at::native::direct_copy_kernel_cuda("
+                       "at::TensorIteratorBase &)::[lambda() (instance 3)]::operator ()() const::[lambda() "
+                       "(instance 12)]::operator ()() const::[lambda(float) (instance 1)]>(at::TensorIteratorBase "
+                       "&, const T1 &)::[lambda(int) (instance 1)]>(int, T3)"),
+      "at::native::elementwise_kernel<direct_copy_kernel_cuda>");
+  EXPECT_EQ(
+      KernelFamilyName("void at::native::vectorized_elementwise_kernel<(int)4, void "
+                       "at::native::<unnamed>::pow_tensor_scalar_kernel_impl<float, float>(at::TensorIteratorBase "
+                       "&, T2)::[lambda(float) (instance 1)], std::array<char *, (unsigned long)2>>(int, T2, T3)"),
+      "at::native::vectorized_elementwise_kernel<pow_tensor_scalar_kernel_impl<float, float>>");
   EXPECT_EQ(KernelFamilyName("void at::native::unrolled_elementwise_kernel<at::native::CUDAFunctor_add<float>, "
                              "std::array<char *, (unsigned long)3>, (int)4>(int, T1, T2)"),
             "at::native::unrolled_elementwise_kernel<CUDAFunctor_add<float>>");
@@ -251,10 +254,12 @@ TEST(CompareFamilies, KernelFamilyNames) {
 Trace ModelTrace(bool compiled) {
   Trace t;
   t.devices.push_back(Device{0, "NVIDIA H200", 132, 0, 0, 9, 0});
-  const char* add = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
-                    "std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)";
-  const char* relu = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<int>, "
-                     "std::array<char*, 1ul> >(int, at::native::FillFunctor<int>, std::array<char*, 1ul>)";
+  const char* add =
+      "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+      "std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)";
+  const char* relu =
+      "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<int>, "
+      "std::array<char*, 1ul> >(int, at::native::FillFunctor<int>, std::array<char*, 1ul>)";
   for (int i = 0; i < 5; ++i) {
     const TimeNs s = i * 10 * kMs;
     AddRange(t, "iteration " + std::to_string(i), s, s + (compiled ? 8 : 6) * kMs);

@@ -96,12 +96,26 @@ static_assert(ColumnCheck<Sample>()
 TEST(KernelTable, RowRoundTripsEveryColumn) {
   KernelTable kt;
   Kernel k;
-  k.start = 10; k.end = 20; k.name = 3; k.device = 1; k.stream = 7; k.correlation = 99;
-  k.grid_x = 4; k.block_x = 128; k.registers = 32; k.shared_static = 1024; k.graph_id = 5;
+  k.start = 10;
+  k.end = 20;
+  k.name = 3;
+  k.device = 1;
+  k.stream = 7;
+  k.correlation = 99;
+  k.grid_x = 4;
+  k.block_x = 128;
+  k.registers = 32;
+  k.shared_static = 1024;
+  k.graph_id = 5;
   kt.Add(k);
   Kernel r = kt.Row(0);
-  EXPECT_EQ(r.start, 10); EXPECT_EQ(r.end, 20); EXPECT_EQ(r.stream, 7); EXPECT_EQ(r.correlation, 99);
-  EXPECT_EQ(r.grid_x, 4); EXPECT_EQ(r.block_x, 128); EXPECT_EQ(r.graph_id, 5);
+  EXPECT_EQ(r.start, 10);
+  EXPECT_EQ(r.end, 20);
+  EXPECT_EQ(r.stream, 7);
+  EXPECT_EQ(r.correlation, 99);
+  EXPECT_EQ(r.grid_x, 4);
+  EXPECT_EQ(r.block_x, 128);
+  EXPECT_EQ(r.graph_id, 5);
 }
 
 TEST(SparseColumn, StoresOnlyTheRowsThatDiffer) {
@@ -140,7 +154,7 @@ TEST(SparseColumn, AppendAcrossRepresentationsKeepsEveryRow) {
     }
     return std::make_pair(std::move(c), plain);
   };
-  for (int a_every : {1, 50}) {    // 1: every row differs (dense), 50: sparse
+  for (int a_every : {1, 50}) {  // 1: every row differs (dense), 50: sparse
     for (int b_every : {1, 50}) {
       auto [a, expect] = make(300, a_every, 1000);
       auto [b, tail] = make(200, b_every, 5000);
@@ -148,7 +162,8 @@ TEST(SparseColumn, AppendAcrossRepresentationsKeepsEveryRow) {
       expect.insert(expect.end(), tail.begin(), tail.end());
       a.Append(b);
       ASSERT_EQ(a.size(), expect.size());
-      for (size_t i = 0; i < expect.size(); ++i) ASSERT_EQ(a[i], expect[i]) << a_every << "/" << b_every << " row " << i;
+      for (size_t i = 0; i < expect.size(); ++i)
+        ASSERT_EQ(a[i], expect[i]) << a_every << "/" << b_every << " row " << i;
       EXPECT_EQ(b.size(), 0u);
     }
   }
@@ -165,8 +180,8 @@ TEST(SparseColumn, MapFromChangesOnlyTheRowsFromThere) {
     for (int i = 0; i < rows; ++i) c.push_back(dense ? static_cast<uint32_t>(i + 1) : (i == 2 || i == 7 ? 5u : 0u));
     c.MapFrom(5, [](uint32_t v) { return v == 0 ? 0 : v + 100; });
     if (dense) {
-      EXPECT_EQ(c[4], 5u);     // before row 5: unchanged
-      EXPECT_EQ(c[5], 106u);   // 6 + 100
+      EXPECT_EQ(c[4], 5u);    // before row 5: unchanged
+      EXPECT_EQ(c[5], 106u);  // 6 + 100
       EXPECT_EQ(c[199], 300u);
     } else {
       EXPECT_EQ(c.stored(), 2u);
@@ -198,7 +213,10 @@ TEST(SparseColumn, AppendKeepsRowsAndEmptiesTheSource) {
 TEST(FinalizeTrace, CountsGpuWorkWithoutLaunch) {
   Trace t;
   t.api_calls.Add(ApiCall{0, 5, t.strings.Intern("cudaLaunchKernel"), ApiKind::kRuntime, 1, 1, 42, 0});
-  Kernel k; k.start = 6; k.end = 9; k.correlation = 42;
+  Kernel k;
+  k.start = 6;
+  k.end = 9;
+  k.correlation = 42;
   t.kernels.Add(k);
   k.correlation = 43;
   t.kernels.Add(k);
@@ -214,20 +232,24 @@ TEST(FinalizeTrace, CountsLaunchesWithoutGpuRecordPerProcess) {
     t.api_calls.Add(ApiCall{0, 5, t.strings.Intern(name), ApiKind::kRuntime, pid, 1, corr, rv});
   };
   auto kernel = [&](int64_t pid, int64_t corr) {
-    Kernel k; k.start = 6; k.end = 9; k.pid = pid; k.correlation = corr;
+    Kernel k;
+    k.start = 6;
+    k.end = 9;
+    k.pid = pid;
+    k.correlation = corr;
     t.kernels.Add(k);
   };
-  call("cudaLaunchKernel_v7000", 10, 1);   // matched in process 10
+  call("cudaLaunchKernel_v7000", 10, 1);  // matched in process 10
   kernel(10, 1);
-  call("cudaLaunchKernel", 11, 1);         // id 1 of process 11: the kernel of process 10 is not it
-  call("cuLaunchKernelEx", 11, 2);         // matched
+  call("cudaLaunchKernel", 11, 1);  // id 1 of process 11: the kernel of process 10 is not it
+  call("cuLaunchKernelEx", 11, 2);  // matched
   kernel(11, 2);
-  call("cudaLaunchKernel", 11, 3, 1);      // failed launch: no record expected
-  call("cudaLaunchKernel", 11, 4);         // the tail of process 11 ...
-  call("cudaLaunchHostFunc", 11, 5);       // not a GPU launch
-  call("cudaLaunchKernel_ptsz", 10, 2);    // ... but process 10 synchronised the device after it
+  call("cudaLaunchKernel", 11, 3, 1);    // failed launch: no record expected
+  call("cudaLaunchKernel", 11, 4);       // the tail of process 11 ...
+  call("cudaLaunchHostFunc", 11, 5);     // not a GPU launch
+  call("cudaLaunchKernel_ptsz", 10, 2);  // ... but process 10 synchronised the device after it
   call("cudaDeviceSynchronize_v3020", 10, 3);
-  call("cudaLaunchKernel", 10, 4);         // tail of process 10
+  call("cudaLaunchKernel", 10, 4);  // tail of process 10
   FinalizeTrace(t);
   EXPECT_EQ(t.quality.Get(Quality::kUnmatchedLaunch), 2u);  // (11, 1) and (10, 2)
   EXPECT_TRUE(t.quality.HasErrors());
@@ -243,14 +265,17 @@ TEST(FinalizeTrace, LaunchesCapturedIntoAGraphAreNotLost) {
     t.api_calls.Add(ApiCall{start, start + 1, t.strings.Intern(name), ApiKind::kRuntime, 7, tid, corr, 0});
   };
   call("cudaStreamBeginCapture_v10000", 1, 1, 10);
-  call("cudaLaunchKernel_v7000", 1, 2, 11);        // captured
-  call("cuLaunchKernel", 2, 3, 12);                // another thread: not captured, lost
+  call("cudaLaunchKernel_v7000", 1, 2, 11);  // captured
+  call("cuLaunchKernel", 2, 3, 12);          // another thread: not captured, lost
   call("cudaStreamEndCapture_v10000", 1, 4, 13);
-  call("cudaGraphLaunch_v10000", 1, 5, 14);        // the graph's kernel carries this id
-  call("cudaLaunchKernel_v7000", 1, 6, 15);        // after the capture: lost
-  call("cuStreamBeginCapture_v2", 1, 8, 17);       // a second capture (driver API), never ended
-  call("cudaLaunchKernel_ptsz", 1, 9, 18);         // captured
-  Kernel k; k.start = 20; k.end = 21; k.pid = 7;
+  call("cudaGraphLaunch_v10000", 1, 5, 14);   // the graph's kernel carries this id
+  call("cudaLaunchKernel_v7000", 1, 6, 15);   // after the capture: lost
+  call("cuStreamBeginCapture_v2", 1, 8, 17);  // a second capture (driver API), never ended
+  call("cudaLaunchKernel_ptsz", 1, 9, 18);    // captured
+  Kernel k;
+  k.start = 20;
+  k.end = 21;
+  k.pid = 7;
   k.correlation = 5;
   t.kernels.Add(k);
   k.correlation = 10;  // later GPU work of the process: the launches before it are not the tail
@@ -265,7 +290,10 @@ TEST(FinalizeTrace, CountsLaunchesAgainstPidlessRecordsAndEmptyTables) {
     Trace t;
     for (int64_t c : {7, 8, 9})
       t.api_calls.Add(ApiCall{0, 5, t.strings.Intern("cudaGraphLaunch"), ApiKind::kRuntime, 3, 1, c, 0});
-    Kernel k; k.start = 6; k.end = 9; k.correlation = 9;  // pid unknown
+    Kernel k;
+    k.start = 6;
+    k.end = 9;
+    k.correlation = 9;  // pid unknown
     if (with_kernel) t.kernels.Add(k);
     FinalizeTrace(t);
     // With the kernel: 7 and 8 (9 is matched); without any GPU record: all three.
@@ -282,7 +310,11 @@ TEST(FinalizeTrace, CountsUnmatchedCorrelationsPerProcess) {
   t.api_calls.Add(ApiCall{0, 5, launch, ApiKind::kRuntime, 2, 1, 11, 0});
   t.api_calls.Add(ApiCall{0, 5, launch, ApiKind::kRuntime, kUnknownId, 1, 12, 0});
   auto kernel = [&](int64_t pid, int64_t corr) {
-    Kernel k; k.start = 6; k.end = 9; k.pid = pid; k.correlation = corr;
+    Kernel k;
+    k.start = 6;
+    k.end = 9;
+    k.pid = pid;
+    k.correlation = corr;
     t.kernels.Add(k);
   };
   kernel(1, 10);           // matched

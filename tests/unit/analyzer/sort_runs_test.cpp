@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "analyzer/util/sort_runs.h"
 #include "analyzer/analysis/correlation.h"
+#include "analyzer/util/sort_runs.h"
 #include "tracegate/analyzer/significance.h"
 
 namespace tg {

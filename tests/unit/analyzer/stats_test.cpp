@@ -12,12 +12,12 @@ namespace {
 
 TEST(Stats, NearestRankIsAnObservedValue) {
   const std::vector<double> v{10, 20, 30, 40};
-  EXPECT_EQ(NearestRank(v, 50), 20);   // ceil(0.50 * 4) = 2nd
-  EXPECT_EQ(NearestRank(v, 25), 10);   // ceil(1.00) = 1st
-  EXPECT_EQ(NearestRank(v, 26), 20);   // ceil(1.04) = 2nd
-  EXPECT_EQ(NearestRank(v, 75), 30);   // ceil(3.00) = 3rd
+  EXPECT_EQ(NearestRank(v, 50), 20);  // ceil(0.50 * 4) = 2nd
+  EXPECT_EQ(NearestRank(v, 25), 10);  // ceil(1.00) = 1st
+  EXPECT_EQ(NearestRank(v, 26), 20);  // ceil(1.04) = 2nd
+  EXPECT_EQ(NearestRank(v, 75), 30);  // ceil(3.00) = 3rd
   EXPECT_EQ(NearestRank(v, 100), 40);
-  EXPECT_EQ(NearestRank(v, 0), 10);    // pct <= 0: the minimum
+  EXPECT_EQ(NearestRank(v, 0), 10);  // pct <= 0: the minimum
   EXPECT_EQ(NearestRank(v, -5), 10);
   EXPECT_EQ(NearestRank({7}, 99), 7);
 }
@@ -97,10 +97,10 @@ TEST(Stats, Pearson) {
   EXPECT_DOUBLE_EQ(Pearson({1, 2, 3}, {2, 4, 6}), 1);
   EXPECT_DOUBLE_EQ(Pearson({1, 2, 3}, {3, 2, 1}), -1);
   EXPECT_DOUBLE_EQ(Pearson({1, 2, 3, 4}, {1, 3, 2, 4}), 0.8);  // Sxy 4 / sqrt(5 * 5), as above
-  EXPECT_EQ(Pearson({1, 2, 3}, {5, 5, 5}), 0);                  // constant
+  EXPECT_EQ(Pearson({1, 2, 3}, {5, 5, 5}), 0);                 // constant
   EXPECT_EQ(Pearson({4, 4}, {1, 2}), 0);
-  EXPECT_EQ(Pearson({1}, {1}), 0);                              // n < 2
-  EXPECT_EQ(Pearson({1, 2, 3}, {1, 2}), 0);                     // lengths differ
+  EXPECT_EQ(Pearson({1}, {1}), 0);           // n < 2
+  EXPECT_EQ(Pearson({1, 2, 3}, {1, 2}), 0);  // lengths differ
 }
 
 // The warm-up rule (stats.h, docs/RULES.md "Warm-up iterations"): the longest prefix of w
@@ -120,9 +120,9 @@ TEST(Stats, WarmupDropsLeadingOutliers) {
   EXPECT_EQ(FindWarmup({100, 4, 2, 2, 2, 2}).dropped, 1u);
   EXPECT_EQ(FindWarmup({4.0001, 2, 2, 2}).dropped, 1u);
   // Even counts take the mean of the two middle values: median of {1, 3} is 2.
-  EXPECT_EQ(FindWarmup({4.5, 1, 3, 1, 3, 9}).dropped, 0u);   // rest {1, 3, 1, 3, 9}: median 3, 4.5 <= 6
-  EXPECT_EQ(FindWarmup({4.5, 1, 3, 1, 3}).dropped, 1u);      // rest {1, 3, 1, 3}: median 2, 4.5 > 4
-  EXPECT_EQ(FindWarmup({4.0, 1, 3, 1, 3}).dropped, 0u);      // 4 is not more than 4
+  EXPECT_EQ(FindWarmup({4.5, 1, 3, 1, 3, 9}).dropped, 0u);  // rest {1, 3, 1, 3, 9}: median 3, 4.5 <= 6
+  EXPECT_EQ(FindWarmup({4.5, 1, 3, 1, 3}).dropped, 1u);     // rest {1, 3, 1, 3}: median 2, 4.5 > 4
+  EXPECT_EQ(FindWarmup({4.0, 1, 3, 1, 3}).dropped, 0u);     // 4 is not more than 4
 }
 
 TEST(Stats, WarmupKeepsTheSteadyState) {

@@ -28,9 +28,8 @@ namespace fs = std::filesystem;
 class StoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("tg_store_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::path(::testing::TempDir()) / ("tg_store_" + std::to_string(::getpid()) + "_" +
+                                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -64,7 +63,8 @@ std::string QueryPlan(const std::string& path, const std::string& query) {
   sqlite3_stmt* st = nullptr;
   const std::string explain = "EXPLAIN QUERY PLAN " + query;
   EXPECT_EQ(sqlite3_prepare_v2(db, explain.c_str(), -1, &st, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
-  while (sqlite3_step(st) == SQLITE_ROW) out += std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, 3))) + "\n";
+  while (sqlite3_step(st) == SQLITE_ROW)
+    out += std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, 3))) + "\n";
   sqlite3_finalize(st);
   sqlite3_close(db);
   return out;
@@ -154,13 +154,11 @@ void ExpectSameEvents(const Trace& a, const Trace& b) {
 
   // CPU ranges come back before GPU-projected ones (two tables); keep each group's order.
   auto ranges = [](const Trace& t) {
-    using Row =
-        std::tuple<bool, TimeNs, TimeNs, std::string, std::string, int64_t, int64_t, int32_t, int64_t>;
+    using Row = std::tuple<bool, TimeNs, TimeNs, std::string, std::string, int64_t, int64_t, int32_t, int64_t>;
     std::vector<Row> v;
     for (size_t i = 0; i < t.ranges.size(); ++i) {
       Range r = t.ranges.Row(i);
-      v.emplace_back(r.on_gpu, r.start, r.end, t.Name(r.name), t.Name(r.domain), r.pid, r.tid, r.depth,
-                     r.stream);
+      v.emplace_back(r.on_gpu, r.start, r.end, t.Name(r.name), t.Name(r.domain), r.pid, r.tid, r.depth, r.stream);
     }
     auto gpu_last = [](const Row& x, const Row& y) { return std::get<0>(x) < std::get<0>(y); };
     std::stable_sort(v.begin(), v.end(), gpu_last);
@@ -203,21 +201,19 @@ constexpr int64_t kBigPid = int64_t{1} << 40;  // does not fit nsys's 24-bit pid
 Trace FullTrace() {
   Trace t;
   auto s = [&t](const char* v) { return t.strings.Intern(v); };
-  t.kernels.Add(Kernel{1000, 2000, s("void gemm<float>(float*)"), 0, 7, 11, 128, 2, 3, 256, 4, 5, 64, 1024,
-                       2048, 4242, 9, 17});
-  t.kernels.Add(Kernel{2100, 2600, s("relu"), 1, 13, 12, 1, 1, 1, 32, 1, 1, 8, 0, 0, kBigPid, kUnknownId,
+  t.kernels.Add(
+      Kernel{1000, 2000, s("void gemm<float>(float*)"), 0, 7, 11, 128, 2, 3, 256, 4, 5, 64, 1024, 2048, 4242, 9, 17});
+  t.kernels.Add(Kernel{2100, 2600, s("relu"), 1, 13, 12, 1, 1, 1, 32, 1, 1, 8, 0, 0, kBigPid, kUnknownId, kUnknownId});
+  t.kernels.Add(Kernel{2700, 2700, s(""), -1, kUnknownId, kUnknownId, 0, 0, 0, 0, 0, 0, 0, 0, 0, kUnknownId, kUnknownId,
                        kUnknownId});
-  t.kernels.Add(Kernel{2700, 2700, s(""), -1, kUnknownId, kUnknownId, 0, 0, 0, 0, 0, 0, 0, 0, 0, kUnknownId,
-                       kUnknownId, kUnknownId});
   const CopyKind kinds[] = {CopyKind::kUnknown, CopyKind::kHtoD, CopyKind::kDtoH, CopyKind::kHtoA,
                             CopyKind::kAtoH,    CopyKind::kAtoA, CopyKind::kAtoD, CopyKind::kDtoA,
                             CopyKind::kDtoD,    CopyKind::kHtoH, CopyKind::kPtoP};
   int64_t corr = 100;
   for (CopyKind k : kinds) {
     auto i = static_cast<int>(k);
-    t.memcpys.Add(Memcpy{3000 + 100 * i, 3050 + 100 * i, i % 2, 7 + i, corr++, 1 << i, k,
-                         static_cast<MemKind>(i % 8), static_cast<MemKind>((i + 3) % 8),
-                         i == 5 ? kBigPid : 4242});
+    t.memcpys.Add(Memcpy{3000 + 100 * i, 3050 + 100 * i, i % 2, 7 + i, corr++, 1 << i, k, static_cast<MemKind>(i % 8),
+                         static_cast<MemKind>((i + 3) % 8), i == 5 ? kBigPid : 4242});
   }
   t.memsets.Add(Memset{5000, 5100, 0, 7, 200, 1 << 20, 0, MemKind::kDevice, 4242});
   t.memsets.Add(Memset{5200, 5300, 1, kUnknownId, kUnknownId, 64, -1, MemKind::kManaged, kUnknownId});
@@ -249,8 +245,13 @@ Trace FullTrace() {
   t.devices.push_back(Device{1, "NVIDIA A100-SXM4-80GB", 108, int64_t{80} << 30, 2039, 8, 0});
   t.processes.push_back(Process{4242, "python3"});
   t.processes.push_back(Process{kBigPid, "worker"});
-  t.metadata = {{"source_format", "kineto_json"}, {"source_version", "1.1"}, {"producer", "PyTorch Profiler"},
-                {"cuda_version", "12.4"}, {"host", "gpu-box"}, {"model", "resnet50_fp16"}, {"batch", "1"}};
+  t.metadata = {{"source_format", "kineto_json"},
+                {"source_version", "1.1"},
+                {"producer", "PyTorch Profiler"},
+                {"cuda_version", "12.4"},
+                {"host", "gpu-box"},
+                {"model", "resnet50_fp16"},
+                {"batch", "1"}};
   t.quality.Add(Quality::kSourceDroppedRecords, 3);
   t.quality.Add(Quality::kUnmatchedCorrelation, 2);
   t.quality.Add(Quality::kUnknownCopyKind, 1);
@@ -337,27 +338,32 @@ TEST_F(StoreTest, NsysKernelSummaryQueryGivesTheModelsAnswer) {
   std::map<std::string, int64_t> model;
   for (size_t i = 0; i < t.kernels.size(); ++i)
     model[std::string(t.Name(t.kernels.name[i]))] += t.kernels.end[i] - t.kernels.start[i];
-  EXPECT_EQ(SqlPairs(path, "SELECT s.value, sum(k.end - k.start) FROM CUPTI_ACTIVITY_KIND_KERNEL k "
-                           "JOIN StringIds s ON k.demangledName = s.id GROUP BY 1"),
+  EXPECT_EQ(SqlPairs(path,
+                     "SELECT s.value, sum(k.end - k.start) FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+                     "JOIN StringIds s ON k.demangledName = s.id GROUP BY 1"),
             model);
   // nsys's kernel -> launching API join, and its GlobalId decoding.
-  EXPECT_EQ(SqlPairs(path, "SELECT s.value, k.correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL k "
-                           "JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId "
-                           "JOIN StringIds s ON s.id = r.nameId"),
+  EXPECT_EQ(SqlPairs(path,
+                     "SELECT s.value, k.correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+                     "JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId "
+                     "JOIN StringIds s ON s.id = r.nameId"),
             (std::map<std::string, int64_t>{{"cudaLaunchKernel", 11}, {"cuLaunchKernelEx", 12}}));
-  EXPECT_EQ(SqlPairs(path, "SELECT s.value, (r.globalTid >> 24) & 0xFFFFFF "
-                           "FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = r.nameId "
-                           "WHERE eventClass = 1"),
+  EXPECT_EQ(SqlPairs(path,
+                     "SELECT s.value, (r.globalTid >> 24) & 0xFFFFFF "
+                     "FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = r.nameId "
+                     "WHERE eventClass = 1"),
             (std::map<std::string, int64_t>{{"cuLaunchKernelEx", 4242}}));
-  EXPECT_EQ(SqlPairs(path, "SELECT p.name, count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k "
-                           "JOIN PROCESSES p ON p.globalPid = k.globalPid GROUP BY 1"),
+  EXPECT_EQ(SqlPairs(path,
+                     "SELECT p.name, count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+                     "JOIN PROCESSES p ON p.globalPid = k.globalPid GROUP BY 1"),
             (std::map<std::string, int64_t>{{"python3", 2}}));
   // nsys's NVTX domain naming: domains are eventType 75 rows of the same process.
-  EXPECT_EQ(SqlPairs(path, "SELECT d.text || ':' || s.value, count(*) FROM NVTX_EVENTS e "
-                           "JOIN NVTX_EVENTS d ON d.eventType = 75 AND d.domainId = e.domainId "
-                           "AND (d.globalTid & 0x0000FFFFFF000000) = (e.globalTid & 0x0000FFFFFF000000) "
-                           "JOIN StringIds s ON s.id = e.textId "
-                           "WHERE e.eventType IN (34, 59, 60) GROUP BY 1"),
+  EXPECT_EQ(SqlPairs(path,
+                     "SELECT d.text || ':' || s.value, count(*) FROM NVTX_EVENTS e "
+                     "JOIN NVTX_EVENTS d ON d.eventType = 75 AND d.domainId = e.domainId "
+                     "AND (d.globalTid & 0x0000FFFFFF000000) = (e.globalTid & 0x0000FFFFFF000000) "
+                     "JOIN StringIds s ON s.id = e.textId "
+                     "WHERE e.eventType IN (34, 59, 60) GROUP BY 1"),
             (std::map<std::string, int64_t>{{"NCCL:allreduce", 2}, {"app:checkpoint", 1}}));
 }
 
@@ -409,8 +415,9 @@ TEST_F(StoreTest, TimeWindowsAndCorrelationJoinsUseIndexes) {
                 .find("USING INDEX tg_kernel_start"),
             std::string::npos);
   for (const char* gpu : {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"}) {
-    std::string plan = QueryPlan(path, std::string("SELECT g.start, r.nameId FROM ") + gpu +
-                                           " g JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = g.correlationId");
+    std::string plan =
+        QueryPlan(path, std::string("SELECT g.start, r.nameId FROM ") + gpu +
+                            " g JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = g.correlationId");
     EXPECT_NE(plan.find("USING INDEX tg_runtime_corr"), std::string::npos) << gpu << ":\n" << plan;
   }
 }
@@ -445,8 +452,9 @@ TEST_F(StoreTest, UnrelatedSqliteDatabaseIsRefused) {
   Trace t;
   Status s = ImportTrace(path, &t);
   EXPECT_EQ(s.code(), StatusCode::kInvalidInput);
-  EXPECT_EQ(s.message(), path + ": SQLite database has no trace tables (expected a tracegate recording or an "
-                                "Nsight Systems export)");
+  EXPECT_EQ(s.message(), path +
+                             ": SQLite database has no trace tables (expected a tracegate recording or an "
+                             "Nsight Systems export)");
 }
 
 TEST_F(StoreTest, TruncatedStoreIsRefused) {
@@ -469,9 +477,7 @@ TEST_F(StoreTest, WriteIntoMissingDirectoryIsIoErrorAndLeavesNothing) {
 
 TEST_F(StoreTest, FailedWriteKeepsTheExistingFile) {
   std::string path = Path("keep.tgdb");
-  {
-    std::ofstream(path) << "previous recording";
-  }
+  { std::ofstream(path) << "previous recording"; }
   Trace bad = FullTrace();
   bad.kernels.Add(Kernel{0, 1, static_cast<StringId>(bad.strings.size() + 5)});  // names no string
   Status s = WriteStore(bad, path);

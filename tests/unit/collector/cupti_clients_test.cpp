@@ -9,16 +9,18 @@
 
 #include <algorithm>
 
-#include "record_test_util.h"
 #include "collector/src/part_writer.h"
 #include "collector/src/parts.h"
+#include "record_test_util.h"
 
 namespace tg {
 namespace {
 
 using testing::ScratchDir;
 
-bool Has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+bool Has(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
 
 const std::vector<std::string_view> kClientImports(std::begin(kCuptiClientImports), std::end(kCuptiClientImports));
 
@@ -74,15 +76,19 @@ TEST(CuptiClients, OneLinePerProcessSayingWhatHappenedAndWhatToDo) {
   EXPECT_EQ(lines[0],
             "pid 9: another CUPTI-based profiler (libmyprof.so) is loaded and profiles through CUPTI. CUPTI serves one "
             "profiler per process and tracegate held it, so if it profiled CUDA in this process, it recorded no CUDA "
-            "activity" + tail);
+            "activity" +
+                tail);
   EXPECT_EQ(lines[1],
             "pid 31: another profiler tried to start and CUPTI refused it "
             "(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED). CUPTI serves one profiler per process and tracegate "
-            "held it, so that profiler recorded no CUDA activity" + tail);
-  EXPECT_EQ(lines[2],
-            "pid 652: PyTorch's profiler (torch.profiler, Kineto; libtorch_cuda.so) tried to start and CUPTI refused it "
-            "(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED). CUPTI serves one profiler per process and tracegate "
-            "held it, so that profiler recorded no CUDA activity" + tail);
+            "held it, so that profiler recorded no CUDA activity" +
+                tail);
+  EXPECT_EQ(
+      lines[2],
+      "pid 652: PyTorch's profiler (torch.profiler, Kineto; libtorch_cuda.so) tried to start and CUPTI refused it "
+      "(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED). CUPTI serves one profiler per process and tracegate "
+      "held it, so that profiler recorded no CUDA activity" +
+          tail);
   // Text that is not "pid N..." is ignored, not misread.
   md[kOtherCuptiClientsKey] = "garbage; pid x: a.so; pid 5 b.so";
   md.erase(kCuptiRefusedKey);
@@ -110,7 +116,8 @@ TEST(CuptiClients, TheMergedRecordingKeepsEveryProcess) {
   EXPECT_EQ(t.metadata[kCuptiRefusedKey], "pid 101");
   std::vector<std::string> lines = OtherCuptiClientLines(t.metadata);
   ASSERT_EQ(lines.size(), 2u);
-  EXPECT_EQ(lines[0].rfind("pid 101: PyTorch's profiler (torch.profiler, Kineto; libtorch_cuda.so) tried to start", 0), 0u);
+  EXPECT_EQ(lines[0].rfind("pid 101: PyTorch's profiler (torch.profiler, Kineto; libtorch_cuda.so) tried to start", 0),
+            0u);
   EXPECT_EQ(lines[1].rfind("pid 102: PyTorch's profiler (torch.profiler, Kineto; libtorch_cuda.so) is loaded", 0), 0u);
 }
 

@@ -31,7 +31,7 @@ TEST(NvmlSamplerTest, SamplesEveryGpuEachInterval) {
     EXPECT_EQ(s.temperature_c[i], 40.0 + gpu);
     EXPECT_EQ(s.sm_clock_mhz[i], 1980.0);
     EXPECT_EQ(s.mem_clock_mhz[i], 2619.0);
-    EXPECT_EQ(s.memory_used_mb[i], 1024.0 + gpu);  // (1 GiB + gpu MiB) / 1 MiB
+    EXPECT_EQ(s.memory_used_mb[i], 1024.0 + gpu);      // (1 GiB + gpu MiB) / 1 MiB
     EXPECT_EQ(s.power_w[i], gpu == 0 ? 350.5 : -1.0);  // 350500 mW; GPU 1: not supported
     if (i >= 2) {
       EXPECT_GE(s.time[i], s.time[i - 2]);

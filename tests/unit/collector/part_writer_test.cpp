@@ -12,9 +12,9 @@
 #include <filesystem>
 #include <thread>
 
-#include "record_test_util.h"
 #include "collector/src/part_writer.h"
 #include "collector/src/parts.h"
+#include "record_test_util.h"
 
 namespace tg {
 namespace {
@@ -44,7 +44,11 @@ TEST(PartWriterTest, FlushedEventsAreReadableWhileRecordingAndFinishMarksThePart
   auto w = OpenPart(path);
   Trace batch = Kernels("gemm", 3);
   ApiCall a;
-  a.start = 900; a.end = 950; a.name = batch.strings.Intern("cudaLaunchKernel"); a.pid = 42; a.tid = 43;
+  a.start = 900;
+  a.end = 950;
+  a.name = batch.strings.Intern("cudaLaunchKernel");
+  a.pid = 42;
+  a.tid = 43;
   a.correlation = 1;
   batch.api_calls.Add(a);
   w->Submit(std::move(batch));
@@ -83,7 +87,9 @@ TEST(PartWriterTest, StateIsReplacedAtEveryFlush) {
   std::string path = dir.Path("part-1.db");
   auto w = OpenPart(path);
   Device d;
-  d.id = 0; d.name = "first name"; d.sm_count = 132;
+  d.id = 0;
+  d.name = "first name";
+  d.sm_count = 132;
   w->AddDevice(d);
   w->AddQuality(Quality::kSourceDroppedRecords, 2);
   ASSERT_TRUE(w->Flush().ok());

@@ -5,9 +5,9 @@
 
 #include <fstream>
 
-#include "record_test_util.h"
 #include "collector/src/part_writer.h"
 #include "collector/src/parts.h"
+#include "record_test_util.h"
 #include "tracegate/collector/record.h"
 
 namespace tg {
@@ -59,7 +59,7 @@ TEST(PartsTest, MergeUnitesProcessesDevicesStringsAndCounters) {
   EXPECT_EQ(t.kernels.start[4], 9200);  // 9000 + 2 * 100
   ASSERT_EQ(t.processes.size(), 2u);
   EXPECT_EQ(t.processes[1].name, "proc202");
-  ASSERT_EQ(t.devices.size(), 2u);  // ids 1 (101 % 2) and 0 (202 % 2)
+  ASSERT_EQ(t.devices.size(), 2u);                               // ids 1 (101 % 2) and 0 (202 % 2)
   EXPECT_EQ(t.quality.Get(Quality::kSourceDroppedRecords), 5u);  // 2 + 3
   EXPECT_EQ(t.quality.Get(Quality::kTraceIncomplete), 0u);
   EXPECT_EQ(t.metadata.at(std::string(kMemoryPeakKey)), "300.5");  // 100.5 + 200.0
@@ -92,13 +92,14 @@ TEST(PartsTest, PartCutShortIsKeptAndCountedIncomplete) {
   EXPECT_EQ(t.kernels.size(), 6u);  // 1 + 4 + 1
   EXPECT_EQ(t.quality.Get(Quality::kTraceIncomplete), 1u);
   ASSERT_EQ(r.notes.size(), 1u);
-  EXPECT_EQ(r.notes[0], "part-2.db: the process did not finish its recording (killed or crashed); 5 events kept "
-                        "up to its last flush");
+  EXPECT_EQ(r.notes[0],
+            "part-2.db: the process did not finish its recording (killed or crashed); 5 events kept "
+            "up to its last flush");
 }
 
 TEST(PartsTest, UnreadablePartsAreSkippedWithANote) {
   ScratchDir dir;
-  std::ofstream(dir.Path("part-7.db"));                      // killed before its schema was written
+  std::ofstream(dir.Path("part-7.db"));                            // killed before its schema was written
   std::ofstream(dir.Path("part-8.db")) << std::string(4096, 'x');  // not SQLite
   WritePart(dir.str(), 9, Kernels("ok", 2), "1", 0);
   Trace t;
@@ -155,8 +156,8 @@ TEST(RecordWindowTest, CaptureRangeAndIterationsParse) {
   for (const char* bad : {"", "10", "10:", ":5", "3:0", "-1:5", "a:b", "1:2:3", "1 :2", "9999999999999:1"}) {
     Status s = ParseIterations(bad, &skip, &count);
     EXPECT_EQ(s.code(), StatusCode::kInvalidInput) << bad;
-    EXPECT_EQ(s.message(), "iterations '" + std::string(bad) +
-                               "' is not K:N (skip K ranges, then record N; K >= 0, N >= 1)");
+    EXPECT_EQ(s.message(),
+              "iterations '" + std::string(bad) + "' is not K:N (skip K ranges, then record N; K >= 0, N >= 1)");
   }
 }
 

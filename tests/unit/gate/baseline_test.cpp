@@ -9,11 +9,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "trace_builder.h"
 #include "tracegate/reports/analysis_report.h"
 #include "tracegate/reports/compare.h"
-#include "tracegate/reports/report_read.h"
 #include "tracegate/reports/report_provenance.h"
-#include "trace_builder.h"
+#include "tracegate/reports/report_read.h"
 
 namespace tg {
 namespace {
@@ -117,8 +117,9 @@ TEST_F(BaselineStore, EveryReaderChecksTheSameWay) {
   };
   json other = SmallReport(10);
   other["schema"] = "other/v9";
-  EXPECT_EQ(CheckReport(other, "r.json").message(),
-            "r.json: report schema \"other/v9\" is not tracegate.report/v1; re-run tracegate analyze with this version");
+  EXPECT_EQ(
+      CheckReport(other, "r.json").message(),
+      "r.json: report schema \"other/v9\" is not tracegate.report/v1; re-run tracegate analyze with this version");
   EXPECT_EQ(reference(other), file + ": not a tracegate report (schema is not tracegate.report/v1)");
   EXPECT_EQ(compare(other), "b.json: schema is 'other/v9', expected tracegate.report/v1");
   json no_schema = SmallReport(10);
@@ -153,12 +154,14 @@ TEST(BaselineText, ShowSaysWhatTheReportLacks) {
   r["findings"] = {{{"priority", "high"}, {"title", "Idle GPU"}, {"summary", "gaps"}, {"amdahl", {{"gain_pct", 4.3}}}}};
   std::string text = BaselineShowText("resnet50", "b/resnet50.json", r);
   EXPECT_NE(text.find("baseline resnet50 (b/resnet50.json)\n  model resnet50, precision fp16, batch -\n"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("iterations -: avg 12.500 ms, p50 -, p95 18.750"), std::string::npos) << text;
   EXPECT_NE(text.find("memory peak - (no NVML samples), temperature -\n  data quality: ok\n"), std::string::npos);
-  EXPECT_NE(text.find("top findings (1 of 1):\n  1. [high] Idle GPU (est. gain 4.3%)\n     gaps\n"),
-            std::string::npos) << text;
-  EXPECT_EQ(BaselineSavedText("x", "b/x.json", r), "saved baseline 'x' to b/x.json: avg latency 12.500 ms, commit c0ffee\n");
+  EXPECT_NE(text.find("top findings (1 of 1):\n  1. [high] Idle GPU (est. gain 4.3%)\n     gaps\n"), std::string::npos)
+      << text;
+  EXPECT_EQ(BaselineSavedText("x", "b/x.json", r),
+            "saved baseline 'x' to b/x.json: avg latency 12.500 ms, commit c0ffee\n");
 }
 
 TEST_F(BaselineStore, SaveCreatesTheDirectoryAndLoadReturnsTheReport) {
@@ -251,8 +254,9 @@ TEST_F(BaselineStore, CorruptedBaselineErrorNamesTheFile) {
 
   WriteAll(dir + "/other.json", "{\"schema\": \"something/else\"}");
   s = LoadBaseline(dir, "other", &out, nullptr);
-  EXPECT_EQ(s.message(), dir + "/other.json: report schema \"something/else\" is not tracegate.report/v1; "
-                               "re-run tracegate analyze with this version");
+  EXPECT_EQ(s.message(), dir +
+                             "/other.json: report schema \"something/else\" is not tracegate.report/v1; "
+                             "re-run tracegate analyze with this version");
 }
 
 TEST_F(BaselineStore, MissingBaselineSaysWhereItLooked) {
@@ -284,7 +288,7 @@ TEST_F(BaselineStore, ListIsSortedByNameAndMarksUnreadableFiles) {
   EXPECT_DOUBLE_EQ(list[0].avg_latency_ms, 10.0);
   EXPECT_TRUE(list[0].error.empty());
   EXPECT_EQ(list[1].name, "b");
-  EXPECT_EQ(list[1].model, "");   // null in the report
+  EXPECT_EQ(list[1].model, "");  // null in the report
   EXPECT_EQ(list[1].commit, "");
   EXPECT_EQ(list[2].name, "c");
   EXPECT_EQ(list[2].path, dir + "/c.json");
@@ -395,7 +399,7 @@ TEST(ReportProvenance, SamplesGiveMemoryPeakAndTemperatureRange) {
   sample(-1, -1);  // not sampled on this tick
   sample(56, 2000);
   json r = Provenance(t);
-  EXPECT_EQ(r["memory_peak_mb"], 3400.5);       // max(1200, 3400.5, 2000)
+  EXPECT_EQ(r["memory_peak_mb"], 3400.5);        // max(1200, 3400.5, 2000)
   EXPECT_EQ(r["temperature_c_range"], "54-58");  // min 54, max 58.2 rounded
   EXPECT_FALSE(r.contains("memory_peak_mb_reason"));
 }
@@ -411,8 +415,9 @@ TEST(ReportProvenance, MissingValuesAreNullWithAReason) {
   EXPECT_TRUE(r["temperature_c_range"].is_null());
   EXPECT_EQ(r["temperature_c_range_reason"], "the trace has no NVML samples");
   EXPECT_TRUE(r["profiling_date"].is_null());
-  EXPECT_EQ(r["profiling_date_reason"],
-            "the trace's times are not Unix-epoch nanoseconds (it starts at 1000 ns), so its wall-clock date is unknown");
+  EXPECT_EQ(
+      r["profiling_date_reason"],
+      "the trace's times are not Unix-epoch nanoseconds (it starts at 1000 ns), so its wall-clock date is unknown");
 
   testing::AddSample(t, 1'500, -1, 1400);  // a clock sample only
   r = Provenance(t);

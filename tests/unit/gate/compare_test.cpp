@@ -9,10 +9,10 @@
 #include <fstream>
 #include <vector>
 
+#include "temp_file.h"
 #include "trace_builder.h"
 #include "tracegate/analyzer/analysis.h"
 #include "tracegate/reports/analysis_report.h"
-#include "temp_file.h"
 
 namespace tg {
 namespace {
@@ -241,8 +241,7 @@ TEST(Compare, AMissingAverageCannotBeJudged) {
   EXPECT_EQ(c.verdict, Verdict::kCannotJudge);
   EXPECT_EQ(c.verdict_text, "CANNOT JUDGE: new: avg_latency_ms is null (no iterations)");
   next.erase("avg_latency_ms");
-  EXPECT_EQ(CompareReports(base, next, {}, "base", "new").verdict_text,
-            "CANNOT JUDGE: new: avg_latency_ms is missing");
+  EXPECT_EQ(CompareReports(base, next, {}, "base", "new").verdict_text, "CANNOT JUDGE: new: avg_latency_ms is missing");
 }
 
 TEST(Compare, AnotherSchemaCannotBeJudged) {
@@ -272,8 +271,8 @@ TEST(Compare, KernelsAddedAndRemoved) {
   EXPECT_EQ(relu->change, KernelChange::kAdded);
   EXPECT_NEAR(relu->new_ms, 1.0, 1e-9);
   EXPECT_EQ(gemm->change, KernelChange::kChanged);  // 8 ms -> 9 ms
-  EXPECT_EQ(c.verdict, Verdict::kPass);              // same latency
-  EXPECT_TRUE(c.kernel_contributors.empty());        // latency did not move
+  EXPECT_EQ(c.verdict, Verdict::kPass);             // same latency
+  EXPECT_TRUE(c.kernel_contributors.empty());       // latency did not move
 }
 
 TEST(Compare, MetricsCoverTheHeadline) {

@@ -13,8 +13,8 @@
 #include <string>
 
 #include "tracegate/analyzer/import.h"
-#include "tracegate/analyzer/summary.h"
 #include "tracegate/analyzer/strings.h"
+#include "tracegate/analyzer/summary.h"
 
 namespace tg {
 namespace {
@@ -90,41 +90,71 @@ TEST(KinetoGolden, NewGenerationObjectWithFloatTimestamps) {
   EXPECT_EQ(t.Name(k.name), "ampere_sgemm_128x64_tn");
   EXPECT_EQ(k.start, 1695835572943030001);  // 1695835572943030.001 us, not rounded through a double
   EXPECT_EQ(k.end, 1695835572943071000);
-  EXPECT_EQ(k.device, 0); EXPECT_EQ(k.stream, 7); EXPECT_EQ(k.correlation, 101);
-  EXPECT_EQ(k.grid_x, 8); EXPECT_EQ(k.grid_y, 16); EXPECT_EQ(k.grid_z, 5);
-  EXPECT_EQ(k.block_x, 128); EXPECT_EQ(k.block_y, 1); EXPECT_EQ(k.block_z, 1);
-  EXPECT_EQ(k.registers, 122); EXPECT_EQ(k.shared_static, 12544); EXPECT_EQ(k.pid, kUnknownId);
+  EXPECT_EQ(k.device, 0);
+  EXPECT_EQ(k.stream, 7);
+  EXPECT_EQ(k.correlation, 101);
+  EXPECT_EQ(k.grid_x, 8);
+  EXPECT_EQ(k.grid_y, 16);
+  EXPECT_EQ(k.grid_z, 5);
+  EXPECT_EQ(k.block_x, 128);
+  EXPECT_EQ(k.block_y, 1);
+  EXPECT_EQ(k.block_z, 1);
+  EXPECT_EQ(k.registers, 122);
+  EXPECT_EQ(k.shared_static, 12544);
+  EXPECT_EQ(k.pid, kUnknownId);
   k = t.kernels.Row(1);
   EXPECT_EQ(t.Name(k.name), "triton_poi_fused_add_0");
   EXPECT_EQ(k.correlation, 108);  // no args.correlation: taken from the ac2g flow bound to it
-  EXPECT_EQ(k.stream, 20); EXPECT_EQ(k.grid_x, 1024); EXPECT_EQ(k.registers, 0);
+  EXPECT_EQ(k.stream, 20);
+  EXPECT_EQ(k.grid_x, 1024);
+  EXPECT_EQ(k.registers, 0);
 
   ASSERT_EQ(t.memcpys.size(), 5u);
   Memcpy m = t.memcpys.Row(0);
-  EXPECT_EQ(m.kind, CopyKind::kHtoD); EXPECT_EQ(m.src_kind, MemKind::kPageable); EXPECT_EQ(m.dst_kind, MemKind::kDevice);
-  EXPECT_EQ(m.bytes, 4194304); EXPECT_EQ(m.start, 1695835572943071500); EXPECT_EQ(m.end, 1695835572943074000);
-  EXPECT_EQ(m.device, 0); EXPECT_EQ(m.stream, 7); EXPECT_EQ(m.correlation, 102);
+  EXPECT_EQ(m.kind, CopyKind::kHtoD);
+  EXPECT_EQ(m.src_kind, MemKind::kPageable);
+  EXPECT_EQ(m.dst_kind, MemKind::kDevice);
+  EXPECT_EQ(m.bytes, 4194304);
+  EXPECT_EQ(m.start, 1695835572943071500);
+  EXPECT_EQ(m.end, 1695835572943074000);
+  EXPECT_EQ(m.device, 0);
+  EXPECT_EQ(m.stream, 7);
+  EXPECT_EQ(m.correlation, 102);
   m = t.memcpys.Row(1);
-  EXPECT_EQ(m.kind, CopyKind::kDtoH); EXPECT_EQ(m.src_kind, MemKind::kDevice); EXPECT_EQ(m.dst_kind, MemKind::kPinned);
+  EXPECT_EQ(m.kind, CopyKind::kDtoH);
+  EXPECT_EQ(m.src_kind, MemKind::kDevice);
+  EXPECT_EQ(m.dst_kind, MemKind::kPinned);
   EXPECT_EQ(m.bytes, 1024);
   m = t.memcpys.Row(2);
-  EXPECT_EQ(m.kind, CopyKind::kDtoD); EXPECT_EQ(m.device, 1); EXPECT_EQ(m.stream, 9); EXPECT_EQ(m.bytes, 2048);
+  EXPECT_EQ(m.kind, CopyKind::kDtoD);
+  EXPECT_EQ(m.device, 1);
+  EXPECT_EQ(m.stream, 9);
+  EXPECT_EQ(m.bytes, 2048);
   EXPECT_EQ(t.memcpys.Row(3).kind, CopyKind::kPtoP);
   m = t.memcpys.Row(4);
-  EXPECT_EQ(m.kind, CopyKind::kUnknown); EXPECT_EQ(m.src_kind, MemKind::kUnknown);
+  EXPECT_EQ(m.kind, CopyKind::kUnknown);
+  EXPECT_EQ(m.src_kind, MemKind::kUnknown);
   EXPECT_EQ(m.end - m.start, 1);  // 0.001 us
 
   ASSERT_EQ(t.memsets.size(), 1u);
   Memset ms = t.memsets.Row(0);
-  EXPECT_EQ(ms.bytes, 512); EXPECT_EQ(ms.stream, 20); EXPECT_EQ(ms.correlation, 107);
-  EXPECT_EQ(ms.mem_kind, MemKind::kDevice); EXPECT_EQ(ms.end - ms.start, 1250);
+  EXPECT_EQ(ms.bytes, 512);
+  EXPECT_EQ(ms.stream, 20);
+  EXPECT_EQ(ms.correlation, 107);
+  EXPECT_EQ(ms.mem_kind, MemKind::kDevice);
+  EXPECT_EQ(ms.end - ms.start, 1250);
 
   ASSERT_EQ(t.syncs.size(), 4u);
   Sync s = t.syncs.Row(0);
-  EXPECT_EQ(s.kind, SyncKind::kEventSync); EXPECT_EQ(s.stream, -1); EXPECT_EQ(s.event_id, 9);
-  EXPECT_EQ(s.correlation, 109); EXPECT_EQ(s.device, 0);
+  EXPECT_EQ(s.kind, SyncKind::kEventSync);
+  EXPECT_EQ(s.stream, -1);
+  EXPECT_EQ(s.event_id, 9);
+  EXPECT_EQ(s.correlation, 109);
+  EXPECT_EQ(s.device, 0);
   s = t.syncs.Row(1);
-  EXPECT_EQ(s.kind, SyncKind::kStreamWaitEvent); EXPECT_EQ(s.stream, 20); EXPECT_EQ(s.event_id, 4);
+  EXPECT_EQ(s.kind, SyncKind::kStreamWaitEvent);
+  EXPECT_EQ(s.stream, 20);
+  EXPECT_EQ(s.event_id, 4);
   EXPECT_EQ(s.start, s.end);
   EXPECT_EQ(t.syncs.Row(2).kind, SyncKind::kStreamSync);
   EXPECT_EQ(t.syncs.Row(2).event_id, kUnknownId);
@@ -132,9 +162,13 @@ TEST(KinetoGolden, NewGenerationObjectWithFloatTimestamps) {
 
   ASSERT_EQ(t.api_calls.size(), 3u);
   ApiCall a = t.api_calls.Row(0);
-  EXPECT_EQ(t.Name(a.name), "cudaLaunchKernel"); EXPECT_EQ(a.kind, ApiKind::kRuntime);
-  EXPECT_EQ(a.pid, 1234); EXPECT_EQ(a.tid, 1240); EXPECT_EQ(a.correlation, 101);
-  EXPECT_EQ(a.start, 1695835572943020123); EXPECT_EQ(a.end, 1695835572943026000);
+  EXPECT_EQ(t.Name(a.name), "cudaLaunchKernel");
+  EXPECT_EQ(a.kind, ApiKind::kRuntime);
+  EXPECT_EQ(a.pid, 1234);
+  EXPECT_EQ(a.tid, 1240);
+  EXPECT_EQ(a.correlation, 101);
+  EXPECT_EQ(a.start, 1695835572943020123);
+  EXPECT_EQ(a.end, 1695835572943026000);
   EXPECT_EQ(t.api_calls.Row(2).kind, ApiKind::kDriver);
   EXPECT_EQ(t.Name(t.api_calls.Row(2).name), "cuLaunchKernel");
 
@@ -150,11 +184,12 @@ TEST(KinetoGolden, NewGenerationObjectWithFloatTimestamps) {
   EXPECT_EQ(ranges.at("aten::linear").end, 1695835572943060375);
   EXPECT_EQ(t.Name(ranges.at("model.py(42): forward").domain), "python_function");
   const Range& gpu = ranges.at("ProfilerStep#7@gpu");
-  EXPECT_EQ(gpu.stream, 7); EXPECT_EQ(gpu.pid, 0);
+  EXPECT_EQ(gpu.stream, 7);
+  EXPECT_EQ(gpu.pid, 0);
   const Range& named_thread = ranges.at("data \"loader\" \xC3\xA9");  // escapes decoded
-  EXPECT_LT(named_thread.tid, -1);  // a string tid maps to a stable negative id
-  EXPECT_EQ(ranges.at("ProfilerStep#7").depth, 0);  // "data loader" is on another thread
-  EXPECT_EQ(ranges.at("model.py(42): forward").depth, 1);  // nesting from FinalizeTrace
+  EXPECT_LT(named_thread.tid, -1);                                    // a string tid maps to a stable negative id
+  EXPECT_EQ(ranges.at("ProfilerStep#7").depth, 0);                    // "data loader" is on another thread
+  EXPECT_EQ(ranges.at("model.py(42): forward").depth, 1);             // nesting from FinalizeTrace
 
   EXPECT_EQ(t.quality.Get(Quality::kUnknownCategorySkipped), 2u);  // overhead, Trace
   EXPECT_EQ(t.quality.Get(Quality::kUnknownCopyKind), 1u);
@@ -163,12 +198,16 @@ TEST(KinetoGolden, NewGenerationObjectWithFloatTimestamps) {
   EXPECT_FALSE(t.quality.HasErrors());
 
   ASSERT_EQ(t.processes.size(), 2u);
-  EXPECT_EQ(t.processes[0].pid, 1234); EXPECT_EQ(t.processes[0].name, "python3.10");
+  EXPECT_EQ(t.processes[0].pid, 1234);
+  EXPECT_EQ(t.processes[0].name, "python3.10");
   ASSERT_EQ(t.devices.size(), 2u);
   const Device* d = t.FindDevice(1);
   ASSERT_NE(d, nullptr);
-  EXPECT_EQ(d->name, "NVIDIA H100 80GB HBM3"); EXPECT_EQ(d->sm_count, 132);
-  EXPECT_EQ(d->memory_bytes, 85031714816); EXPECT_EQ(d->compute_major, 9); EXPECT_EQ(d->compute_minor, 0);
+  EXPECT_EQ(d->name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(d->sm_count, 132);
+  EXPECT_EQ(d->memory_bytes, 85031714816);
+  EXPECT_EQ(d->compute_major, 9);
+  EXPECT_EQ(d->compute_minor, 0);
 
   EXPECT_EQ(t.metadata.at("source_format"), "kineto_json");
   EXPECT_EQ(t.metadata.at("source_version"), "1");
@@ -188,10 +227,16 @@ TEST(KinetoGolden, OldGenerationBareArrayWithCapitalisedCategories) {
   ASSERT_EQ(t.kernels.size(), 2u);
   Kernel k = t.kernels.Row(0);
   EXPECT_EQ(t.Name(k.name), "volta_sgemm_128x64_nn");
-  EXPECT_EQ(k.start, 1618000000000180000); EXPECT_EQ(k.end, 1618000000000280000);
-  EXPECT_EQ(k.device, 0); EXPECT_EQ(k.stream, 7); EXPECT_EQ(k.correlation, 334);
-  EXPECT_EQ(k.grid_x, 16); EXPECT_EQ(k.grid_y, 8); EXPECT_EQ(k.block_x, 256);
-  EXPECT_EQ(k.registers, 128); EXPECT_EQ(k.shared_static, 16384);
+  EXPECT_EQ(k.start, 1618000000000180000);
+  EXPECT_EQ(k.end, 1618000000000280000);
+  EXPECT_EQ(k.device, 0);
+  EXPECT_EQ(k.stream, 7);
+  EXPECT_EQ(k.correlation, 334);
+  EXPECT_EQ(k.grid_x, 16);
+  EXPECT_EQ(k.grid_y, 8);
+  EXPECT_EQ(k.block_x, 256);
+  EXPECT_EQ(k.registers, 128);
+  EXPECT_EQ(k.shared_static, 16384);
   k = t.kernels.Row(1);
   EXPECT_EQ(k.device, 1);   // no args.device: Kineto's GPU pid is the device
   EXPECT_EQ(k.stream, 13);  // no args.stream: from tid "stream 13"
@@ -342,7 +387,8 @@ TEST(KinetoQuality, NamesTheCategoriesItDoesNotModel) {
   const std::string why = Summarize(t, AnalyzeOptions{}).no_device_activity;
   EXPECT_NE(why.find("6 events of categories tracegate does not model (unknown_category_skipped: mtia_kernel 3, "
                      "mtia_runtime 2, (no category) 1), which may be an accelerator's activity"),
-            std::string::npos) << why;
+            std::string::npos)
+      << why;
 }
 
 // Each real trace: counts equal an independent count of X events by category.
@@ -374,8 +420,8 @@ TEST(KinetoRealTraces, CountsMatchAnIndependentParse) {
     EXPECT_EQ(t.memsets.size(), by_cat["gpu_memset"]);
     EXPECT_EQ(t.syncs.size(), by_cat["cuda_sync"]);
     EXPECT_EQ(t.api_calls.size(), by_cat["cuda_runtime"] + by_cat["cuda_driver"]);
-    EXPECT_EQ(t.ranges.size(), by_cat["user_annotation"] + by_cat["gpu_user_annotation"] + by_cat["cpu_op"] +
-                                   by_cat["python_function"]);
+    EXPECT_EQ(t.ranges.size(),
+              by_cat["user_annotation"] + by_cat["gpu_user_annotation"] + by_cat["cpu_op"] + by_cat["python_function"]);
     int64_t imported_bytes = 0;
     for (int64_t b : t.memcpys.bytes) imported_bytes += b;
     EXPECT_EQ(imported_bytes, copied_bytes);
@@ -402,7 +448,8 @@ TEST(KinetoStreaming, EventsAcrossReadBuffersAndAHugeName) {
   for (int i = 0; i < n; ++i) {
     std::string name = "k" + std::to_string(i) + std::string(static_cast<size_t>(i % 97), 'a') + "\\\"q\\\\";
     if (i == n / 2) name = huge;
-    out << (i ? ",\n" : "") << "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" << name << "\", \"pid\": 0, \"tid\": 7, "
+    out << (i ? ",\n" : "") << "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" << name
+        << "\", \"pid\": 0, \"tid\": 7, "
         << "\"ts\": " << i << "." << (i % 1000) << ", \"dur\": 1.5, \"args\": {\"device\": 0, \"stream\": 7, "
         << "\"correlation\": " << i << ", \"grid\": [1, 1, 1], \"block\": [32, 1, 1]}}";
   }
@@ -470,7 +517,8 @@ TEST(KinetoBadInput, NoEvents) {
   ExpectFailure(dir.Write("empty_array.json", "[]"), "no trace events");
   ExpectFailure(dir.Write("empty_events.json", R"({"traceEvents": []})"), "no trace events");
   ExpectFailure(dir.Write("only_metadata.json", R"([{"name": "thread_name", "ph": "M", "pid": 1, "tid": 1,
-      "args": {"name": "main"}}])"), "no trace events");
+      "args": {"name": "main"}}])"),
+                "no trace events");
 }
 
 TEST(KinetoBadInput, NotAnObjectOrArray) {
@@ -485,15 +533,16 @@ TEST(KinetoBadInput, NotAnObjectOrArray) {
 TEST(KinetoBadInput, DeepNestingIsAnErrorNotACrash) {
   TempDir dir;
   ExpectFailure(dir.Write("deep.json", std::string(100000, '[')), "nested deeper than 512 levels");
-  std::string deep_event = "{\"traceEvents\": [{\"ph\": \"X\", \"args\": " + std::string(600, '[') +
-                           std::string(600, ']') + "}]}";
+  std::string deep_event =
+      "{\"traceEvents\": [{\"ph\": \"X\", \"args\": " + std::string(600, '[') + std::string(600, ']') + "}]}";
   ExpectFailure(dir.Write("deep_event.json", deep_event), "nested deeper than 512 levels");
 }
 
 TEST(KinetoBadInput, InvalidJson) {
   TempDir dir;
-  ExpectFailure(dir.Write("bad_literal.json", R"([{"ph": "X", "cat": "kernel", "ts": 1, "dur": 1, "args": {"x": tru}}])"),
-                "(in the event at byte 1): Problem while parsing an atom starting with the letter 't'");
+  ExpectFailure(
+      dir.Write("bad_literal.json", R"([{"ph": "X", "cat": "kernel", "ts": 1, "dur": 1, "args": {"x": tru}}])"),
+      "(in the event at byte 1): Problem while parsing an atom starting with the letter 't'");
   ExpectFailure(dir.Write("bad_number.json", R"([{"ph": "X", "cat": "kernel", "ts": 01, "dur": 1}])"), "invalid JSON");
   ExpectFailure(dir.Write("missing_comma.json", R"([{"ph": "X"} {"ph": "X"}])"), "expected ',' or ']'");
   ExpectFailure(dir.Write("missing_colon.json", R"([{"ph" "X"}])"), "invalid JSON");
@@ -506,21 +555,23 @@ TEST(KinetoBadInput, InvalidJson) {
 
 TEST(KinetoBadInput, InvalidUtf8InANameImports) {
   TempDir dir;
-  std::string path = dir.Write("utf8.json", "[{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"bad\xC3\x28name\xFF\", "
-                                            "\"pid\": 0, \"tid\": 7, \"ts\": 1, \"dur\": 2}]");
+  std::string path = dir.Write("utf8.json",
+                               "[{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"bad\xC3\x28name\xFF\", "
+                               "\"pid\": 0, \"tid\": 7, \"ts\": 1, \"dur\": 2}]");
   Trace t;
   Status s = Import(path, t);
   ASSERT_TRUE(s.ok()) << s.message();
   ASSERT_EQ(t.kernels.size(), 1u);
   EXPECT_EQ(t.Name(t.kernels.Row(0).name), "bad\xEF\xBF\xBD(name\xEF\xBF\xBD");  // U+FFFD for each bad byte
-  EXPECT_EQ(t.quality.Get(Quality::kInvalidUtf8), 1u);  // one event repaired
+  EXPECT_EQ(t.quality.Get(Quality::kInvalidUtf8), 1u);                           // one event repaired
   EXPECT_EQ(t.quality.Total(), 1u);
 }
 
 TEST(KinetoBadInput, DepthLimitFollowsTheOption) {
   TempDir dir;
-  std::string path = dir.Write("nested.json", "[{\"ph\": \"X\", \"cat\": \"cpu_op\", \"ts\": 1, \"dur\": 1, \"args\": "
-                                              "{\"a\": [[[[1]]]]}}]");
+  std::string path = dir.Write("nested.json",
+                               "[{\"ph\": \"X\", \"cat\": \"cpu_op\", \"ts\": 1, \"dur\": 1, \"args\": "
+                               "{\"a\": [[[[1]]]]}}]");
   Trace t;
   ImportOptions tight;
   tight.max_json_depth = 5;  // array, event, args, then 4 arrays = 7 levels
@@ -533,13 +584,16 @@ TEST(KinetoBadInput, DepthLimitFollowsTheOption) {
 // The UTF-8 rules of strings.h, which FinalizeTrace applies to names from every format.
 TEST(Utf8, ValidatesAndRepairsByteByByte) {
   EXPECT_TRUE(IsValidUtf8("plain ascii"));
-  EXPECT_TRUE(IsValidUtf8("\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80"));   // e-acute, euro sign, an emoji
-  EXPECT_FALSE(IsValidUtf8("\xC0\xAF"));                              // overlong '/'
-  EXPECT_FALSE(IsValidUtf8("\xED\xA0\x80"));                          // UTF-16 surrogate D800
-  EXPECT_FALSE(IsValidUtf8("\xF4\x90\x80\x80"));                      // above U+10FFFF
-  EXPECT_FALSE(IsValidUtf8("\xE2\x82"));                              // truncated sequence
-  EXPECT_EQ(RepairUtf8("a\xE2\x82" "b"), "a\xEF\xBF\xBD\xEF\xBF\xBD" "b");  // each bad byte -> U+FFFD
-  EXPECT_EQ(RepairUtf8("\xC3\xA9"), "\xC3\xA9");                      // valid text is unchanged
+  EXPECT_TRUE(IsValidUtf8("\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80"));  // e-acute, euro sign, an emoji
+  EXPECT_FALSE(IsValidUtf8("\xC0\xAF"));                             // overlong '/'
+  EXPECT_FALSE(IsValidUtf8("\xED\xA0\x80"));                         // UTF-16 surrogate D800
+  EXPECT_FALSE(IsValidUtf8("\xF4\x90\x80\x80"));                     // above U+10FFFF
+  EXPECT_FALSE(IsValidUtf8("\xE2\x82"));                             // truncated sequence
+  EXPECT_EQ(RepairUtf8("a\xE2\x82"
+                       "b"),
+            "a\xEF\xBF\xBD\xEF\xBF\xBD"
+            "b");                                 // each bad byte -> U+FFFD
+  EXPECT_EQ(RepairUtf8("\xC3\xA9"), "\xC3\xA9");  // valid text is unchanged
 }
 
 }  // namespace

@@ -14,9 +14,9 @@
 #include "analyzer/import/kineto/kineto_event.h"
 #include "analyzer/import/kineto/kineto_fast.h"
 #include "analyzer/import/kineto/kineto_numbers.h"
-#include "tracegate/reports/chrome_export.h"
-#include "tracegate/analyzer/import.h"
 #include "temp_file.h"
+#include "tracegate/analyzer/import.h"
+#include "tracegate/reports/chrome_export.h"
 
 namespace tg {
 namespace {
@@ -28,20 +28,18 @@ using internal::RawEvent;
 
 // ---- fast path against EventParser ----
 
-std::string Describe(const Field& f) {
-  return std::to_string(static_cast<int>(f.type)) + ":" + std::string(f.text);
-}
+std::string Describe(const Field& f) { return std::to_string(static_cast<int>(f.type)) + ":" + std::string(f.text); }
 std::string Describe(const Dim3& d) {
-  return std::to_string(static_cast<int>(d.type)) + ":" + std::to_string(d.v[0]) + "," + std::to_string(d.v[1]) +
-         "," + std::to_string(d.v[2]);
+  return std::to_string(static_cast<int>(d.type)) + ":" + std::to_string(d.v[0]) + "," + std::to_string(d.v[1]) + "," +
+         std::to_string(d.v[2]);
 }
 // Every field of a RawEvent as one string, so two events compare in one EXPECT.
 std::string Describe(const RawEvent& e) {
-  std::string s = std::to_string(e.is_object) + std::to_string(static_cast<int>(e.args)) +
-                  std::to_string(e.args_is_object);
-  for (const Field* f : {&e.ph, &e.cat, &e.name, &e.pid, &e.tid, &e.ts, &e.dur, &e.id, &e.device, &e.stream,
-                         &e.correlation, &e.bytes, &e.registers, &e.shared_memory, &e.sync_kind, &e.wait_event_id,
-                         &e.in_device, &e.arg_name, &e.arg_pid}) {
+  std::string s =
+      std::to_string(e.is_object) + std::to_string(static_cast<int>(e.args)) + std::to_string(e.args_is_object);
+  for (const Field* f :
+       {&e.ph, &e.cat, &e.name, &e.pid, &e.tid, &e.ts, &e.dur, &e.id, &e.device, &e.stream, &e.correlation, &e.bytes,
+        &e.registers, &e.shared_memory, &e.sync_kind, &e.wait_event_id, &e.in_device, &e.arg_name, &e.arg_pid}) {
     s += "|" + Describe(*f);
   }
   return s + "|" + Describe(e.grid) + "|" + Describe(e.block);
@@ -168,17 +166,22 @@ TEST(KinetoFastPath, RandomEventsWithALearningMemoReadAsSimdjsonDoes) {
   auto ws = [&] { return rng() % 8 ? std::string(rng() % 3 == 0 ? " " : "") : pick({" ", "  ", "\n", "\t", "\r\n "}); };
   std::function<std::string(int)> value = [&](int depth) -> std::string {
     switch (rng() % (depth > 2 ? 6 : 8)) {
-      case 0: return std::to_string(static_cast<int64_t>(rng() % 100000)) + (rng() % 2 ? "" : "." + std::to_string(rng() % 1000));
+      case 0:
+        return std::to_string(static_cast<int64_t>(rng() % 100000)) +
+               (rng() % 2 ? "" : "." + std::to_string(rng() % 1000));
       case 1: return pick({"0", "-0", "7", "-12", "1e3", "2.5E-1", "123456789012345678", "1695835572943613.123"});
       case 2: return "\"" + pick({"X", "kernel", "cuda_runtime", "ac2g", "", "stream 7"}) + "\"";
       case 3: return pick({"true", "false", "null"});
-      case 4: return "[" + ws() + std::to_string(rng() % 300) + ws() + "," + ws() + "1" + ws() + "," + ws() + "1" + ws() + "]";
+      case 4:
+        return "[" + ws() + std::to_string(rng() % 300) + ws() + "," + ws() + "1" + ws() + "," + ws() + "1" + ws() +
+               "]";
       case 5: return "[]";
       case 6: return "[" + value(depth + 1) + "," + ws() + value(depth + 1) + "]";
       default: {
         std::string o = "{";
         const int n = static_cast<int>(rng() % 3);
-        for (int i = 0; i < n; ++i) o += (i ? "," : "") + ws() + "\"k" + std::to_string(i) + "\":" + ws() + value(depth + 1);
+        for (int i = 0; i < n; ++i)
+          o += (i ? "," : "") + ws() + "\"k" + std::to_string(i) + "\":" + ws() + value(depth + 1);
         return o + ws() + "}";
       }
     }
@@ -218,10 +221,10 @@ TEST(KinetoFastPath, RandomEventsWithALearningMemoReadAsSimdjsonDoes) {
         }
       }
       if (at < ev.size()) switch (rng() % 3) {
-        case 0: ev.erase(at, 1); break;
-        case 1: ev[at] = "{}[],:\" 0.-eE\\x"[rng() % 16]; break;
-        default: ev.insert(at, 1, "{}[],:\" 0.-eE\\x"[rng() % 16]); break;
-      }
+          case 0: ev.erase(at, 1); break;
+          case 1: ev[at] = "{}[],:\" 0.-eE\\x"[rng() % 16]; break;
+          default: ev.insert(at, 1, "{}[],:\" 0.-eE\\x"[rng() % 16]); break;
+        }
     }
     ExpectAgrees(ev, static_cast<int>(1 + rng() % 5), &taken, memo);
     if (::testing::Test::HasFailure()) break;
@@ -270,12 +273,40 @@ TEST(KinetoFastPath, DeclinesWhatIsNestedBeyondTheLimitAndEventsCutByTheBuffer) 
 }
 
 TEST(KinetoFastPath, InlineNumbersMatchDecimalToInt64) {
-  std::vector<std::string> tokens = {"0", "-0", "00", "01", "0.5", "0.", ".5", "-.5", "-", "", "1", "-1", "7.25",
-                                     "1.0", "1.50", "1.2345", "1e3", "1E-3", "2.5e1", "1..2", "1.2.3", "1 ", "12a",
-                                     "999999999999999999", "9999999999999999.99", "999999999999999.999",
-                                     "9223372036854775.807", "9223372036854775.808", "-9223372036854775.808",
-                                     "18446744073709551.615", "123456789012345678", "1234567890123456789",
-                                     "1695835572943613.123", "-922337203685477580.8"};
+  std::vector<std::string> tokens = {"0",
+                                     "-0",
+                                     "00",
+                                     "01",
+                                     "0.5",
+                                     "0.",
+                                     ".5",
+                                     "-.5",
+                                     "-",
+                                     "",
+                                     "1",
+                                     "-1",
+                                     "7.25",
+                                     "1.0",
+                                     "1.50",
+                                     "1.2345",
+                                     "1e3",
+                                     "1E-3",
+                                     "2.5e1",
+                                     "1..2",
+                                     "1.2.3",
+                                     "1 ",
+                                     "12a",
+                                     "999999999999999999",
+                                     "9999999999999999.99",
+                                     "999999999999999.999",
+                                     "9223372036854775.807",
+                                     "9223372036854775.808",
+                                     "-9223372036854775.808",
+                                     "18446744073709551.615",
+                                     "123456789012345678",
+                                     "1234567890123456789",
+                                     "1695835572943613.123",
+                                     "-922337203685477580.8"};
   std::mt19937_64 rng(11);
   for (int i = 0; i < 20000; ++i) {
     std::string t = rng() % 4 == 0 ? "-" : "";
@@ -306,12 +337,34 @@ TEST(KinetoFastPath, InlineNumbersMatchDecimalToInt64) {
 // The fast path gathers a number's digits while it validates it; converting from them gives
 // exactly what converting the text gives, for every token it takes (and every scale).
 TEST(KinetoFastPath, GatheredDigitsConvertAsTheirText) {
-  std::vector<std::string> tokens = {"0", "-0", "0.5", "-0.5", "1", "-1", "7.25", "1.0", "1.50", "1.2345", "1e3",
-                                     "1E-3", "2.5e1", "999999999999999999", "9999999999999999.99",
-                                     "999999999999999.999", "9223372036854775.807", "9223372036854775.808",
-                                     "-9223372036854775.808", "18446744073709551.615", "123456789012345678",
-                                     "1234567890123456789", "1695835572943613.123", "-922337203685477580.8",
-                                     "0.000", "10.0000", "12345678901234567.8", "1234567890123456.78"};
+  std::vector<std::string> tokens = {"0",
+                                     "-0",
+                                     "0.5",
+                                     "-0.5",
+                                     "1",
+                                     "-1",
+                                     "7.25",
+                                     "1.0",
+                                     "1.50",
+                                     "1.2345",
+                                     "1e3",
+                                     "1E-3",
+                                     "2.5e1",
+                                     "999999999999999999",
+                                     "9999999999999999.99",
+                                     "999999999999999.999",
+                                     "9223372036854775.807",
+                                     "9223372036854775.808",
+                                     "-9223372036854775.808",
+                                     "18446744073709551.615",
+                                     "123456789012345678",
+                                     "1234567890123456789",
+                                     "1695835572943613.123",
+                                     "-922337203685477580.8",
+                                     "0.000",
+                                     "10.0000",
+                                     "12345678901234567.8",
+                                     "1234567890123456.78"};
   std::mt19937_64 rng(17);
   for (int i = 0; i < 20000; ++i) {
     std::string t = rng() % 4 == 0 ? "-" : "";
@@ -434,13 +487,18 @@ std::string Launches(int first, int n, bool with_correlation) {
   for (int i = first; i < first + n; ++i) {
     std::string id = std::to_string(i), ts = std::to_string(10 * i);
     std::string corr = with_correlation ? ", \"correlation\": " + id : "";
-    out += R"({"ph": "X", "cat": "cpu_op", "name": "aten::op)" + std::to_string(i % 7) + R"(", "pid": 1, "tid": 2, "ts": )" +
-           ts + R"(, "dur": 5},)" "\n";
+    out += R"({"ph": "X", "cat": "cpu_op", "name": "aten::op)" + std::to_string(i % 7) +
+           R"(", "pid": 1, "tid": 2, "ts": )" + ts +
+           R"(, "dur": 5},)"
+           "\n";
     out += R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 2, "ts": )" + ts +
            R"(, "dur": 3, "args": {"cbid": 211)" + corr + "}},\n";
-    out += R"({"ph": "s", "id": )" + id + R"(, "pid": 1, "tid": 2, "ts": )" + ts + R"(, "cat": "ac2g", "name": "ac2g"},)" "\n";
+    out += R"({"ph": "s", "id": )" + id + R"(, "pid": 1, "tid": 2, "ts": )" + ts +
+           R"(, "cat": "ac2g", "name": "ac2g"},)"
+           "\n";
     out += R"({"ph": "f", "id": )" + id + R"(, "pid": 0, "tid": 7, "ts": )" + std::to_string(10 * i + 4) +
-           R"(, "cat": "ac2g", "name": "ac2g", "bp": "e"},)" "\n";
+           R"(, "cat": "ac2g", "name": "ac2g", "bp": "e"},)"
+           "\n";
     out += R"({"ph": "X", "cat": "kernel", "name": "k)" + std::to_string(i % 5) + R"(", "pid": 0, "tid": 7, "ts": )" +
            std::to_string(10 * i + 4) + R"(, "dur": 2, "args": {"stream": 7)" + corr + "}},\n";
   }
@@ -475,7 +533,9 @@ TEST(KinetoParallel, AWrongGuessOrAnErrorInTheSecondHalfFallsBackToOneThread) {
   std::string tricky;
   for (int i = 0; i < 300; ++i) {
     tricky += R"({"ph": "X", "cat": "cpu_op", "name": ")" + fake + R"(", "pid": 1, "tid": 2, "ts": )" +
-              std::to_string(i) + R"(, "dur": 1, "args": {"list": [{"x": 1}, {"y": 2}]}},)" "\n";
+              std::to_string(i) +
+              R"(, "dur": 1, "args": {"list": [{"x": 1}, {"y": 2}]}},)"
+              "\n";
   }
   ExpectSameWithTwoThreads(WriteTemp("tricky.json", Document(tricky)));
   // Errors in the second half: the message is the sequential one.

@@ -96,8 +96,12 @@ TEST(NsysGolden, SmallExportMatchesHandComputedValues) {
   EXPECT_EQ(k.stream, 7);
   EXPECT_EQ(k.correlation, 3);
   EXPECT_EQ(k.pid, 4242);
-  EXPECT_EQ(k.grid_x, 64); EXPECT_EQ(k.grid_y, 2); EXPECT_EQ(k.grid_z, 1);
-  EXPECT_EQ(k.block_x, 128); EXPECT_EQ(k.block_y, 2); EXPECT_EQ(k.block_z, 1);
+  EXPECT_EQ(k.grid_x, 64);
+  EXPECT_EQ(k.grid_y, 2);
+  EXPECT_EQ(k.grid_z, 1);
+  EXPECT_EQ(k.block_x, 128);
+  EXPECT_EQ(k.block_y, 2);
+  EXPECT_EQ(k.block_z, 1);
   EXPECT_EQ(k.registers, 32);
   EXPECT_EQ(k.shared_static, 1024);
   EXPECT_EQ(t.kernels.shared_dynamic[0], 4096);
@@ -142,8 +146,7 @@ TEST(NsysGolden, NvtxRangesMarksAndDomains) {
   // iteration, forward, data_load, checkpoint (mark), ncclAllReduce; never_closed is dropped.
   ASSERT_EQ(t.ranges.size(), 5u);
   std::map<std::string, Range> by_name;
-  for (size_t i = 0; i < t.ranges.size(); ++i)
-    by_name[std::string(t.Name(t.ranges.name[i]))] = t.ranges.Row(i);
+  for (size_t i = 0; i < t.ranges.size(); ++i) by_name[std::string(t.Name(t.ranges.name[i]))] = t.ranges.Row(i);
   ASSERT_EQ(by_name.size(), 5u);
   EXPECT_EQ(by_name["iteration"].start, 300);
   EXPECT_EQ(by_name["iteration"].end, 5100);
@@ -267,8 +270,8 @@ TEST(NsysGolden, NvtxTableFoundByPrefix) {
 }
 
 TEST(NsysBadInput, ExportSchemaFourIsRefused) {
-  std::string path = SmallExport(
-      "schema4", "UPDATE META_DATA_EXPORT SET value = '4.0.0' WHERE name = 'EXPORT_SCHEMA_VERSION';");
+  std::string path =
+      SmallExport("schema4", "UPDATE META_DATA_EXPORT SET value = '4.0.0' WHERE name = 'EXPORT_SCHEMA_VERSION';");
   ExpectRefused(path, "export schema 4.0.0 is not supported");
   Trace t;
   EXPECT_EQ(ImportTrace(path, &t).code(), StatusCode::kUnsupported);

@@ -8,9 +8,9 @@
 #include <tuple>
 #include <vector>
 
-#include "tracegate/reports/chrome_export.h"
 #include "tracegate/analyzer/import.h"
 #include "tracegate/analyzer/store.h"
+#include "tracegate/reports/chrome_export.h"
 
 namespace tg {
 namespace {
@@ -22,8 +22,8 @@ using KernelKey = std::tuple<TimeNs, TimeNs, std::string, int32_t, int64_t, int6
 std::vector<KernelKey> Kernels(const Trace& t) {
   std::vector<KernelKey> out;
   for (size_t i = 0; i < t.kernels.size(); ++i)
-    out.emplace_back(t.kernels.start[i], t.kernels.end[i], std::string(t.Name(t.kernels.name[i])),
-                     t.kernels.device[i], t.kernels.stream[i], t.kernels.correlation[i]);
+    out.emplace_back(t.kernels.start[i], t.kernels.end[i], std::string(t.Name(t.kernels.name[i])), t.kernels.device[i],
+                     t.kernels.stream[i], t.kernels.correlation[i]);
   std::sort(out.begin(), out.end());
   return out;
 }

@@ -192,7 +192,7 @@ TEST(CrossRank, PairsWhoseKernelsDoNotOverlapAreDoubtful) {
   const CrossRank x = Analyze(ranks);
   EXPECT_EQ(x.shared_collectives, 7u);
   EXPECT_EQ(*x.ranks[1].clock_offset_ns, 0);  // 6 of the 7 pairs are right
-  EXPECT_EQ(x.doubtful, 1u);  // rank 0's 7th with rank 1's 8th: 5 ms apart, the calls take 1 ms
+  EXPECT_EQ(x.doubtful, 1u);                  // rank 0's 7th with rank 1's 8th: 5 ms apart, the calls take 1 ms
   EXPECT_EQ(x.ranks[0].wait_ns, 0);
   ranks[1].calls.erase(ranks[1].calls.begin() + 1);  // and its 2nd: now most pairs are off by one
   const CrossRank y = Analyze(ranks);
@@ -237,9 +237,11 @@ TEST(CrossRank, CallsOutsideKeptIterationsAlignButDoNotCount) {
 TEST(JobPack, CallsComeBackExactly) {
   internal::PackedCalls packed;
   std::vector<RankCall> calls = {
-      {3, 0, -1, -1, INT64_MIN, INT64_MAX, true},          {3, 0, 7, 12, 1'700'000'000'000'000'000, 1'700'000'000'000'000'500, false},
+      {3, 0, -1, -1, INT64_MIN, INT64_MAX, true},
+      {3, 0, 7, 12, 1'700'000'000'000'000'000, 1'700'000'000'000'000'500, false},
       {3, 0, 8, 12, 1'700'000'000'000'000'400, 1'700'000'000'000'000'100, true},  // ends before it starts
-      {9, 1, INT64_MAX, 0, -5, 0, true},                   {9, 1, 0, INT64_MAX, 0, 0, false}};
+      {9, 1, INT64_MAX, 0, -5, 0, true},
+      {9, 1, 0, INT64_MAX, 0, 0, false}};
   for (const RankCall& c : calls) packed.Add(c);
   packed.ShrinkToFit();
   const std::vector<RankCall> back = packed.Unpack();
@@ -259,22 +261,28 @@ TEST(JobPack, CallsComeBackExactly) {
 json RankDoc(const RankCalls& rc, double latency_ms, double compute_ms) {
   json calls = json::array();
   for (const RankCall& c : rc.calls)
-    calls.push_back({{"name", kNames[c.name]}, {"group", kNames[c.group]}, {"seq", c.seq}, {"start_ns", c.start_ns},
-                     {"end_ns", c.end_ns}, {"bytes", 4 << 20}});
-  return {{"schema", "tracegate.report/v1"},
-          {"avg_latency_ms", latency_ms},
-          {"iterations", static_cast<int64_t>(rc.iterations)},
-          {"idle_ratio", 0.1},
-          {"findings", json::array({{{"id", "idle_gaps"}}})},
-          {"iteration_table", json::array({1, 2})},
-          {"data_quality", {{"has_errors", false},
-                            {"counters", json::array({{{"key", "malformed_event"}, {"severity", "warning"},
-                                                       {"count", 1}, {"description", "x"}}})}}},
-          {"ranks", json::array({{{"rank", rc.rank},
-                                  {"compute_ms", compute_ms},
-                                  {"comm_ms", 1.0},
-                                  {"overlap_ratio", 0.25},
-                                  {"collective_calls", calls}}})}};
+    calls.push_back({{"name", kNames[c.name]},
+                     {"group", kNames[c.group]},
+                     {"seq", c.seq},
+                     {"start_ns", c.start_ns},
+                     {"end_ns", c.end_ns},
+                     {"bytes", 4 << 20}});
+  return {
+      {"schema", "tracegate.report/v1"},
+      {"avg_latency_ms", latency_ms},
+      {"iterations", static_cast<int64_t>(rc.iterations)},
+      {"idle_ratio", 0.1},
+      {"findings", json::array({{{"id", "idle_gaps"}}})},
+      {"iteration_table", json::array({1, 2})},
+      {"data_quality",
+       {{"has_errors", false},
+        {"counters",
+         json::array({{{"key", "malformed_event"}, {"severity", "warning"}, {"count", 1}, {"description", "x"}}})}}},
+      {"ranks", json::array({{{"rank", rc.rank},
+                              {"compute_ms", compute_ms},
+                              {"comm_ms", 1.0},
+                              {"overlap_ratio", 0.25},
+                              {"collective_calls", calls}}})}};
 }
 
 StatusOr<json> Reduce(const std::vector<json>& docs, const std::vector<std::string>& files,
@@ -393,8 +401,12 @@ TEST(JobReport, CommExposedIsBoundedByComputeAndSharesTheRanksOwnClaim) {
     d["ranks"][0]["comm_ms"] = comm[r];
     d["ranks"][0]["overlap_ratio"] = overlap[r];
     d["findings"] = json::array({{{"id", "communication"}, {"overlaps", json::array()}}});
-    d["collectives"] = json::array({{{"collective", "allreduce"}, {"dtype", "Float"}, {"group_size", 3},
-                                     {"count", 4}, {"total_ms", 4 * comm[r]}, {"message_bytes", 4 << 20}}});
+    d["collectives"] = json::array({{{"collective", "allreduce"},
+                                     {"dtype", "Float"},
+                                     {"group_size", 3},
+                                     {"count", 4},
+                                     {"total_ms", 4 * comm[r]},
+                                     {"message_bytes", 4 << 20}}});
     docs.push_back(std::move(d));
   }
   StatusOr<json> out = Reduce(docs, {"a_rank0.report.json", "a_rank1.report.json", "a_rank2.report.json"});
@@ -459,8 +471,8 @@ TEST(JobReport, NoCommExposedWhenComputeHidesIt) {
 
 TEST(JobReport, CollectiveTableAcrossRanks) {
   auto row = [](const char* name, json bytes, int64_t count, double total_ms) {
-    json r = {{"collective", name}, {"dtype", "Float"}, {"group_size", 2}, {"count", count},
-              {"total_ms", total_ms}, {"message_bytes", bytes}};
+    json r = {{"collective", name}, {"dtype", "Float"},     {"group_size", 2},
+              {"count", count},     {"total_ms", total_ms}, {"message_bytes", bytes}};
     if (bytes.is_null()) r["message_bytes_reason"] = "no dtype in the metadata";
     return r;
   };

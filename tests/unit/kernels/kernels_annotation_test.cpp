@@ -5,11 +5,11 @@
 #include <gtest/gtest.h>
 
 #include "trace_builder.h"
+#include "tracegate/analyzer/predict.h"
+#include "tracegate/analyzer/roofline.h"
 #include "tracegate/collector/cost_annotation.h"
 #include "tracegate/kernels/model_spec.h"
 #include "tracegate/kernels/reference.h"
-#include "tracegate/analyzer/predict.h"
-#include "tracegate/analyzer/roofline.h"
 
 namespace tg {
 namespace {

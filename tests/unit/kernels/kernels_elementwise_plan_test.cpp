@@ -44,11 +44,31 @@ TEST(KernelsElementwisePlan, ByteToFloatIsExactForEveryInt8) {
 // QuantizeInt8Bits must be QuantizeInt8 bit for bit: every tie, the saturation edges, signed
 // zeros, infinities, NaNs, and a sweep over all float exponents.
 TEST(KernelsElementwisePlan, QuantizeBitsIsQuantizeInt8) {
-  std::vector<float> values = {0.0f, -0.0f, 0.5f, -0.5f, 1.5f, 2.5f, -2.5f, 126.5f, 127.0f, 127.49f, 127.5f,
-                               128.0f, -127.5f, -128.0f, -128.5f, -128.51f, -129.0f, 1e30f, -1e30f,
-                               std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
-                               std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::quiet_NaN(),
-                               std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::max()};
+  std::vector<float> values = {0.0f,
+                               -0.0f,
+                               0.5f,
+                               -0.5f,
+                               1.5f,
+                               2.5f,
+                               -2.5f,
+                               126.5f,
+                               127.0f,
+                               127.49f,
+                               127.5f,
+                               128.0f,
+                               -127.5f,
+                               -128.0f,
+                               -128.5f,
+                               -128.51f,
+                               -129.0f,
+                               1e30f,
+                               -1e30f,
+                               std::numeric_limits<float>::infinity(),
+                               -std::numeric_limits<float>::infinity(),
+                               std::numeric_limits<float>::quiet_NaN(),
+                               -std::numeric_limits<float>::quiet_NaN(),
+                               std::numeric_limits<float>::denorm_min(),
+                               std::numeric_limits<float>::max()};
   for (int t = -260; t <= 260; ++t) values.push_back(float(t) * 0.5f);  // every tie in range and beyond
   for (uint64_t b = 0; b < (uint64_t{1} << 32); b += 4099) values.push_back(FromBits(static_cast<uint32_t>(b)));
   for (float v : values) {
@@ -59,9 +79,9 @@ TEST(KernelsElementwisePlan, QuantizeBitsIsQuantizeInt8) {
 }
 
 TEST(KernelsElementwisePlan, PackPutsElementZeroInTheLowByte) {
-  EXPECT_EQ(PackInt8x4(QuantizeInt8Bits(1.0f), QuantizeInt8Bits(-1.0f), QuantizeInt8Bits(127.0f),
-                       QuantizeInt8Bits(-128.0f)),
-            0x807FFF01u);
+  EXPECT_EQ(
+      PackInt8x4(QuantizeInt8Bits(1.0f), QuantizeInt8Bits(-1.0f), QuantizeInt8Bits(127.0f), QuantizeInt8Bits(-128.0f)),
+      0x807FFF01u);
 }
 
 // Brute force: under a grid with fixed_channels, every vector a thread handles on any pass has

@@ -13,12 +13,12 @@ namespace tg::kernels {
 namespace {
 
 TEST(KernelsInt8, QuantizeRoundsToNearestEvenAndSaturates) {
-  EXPECT_EQ(QuantizeInt8(2.5f), 2.0f);    // tie: to even
+  EXPECT_EQ(QuantizeInt8(2.5f), 2.0f);  // tie: to even
   EXPECT_EQ(QuantizeInt8(3.5f), 4.0f);
   EXPECT_EQ(QuantizeInt8(-2.5f), -2.0f);
   EXPECT_EQ(QuantizeInt8(0.49f), 0.0f);
   EXPECT_EQ(QuantizeInt8(-0.51f), -1.0f);
-  EXPECT_EQ(QuantizeInt8(127.5f), 127.0f);   // rounds to 128, saturates to 127
+  EXPECT_EQ(QuantizeInt8(127.5f), 127.0f);    // rounds to 128, saturates to 127
   EXPECT_EQ(QuantizeInt8(-128.5f), -128.0f);  // tie to even: -128
   EXPECT_EQ(QuantizeInt8(-200.0f), -128.0f);
   EXPECT_EQ(QuantizeInt8(1e30f), 127.0f);

@@ -125,7 +125,9 @@ TEST(KernelsModelSpec, ValidationNamesTheFlag) {
   EXPECT_EQ(Check([](ModelOptions& o) { o.device = -1; }), "--device must be at least 0");
   EXPECT_EQ(Check([](ModelOptions& o) { o.fuse = {"res7"}; }),
             "--fuse: unknown stage 'res7' (stages: res2, res3, res4, res5, all, none)");
-  EXPECT_EQ(Check([](ModelOptions& o) { o.fuse = {"none", "res3"}; }),
+  EXPECT_EQ(Check([](ModelOptions& o) {
+              o.fuse = {"none", "res3"};
+            }),
             "--fuse: 'none' cannot be combined with other stages");
   // Knobs in range pass.
   EXPECT_EQ(Check([](ModelOptions& o) { o.streams = 4, o.split_h2d = 64, o.post_ms = 5, o.host_gap_us = 50; }), "");

@@ -19,11 +19,11 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 TEST(KernelsHalf, KnownBitPatterns) {
   EXPECT_EQ(FloatToHalfBits(1.0f), 0x3C00);
   EXPECT_EQ(FloatToHalfBits(-2.0f), 0xC000);
-  EXPECT_EQ(FloatToHalfBits(65504.0f), 0x7BFF);                 // the largest finite half
-  EXPECT_EQ(FloatToHalfBits(std::ldexp(1.0f, -14)), 0x0400);    // the smallest normal
-  EXPECT_EQ(FloatToHalfBits(std::ldexp(1.0f, -24)), 0x0001);    // the smallest subnormal
+  EXPECT_EQ(FloatToHalfBits(65504.0f), 0x7BFF);               // the largest finite half
+  EXPECT_EQ(FloatToHalfBits(std::ldexp(1.0f, -14)), 0x0400);  // the smallest normal
+  EXPECT_EQ(FloatToHalfBits(std::ldexp(1.0f, -24)), 0x0001);  // the smallest subnormal
   EXPECT_EQ(FloatToHalfBits(1023 * std::ldexp(1.0f, -24)), 0x03FF);
-  EXPECT_EQ(FloatToHalfBits(0.1f), 0x2E66);  // 0.1 = 1.6 * 2^-4: exponent 11, mantissa 0.6 * 1024 = 614.4 -> 614
+  EXPECT_EQ(FloatToHalfBits(0.1f), 0x2E66);        // 0.1 = 1.6 * 2^-4: exponent 11, mantissa 0.6 * 1024 = 614.4 -> 614
   EXPECT_EQ(RoundToHalf(0.1f), 0.0999755859375f);  // 1638 / 16384
   EXPECT_EQ(HalfBitsToFloat(0x3C00), 1.0f);
   EXPECT_EQ(HalfBitsToFloat(0x7BFF), 65504.0f);
@@ -45,18 +45,18 @@ TEST(KernelsHalf, OverflowGoesToInfinity) {
 }
 
 TEST(KernelsHalf, TiesRoundToEven) {
-  const float ulp1 = std::ldexp(1.0f, -10);  // the spacing of halves in [1, 2)
-  EXPECT_EQ(FloatToHalfBits(1.0f + ulp1 / 2), 0x3C00);          // between 0x3C00 and 0x3C01: even 0x3C00
-  EXPECT_EQ(FloatToHalfBits(1.0f + 3 * ulp1 / 2), 0x3C02);      // between 0x3C01 and 0x3C02: even 0x3C02
+  const float ulp1 = std::ldexp(1.0f, -10);                           // the spacing of halves in [1, 2)
+  EXPECT_EQ(FloatToHalfBits(1.0f + ulp1 / 2), 0x3C00);                // between 0x3C00 and 0x3C01: even 0x3C00
+  EXPECT_EQ(FloatToHalfBits(1.0f + 3 * ulp1 / 2), 0x3C02);            // between 0x3C01 and 0x3C02: even 0x3C02
   EXPECT_EQ(FloatToHalfBits(1.0f + ulp1 / 2 + ulp1 / 1024), 0x3C01);  // just above the tie
-  EXPECT_EQ(FloatToHalfBits(2049.0f), 0x6800);                  // 2048 and 2050: even 2048
-  EXPECT_EQ(FloatToHalfBits(2051.0f), 0x6802);                  // 2050 and 2052: even 2052
+  EXPECT_EQ(FloatToHalfBits(2049.0f), 0x6800);                        // 2048 and 2050: even 2048
+  EXPECT_EQ(FloatToHalfBits(2051.0f), 0x6802);                        // 2050 and 2052: even 2052
   // Subnormals: the unit is 2^-24; 2^-25 is halfway between 0 and 0x0001.
   const float sub = std::ldexp(1.0f, -25);
   EXPECT_EQ(FloatToHalfBits(sub), 0x0000);
   EXPECT_EQ(FloatToHalfBits(1.5f * sub), 0x0001);
-  EXPECT_EQ(FloatToHalfBits(3 * sub), 0x0002);   // 1.5 units: even 2
-  EXPECT_EQ(FloatToHalfBits(5 * sub), 0x0002);   // 2.5 units: even 2
+  EXPECT_EQ(FloatToHalfBits(3 * sub), 0x0002);  // 1.5 units: even 2
+  EXPECT_EQ(FloatToHalfBits(5 * sub), 0x0002);  // 2.5 units: even 2
   EXPECT_EQ(FloatToHalfBits(std::ldexp(1.0f, -30)), 0x0000);
   // 1023.5 units is halfway between 0x03FF and the smallest normal 0x0400 (even).
   EXPECT_EQ(FloatToHalfBits(2047 * sub), 0x0400);
@@ -86,7 +86,8 @@ TEST(KernelsHalf, EveryHalfRoundTrips) {
 // ---- names --------------------------------------------------------------------------------------
 
 TEST(KernelsReference, NamesParseBack) {
-  for (Precision p : {Precision::kFp32, Precision::kFp16, Precision::kInt8}) EXPECT_EQ(ParsePrecision(PrecisionName(p)), p);
+  for (Precision p : {Precision::kFp32, Precision::kFp16, Precision::kInt8})
+    EXPECT_EQ(ParsePrecision(PrecisionName(p)), p);
   EXPECT_FALSE(ParsePrecision("bf16").has_value());
   EXPECT_EQ(ElementBytes(Precision::kFp32), 4u);
   EXPECT_EQ(ElementBytes(Precision::kFp16), 2u);
@@ -113,7 +114,8 @@ TEST(KernelsReference, AddReluAndMulRelu) {
   in.b = b;
   // sums 3, -1, -0.25, 0 -> relu 3, 0, 0, 0
   for (bool fused : {true, false}) {
-    EXPECT_EQ(RunElementwise(ElementwiseOp::kAddRelu, Precision::kFp32, fused, in, 4), (std::vector<float>{3, 0, 0, 0}));
+    EXPECT_EQ(RunElementwise(ElementwiseOp::kAddRelu, Precision::kFp32, fused, in, 4),
+              (std::vector<float>{3, 0, 0, 0}));
   }
   // x * 2 of 1, -2, 0.5, 3 = 2, -4, 1, 6 -> 2, 0, 1, 6
   EXPECT_EQ(RunElementwise(ElementwiseOp::kMulRelu, Precision::kFp16, false, in, 4), (std::vector<float>{2, 0, 1, 6}));
@@ -188,7 +190,8 @@ TEST(KernelsReference, ElementwiseTolerancesHoldOnRandomInputs) {
   constexpr size_t kN = 4096, kChannels = 64;
   for (Precision p : {Precision::kFp32, Precision::kFp16}) {
     const std::vector<float> a = RandomTensor(kN, 1, -1, 1, p), b = RandomTensor(kN, 2, -1, 1, p);
-    const std::vector<float> scale = RandomTensor(kChannels, 3, 0.5f, 2, p), bias = RandomTensor(kChannels, 4, -1, 1, p);
+    const std::vector<float> scale = RandomTensor(kChannels, 3, 0.5f, 2, p),
+                             bias = RandomTensor(kChannels, 4, -1, 1, p);
     const std::vector<float> zeros(kChannels, 0.0f);
     ElementwiseInputs in{a, b, scale, bias, kChannels};
     for (ElementwiseOp op : kAllElementwiseOps) {
@@ -263,8 +266,8 @@ TEST(KernelsCosts, ConvBnAddReluRes3) {
 
 TEST(KernelsReference, GemmBiasReluByHand) {
   const GemmShape s{2, 2, 3};
-  const std::vector<float> a = {1, 2, 3, 4, 5, 6};    // 2 x 3
-  const std::vector<float> b = {1, -1, 0, 1, 2, 0};   // 3 x 2
+  const std::vector<float> a = {1, 2, 3, 4, 5, 6};   // 2 x 3
+  const std::vector<float> b = {1, -1, 0, 1, 2, 0};  // 3 x 2
   const std::vector<float> bias = {-8, 0.5f};
   // A*B = [1+0+6, -1+2+0; 4+0+12, -4+5+0] = [7, 1; 16, 1]; + bias = [-1, 1.5; 8, 1.5]; relu.
   for (Precision p : {Precision::kFp32, Precision::kFp16}) {
@@ -330,7 +333,7 @@ TEST(KernelsReference, ConvStrideAndChannelsNhwc) {
   s.pad = 0;
   ASSERT_EQ(s.y_elements(), 2u);
   const std::vector<float> x = {1, 2, 3, 4, 5, 6, 7, 8};  // only pixel (0,0) = [1, 2] is read
-  const std::vector<float> w = {1, 1, 2, -1};               // k0 = [1, 1], k1 = [2, -1]
+  const std::vector<float> w = {1, 1, 2, -1};             // k0 = [1, 1], k1 = [2, -1]
   // k0: 1 + 2 = 3; k1: 2 - 2 = 0; + z [0, 0.5]
   EXPECT_EQ(RunConv(s, Precision::kFp32, false, x, w, {1, 1}, {0, 0}, {0, 0.5f}), (std::vector<float>{3, 0.5f}));
 }
@@ -373,7 +376,8 @@ TEST(KernelsReference, ReductionTolerancesHoldOnRandomInputs) {
     ConvShape c;
     c.h = c.w = 6;
     c.c = c.k = 16;
-    const std::vector<float> x = RandomTensor(c.x_elements(), 8, -1, 1, p), w = RandomTensor(c.w_elements(), 9, -1, 1, p);
+    const std::vector<float> x = RandomTensor(c.x_elements(), 8, -1, 1, p),
+                             w = RandomTensor(c.w_elements(), 9, -1, 1, p);
     const std::vector<float> scale = RandomTensor(c.k, 10, 0.5f, 1.5f, p), shift = RandomTensor(c.k, 11, -1, 1, p);
     const std::vector<float> z = RandomTensor(c.y_elements(), 12, -1, 1, p);
     const Tolerance conv_tol = ReductionTolerance(p, c.r * c.s * c.c);
@@ -390,7 +394,7 @@ TEST(KernelsReference, ReductionTolerancesHoldOnRandomInputs) {
 
 TEST(KernelsReference, ToleranceValues) {
   const Tolerance sbr = ElementwiseTolerance(ElementwiseOp::kScaleBiasRelu, Precision::kFp16);
-  EXPECT_EQ(sbr.atol, std::ldexp(1.0, -10));     // 2 roundings of half an ulp (2^-11) of |x*scale| <= 2
+  EXPECT_EQ(sbr.atol, std::ldexp(1.0, -10));  // 2 roundings of half an ulp (2^-11) of |x*scale| <= 2
   EXPECT_EQ(sbr.rtol, 3 * std::ldexp(1.0, -11));
   EXPECT_EQ(ElementwiseTolerance(ElementwiseOp::kAddRelu, Precision::kFp16).atol, 1e-6);
   EXPECT_EQ(ElementwiseTolerance(ElementwiseOp::kBiasGelu, Precision::kFp16).atol, std::ldexp(1.0, -9));

@@ -11,8 +11,8 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "tracegate/reports/json_out.h"
@@ -34,17 +34,30 @@ Trace GoldenTrace() {
   t.devices.push_back(Device{0, "NVIDIA H200", 132, 150'000'000'000, 4800.0, 9, 0});
   auto kernel = [&](std::string_view name, TimeNs s, TimeNs e, int64_t stream, int64_t corr) {
     Kernel k;
-    k.start = s; k.end = e; k.name = t.strings.Intern(name); k.device = 0; k.stream = stream;
+    k.start = s;
+    k.end = e;
+    k.name = t.strings.Intern(name);
+    k.device = 0;
+    k.stream = stream;
     k.correlation = corr;
     t.kernels.Add(k);
   };
   const TimeNs base = 1'700'000'000'000'000'000;
   t.api_calls.Add(ApiCall{base, base + 5'000, t.strings.Intern("cudaMemcpyAsync"), ApiKind::kRuntime, 10, 11, 1, 0});
-  t.api_calls.Add(ApiCall{base + 6'000, base + 9'000, t.strings.Intern("cudaLaunchKernel"), ApiKind::kRuntime, 10, 11, 2, 0});
-  t.api_calls.Add(ApiCall{base + 9'500, base + 12'000, t.strings.Intern("cudaLaunchKernel"), ApiKind::kRuntime, 10, 11, 3, 0});
+  t.api_calls.Add(
+      ApiCall{base + 6'000, base + 9'000, t.strings.Intern("cudaLaunchKernel"), ApiKind::kRuntime, 10, 11, 2, 0});
+  t.api_calls.Add(
+      ApiCall{base + 9'500, base + 12'000, t.strings.Intern("cudaLaunchKernel"), ApiKind::kRuntime, 10, 11, 3, 0});
   Memcpy m;
-  m.start = base + 10'000; m.end = base + 30'000; m.device = 0; m.stream = 7; m.correlation = 1;
-  m.bytes = 2'000'000; m.kind = CopyKind::kHtoD; m.src_kind = MemKind::kPageable; m.dst_kind = MemKind::kDevice;
+  m.start = base + 10'000;
+  m.end = base + 30'000;
+  m.device = 0;
+  m.stream = 7;
+  m.correlation = 1;
+  m.bytes = 2'000'000;
+  m.kind = CopyKind::kHtoD;
+  m.src_kind = MemKind::kPageable;
+  m.dst_kind = MemKind::kDevice;
   t.memcpys.Add(m);
   kernel("_Z4gemmPfS_i", base + 40'000, base + 90'000, 7, 2);
   kernel("relu_kernel", base + 95'000, base + 100'000, 7, 3);
@@ -93,12 +106,14 @@ TEST(AnalysisReport, StreamedIterationRowsWriteTheSameFile) {
   Trace one = GoldenTrace();
   Trace three = GoldenTrace();  // three "step" iterations, the last named with a quote, a tab and an invalid byte
   const TimeNs base = 1'700'000'000'000'000'000;
-  three.ranges.Add(Range{base + 100'000, base + 150'000, three.strings.Intern("step"), 0, 10, 11, 0, false, kUnknownId});
-  three.ranges.Add(Range{base + 150'000, base + 170'000, three.strings.Intern("step \"3\"\t\xff"), 0, 10, 11, 0, false, kUnknownId});
+  three.ranges.Add(
+      Range{base + 100'000, base + 150'000, three.strings.Intern("step"), 0, 10, 11, 0, false, kUnknownId});
+  three.ranges.Add(
+      Range{base + 150'000, base + 170'000, three.strings.Intern("step \"3\"\t\xff"), 0, 10, 11, 0, false, kUnknownId});
   Trace many = GoldenTrace();  // 600 iterations: the rows are rendered on two threads
   for (int i = 1; i < 600; ++i)
-    many.ranges.Add(Range{base + 100'000 * i, base + 100'000 * (i + 1), many.strings.Intern("step " + std::to_string(i)),
-                          0, 10, 11, 0, false, kUnknownId});
+    many.ranges.Add(Range{base + 100'000 * i, base + 100'000 * (i + 1),
+                          many.strings.Intern("step " + std::to_string(i)), 0, 10, 11, 0, false, kUnknownId});
   AnalysisConfig config;
   config.iterations.iteration_regex = "^step";
   Trace empty;
@@ -183,7 +198,10 @@ TEST(AnalysisReport, EmptyTraceHasNullRatiosAndNoNaN) {
 TEST(AnalysisReport, UnknownIdsAreNull) {
   Trace t;
   Kernel k;
-  k.start = 0; k.end = 10; k.device = -1; k.stream = kUnknownId;
+  k.start = 0;
+  k.end = 10;
+  k.device = -1;
+  k.stream = kUnknownId;
   t.kernels.Add(k);
   json doc = ReportWithoutVersion(t);
   EXPECT_TRUE(doc["devices"][0]["device"].is_null());
@@ -208,7 +226,10 @@ TEST(AnalysisReport, TextSummaryShowsEverySection) {
 TEST(AnalysisReport, TextSummarySaysCleanAndTruncatesLongNames) {
   Trace t;
   Kernel k;
-  k.start = 0; k.end = 10; k.device = 0; k.stream = 1;
+  k.start = 0;
+  k.end = 10;
+  k.device = 0;
+  k.stream = 1;
   k.name = t.strings.Intern(std::string(200, 'x'));
   t.kernels.Add(k);
   std::ostringstream out;
@@ -231,7 +252,10 @@ TEST(AnalysisReport, KernelsSharingAShortNameAreToldApartInTextAndMarkdown) {
   TimeNs at = 0;
   for (const char* n : names) {
     Kernel k;
-    k.start = at; k.end = at + 10; k.device = 0; k.stream = 1;
+    k.start = at;
+    k.end = at + 10;
+    k.device = 0;
+    k.stream = 1;
     k.name = t.strings.Intern(n);
     t.kernels.Add(k);
     at += 20;
@@ -240,7 +264,9 @@ TEST(AnalysisReport, KernelsSharingAShortNameAreToldApartInTextAndMarkdown) {
   std::ostringstream text;
   PrintAnalysis(text, doc);
   const std::string md = MarkdownReport(doc);
-  auto label = [](const std::string& hint) { return "at::native::elementwise_kernel \xE2\x80\xB9" + hint + "\xE2\x80\xBA"; };
+  auto label = [](const std::string& hint) {
+    return "at::native::elementwise_kernel \xE2\x80\xB9" + hint + "\xE2\x80\xBA";
+  };
   for (const std::string hint : {"MulFunctor", "4 AddFunctor", "Half"}) {
     EXPECT_NE(text.str().find(label(hint)), std::string::npos) << hint << "\n" << text.str();
     std::string escaped = label(hint);  // Markdown escapes the underscore

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <tuple>
 
 #include "tracegate/analyzer/import.h"
@@ -27,31 +27,68 @@ Trace HandBuiltTrace() {
   Trace t;
   t.devices.push_back(Device{0, "NVIDIA H200", 132, 150'000'000'000, 0, 9, 0});
   t.processes.push_back(Process{4242, "python3"});
-  t.api_calls.Add(ApiCall{kBase, kBase + 4'321, t.strings.Intern("cudaLaunchKernel"), ApiKind::kRuntime, 4242, 4243, 101, 0});
-  t.api_calls.Add(ApiCall{kBase + 5'000, kBase + 6'001, t.strings.Intern("cudaMemcpyAsync"), ApiKind::kRuntime, 4242, 4243, 102, 0});
-  t.api_calls.Add(ApiCall{kBase + 7'000, kBase + 7'003, t.strings.Intern("cuMemsetD8Async"), ApiKind::kDriver, 4242, 4243, 103, 0});
-  t.api_calls.Add(ApiCall{kBase + 8'000, kBase + 8'500, t.strings.Intern("cudaStreamSynchronize"), ApiKind::kRuntime, 4242, 4243, 104, 0});
+  t.api_calls.Add(
+      ApiCall{kBase, kBase + 4'321, t.strings.Intern("cudaLaunchKernel"), ApiKind::kRuntime, 4242, 4243, 101, 0});
+  t.api_calls.Add(ApiCall{kBase + 5'000, kBase + 6'001, t.strings.Intern("cudaMemcpyAsync"), ApiKind::kRuntime, 4242,
+                          4243, 102, 0});
+  t.api_calls.Add(
+      ApiCall{kBase + 7'000, kBase + 7'003, t.strings.Intern("cuMemsetD8Async"), ApiKind::kDriver, 4242, 4243, 103, 0});
+  t.api_calls.Add(ApiCall{kBase + 8'000, kBase + 8'500, t.strings.Intern("cudaStreamSynchronize"), ApiKind::kRuntime,
+                          4242, 4243, 104, 0});
   Kernel k;
-  k.start = kBase + 10'007; k.end = kBase + 1'234'567'891; k.name = t.strings.Intern("_Z4gemmPfS_i");
-  k.device = 0; k.stream = 7; k.correlation = 101; k.grid_x = 8; k.grid_y = 16; k.grid_z = 5;
-  k.block_x = 128; k.block_y = 1; k.block_z = 1; k.registers = 122; k.shared_static = 12'000;
-  k.shared_dynamic = 544; k.pid = 4242;
+  k.start = kBase + 10'007;
+  k.end = kBase + 1'234'567'891;
+  k.name = t.strings.Intern("_Z4gemmPfS_i");
+  k.device = 0;
+  k.stream = 7;
+  k.correlation = 101;
+  k.grid_x = 8;
+  k.grid_y = 16;
+  k.grid_z = 5;
+  k.block_x = 128;
+  k.block_y = 1;
+  k.block_z = 1;
+  k.registers = 122;
+  k.shared_static = 12'000;
+  k.shared_dynamic = 544;
+  k.pid = 4242;
   t.kernels.Add(k);
-  k.start = kBase + 20'001; k.end = kBase + 20'002; k.name = t.strings.Intern("relu"); k.stream = 8;
+  k.start = kBase + 20'001;
+  k.end = kBase + 20'002;
+  k.name = t.strings.Intern("relu");
+  k.stream = 8;
   k.correlation = kUnknownId;
   t.kernels.Add(k);
   Memcpy m;
-  m.start = kBase + 30'000; m.end = kBase + 31'999; m.device = 0; m.stream = 7; m.correlation = 102;
-  m.bytes = 92'928; m.kind = CopyKind::kHtoD; m.src_kind = MemKind::kPageable; m.dst_kind = MemKind::kDevice;
+  m.start = kBase + 30'000;
+  m.end = kBase + 31'999;
+  m.device = 0;
+  m.stream = 7;
+  m.correlation = 102;
+  m.bytes = 92'928;
+  m.kind = CopyKind::kHtoD;
+  m.src_kind = MemKind::kPageable;
+  m.dst_kind = MemKind::kDevice;
   m.pid = 4242;
   t.memcpys.Add(m);
   Memset ms;
-  ms.start = kBase + 40'000; ms.end = kBase + 40'500; ms.device = 0; ms.stream = 8; ms.correlation = 103;
-  ms.bytes = 512; ms.mem_kind = MemKind::kDevice; ms.pid = 4242;
+  ms.start = kBase + 40'000;
+  ms.end = kBase + 40'500;
+  ms.device = 0;
+  ms.stream = 8;
+  ms.correlation = 103;
+  ms.bytes = 512;
+  ms.mem_kind = MemKind::kDevice;
+  ms.pid = 4242;
   t.memsets.Add(ms);
   Sync sy;
-  sy.start = kBase + 41'000; sy.end = kBase + 42'000; sy.device = 0; sy.stream = 7; sy.correlation = 104;
-  sy.kind = SyncKind::kStreamSync; sy.pid = 4242;
+  sy.start = kBase + 41'000;
+  sy.end = kBase + 42'000;
+  sy.device = 0;
+  sy.stream = 7;
+  sy.correlation = 104;
+  sy.kind = SyncKind::kStreamSync;
+  sy.pid = 4242;
   t.syncs.Add(sy);
   t.ranges.Add(Range{kBase, kBase + 50'000, t.strings.Intern("ProfilerStep#1"), 0, 4242, 4243, 0, false, kUnknownId});
   t.ranges.Add(Range{kBase + 10'000, kBase + 40'000, t.strings.Intern("ProfilerStep#1"), 0, 0, 0, 0, true, 7});
@@ -160,8 +197,7 @@ TEST_F(ChromeExport, RelativeTimestampsReconstructExactNanoseconds) {
   ASSERT_EQ(kernels.size(), 2u);
   for (size_t i = 0; i < 2; ++i) {
     EXPECT_EQ(Abs(doc, kernels[i]["ts"]), t.kernels.start[i]);
-    EXPECT_EQ(Abs(doc, kernels[i]["ts"]) + std::llround(kernels[i]["dur"].get<double>() * 1000.0),
-              t.kernels.end[i]);
+    EXPECT_EQ(Abs(doc, kernels[i]["ts"]) + std::llround(kernels[i]["dur"].get<double>() * 1000.0), t.kernels.end[i]);
   }
   // Three decimals are written even when they are zeros.
   std::ifstream in(dir_ / "trace.json");
@@ -190,7 +226,8 @@ TEST_F(ChromeExport, FlowsGoFromLaunchToGpuOperation) {
     EXPECT_EQ(s["tid"], 4243);
     EXPECT_TRUE(ids.count(s["id"].get<int64_t>()));
   }
-  const json& kernel_flow = *std::find_if(finishes.begin(), finishes.end(), [](const json& f) { return f["id"] == 101; });
+  const json& kernel_flow =
+      *std::find_if(finishes.begin(), finishes.end(), [](const json& f) { return f["id"] == 101; });
   EXPECT_EQ(Abs(doc, kernel_flow["ts"]), kBase + 10'007);
   EXPECT_EQ(kernel_flow["tid"], 7);
 }
@@ -198,7 +235,10 @@ TEST_F(ChromeExport, FlowsGoFromLaunchToGpuOperation) {
 TEST_F(ChromeExport, EscapesNamesAndReplacesInvalidUtf8) {
   Trace t;
   Kernel k;
-  k.start = 0; k.end = 10; k.device = 0; k.stream = 1;
+  k.start = 0;
+  k.end = 10;
+  k.device = 0;
+  k.stream = 1;
   k.name = t.strings.Intern("say \"hi\" \\ back\nslash\t\x01 caf\xC3\xA9 bad\xFF\xFE end");
   t.kernels.Add(k);
   t.ranges.Add(Range{0, 10, t.strings.Intern("</script>\"quoted\""), 0, 1, 1, 0, false, kUnknownId});
@@ -219,7 +259,10 @@ TEST_F(ChromeExport, EmptyTraceIsValidJson) {
 TEST_F(ChromeExport, SamplesBecomeCounterTracksEvenBeforeTheWindow) {
   Trace t;
   Kernel k;
-  k.start = 10'000; k.end = 20'000; k.device = 0; k.stream = 1;
+  k.start = 10'000;
+  k.end = 20'000;
+  k.device = 0;
+  k.stream = 1;
   t.kernels.Add(k);
   t.samples.Add(Sample{8'500, 0, 55.0, 1980.0, -1, 1024.0, 300.5});  // before the window start
   json doc = ExportAndParse(t);
@@ -267,8 +310,8 @@ TEST_F(ChromeExport, RoundTripsThroughKinetoImporter) {
     std::vector<std::tuple<TimeNs, TimeNs, std::string, int32_t, int64_t, int64_t, int32_t, int32_t, int32_t>> rows;
     for (size_t i = 0; i < tr.kernels.size(); ++i)
       rows.emplace_back(tr.kernels.start[i], tr.kernels.end[i], std::string(tr.Name(tr.kernels.name[i])),
-                        tr.kernels.device[i], tr.kernels.stream[i], tr.kernels.correlation[i],
-                        tr.kernels.grid_y[i], tr.kernels.block_x[i], tr.kernels.registers[i]);
+                        tr.kernels.device[i], tr.kernels.stream[i], tr.kernels.correlation[i], tr.kernels.grid_y[i],
+                        tr.kernels.block_x[i], tr.kernels.registers[i]);
     std::sort(rows.begin(), rows.end());
     return rows;
   };

@@ -12,8 +12,8 @@
 #include <set>
 #include <tuple>
 
-#include "tracegate/reports/chrome_export.h"
 #include "trace_builder.h"
+#include "tracegate/reports/chrome_export.h"
 
 namespace tg {
 namespace {
@@ -123,16 +123,31 @@ TEST_F(ChromeTracksTest, NamesAreNeverOverwritten) {
 TEST_F(ChromeTracksTest, SyncsOnTheirOwnDeviceAndStreamTrack) {
   Trace t;
   Kernel k;
-  k.start = 1'000; k.end = 9'000; k.name = t.strings.Intern("gemm"); k.device = 1; k.stream = 15; k.pid = 145;
+  k.start = 1'000;
+  k.end = 9'000;
+  k.name = t.strings.Intern("gemm");
+  k.device = 1;
+  k.stream = 15;
+  k.pid = 145;
   t.kernels.Add(k);
-  k.device = 0; k.stream = 7; k.pid = 144;
+  k.device = 0;
+  k.stream = 7;
+  k.pid = 144;
   t.kernels.Add(k);
   Sync s;
-  s.start = 2'000; s.end = 9'500; s.device = 0; s.stream = 15; s.pid = 145; s.kind = SyncKind::kStreamSync;
+  s.start = 2'000;
+  s.end = 9'500;
+  s.device = 0;
+  s.stream = 15;
+  s.pid = 145;
+  s.kind = SyncKind::kStreamSync;
   t.syncs.Add(s);  // overlaps the kernel on stream 15 partially
-  s.stream = 161; s.kind = SyncKind::kStreamWaitEvent;  // a stream with no work: the process's device
+  s.stream = 161;
+  s.kind = SyncKind::kStreamWaitEvent;  // a stream with no work: the process's device
   t.syncs.Add(s);
-  s.stream = kUnknownId; s.kind = SyncKind::kContextSync; s.pid = 144;
+  s.stream = kUnknownId;
+  s.kind = SyncKind::kContextSync;
+  s.pid = 144;
   t.syncs.Add(s);
   Export(t);
   const int64_t gpu0 = PidNamed("GPU 0"), gpu1 = PidNamed("GPU 1");
@@ -200,7 +215,8 @@ TEST_F(ChromeTracksTest, SlicesOfATrackNest) {
   EXPECT_EQ(k["long"]["tid"], 7);
   EXPECT_EQ(k["short"]["tid"], 7);
   EXPECT_LT(std::find(order.begin(), order.end(), "long"), std::find(order.begin(), order.end(), "short"));
-  EXPECT_LT(thread_sort_.at({k["first"]["pid"], 7}), thread_sort_.at({k["overlapping"]["pid"], k["overlapping"]["tid"]}));
+  EXPECT_LT(thread_sort_.at({k["first"]["pid"], 7}),
+            thread_sort_.at({k["overlapping"]["pid"], k["overlapping"]["tid"]}));
 }
 
 // Kineto writes 32-bit pthread ids as negative tids; Perfetto reads pid and tid as uint32 and a

@@ -71,7 +71,8 @@ TEST(HtmlPage, TheOneScriptRunsByItsHashAndNothingElse) {
   ASSERT_NE(open, std::string::npos);
   EXPECT_EQ(html.substr(open + 8, close - open - 8), PageScript());
   EXPECT_EQ(Count(html, "<script"), 1u);
-  EXPECT_NE(html.find("default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src " + CspSha256(PageScript()) + "\""),
+  EXPECT_NE(html.find("default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src " +
+                      CspSha256(PageScript()) + "\""),
             std::string::npos);
   EXPECT_EQ(html.find("script-src 'unsafe"), std::string::npos);
 }
@@ -112,10 +113,11 @@ TEST(HtmlPage, OneSentenceFirstThenFindingsThenCards) {
       "findings": [{"id": "idle_gaps", "title": "Device idle", "priority": "high", "summary": "s",
           "strategies": ["The GPU mostly waits for launches: capture the loop in a CUDA graph."],
           "amdahl": {"gain_pct": 61.8}}]})js");
-  EXPECT_EQ(SummarySentence(doc),
-            "3 iterations of 222.442 ms (p50): the GPU is idle 76.4% of the iteration time, mostly waiting for the host "
-            "to launch work (90.0% of the idle time), the longest gap before ncclKernel_AllReduce; try: capture the "
-            "loop in a CUDA graph (+61.8% predicted, idle_gaps).");
+  EXPECT_EQ(
+      SummarySentence(doc),
+      "3 iterations of 222.442 ms (p50): the GPU is idle 76.4% of the iteration time, mostly waiting for the host "
+      "to launch work (90.0% of the idle time), the longest gap before ncclKernel_AllReduce; try: capture the "
+      "loop in a CUDA graph (+61.8% predicted, idle_gaps).");
   const std::string html = HtmlReport(doc);
   const size_t summary = html.find("id=\"summary\""), findings = html.find("id=\"findings\""),
                cards = html.find("id=\"headline\"");
@@ -126,8 +128,9 @@ TEST(HtmlPage, OneSentenceFirstThenFindingsThenCards) {
   // A busy GPU: the sentence names the largest kernel instead.
   const json busy = json::parse(R"js({"iterations": 1, "avg_latency_ms": 5, "idle_ratio": 0.05, "findings": [],
       "top_kernels": [{"name": "void gemm<float>(int)", "share_ratio": 0.5}]})js");
-  EXPECT_EQ(SummarySentence(busy), "1 iteration of 5.000 ms: the GPU is busy 95.0% of the iteration time, gemm the "
-                                   "largest part (50.0% of kernel time); no rule found anything to improve.");
+  EXPECT_EQ(SummarySentence(busy),
+            "1 iteration of 5.000 ms: the GPU is busy 95.0% of the iteration time, gemm the "
+            "largest part (50.0% of kernel time); no rule found anything to improve.");
 }
 
 // Two iterations of 200 us; the first, at 200-400 us, is drawn (the median, nearest rank).
@@ -175,7 +178,8 @@ TEST(HtmlPage, GapRectsLieOnTheIdleIntervalsNotAcrossTheLane) {
   std::map<std::string, double> lane_width;
   for (std::sregex_iterator it(html.begin(), html.end(), lane_re), end; it != end; ++it)
     lane_width[(*it)[1]] = std::stod((*it)[3]);
-  const std::regex gap_re(R"re(<rect class="gap" data-s="(\d+)" data-d="(\d+)" data-lane="(\d+)" x="([0-9.]+)" y="[0-9.]+" width="([0-9.]+)")re");
+  const std::regex gap_re(
+      R"re(<rect class="gap" data-s="(\d+)" data-d="(\d+)" data-lane="(\d+)" x="([0-9.]+)" y="[0-9.]+" width="([0-9.]+)")re");
   std::set<std::string> starts;
   size_t gaps = 0;
   for (std::sregex_iterator it(html.begin(), html.end(), gap_re), end; it != end; ++it, ++gaps) {
@@ -284,7 +288,7 @@ TEST(HtmlPage, StepTimeChartStacksEachIterationsPhases) {
       {"index": 2, "phases_ms": {"pre": 0, "infer": 2, "idle": 2}}]})js");
   const std::string svg = StepTimeSvg(doc);
   EXPECT_EQ(Count(svg, "<rect class=\"phase-infer\""), 4u);  // 3 columns + the legend key
-  EXPECT_EQ(Count(svg, "<rect class=\"phase-pre\""), 3u);  // 2 columns + the legend key
+  EXPECT_EQ(Count(svg, "<rect class=\"phase-pre\""), 3u);    // 2 columns + the legend key
   EXPECT_EQ(Count(svg, "<rect class=\"marker\""), 1u);       // the timeline's iteration
   EXPECT_NE(svg.find(">step time (ms)</text>"), std::string::npos);
   EXPECT_EQ(svg.find("phase-h2d"), std::string::npos);  // no key for a phase with no time
@@ -303,7 +307,8 @@ TEST(HtmlPage, KernelNamesSharingAShortNameGetAHint) {
       "direct_copy_kernel_cuda(at::TensorIteratorBase &)::[lambda() (instance 3)]::operator ()() const::[lambda() "
       "(instance 7)]::operator ()() const::[lambda(float) (instance 1)]>(at::TensorIteratorBase &, const T1 &)::"
       "[lambda(int) (instance 1)]>(int, T3)",
-      "void at::native::elementwise_kernel<(int)128, (int)4, void at::native::gpu_kernel_impl<at::native::BinaryFunctor<"
+      "void at::native::elementwise_kernel<(int)128, (int)4, void "
+      "at::native::gpu_kernel_impl<at::native::BinaryFunctor<"
       "float, float, float, at::native::binary_internal::MulFunctor<float>>>(at::TensorIteratorBase &, const T1 &)::"
       "[lambda(int) (instance 1)]>(int, T3)",
       "void cudnn::bn_bw_1C11_kernel_new<float, float, float2, 128, true, 1>(float)",
@@ -333,7 +338,9 @@ TEST(HtmlPage, KernelTableSortsFiltersAndShowsDeviceAndStream) {
   EXPECT_NE(html.find("<td>7, 13</td>"), std::string::npos);
   EXPECT_NE(html.find("<th class=\"num\" data-sort=\"num\">Total (ms)</th>"), std::string::npos);
   EXPECT_NE(html.find("<td class=\"num\" data-v=\"3\">3.000</td>"), std::string::npos);  // no unit in the cell
-  EXPECT_NE(html.find("<span class=\"hint\">\xE2\x80\xB9" "1\xE2\x80\xBA</span>"), std::string::npos);
+  EXPECT_NE(html.find("<span class=\"hint\">\xE2\x80\xB9"
+                      "1\xE2\x80\xBA</span>"),
+            std::string::npos);
 }
 
 TEST(HtmlPage, KernelTableShowsTheLaunchingOpAndClassUnderTheName) {
@@ -437,17 +444,28 @@ TEST(KernelLabelFit, DropsNamespacesThenTheHintsEndThenTheMiddle) {
       {a, {"at::native::vectorized_elementwise_kernel", "launch_clamp_scalar"}},
       {b, {"at::native::vectorized_elementwise_kernel", "CUDAFunctor_add"}},
       {"k", {"cutlass::Kernel2", "cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4"}}};
-  EXPECT_EQ(KernelLabelFit(labels, b, 80), "at::native::vectorized_elementwise_kernel \xE2\x80\xB9" "CUDAFunctor_add\xE2\x80\xBA");
-  EXPECT_EQ(KernelLabelFit(labels, a, 60), "native::vectorized_elementwise_kernel \xE2\x80\xB9" "launch_clamp_scalar\xE2\x80\xBA");
-  EXPECT_EQ(KernelLabelFit(labels, a, 51), "vectorized_elementwise_kernel \xE2\x80\xB9" "launch_clamp_scalar\xE2\x80\xBA");
-  EXPECT_EQ(KernelLabelFit(labels, a, 50), "vectorized_elementwise_kernel \xE2\x80\xB9" "launch_clamp_sc...\xE2\x80\xBA");
+  EXPECT_EQ(KernelLabelFit(labels, b, 80),
+            "at::native::vectorized_elementwise_kernel \xE2\x80\xB9"
+            "CUDAFunctor_add\xE2\x80\xBA");
+  EXPECT_EQ(KernelLabelFit(labels, a, 60),
+            "native::vectorized_elementwise_kernel \xE2\x80\xB9"
+            "launch_clamp_scalar\xE2\x80\xBA");
+  EXPECT_EQ(KernelLabelFit(labels, a, 51),
+            "vectorized_elementwise_kernel \xE2\x80\xB9"
+            "launch_clamp_scalar\xE2\x80\xBA");
+  EXPECT_EQ(KernelLabelFit(labels, a, 50),
+            "vectorized_elementwise_kernel \xE2\x80\xB9"
+            "launch_clamp_sc...\xE2\x80\xBA");
   const std::string k = KernelLabelFit(labels, "k", 40);
-  EXPECT_EQ(k, "Kernel2 \xE2\x80\xB9" "cutlass_80_tensorop_s1688ge...\xE2\x80\xBA");
+  EXPECT_EQ(k,
+            "Kernel2 \xE2\x80\xB9"
+            "cutlass_80_tensorop_s1688ge...\xE2\x80\xBA");
   EXPECT_EQ(chars(k), 40u);
   const std::string longest(200, 'x');  // no namespace, no hint: its middle
   EXPECT_EQ(KernelLabelFit(labels, longest, 60), std::string(28, 'x') + "..." + std::string(29, 'x'));
   for (size_t max : {20u, 30u, 44u, 60u})
-    for (const std::string& n : {a, b, std::string("k"), longest}) EXPECT_LE(chars(KernelLabelFit(labels, n, max)), max) << n;
+    for (const std::string& n : {a, b, std::string("k"), longest})
+      EXPECT_LE(chars(KernelLabelFit(labels, n, max)), max) << n;
 }
 
 }  // namespace

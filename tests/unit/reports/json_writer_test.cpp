@@ -45,13 +45,50 @@ double FromBits(uint64_t bits) {
 
 TEST(JsonWriter, DoublesAsNlohmannWritesThem) {
   using lim = std::numeric_limits<double>;
-  std::vector<double> edge = {0.0, -0.0, 1e-7, -1e-7, 1e-5, 1e-4, 1e-3, 0.1, 0.2, 0.3, 1.0 / 3, 2.0 / 3, 1.5,
-                              1e21, 1e22, 1e300, -1e300, 1e308, lim::max(), lim::lowest(), lim::min(),
-                              lim::denorm_min(), -lim::denorm_min(), FromBits(0x000FFFFFFFFFFFFF),
-                              FromBits(0x0000000000000003), lim::epsilon(), 1.0, -1.0, 100.0, 12345.0, 1e15,
-                              1e16, 1e17, 9007199254740992.0, 9007199254740993.0, 123456789012345680.0,
-                              0.000123456, 1.7976931348623157e308, 5e-324, 91925.255717, 91925.25571699999,
-                              lim::quiet_NaN(), lim::infinity(), -lim::infinity()};
+  std::vector<double> edge = {0.0,
+                              -0.0,
+                              1e-7,
+                              -1e-7,
+                              1e-5,
+                              1e-4,
+                              1e-3,
+                              0.1,
+                              0.2,
+                              0.3,
+                              1.0 / 3,
+                              2.0 / 3,
+                              1.5,
+                              1e21,
+                              1e22,
+                              1e300,
+                              -1e300,
+                              1e308,
+                              lim::max(),
+                              lim::lowest(),
+                              lim::min(),
+                              lim::denorm_min(),
+                              -lim::denorm_min(),
+                              FromBits(0x000FFFFFFFFFFFFF),
+                              FromBits(0x0000000000000003),
+                              lim::epsilon(),
+                              1.0,
+                              -1.0,
+                              100.0,
+                              12345.0,
+                              1e15,
+                              1e16,
+                              1e17,
+                              9007199254740992.0,
+                              9007199254740993.0,
+                              123456789012345680.0,
+                              0.000123456,
+                              1.7976931348623157e308,
+                              5e-324,
+                              91925.255717,
+                              91925.25571699999,
+                              lim::quiet_NaN(),
+                              lim::infinity(),
+                              -lim::infinity()};
   for (int e = -30; e <= 30; ++e) {
     edge.push_back(std::pow(10.0, e));
     edge.push_back(-3.0 * std::pow(10.0, e));
@@ -70,8 +107,8 @@ TEST(JsonWriter, DoublesAsNlohmannWritesThem) {
 }
 
 TEST(JsonWriter, IntegersAsNlohmannWritesThem) {
-  std::vector<int64_t> ints = {0, 1, -1, 9, 10, -10, std::numeric_limits<int64_t>::max(),
-                               std::numeric_limits<int64_t>::min()};
+  std::vector<int64_t> ints = {
+      0, 1, -1, 9, 10, -10, std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()};
   std::vector<uint64_t> uints = {0, 1, 10, std::numeric_limits<uint64_t>::max(), 1ull << 63};
   std::mt19937_64 rng(7);
   for (int i = 0; i < 10'000; ++i) {
@@ -91,11 +128,27 @@ TEST(JsonWriter, IntegersAsNlohmannWritesThem) {
 }
 
 TEST(JsonWriter, StringsAndKeysAsNlohmannEscapesThem) {
-  std::vector<std::string> strings = {"", "plain", "ProfilerStep#12", "a\"quote", "back\\slash", "tab\there",
-                                      "nl\n", std::string("nul\0x", 5), "\x01\x1f", "del\x7f", "caf\xc3\xa9",
-                                      "\xe2\x82\xac euro", "\xf0\x9f\x98\x80", "bad \xff byte", "cut \xc3",
-                                      "cut \xe2\x82", "\xc3\x28", "\xed\xa0\x80 surrogate", "\xf4\x90\x80\x80",
-                                      "\xc0\xaf overlong", "mixed \"\\\t\xff\xc3\xa9"};
+  std::vector<std::string> strings = {"",
+                                      "plain",
+                                      "ProfilerStep#12",
+                                      "a\"quote",
+                                      "back\\slash",
+                                      "tab\there",
+                                      "nl\n",
+                                      std::string("nul\0x", 5),
+                                      "\x01\x1f",
+                                      "del\x7f",
+                                      "caf\xc3\xa9",
+                                      "\xe2\x82\xac euro",
+                                      "\xf0\x9f\x98\x80",
+                                      "bad \xff byte",
+                                      "cut \xc3",
+                                      "cut \xe2\x82",
+                                      "\xc3\x28",
+                                      "\xed\xa0\x80 surrogate",
+                                      "\xf4\x90\x80\x80",
+                                      "\xc0\xaf overlong",
+                                      "mixed \"\\\t\xff\xc3\xa9"};
   std::mt19937 rng(3);
   for (int i = 0; i < 2'000; ++i) {
     std::string s(rng() % 12, ' ');
@@ -138,7 +191,8 @@ TEST(JsonWriter, DocumentsAsDumpLaysThemOut) {
   std::mt19937_64 rng(11);
   for (int i = 0; i < 2'000; ++i) {
     json doc = RandomValue(rng, 0);
-    if (i % 2 == 0) doc = {{"first", RandomValue(rng, 1)}, {"second", RandomValue(rng, 1)}, {"third", RandomValue(rng, 1)}};
+    if (i % 2 == 0)
+      doc = {{"first", RandomValue(rng, 1)}, {"second", RandomValue(rng, 1)}, {"third", RandomValue(rng, 1)}};
     for (int indent : {0, 2, 4}) ASSERT_EQ(Written(doc, indent), Dump(doc, indent)) << Dump(doc);
   }
   for (const json& doc : {json::object(), json::array(), json{{"a", json::array()}, {"b", json::object()}},

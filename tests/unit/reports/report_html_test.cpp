@@ -156,7 +156,8 @@ TEST(ReportHtml, TraceStringsShowAsText) {
 
 TEST(ReportHtml, HasEverySectionAndNeedsNoNetwork) {
   std::string html = HtmlReport(Report(EvilTrace()));
-  for (const char* id : {"summary", "headline", "timeline", "steps", "phases", "kernels", "latency", "findings", "quality"})
+  for (const char* id :
+       {"summary", "headline", "timeline", "steps", "phases", "kernels", "latency", "findings", "quality"})
     EXPECT_NE(html.find(std::string("id=\"") + id + "\""), std::string::npos) << id;
   size_t svgs = 0;
   for (size_t p = html.find("<svg"); p != std::string::npos; p = html.find("<svg", p + 1)) ++svgs;

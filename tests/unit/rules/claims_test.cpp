@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "analysis_test_util.h"
 #include "analyzer/util/intervals.h"
+#include "trace_builder.h"
 #include "tracegate/analyzer/amdahl.h"
 #include "tracegate/analyzer/analysis.h"
 #include "tracegate/analyzer/findings.h"
-#include "analysis_test_util.h"
-#include "trace_builder.h"
 
 namespace tg {
 
@@ -152,7 +152,8 @@ ClaimPart Gpu(double share, TimeNs a, TimeNs b) { return ClaimPart{ClaimSpace::k
 
 TEST(Claims, LocatedClaimsOverlapOnlyWhereTheyMeet) {
   std::vector<Finding> f{Made("a", 0.1, 2, false, {Gpu(0.1, 0, 10)}), Made("b", 0.1, 3, false, {Gpu(0.1, 10, 20)}),
-                         Made("c", 0.1, 4, false, {Gpu(0.1, 5, 15)}), Made("a", 0.2, 1.5, false, {ClaimPart{ClaimSpace::kRun, 0.2, {}}})};
+                         Made("c", 0.1, 4, false, {Gpu(0.1, 5, 15)}),
+                         Made("a", 0.2, 1.5, false, {ClaimPart{ClaimSpace::kRun, 0.2, {}}})};
   const CombinedEstimate c = RelateFindings(f);
   EXPECT_EQ(FindingRefs(f), (std::vector<std::string>{"a#1", "b", "c", "a#2"}));
   EXPECT_EQ(f[0].overlaps, (std::vector<std::string>{"c", "a#2"}));
@@ -222,7 +223,7 @@ TEST(Claims, CombinedEstimateInvariants) {
 }
 
 TEST(Priority, FollowsTheGainAndCapsHeuristicEvidence) {
-  EXPECT_EQ(DerivePriority(Priority::kLow, Made("a", 0.2, 2)), Priority::kHigh);          // +11.1%
+  EXPECT_EQ(DerivePriority(Priority::kLow, Made("a", 0.2, 2)), Priority::kHigh);           // +11.1%
   EXPECT_EQ(DerivePriority(Priority::kHigh, Made("a", 0.2, 2, true)), Priority::kMedium);  // heuristic
   EXPECT_EQ(DerivePriority(Priority::kHigh, Made("a", 0.05, 2)), Priority::kMedium);       // +2.6%
   EXPECT_EQ(DerivePriority(Priority::kHigh, Made("a", 0.03, 2)), Priority::kLow);          // +1.5%

@@ -12,10 +12,10 @@
 #include <fstream>
 #include <iterator>
 
-#include "tracegate/analyzer/analysis.h"
 #include "analysis_test_util.h"
-#include "trace_builder.h"
 #include "temp_file.h"
+#include "trace_builder.h"
+#include "tracegate/analyzer/analysis.h"
 
 namespace tg {
 namespace {
@@ -294,7 +294,8 @@ TEST(Rules, MemoryBoundByNameIsMarkedHeuristic) {
 // Shares of the iteration are wall time: work that runs at once on several streams counts once
 // (summed durations would give more than the whole iteration).
 TEST(Rules, SharesCountConcurrentStreamsOnce) {
-  const std::string elementwise = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float> >()";
+  const std::string elementwise =
+      "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float> >()";
   Trace t;
   AddRange(t, "iteration", 0, kIter);
   // Element-wise kernels on streams 7, 8 and 9 at the same 60,000 ns, and on stream 7 for

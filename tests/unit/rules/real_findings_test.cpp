@@ -65,8 +65,8 @@ TEST(RealFindings, NsysExportSyncAndIdleEvidenceMatchPlainSql) {
   EXPECT_NEAR(a.iterations.phase_ratio[static_cast<size_t>(Phase::kIdle)], idle, 1e-12);
 
   // sync_in_loop: blocking syncs are event (1), stream (3) and context (4) synchronisations.
-  auto syncs = QueryPairs(kExport,
-                          "SELECT start, end FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION WHERE syncType IN (1, 3, 4)");
+  auto syncs =
+      QueryPairs(kExport, "SELECT start, end FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION WHERE syncType IN (1, 3, 4)");
   const Finding* sync = nullptr;
   for (const Finding& f : a.findings)
     if (f.id == "sync_in_loop") sync = &f;
