@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 namespace tg::internal::keys {
@@ -265,10 +266,8 @@ inline constexpr std::array<const Key*, 25> kIterationRowKeys{&kRowIndex,
                                                               &kRowDecodeQueryTokens,
                                                               &kRowDecodeContextTokens};
 // The leading columns of Python's Report.iterations DataFrame, in order (object columns expand to
-// "<key>.<member>"); the other keys follow in the document's order.
-inline constexpr std::array<const Key*, 16> kIterationColumns{
-    &kRowIndex,     &kRowName,       &kRowStartNs,      &kRowEndNs,      &kRowLatencyMs, &kRowHostStepMs,
-    &kRowGpuBusyMs, &kRowPhasesMs,   &kRowKernels,      &kRowMemcpys,    &kRowMemsets,   &kRowSyncs,
-    &kRowSyncMs,    &kRowPreRangeMs, &kRowInferRangeMs, &kRowPostRangeMs};
+// "<key>.<member>"): the first 16 row keys, index to post_range_ms; the others follow in the
+// document's order.
+inline constexpr std::span<const Key* const> kIterationColumns{kIterationRowKeys.data(), 16};
 
 }  // namespace tg::internal::keys
