@@ -55,6 +55,7 @@ PUBLIC_OWNER = {
     "tracegate/analyzer/analysis.h": "tracegate_pipeline",
     "tracegate/analyzer/cross_rank.h": "tracegate_ranks",
     "tracegate/reports/report_read.h": "tracegate_document",
+    "tracegate/reports/report_schema.h": "tracegate_document",
     "tracegate/reports/analysis_report.h": "tracegate_document",  # the key lists; the writer is report's
     "tracegate/reports/json_out.h": "tracegate_report",
     "tracegate/reports/report_html.h": "tracegate_view",  # HtmlEscape; the pages are html's

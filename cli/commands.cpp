@@ -16,17 +16,18 @@
 #include <iostream>
 
 #include "tracegate/analyzer/amdahl.h"
-#include "tracegate/reports/analysis_report.h"
-#include "tracegate/reports/chrome_export.h"
 #include "tracegate/analyzer/import.h"
-#include "tracegate/reports/json_out.h"
 #include "tracegate/analyzer/predict.h"
-#include "tracegate/reports/report_provenance.h"
-#include "tracegate/reports/report_html.h"
-#include "tracegate/reports/report_read.h"
 #include "tracegate/analyzer/store.h"
 #include "tracegate/analyzer/summary.h"
 #include "tracegate/collector/record.h"
+#include "tracegate/reports/analysis_report.h"
+#include "tracegate/reports/chrome_export.h"
+#include "tracegate/reports/json_out.h"
+#include "tracegate/reports/report_html.h"
+#include "tracegate/reports/report_provenance.h"
+#include "tracegate/reports/report_read.h"
+#include "tracegate/reports/report_schema.h"
 
 namespace tg::cli {
 
@@ -222,6 +223,15 @@ int RunConvert(const ConvertArgs& args) {
   std::printf("wrote %s: %zu kernels, %zu copies, %zu memsets, %zu syncs, %zu API calls, %zu ranges\n",
               args.out.c_str(), trace.kernels.size(), trace.memcpys.size(), trace.memsets.size(),
               trace.syncs.size(), trace.api_calls.size(), trace.ranges.size());
+  return kExitOk;
+}
+
+int RunSchema(const std::string& out) {
+  if (out.empty()) {
+    std::fputs(ReportSchemaJson().c_str(), stdout);
+    return kExitOk;
+  }
+  if (Status s = WriteReportSchema(out); !s.ok()) return Fail(s);
   return kExitOk;
 }
 

@@ -63,6 +63,9 @@ struct ConvertArgs {
 };
 int RunConvert(const ConvertArgs& args);
 
+// tracegate schema: the report's JSON Schema, to stdout or -o FILE.
+int RunSchema(const std::string& out);
+
 // tracegate baseline save|list|show|history (baseline_commands.cpp).
 struct BaselineArgs {
   std::string input;             // save: a report or a trace

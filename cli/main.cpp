@@ -218,6 +218,10 @@ int main(int argc, char** argv) {
   c->add_option("trace", conv.trace, "Trace file")->required();
   c->add_option("-o,--output", conv.out, "Output .db (nsys-compatible tables)")->required();
 
+  std::string schema_out;
+  auto* sc = app.add_subcommand("schema", "Print the JSON Schema of the reports analyze writes (tracegate.report/v1)");
+  sc->add_option("-o,--output", schema_out, "Write it to this file instead");
+
   tg::cli::BaselineArgs baseline;
   auto* b = app.add_subcommand("baseline", "Stored reports to gate against (save, list, show, history)");
   b->require_subcommand(1);
@@ -329,6 +333,7 @@ int main(int argc, char** argv) {
   if (p->parsed()) return tg::cli::RunPredict(predict);
   if (e->parsed()) return tg::cli::RunExport(exp);
   if (c->parsed()) return tg::cli::RunConvert(conv);
+  if (sc->parsed()) return tg::cli::RunSchema(schema_out);
   if (bsave->parsed()) return tg::cli::RunBaselineSave(baseline);
   if (blist->parsed()) return tg::cli::RunBaselineList(baseline);
   if (bshow->parsed()) return tg::cli::RunBaselineShow(baseline);

@@ -197,8 +197,9 @@ void PublishCounters(Session& s, uint64_t dropped) {
   uint64_t peak = s.converter->allocations().PeakBytes();
   if (peak != s.published_peak) {
     s.published_peak = peak;
-    s.writer->SetMetadata(std::string(kMemoryPeakKey), StrFormat("%.1f", static_cast<double>(peak) / (1024.0 * 1024.0)));
-    s.writer->SetMetadata(kMemoryPeakSourceKey, kMemoryPeakSource);
+    s.writer->SetMetadata(std::string(meta::kMemoryPeakMb),
+                          StrFormat("%.1f", static_cast<double>(peak) / (1024.0 * 1024.0)));
+    s.writer->SetMetadata(std::string(meta::kMemoryPeakMbSource), kMemoryPeakSource);
   }
   for (const auto& [kind, ns] : s.converter->overhead_ns())
     s.writer->SetMetadata(kOverheadPrefix + kind, std::to_string(ns));

@@ -31,8 +31,8 @@ bool CollectorRecording();
 
 // Part metadata written by the collector.
 inline constexpr const char* kMissedKey = "cupti_missed";           // what could not be recorded
-// (tg::kMemoryPeakKey, parts.h: the largest live total of CUDA device allocations on one device)
-inline constexpr const char* kMemoryPeakSourceKey = "memory_peak_mb_source";
+// tg::meta::kMemoryPeakMb (model.h): the largest live total of CUDA device allocations on one
+// device; its tg::meta::kMemoryPeakMbSource is:
 inline constexpr const char* kMemoryPeakSource = "cupti allocations";
 inline constexpr const char* kBufferRefusalsKey = "cupti_buffer_refusals";  // buffer cap reached
 inline constexpr const char* kOverheadPrefix = "cupti_overhead_ns.";  // + overhead kind

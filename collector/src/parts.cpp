@@ -64,7 +64,7 @@ void MergeState(const Trace& from, Trace& to) {
     if (IsReaderKey(key)) continue;
     auto [it, inserted] = to.metadata.try_emplace(key, value);
     if (inserted || it->second == value) continue;
-    if (key == kMemoryPeakKey) {
+    if (key == meta::kMemoryPeakMb) {
       // Each process's own peak; processes sharing a GPU add up, so the sum bounds the peak.
       it->second = StrFormat("%.1f", std::strtod(it->second.c_str(), nullptr) + std::strtod(value.c_str(), nullptr));
       continue;

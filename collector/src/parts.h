@@ -37,11 +37,6 @@ namespace tg {
 // Metadata key a PartWriter sets to "1" when it finishes; a part without it was cut short.
 inline constexpr std::string_view kPartCompleteKey = "tracegate.part_complete";
 
-// Metadata key of the peak device memory the collector saw a process allocate (MB, "%.1f"), which
-// the report uses as memory_peak_mb. MergeParts sums it over processes (an upper bound of the
-// recording's peak, as processes sharing a GPU add up).
-inline constexpr std::string_view kMemoryPeakKey = "memory_peak_mb";
-
 // Part metadata key prefix: + CUDA device id -> that device's UUID ("GPU-..." as NVML prints it),
 // written by the collector, so `record` can put NVML samples on the right CUDA device.
 inline constexpr std::string_view kDeviceUuidPrefix = "cuda_device_uuid.";

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "analyzer/util/json_file.h"
+#include "reports/document/report_keys.h"
 #include "tracegate/reports/analysis_report.h"
 
 namespace tg::internal {
@@ -22,17 +23,17 @@ bool IsQualityObject(const json& v) {
 }
 
 struct KeyRule {
-  const char* key;
+  std::string_view key;
   bool (*ok)(const json&);
   const char* expected;
 };
 
 // The keys compare/gate read; the full document is described by reports/schema/.
 constexpr KeyRule kGateKeys[] = {
-    {"avg_latency_ms", IsNumberOrNull, "a number or null"},
-    {"p95_latency_ms", IsNumberOrNull, "a number or null"},
-    {"throughput_fps", IsNumberOrNull, "a number or null"},
-    {"latency_samples_ms", IsNumberArray, "an array of numbers"},
+    {keys::kAvgLatencyMs.name, IsNumberOrNull, "a number or null"},
+    {keys::kP95LatencyMs.name, IsNumberOrNull, "a number or null"},
+    {keys::kThroughputFps.name, IsNumberOrNull, "a number or null"},
+    {keys::kLatencySamplesMs.name, IsNumberArray, "an array of numbers"},
     {"devices", IsArray, "an array"},
     {"data_quality", IsQualityObject, "an object with has_errors and counters[]"},
 };
@@ -69,7 +70,8 @@ ReportCheck CheckReportDocument(const json& doc, ReportNeeds needs) {
         return check;
       }
     }
-  if (needs.positive_latency && Number(doc, "avg_latency_ms").value_or(0) <= 0) check.fault = ReportFault::kNoLatency;
+  if (needs.positive_latency && Number(doc, keys::kAvgLatencyMs.name).value_or(0) <= 0)
+    check.fault = ReportFault::kNoLatency;
   return check;
 }
 

@@ -49,7 +49,7 @@ enum class ReportFault : uint8_t {
 struct ReportCheck {
   ReportFault fault = ReportFault::kNone;
   std::string schema;         // kOtherSchema: the schema the document names
-  const char* key = "";       // kMissingKey, kWrongType
+  std::string_view key;       // kMissingKey, kWrongType
   const char* expected = "";  // kWrongType: "a number or null", ...
   bool ok() const { return fault == ReportFault::kNone; }
 };

@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace tg::internal::keys {
@@ -51,123 +52,173 @@ struct Key {
   std::string_view card_label = {};  // the HTML card's name when it differs from `label`
   CardRule card_rule = CardRule::kAlways;
   std::string_view card_hidden = {};  // why the page leaves the card out under card_rule
+  // A headline key's JSON Schema (ReportSchemaJson puts it into the report's schema, with the key
+  // required and, when nullable, its "<name>_reason" required whenever it is null).
+  std::string_view schema = {};
 };
 
+// The sibling key that says why `key` is null ("<key>_reason"), wherever a report has one.
+inline std::string ReasonKey(std::string_view key) { return std::string(key) + "_reason"; }
+
 // ---- the headline (flat keys at the top of the document; docs/RULES.md "Iterations and phases")
-inline constexpr Key kIterations{"iterations",         KeyType::kInteger, false,
-                                 Unit::kCount,         "Iterations",      "kept iterations (warm-up dropped)",
-                                 kInTable | kKeyFigure};
-inline constexpr Key kAvgLatencyMs{"avg_latency_ms",
-                                   KeyType::kNumber,
-                                   true,
-                                   Unit::kMs,
-                                   "Latency mean",
-                                   "mean iteration latency; null: no iterations, or zero-length ones",
-                                   kInTable | kKeyFigure};
-inline constexpr Key kP50LatencyMs{"p50_latency_ms",
-                                   KeyType::kNumber,
-                                   true,
-                                   Unit::kMs,
-                                   "Latency p50",
-                                   "nearest-rank median latency; null as avg_latency_ms",
-                                   kInTable | kKeyFigure | kCardIfSeveral};
-inline constexpr Key kP95LatencyMs{"p95_latency_ms",
-                                   KeyType::kNumber,
-                                   true,
-                                   Unit::kMs,
-                                   "Latency p95",
-                                   "nearest-rank p95 latency; null as avg_latency_ms",
-                                   kInTable | kKeyFigure | kCardIfSeveral};
-inline constexpr Key kP99LatencyMs{"p99_latency_ms",
-                                   KeyType::kNumber,
-                                   true,
-                                   Unit::kMs,
-                                   "Latency p99",
-                                   "nearest-rank p99 latency; null as avg_latency_ms",
-                                   kInTable | kCardIfSeveral,
-                                   {},
-                                   CardRule::kManyIterations,
-                                   "fewer than 20 iterations"};
-inline constexpr Key kStdLatencyMs{"std_latency_ms",
-                                   KeyType::kNumber,
-                                   true,
-                                   Unit::kMs,
-                                   "Latency std",
-                                   "sample standard deviation of the latencies; null as avg_latency_ms",
-                                   kInTable | kCardIfSeveral};
-inline constexpr Key kLatencyCv{"latency_cv",
-                                KeyType::kNumber,
-                                true,
-                                Unit::kPercent,
-                                "Latency CV",
-                                "std / mean; null: fewer than 2 iterations",
-                                kInTable | kCardIfSeveral};
-inline constexpr Key kThroughputFps{"throughput_fps",
-                                    KeyType::kNumber,
-                                    true,
-                                    Unit::kFps,
-                                    "Throughput",
-                                    "batch x iterations / summed latency (s); null: a zero-length run",
-                                    kInTable | kKeyFigure,
-                                    {},
-                                    CardRule::kPositive,
-                                    "no time between iterations"};
+inline constexpr Key kIterations{.name = "iterations",
+                                 .type = KeyType::kInteger,
+                                 .nullable = false,
+                                 .unit = Unit::kCount,
+                                 .label = "Iterations",
+                                 .meaning = "kept iterations (warm-up dropped)",
+                                 .shown = kInTable | kKeyFigure,
+                                 .schema = R"({"$ref": "#/$defs/count"})"};
+inline constexpr Key kAvgLatencyMs{.name = "avg_latency_ms",
+                                   .type = KeyType::kNumber,
+                                   .nullable = true,
+                                   .unit = Unit::kMs,
+                                   .label = "Latency mean",
+                                   .meaning = "mean iteration latency; null: no iterations, or zero-length ones",
+                                   .shown = kInTable | kKeyFigure,
+                                   .schema = R"({"$ref": "#/$defs/nullable_nonneg"})"};
+inline constexpr Key kP50LatencyMs{.name = "p50_latency_ms",
+                                   .type = KeyType::kNumber,
+                                   .nullable = true,
+                                   .unit = Unit::kMs,
+                                   .label = "Latency p50",
+                                   .meaning = "nearest-rank median latency; null as avg_latency_ms",
+                                   .shown = kInTable | kKeyFigure | kCardIfSeveral,
+                                   .schema = R"({"$ref": "#/$defs/nullable_nonneg"})"};
+inline constexpr Key kP95LatencyMs{.name = "p95_latency_ms",
+                                   .type = KeyType::kNumber,
+                                   .nullable = true,
+                                   .unit = Unit::kMs,
+                                   .label = "Latency p95",
+                                   .meaning = "nearest-rank p95 latency; null as avg_latency_ms",
+                                   .shown = kInTable | kKeyFigure | kCardIfSeveral,
+                                   .schema = R"({"$ref": "#/$defs/nullable_nonneg"})"};
+inline constexpr Key kP99LatencyMs{.name = "p99_latency_ms",
+                                   .type = KeyType::kNumber,
+                                   .nullable = true,
+                                   .unit = Unit::kMs,
+                                   .label = "Latency p99",
+                                   .meaning = "nearest-rank p99 latency; null as avg_latency_ms",
+                                   .shown = kInTable | kCardIfSeveral,
+                                   .card_rule = CardRule::kManyIterations,
+                                   .card_hidden = "fewer than 20 iterations",
+                                   .schema = R"({"$ref": "#/$defs/nullable_nonneg"})"};
+inline constexpr Key kStdLatencyMs{.name = "std_latency_ms",
+                                   .type = KeyType::kNumber,
+                                   .nullable = true,
+                                   .unit = Unit::kMs,
+                                   .label = "Latency std",
+                                   .meaning = "sample standard deviation of the latencies; null as avg_latency_ms",
+                                   .shown = kInTable | kCardIfSeveral,
+                                   .schema = R"({"$ref": "#/$defs/nullable_nonneg"})"};
+inline constexpr Key kLatencyCv{.name = "latency_cv",
+                                .type = KeyType::kNumber,
+                                .nullable = true,
+                                .unit = Unit::kPercent,
+                                .label = "Latency CV",
+                                .meaning = "std / mean; null: fewer than 2 iterations",
+                                .shown = kInTable | kCardIfSeveral,
+                                .schema = R"({"$ref": "#/$defs/nullable_nonneg"})"};
+inline constexpr Key kThroughputFps{.name = "throughput_fps",
+                                    .type = KeyType::kNumber,
+                                    .nullable = true,
+                                    .unit = Unit::kFps,
+                                    .label = "Throughput",
+                                    .meaning = "batch x iterations / summed latency (s); null: a zero-length run",
+                                    .shown = kInTable | kKeyFigure,
+                                    .card_rule = CardRule::kPositive,
+                                    .card_hidden = "no time between iterations",
+                                    .schema = R"({"$ref": "#/$defs/nullable_nonneg"})"};
 inline constexpr std::string_view kNoSuchPhase = "0: no such phase in the iterations";
-inline constexpr Key kPreRatio{"pre_ms_ratio",
-                               KeyType::kNumber,
-                               true,
-                               Unit::kPercent,
-                               "Pre share",
-                               "share of the iterations' time in the pre phase",
-                               kInTable,
-                               {},
-                               CardRule::kPositive,
-                               kNoSuchPhase};
-inline constexpr Key kH2dRatio{"h2d_ms_ratio",
-                               KeyType::kNumber,
-                               true,
-                               Unit::kPercent,
-                               "H2D share",
-                               "share in host-to-device copies",
-                               kInTable,
-                               {},
-                               CardRule::kPositive,
-                               kNoSuchPhase};
-inline constexpr Key kInferRatio{"infer_ms_ratio",       KeyType::kNumber, true, Unit::kPercent,      "Infer share",
-                                 "share in GPU compute", kInTable,         {},   CardRule::kPositive, kNoSuchPhase};
-inline constexpr Key kD2hRatio{"d2h_ms_ratio",
-                               KeyType::kNumber,
-                               true,
-                               Unit::kPercent,
-                               "D2H share",
-                               "share in device-to-host copies",
-                               kInTable,
-                               {},
-                               CardRule::kPositive,
-                               kNoSuchPhase};
-inline constexpr Key kPostRatio{"post_ms_ratio",           KeyType::kNumber, true, Unit::kPercent,      "Post share",
-                                "share in the post phase", kInTable,         {},   CardRule::kPositive, kNoSuchPhase};
-inline constexpr Key kIdleRatio{"idle_ratio",
-                                KeyType::kNumber,
-                                true,
-                                Unit::kPercent,
-                                "Idle share",
-                                "share with the GPU idle; null without device activity (no_device_activity says why)",
-                                kInTable | kKeyFigure,
-                                "GPU idle"};
-inline constexpr Key kMemoryPeakMb{"memory_peak_mb",
-                                   KeyType::kNumber,
-                                   true,
-                                   Unit::kMb,
-                                   "Memory peak",
-                                   "peak device memory (NVML samples or trace metadata); null: neither",
-                                   kInTable | kKeyFigure | kIfPresent};
-inline constexpr Key kTemperatureRange{
-    "temperature_c_range", KeyType::kString,  true,
-    Unit::kPlain,          "Temperature (C)", "min-max of the NVML temperature samples; null: none",
-    kInTable | kIfPresent};
-inline constexpr Key kLatencySamplesMs{
-    "latency_samples_ms", KeyType::kNumberArray, false, Unit::kMs, {}, "every kept iteration's latency, in order"};
+inline constexpr Key kPreRatio{.name = "pre_ms_ratio",
+                               .type = KeyType::kNumber,
+                               .nullable = true,
+                               .unit = Unit::kPercent,
+                               .label = "Pre share",
+                               .meaning = "share of the iterations' time in the pre phase",
+                               .shown = kInTable,
+                               .card_rule = CardRule::kPositive,
+                               .card_hidden = kNoSuchPhase,
+                               .schema = R"({"$ref": "#/$defs/nullable_ratio"})"};
+inline constexpr Key kH2dRatio{.name = "h2d_ms_ratio",
+                               .type = KeyType::kNumber,
+                               .nullable = true,
+                               .unit = Unit::kPercent,
+                               .label = "H2D share",
+                               .meaning = "share in host-to-device copies",
+                               .shown = kInTable,
+                               .card_rule = CardRule::kPositive,
+                               .card_hidden = kNoSuchPhase,
+                               .schema = R"({"$ref": "#/$defs/nullable_ratio"})"};
+inline constexpr Key kInferRatio{.name = "infer_ms_ratio",
+                                 .type = KeyType::kNumber,
+                                 .nullable = true,
+                                 .unit = Unit::kPercent,
+                                 .label = "Infer share",
+                                 .meaning = "share in GPU compute",
+                                 .shown = kInTable,
+                                 .card_rule = CardRule::kPositive,
+                                 .card_hidden = kNoSuchPhase,
+                                 .schema = R"({"$ref": "#/$defs/nullable_ratio"})"};
+inline constexpr Key kD2hRatio{.name = "d2h_ms_ratio",
+                               .type = KeyType::kNumber,
+                               .nullable = true,
+                               .unit = Unit::kPercent,
+                               .label = "D2H share",
+                               .meaning = "share in device-to-host copies",
+                               .shown = kInTable,
+                               .card_rule = CardRule::kPositive,
+                               .card_hidden = kNoSuchPhase,
+                               .schema = R"({"$ref": "#/$defs/nullable_ratio"})"};
+inline constexpr Key kPostRatio{.name = "post_ms_ratio",
+                                .type = KeyType::kNumber,
+                                .nullable = true,
+                                .unit = Unit::kPercent,
+                                .label = "Post share",
+                                .meaning = "share in the post phase",
+                                .shown = kInTable,
+                                .card_rule = CardRule::kPositive,
+                                .card_hidden = kNoSuchPhase,
+                                .schema = R"({"$ref": "#/$defs/nullable_ratio"})"};
+inline constexpr Key kIdleRatio{
+    .name = "idle_ratio",
+    .type = KeyType::kNumber,
+    .nullable = true,
+    .unit = Unit::kPercent,
+    .label = "Idle share",
+    .meaning = "share with the GPU idle; null without device activity (no_device_activity says why)",
+    .shown = kInTable | kKeyFigure,
+    .card_label = "GPU idle",
+    .schema = R"({"$ref": "#/$defs/nullable_ratio"})"};
+inline constexpr Key kMemoryPeakMb{.name = "memory_peak_mb",
+                                   .type = KeyType::kNumber,
+                                   .nullable = true,
+                                   .unit = Unit::kMb,
+                                   .label = "Memory peak",
+                                   .meaning = "peak device memory (NVML samples or trace metadata); null: neither",
+                                   .shown = kInTable | kKeyFigure | kIfPresent,
+                                   .schema = R"({"$ref": "#/$defs/nullable_nonneg"})"};
+// Where memory_peak_mb comes from ("cupti allocations", "nvml samples", "trace metadata"); present
+// when it is not null. Not a headline figure of its own.
+inline constexpr Key kMemoryPeakMbSource{.name = "memory_peak_mb_source",
+                                         .type = KeyType::kString,
+                                         .nullable = false,
+                                         .unit = Unit::kPlain,
+                                         .meaning = "where memory_peak_mb comes from"};
+inline constexpr Key kTemperatureRange{.name = "temperature_c_range",
+                                       .type = KeyType::kString,
+                                       .nullable = true,
+                                       .unit = Unit::kPlain,
+                                       .label = "Temperature (C)",
+                                       .meaning = "min-max of the NVML temperature samples; null: none",
+                                       .shown = kInTable | kIfPresent,
+                                       .schema = R"({"type": ["string", "null"], "pattern": "^[0-9]+-[0-9]+$"})"};
+inline constexpr Key kLatencySamplesMs{.name = "latency_samples_ms",
+                                       .type = KeyType::kNumberArray,
+                                       .nullable = false,
+                                       .unit = Unit::kMs,
+                                       .meaning = "every kept iteration's latency, in order",
+                                       .schema = R"({"type": "array", "items": {"$ref": "#/$defs/nonneg"}})"};
 
 // The phases' share keys, in kPhaseNames order (pre, h2d, infer, d2h, post, idle).
 inline constexpr std::array<const Key*, 6> kPhaseRatioKeys{&kPreRatio, &kH2dRatio,  &kInferRatio,
@@ -186,58 +237,157 @@ inline constexpr std::array<const Key*, 16> kCards{&kIterations,   &kP50LatencyM
                                                    &kD2hRatio,     &kPostRatio,    &kMemoryPeakMb, &kTemperatureRange};
 
 // ---- iteration_table[] (one row per kept iteration; the writer streams them in key order)
-inline constexpr Key kRowIndex{"index", KeyType::kInteger, false, Unit::kCount, "Index", "the iteration's index"};
-inline constexpr Key kRowName{"name", KeyType::kString, false, Unit::kPlain, "Name", "the marker's name"};
-inline constexpr Key kRowStartNs{"start_ns", KeyType::kInteger, false, Unit::kCount, "Start", "trace clock, ns"};
-inline constexpr Key kRowEndNs{"end_ns", KeyType::kInteger, false, Unit::kCount, "End", "trace clock, ns"};
-inline constexpr Key kRowLatencyMs{"latency_ms", KeyType::kNumber, false, Unit::kMs, "Latency", "end - start"};
-inline constexpr Key kRowHostStepMs{"host_step_ms", KeyType::kNumber,
-                                    false,          Unit::kMs,
-                                    "Host step",    "the host's step: marker start to the last GPU work's end"};
-inline constexpr Key kRowGpuBusyMs{"gpu_busy_ms", KeyType::kNumber, false,
-                                   Unit::kMs,     "GPU busy",       "union of the iteration's GPU work"};
-inline constexpr Key kRowPhasesMs{"phases_ms", KeyType::kObject, false,
-                                  Unit::kMs,   "Phases",         "ms per phase (kPhaseNames), summing to latency_ms"};
-inline constexpr Key kRowIdleCausesNs{
-    "idle_causes_ns", KeyType::kObject, false,
-    Unit::kCount,     "Idle causes",    "ns of GPU-idle time per cause (iteration_idle.h)"};
-inline constexpr Key kRowKernels{"kernels", KeyType::kInteger, false, Unit::kCount, "Kernels", "kernels started"};
-inline constexpr Key kRowMemcpys{"memcpys", KeyType::kInteger, false, Unit::kCount, "Copies", "copies started"};
-inline constexpr Key kRowMemsets{"memsets", KeyType::kInteger, false, Unit::kCount, "Memsets", "memsets started"};
-inline constexpr Key kRowSyncs{"syncs", KeyType::kInteger, false, Unit::kCount, "Syncs", "synchronising calls"};
-inline constexpr Key kRowSyncMs{"sync_ms", KeyType::kNumber, false, Unit::kMs, "Sync", "time in them"};
-inline constexpr Key kRowPreRangeMs{"pre_range_ms", KeyType::kNumber, false,
-                                    Unit::kMs,      "Pre range",      "--phase pre ranges inside the iteration"};
-inline constexpr Key kRowInferRangeMs{"infer_range_ms", KeyType::kNumber, false,
-                                      Unit::kMs,        "Infer range",    "--phase infer ranges"};
-inline constexpr Key kRowPostRangeMs{"post_range_ms", KeyType::kNumber, false,
-                                     Unit::kMs,       "Post range",     "--phase post ranges"};
+inline constexpr Key kRowIndex{.name = "index",
+                               .type = KeyType::kInteger,
+                               .nullable = false,
+                               .unit = Unit::kCount,
+                               .label = "Index",
+                               .meaning = "the iteration's index"};
+inline constexpr Key kRowName{.name = "name",
+                              .type = KeyType::kString,
+                              .nullable = false,
+                              .unit = Unit::kPlain,
+                              .label = "Name",
+                              .meaning = "the marker's name"};
+inline constexpr Key kRowStartNs{.name = "start_ns",
+                                 .type = KeyType::kInteger,
+                                 .nullable = false,
+                                 .unit = Unit::kCount,
+                                 .label = "Start",
+                                 .meaning = "trace clock, ns"};
+inline constexpr Key kRowEndNs{.name = "end_ns",
+                               .type = KeyType::kInteger,
+                               .nullable = false,
+                               .unit = Unit::kCount,
+                               .label = "End",
+                               .meaning = "trace clock, ns"};
+inline constexpr Key kRowLatencyMs{.name = "latency_ms",
+                                   .type = KeyType::kNumber,
+                                   .nullable = false,
+                                   .unit = Unit::kMs,
+                                   .label = "Latency",
+                                   .meaning = "end - start"};
+inline constexpr Key kRowHostStepMs{.name = "host_step_ms",
+                                    .type = KeyType::kNumber,
+                                    .nullable = false,
+                                    .unit = Unit::kMs,
+                                    .label = "Host step",
+                                    .meaning = "the host's step: marker start to the last GPU work's end"};
+inline constexpr Key kRowGpuBusyMs{.name = "gpu_busy_ms",
+                                   .type = KeyType::kNumber,
+                                   .nullable = false,
+                                   .unit = Unit::kMs,
+                                   .label = "GPU busy",
+                                   .meaning = "union of the iteration's GPU work"};
+inline constexpr Key kRowPhasesMs{.name = "phases_ms",
+                                  .type = KeyType::kObject,
+                                  .nullable = false,
+                                  .unit = Unit::kMs,
+                                  .label = "Phases",
+                                  .meaning = "ms per phase (kPhaseNames), summing to latency_ms"};
+inline constexpr Key kRowIdleCausesNs{.name = "idle_causes_ns",
+                                      .type = KeyType::kObject,
+                                      .nullable = false,
+                                      .unit = Unit::kCount,
+                                      .label = "Idle causes",
+                                      .meaning = "ns of GPU-idle time per cause (iteration_idle.h)"};
+inline constexpr Key kRowKernels{.name = "kernels",
+                                 .type = KeyType::kInteger,
+                                 .nullable = false,
+                                 .unit = Unit::kCount,
+                                 .label = "Kernels",
+                                 .meaning = "kernels started"};
+inline constexpr Key kRowMemcpys{.name = "memcpys",
+                                 .type = KeyType::kInteger,
+                                 .nullable = false,
+                                 .unit = Unit::kCount,
+                                 .label = "Copies",
+                                 .meaning = "copies started"};
+inline constexpr Key kRowMemsets{.name = "memsets",
+                                 .type = KeyType::kInteger,
+                                 .nullable = false,
+                                 .unit = Unit::kCount,
+                                 .label = "Memsets",
+                                 .meaning = "memsets started"};
+inline constexpr Key kRowSyncs{.name = "syncs",
+                               .type = KeyType::kInteger,
+                               .nullable = false,
+                               .unit = Unit::kCount,
+                               .label = "Syncs",
+                               .meaning = "synchronising calls"};
+inline constexpr Key kRowSyncMs{.name = "sync_ms",
+                                .type = KeyType::kNumber,
+                                .nullable = false,
+                                .unit = Unit::kMs,
+                                .label = "Sync",
+                                .meaning = "time in them"};
+inline constexpr Key kRowPreRangeMs{.name = "pre_range_ms",
+                                    .type = KeyType::kNumber,
+                                    .nullable = false,
+                                    .unit = Unit::kMs,
+                                    .label = "Pre range",
+                                    .meaning = "--phase pre ranges inside the iteration"};
+inline constexpr Key kRowInferRangeMs{.name = "infer_range_ms",
+                                      .type = KeyType::kNumber,
+                                      .nullable = false,
+                                      .unit = Unit::kMs,
+                                      .label = "Infer range",
+                                      .meaning = "--phase infer ranges"};
+inline constexpr Key kRowPostRangeMs{.name = "post_range_ms",
+                                     .type = KeyType::kNumber,
+                                     .nullable = false,
+                                     .unit = Unit::kMs,
+                                     .label = "Post range",
+                                     .meaning = "--phase post ranges"};
 // Only on LLM serving steps (docs/SERVING.md): null where the step annotation does not say.
-inline constexpr Key kRowStepKind{"step_kind",  KeyType::kString, true,
-                                  Unit::kPlain, "Step kind",      "prefill, decode or mixed"};
-inline constexpr Key kRowTokens{"tokens", KeyType::kInteger, true, Unit::kCount, "Tokens", "tokens of the step"};
-inline constexpr Key kRowPrefillRequests{"prefill_requests", KeyType::kInteger,  true,
-                                         Unit::kCount,       "Prefill requests", "prefill requests"};
-inline constexpr Key kRowDecodeRequests{"decode_requests", KeyType::kInteger, true,
-                                        Unit::kCount,      "Decode requests", "decode requests"};
-inline constexpr Key kRowPrefillQueryTokens{
-    "prefill_query_tokens", KeyType::kInteger,      true,
-    Unit::kCount,           "Prefill query tokens", "summed query tokens of the prefills"};
-inline constexpr Key kRowPrefillContextTokens{"prefill_context_tokens",
-                                              KeyType::kInteger,
-                                              true,
-                                              Unit::kCount,
-                                              "Prefill context tokens",
-                                              "summed context tokens of the prefills"};
-inline constexpr Key kRowDecodeQueryTokens{
-    "decode_query_tokens", KeyType::kInteger,     true,
-    Unit::kCount,          "Decode query tokens", "summed query tokens of the decodes"};
-inline constexpr Key kRowDecodeContextTokens{"decode_context_tokens",
-                                             KeyType::kInteger,
-                                             true,
-                                             Unit::kCount,
-                                             "Decode context tokens",
-                                             "summed context tokens of the decodes"};
+inline constexpr Key kRowStepKind{.name = "step_kind",
+                                  .type = KeyType::kString,
+                                  .nullable = true,
+                                  .unit = Unit::kPlain,
+                                  .label = "Step kind",
+                                  .meaning = "prefill, decode or mixed"};
+inline constexpr Key kRowTokens{.name = "tokens",
+                                .type = KeyType::kInteger,
+                                .nullable = true,
+                                .unit = Unit::kCount,
+                                .label = "Tokens",
+                                .meaning = "tokens of the step"};
+inline constexpr Key kRowPrefillRequests{.name = "prefill_requests",
+                                         .type = KeyType::kInteger,
+                                         .nullable = true,
+                                         .unit = Unit::kCount,
+                                         .label = "Prefill requests",
+                                         .meaning = "prefill requests"};
+inline constexpr Key kRowDecodeRequests{.name = "decode_requests",
+                                        .type = KeyType::kInteger,
+                                        .nullable = true,
+                                        .unit = Unit::kCount,
+                                        .label = "Decode requests",
+                                        .meaning = "decode requests"};
+inline constexpr Key kRowPrefillQueryTokens{.name = "prefill_query_tokens",
+                                            .type = KeyType::kInteger,
+                                            .nullable = true,
+                                            .unit = Unit::kCount,
+                                            .label = "Prefill query tokens",
+                                            .meaning = "summed query tokens of the prefills"};
+inline constexpr Key kRowPrefillContextTokens{.name = "prefill_context_tokens",
+                                              .type = KeyType::kInteger,
+                                              .nullable = true,
+                                              .unit = Unit::kCount,
+                                              .label = "Prefill context tokens",
+                                              .meaning = "summed context tokens of the prefills"};
+inline constexpr Key kRowDecodeQueryTokens{.name = "decode_query_tokens",
+                                           .type = KeyType::kInteger,
+                                           .nullable = true,
+                                           .unit = Unit::kCount,
+                                           .label = "Decode query tokens",
+                                           .meaning = "summed query tokens of the decodes"};
+inline constexpr Key kRowDecodeContextTokens{.name = "decode_context_tokens",
+                                             .type = KeyType::kInteger,
+                                             .nullable = true,
+                                             .unit = Unit::kCount,
+                                             .label = "Decode context tokens",
+                                             .meaning = "summed context tokens of the decodes"};
 
 // Every key of an iteration row (tests/unit/reports/report_keys_test.cpp checks them against the schema).
 inline constexpr std::array<const Key*, 25> kIterationRowKeys{&kRowIndex,

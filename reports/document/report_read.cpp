@@ -2,9 +2,12 @@
 #include "tracegate/reports/report_read.h"
 
 #include "reports/document/report_document.h"
+#include "reports/document/report_keys.h"
 #include "tracegate/reports/analysis_report.h"
 
 namespace tg {
+
+namespace keys = internal::keys;
 
 using internal::ReportFault;
 
@@ -17,8 +20,10 @@ Status CheckReport(const nlohmann::json& report, const std::string& label) {
     case ReportFault::kOtherSchema:
       return Unsupported(label + ": report schema \"" + check.schema + "\" is not " + kReportSchema +
                          "; re-run tracegate analyze with this version");
-    case ReportFault::kMissingKey: return InvalidInput(label + ": the report has no \"" + check.key + "\"");
-    case ReportFault::kWrongType: return InvalidInput(label + ": \"" + check.key + "\" is not " + check.expected);
+    case ReportFault::kMissingKey:
+      return InvalidInput(label + ": the report has no \"" + std::string(check.key) + "\"");
+    case ReportFault::kWrongType:
+      return InvalidInput(label + ": \"" + std::string(check.key) + "\" is not " + check.expected);
     case ReportFault::kNoLatency: break;  // not asked for
   }
   return Status::Ok();
@@ -35,7 +40,7 @@ Status ReadReferenceRun(const std::string& path, ReferenceRun* out) {
       return InvalidInput(path + ": not a tracegate report (schema is not " + std::string(kReportSchema) + ")");
   }
   out->path = path;
-  out->avg_latency_ms = *internal::Number(doc, "avg_latency_ms");
+  out->avg_latency_ms = *internal::Number(doc, keys::kAvgLatencyMs.name);
   out->precision = internal::Text(doc, "precision");
   return Status::Ok();
 }

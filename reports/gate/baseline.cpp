@@ -10,14 +10,17 @@
 #include <filesystem>
 #include <system_error>
 
-#include "tracegate/reports/analysis_report.h"
 #include "analyzer/util/fileio.h"
 #include "reports/document/report_document.h"
+#include "reports/document/report_keys.h"
+#include "reports/gate/history.h"
+#include "tracegate/reports/analysis_report.h"
 #include "tracegate/reports/json_out.h"
 #include "tracegate/reports/report_provenance.h"
-#include "reports/gate/history.h"
 
 namespace tg {
+
+namespace keys = internal::keys;
 
 using internal::CheckReadableFile;
 using internal::TempPathFor;
@@ -75,8 +78,8 @@ Status ReadInfo(const std::string& dir, const std::string& name, BaselineInfo* i
   info->precision = Text(report, "precision");
   info->commit = Text(report, "commit");
   info->profiling_date = Text(report, "profiling_date");
-  info->has_avg_latency = Number(report, "avg_latency_ms").has_value();
-  info->avg_latency_ms = Number(report, "avg_latency_ms").value_or(0);
+  info->has_avg_latency = Number(report, keys::kAvgLatencyMs.name).has_value();
+  info->avg_latency_ms = Number(report, keys::kAvgLatencyMs.name).value_or(0);
   return Status::Ok();
 }
 
@@ -107,9 +110,9 @@ HistoryRow HistoryRowFor(const std::string& name, const std::string& kind, const
   row.kind = kind;
   row.recorded_at = internal::NowIso();
   row.commit = Text(report, "commit");
-  row.avg_latency_ms = Number(report, "avg_latency_ms").value_or(0);
-  row.p95_latency_ms = Number(report, "p95_latency_ms").value_or(0);
-  row.throughput_fps = Number(report, "throughput_fps").value_or(0);
+  row.avg_latency_ms = Number(report, keys::kAvgLatencyMs.name).value_or(0);
+  row.p95_latency_ms = Number(report, keys::kP95LatencyMs.name).value_or(0);
+  row.throughput_fps = Number(report, keys::kThroughputFps.name).value_or(0);
   row.source = source;
   return row;
 }
@@ -118,9 +121,9 @@ Status SaveBaseline(const std::string& dir, const std::string& name, const json&
                     const std::string& source) {
   TG_RETURN_IF_ERROR(ValidateBaselineName(name));
   TG_RETURN_IF_ERROR(CheckReport(report, source));
-  if (!Number(report, "avg_latency_ms"))
+  if (!Number(report, keys::kAvgLatencyMs.name))
     return InvalidInput(source + ": no avg_latency_ms to gate against (" +
-                        Text(report, "avg_latency_ms_reason") + "); a baseline needs iterations");
+                        Text(report, keys::ReasonKey(keys::kAvgLatencyMs.name)) + "); a baseline needs iterations");
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return IoError(dir + ": cannot create the baseline directory: " + ec.message());

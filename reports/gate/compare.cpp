@@ -8,11 +8,14 @@
 #include <set>
 
 #include "reports/document/report_document.h"
+#include "reports/document/report_keys.h"
 #include "reports/gate/compare_internal.h"
-#include "tracegate/reports/analysis_report.h"
 #include "tracegate/analyzer/kernel_class.h"
+#include "tracegate/reports/analysis_report.h"
 
 namespace tg {
+
+namespace keys = internal::keys;
 
 using internal::CheckLostData;
 using internal::DiffKernelsAndPhases;
@@ -54,30 +57,27 @@ using internal::Number;
 using internal::Object;
 using internal::Text;
 
-// A metric read from a report: a top-level key, or `section`.`key` for nested ones.
+// A metric read from a report: a headline key, or `section`.`key` for nested ones.
 struct MetricSpec {
-  const char* name;      // as shown and keyed in the comparison
-  const char* section;   // "" for top-level keys
-  const char* key;
+  std::string_view name;     // as shown and keyed in the comparison
+  std::string_view section;  // empty for headline keys
+  std::string_view key;
   bool higher_is_worse;
 };
 
+constexpr MetricSpec Headline(const keys::Key& key, bool higher_is_worse) {
+  return {key.name, {}, key.name, higher_is_worse};
+}
+
 constexpr MetricSpec kMetrics[] = {
-    {"avg_latency_ms", "", "avg_latency_ms", true},
-    {"p50_latency_ms", "", "p50_latency_ms", true},
-    {"p95_latency_ms", "", "p95_latency_ms", true},
-    {"p99_latency_ms", "", "p99_latency_ms", true},
-    {"std_latency_ms", "", "std_latency_ms", true},
-    {"latency_cv", "", "latency_cv", true},
-    {"throughput_fps", "", "throughput_fps", false},
-    {"pre_ms_ratio", "", "pre_ms_ratio", true},
-    {"h2d_ms_ratio", "", "h2d_ms_ratio", true},
-    {"infer_ms_ratio", "", "infer_ms_ratio", true},
-    {"d2h_ms_ratio", "", "d2h_ms_ratio", true},
-    {"post_ms_ratio", "", "post_ms_ratio", true},
-    {"idle_ratio", "", "idle_ratio", true},
-    {"kernels.total_ms", "kernels", "total_ms", true},
-    {"memory_peak_mb", "", "memory_peak_mb", true},
+    Headline(keys::kAvgLatencyMs, true),   Headline(keys::kP50LatencyMs, true),
+    Headline(keys::kP95LatencyMs, true),   Headline(keys::kP99LatencyMs, true),
+    Headline(keys::kStdLatencyMs, true),   Headline(keys::kLatencyCv, true),
+    Headline(keys::kThroughputFps, false), Headline(keys::kPreRatio, true),
+    Headline(keys::kH2dRatio, true),       Headline(keys::kInferRatio, true),
+    Headline(keys::kD2hRatio, true),       Headline(keys::kPostRatio, true),
+    Headline(keys::kIdleRatio, true),      {"kernels.total_ms", "kernels", "total_ms", true},
+    Headline(keys::kMemoryPeakMb, true),
 };
 
 // "null (no iterations)", "missing" or "not a number": why a side has no value for `key`.
@@ -85,13 +85,13 @@ std::string MissingReason(const json& obj, std::string_view key) {
   const json* v = Find(obj, key);
   if (!v) return "missing";
   if (!v->is_null()) return "not a number";
-  std::string why = Text(obj, std::string(key) + "_reason");
+  std::string why = Text(obj, keys::ReasonKey(key));
   return why.empty() ? "null" : "null (" + why + ")";
 }
 
 MetricDelta ReadMetric(const MetricSpec& spec, const json& base, const json& next) {
-  const json& b = *spec.section ? Object(base, spec.section) : base;
-  const json& n = *spec.section ? Object(next, spec.section) : next;
+  const json& b = spec.section.empty() ? base : Object(base, spec.section);
+  const json& n = spec.section.empty() ? next : Object(next, spec.section);
   const std::optional<double> bn = Number(b, spec.key), nn = Number(n, spec.key);
   const bool hb = bn.has_value(), hn = nn.has_value();
   const double bv = bn.value_or(0), nv = nn.value_or(0);
@@ -116,7 +116,7 @@ MetricDelta ReadMetric(const MetricSpec& spec, const json& base, const json& nex
 // whole trace's, warm-up and start-up included): the kernels' GPU time, or their launches.
 std::optional<double> KernelTablePerIteration(const json& doc, bool launches) {
   const json* table = Find(doc, "kernel_table");
-  const std::optional<double> iterations = Number(doc, "iterations");
+  const std::optional<double> iterations = Number(doc, keys::kIterations.name);
   if (!table || !table->is_array() || !iterations || *iterations <= 0) return std::nullopt;
   double sum = 0;
   for (const json& row : *table) sum += Number(row, launches ? "count" : "per_iteration_ms").value_or(0);
@@ -143,7 +143,7 @@ MetricDelta KernelTableMetric(const char* key, bool launches, const json& base, 
 
 std::vector<double> Samples(const json& doc) {
   std::vector<double> out;
-  for (const json& v : Array(doc, "latency_samples_ms"))
+  for (const json& v : Array(doc, keys::kLatencySamplesMs.name))
     if (v.is_number()) out.push_back(v.get<double>());
   return out;
 }
@@ -165,7 +165,7 @@ SideInfo ReadSide(const json& doc, const std::string& label) {
   if (side.warmup.empty() && side.skipped > 0)  // a report from before the warm-up line, with --skip N
     side.warmup = "dropped the first " + std::to_string(side.skipped) + " of " + std::to_string(side.found) +
                   " iterations (--skip " + std::to_string(side.skipped) + ")";
-  const std::optional<double> cv = Number(doc, "latency_cv");
+  const std::optional<double> cv = Number(doc, keys::kLatencyCv.name);
   side.has_cv = cv.has_value();
   side.cv = cv.value_or(0);
   const json* table = Find(doc, "kernel_table");
@@ -198,10 +198,10 @@ void CheckSide(const json& doc, const SideInfo& side, std::vector<CompareProblem
     return;
   }
   if (check.fault == internal::ReportFault::kNoLatency) {
-    const std::optional<double> avg = Number(doc, "avg_latency_ms");
+    const std::optional<double> avg = Number(doc, keys::kAvgLatencyMs.name);
     problems->push_back({"inputs", label + ": avg_latency_ms is " +
                                        (avg ? FormatNumber(*avg, 3) + ", not positive"
-                                            : MissingReason(doc, "avg_latency_ms"))});
+                                            : MissingReason(doc, keys::kAvgLatencyMs.name))});
   }
   if (!Find(doc, "data_quality"))
     problems->push_back({"data_quality", label + ": no data_quality section, so its data cannot be trusted"});

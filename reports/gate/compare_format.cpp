@@ -5,10 +5,13 @@
 #include <cstdio>
 #include <string>
 
+#include "reports/document/report_keys.h"
 #include "reports/gate/compare_internal.h"
 #include "tracegate/reports/compare.h"
 
 namespace tg {
+
+namespace keys = internal::keys;
 
 using internal::FormatNumber;
 
@@ -31,7 +34,7 @@ std::string internal::FormatP(double p) {
 }
 
 int internal::MetricDecimals(const MetricDelta& m) {
-  return m.key.ends_with("_ratio") || m.key == "latency_cv" ? 4 : 3;
+  return m.key.ends_with("_ratio") || m.key == keys::kLatencyCv.name ? 4 : 3;
 }
 
 std::string internal::VerdictHeading(Verdict v) {

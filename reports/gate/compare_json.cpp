@@ -1,8 +1,11 @@
 // ComparisonToJson: the comparison document (schema tracegate.comparison/v1).
+#include "reports/document/report_keys.h"
 #include "reports/gate/compare_internal.h"
 #include "tracegate/reports/compare.h"
 
 namespace tg {
+
+namespace keys = internal::keys;
 
 using internal::FamilyJson;
 using internal::RanksJson;
@@ -22,7 +25,7 @@ json SideJson(const SideInfo& s) {
           {"iterations_found", s.found},
           {"warmup_skipped", s.skipped},
           {"warmup", s.warmup.empty() ? json(nullptr) : json(s.warmup)},
-          {"latency_cv", NumberOr(s.has_cv, s.cv)},
+          {keys::kLatencyCv.name, NumberOr(s.has_cv, s.cv)},
           {"has_kernel_table", s.has_kernel_table},
           {"error_counters", s.error_counters}};
 }

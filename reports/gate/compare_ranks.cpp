@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "reports/document/report_document.h"
+#include "reports/document/report_keys.h"
 #include "reports/gate/compare_internal.h"
 
 namespace tg::internal {
@@ -77,7 +78,7 @@ void DiffRanks(const json& base, const json& next, Comparison& c) {
   std::map<int64_t, RankFamilies> base_families, new_families;
   auto read = [&](const json& doc, bool is_base) {
     for (const json& r : internal::Array(doc, "ranks")) {
-      const std::optional<double> ms = internal::Number(r, "avg_latency_ms");
+      const std::optional<double> ms = internal::Number(r, keys::kAvgLatencyMs.name);
       if (!internal::Number(r, "rank") || !ms) continue;
       RankDelta& d = by_rank[internal::Int(r, "rank")];
       d.rank = internal::Int(r, "rank");

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "reports/document/report_document.h"
+#include "reports/document/report_keys.h"
 #include "reports/gate/compare_internal.h"
 #include "reports/view/report_svg.h"
 #include "reports/view/report_view.h"
@@ -46,7 +47,7 @@ std::string AxisBelow(double lo_ms, double hi_ms, double x0, double width, doubl
 
 std::vector<double> Samples(const json& doc) {
   std::vector<double> out;
-  for (const json& v : Array(doc, "latency_samples_ms"))
+  for (const json& v : Array(doc, keys::kLatencySamplesMs.name))
     if (v.is_number() && std::isfinite(v.get<double>())) out.push_back(v.get<double>());
   return out;
 }

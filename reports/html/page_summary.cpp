@@ -1,4 +1,5 @@
 #include "reports/html/page_summary.h"
+#include "reports/document/report_keys.h"
 
 #include <algorithm>
 #include <array>
@@ -72,7 +73,7 @@ std::string LongestGapBefore(const json& doc, const std::string& cause) {
 std::string WhereTimeGoes(const json& doc) {
   if (!Text(doc, "no_device_activity").empty()) return "the trace holds no GPU work (" + Text(doc, "no_device_activity") + ")";
   if (!Text(doc, "graph_capture").empty()) return Text(doc, "graph_capture");
-  auto idle = Number(doc, "idle_ratio");
+  auto idle = Number(doc, keys::kIdleRatio.name);
   if (!idle) return "";
   if (*idle >= 0.15) {
     std::string text = "the GPU is idle " + Percent(*idle) + " of the iteration time";
@@ -98,11 +99,12 @@ std::string WhereTimeGoes(const json& doc) {
 
 std::string SummarySentence(const json& doc) {
   std::string text;
-  const double n = Number(doc, "iterations").value_or(0);
-  if (n >= 2 && Number(doc, "p50_latency_ms"))
-    text = StrFormat("%.0f iterations of ", n) + FormatValue(*Number(doc, "p50_latency_ms"), Unit::kMs) + " (p50)";
-  else if (n == 1 && Number(doc, "avg_latency_ms"))
-    text = "1 iteration of " + FormatValue(*Number(doc, "avg_latency_ms"), Unit::kMs);
+  const double n = Number(doc, keys::kIterations.name).value_or(0);
+  if (n >= 2 && Number(doc, keys::kP50LatencyMs.name))
+    text =
+        StrFormat("%.0f iterations of ", n) + FormatValue(*Number(doc, keys::kP50LatencyMs.name), Unit::kMs) + " (p50)";
+  else if (n == 1 && Number(doc, keys::kAvgLatencyMs.name))
+    text = "1 iteration of " + FormatValue(*Number(doc, keys::kAvgLatencyMs.name), Unit::kMs);
   else
     text = "No iterations";
   if (std::string where = WhereTimeGoes(doc); !where.empty()) text += ": " + where;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "reports/document/report_document.h"
+#include "reports/document/report_keys.h"
 #include "reports/job/job_internal.h"
 #include "reports/report/findings_json.h"
 #include "tracegate/analyzer/findings.h"
@@ -25,7 +26,7 @@ json CrossRankFindings(const json& ranks, const CrossRank& cross, std::optional<
   for (const json& r : ranks) {
     JobRank& rank = in.ranks.emplace_back();
     rank.rank = Int(r, "rank");
-    rank.iterations = std::max<double>(1, static_cast<double>(Int(r, "iterations")));
+    rank.iterations = std::max<double>(1, static_cast<double>(Int(r, keys::kIterations.name)));
     rank.comm_ms = Number(r, "comm_ms");
     rank.compute_ms = Number(r, "compute_ms");
     rank.overlap_ratio = Number(r, "overlap_ratio");

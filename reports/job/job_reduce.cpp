@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "reports/document/report_document.h"
+#include "reports/document/report_keys.h"
 #include "reports/job/job_internal.h"
 #include "tracegate/analyzer/kernel_class.h"
 #include "tracegate/reports/job.h"
@@ -19,10 +20,10 @@ namespace {
 // figures): copied when present, null with a reason until then.
 constexpr const char* kRankFigures[] = {"comm_ms", "compute_ms", "overlap_ratio"};
 
-json NumberOrNull(const json& doc, const char* key, json& entry, const char* reason) {
+json NumberOrNull(const json& doc, std::string_view key, json& entry, const char* reason) {
   if (std::optional<double> v = Number(doc, key)) return *v;
-  const std::string own = Text(doc, std::string(key) + "_reason");
-  entry[std::string(key) + "_reason"] = own.empty() ? reason : own;
+  const std::string own = Text(doc, keys::ReasonKey(key));
+  entry[keys::ReasonKey(key)] = own.empty() ? reason : own;
   return nullptr;
 }
 
@@ -69,10 +70,10 @@ json Figures(const json& doc, const std::string& file) {
   const json& own = OwnRank(doc);
   json e = json::object();
   e["file"] = file;
-  e["avg_latency_ms"] = NumberOrNull(doc, "avg_latency_ms", e, "the rank's report has no latency");
-  e["p95_latency_ms"] = NumberOrNull(doc, "p95_latency_ms", e, "the rank's report has no latency");
-  e["iterations"] = Int(doc, "iterations");
-  e["idle_ratio"] = NumberOrNull(doc, "idle_ratio", e, "the rank's report has no idle ratio");
+  e[keys::kAvgLatencyMs.name] = NumberOrNull(doc, keys::kAvgLatencyMs.name, e, "the rank's report has no latency");
+  e[keys::kP95LatencyMs.name] = NumberOrNull(doc, keys::kP95LatencyMs.name, e, "the rank's report has no latency");
+  e[keys::kIterations.name] = Int(doc, keys::kIterations.name);
+  e[keys::kIdleRatio.name] = NumberOrNull(doc, keys::kIdleRatio.name, e, "the rank's report has no idle ratio");
   for (const char* key : kRankFigures) e[key] = NumberOrNull(own, key, e, "not in the rank's report");
   KernelFamilies(doc, e);
   return e;
@@ -146,7 +147,7 @@ void JobReducer::Add(RankReport r) {
   k.rank = r.rank;
   k.source = r.source;
   k.figures = json::to_cbor(Figures(r.doc, r.file));
-  const int64_t iterations = Int(r.doc, "iterations");
+  const int64_t iterations = Int(r.doc, keys::kIterations.name);
   k.iterations = std::max<double>(1, static_cast<double>(iterations));
   for (const json& c : Array(OwnRank(r.doc), "collective_calls")) {
     RankCall call;
@@ -177,7 +178,7 @@ void JobReducer::Add(RankReport r) {
   // The body: the slowest rank's report; any report until one has a latency. Ties go to the
   // lower rank (ranks still to be numbered by file order after every numbered one, in file
   // order), so neither the order of the files nor of the workers changes the body.
-  const std::optional<double> ms = Number(r.doc, "avg_latency_ms");
+  const std::optional<double> ms = Number(r.doc, keys::kAvgLatencyMs.name);
   const auto order = std::make_tuple(!r.rank.has_value(), r.rank.value_or(0), r.index);
   const bool before = order < slowest_order_;
   const bool slower = ms && (!slowest_ms_ || *ms > *slowest_ms_ || (*ms == *slowest_ms_ && before));

@@ -201,7 +201,7 @@ json DeviceJson(const Trace& t, const DeviceSummary& d) {
             {"busy_ns", d.busy_ns},
             {"busy_ms", NsToMs(d.busy_ns)},
             {"idle_ns", d.active_ns - d.busy_ns}};
-  SetOrNull(j, "idle_ratio", d.has_idle_ratio, d.idle_ratio, "empty active window");
+  SetOrNull(j, keys::kIdleRatio.name, d.has_idle_ratio, d.idle_ratio, "empty active window");
   j["gaps"] = GapsJson(d);
   if (d.idle_causes.attributed) {
     json causes = json::object();
@@ -522,9 +522,9 @@ json ServingJson(const ServingAnalysis& sv) {
               {"count", g.count},
               {"latency_total_ms", NsToMs(g.latency_ns)},
               {"mean_latency_ms", g.mean_ms},
-              {"p50_latency_ms", g.p50_ms},
-              {"p95_latency_ms", g.p95_ms},
-              {"p99_latency_ms", g.p99_ms},
+              {keys::kP50LatencyMs.name, g.p50_ms},  // a group's percentiles carry the headline's names
+              {keys::kP95LatencyMs.name, g.p95_ms},
+              {keys::kP99LatencyMs.name, g.p99_ms},
               {"tokens", g.tokens < 0 ? json(nullptr) : json(g.tokens)}};
     const bool rates = g.tokens > 0 && g.latency_ns > 0;
     const char* why = g.tokens < 0    ? "the token count of a step is unknown"

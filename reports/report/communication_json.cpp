@@ -1,4 +1,5 @@
 #include "reports/report/communication_json.h"
+#include "reports/document/report_keys.h"
 
 #include <optional>
 #include <string>
@@ -9,14 +10,14 @@ namespace {
 
 using nlohmann::json;
 
-// obj[key] = value, or null with obj[key + "_reason"] = reason.
+// obj[key] = value, or null with obj[keys::ReasonKey(key)] = reason.
 template <class T>
-void ValueOrNull(json& obj, const std::string& key, const std::optional<T>& value, const std::string& reason) {
+void ValueOrNull(json& obj, std::string_view key, const std::optional<T>& value, const std::string& reason) {
   if (value) {
     obj[key] = *value;
   } else {
     obj[key] = nullptr;
-    obj[key + "_reason"] = reason;
+    obj[keys::ReasonKey(key)] = reason;
   }
 }
 
@@ -51,14 +52,14 @@ json RanksJson(const Analysis& analysis) {
   json r = json::object();
   ValueOrNull(r, "rank", rc.rank, rc.rank_reason);
   r["file"] = TextOrNull(rc.file);
-  ValueOrNull(r, "avg_latency_ms", has ? std::optional<double>(it.latency_ms.mean) : std::nullopt, why);
+  ValueOrNull(r, keys::kAvgLatencyMs.name, has ? std::optional<double>(it.latency_ms.mean) : std::nullopt, why);
   ValueOrNull(r, "comm_ms", rc.comm_ms, rc.comm_reason);
   ValueOrNull(r, "compute_ms", rc.compute_ms, rc.comm_reason);
   ValueOrNull(r, "overlap_ratio", rc.overlap_ratio, rc.overlap_reason);
   ValueOrNull<double>(r, "wait_ms", std::nullopt, "single rank: waits need the other ranks");
   // The headline idle_ratio: the iterations' idle phase over their summed latency.
   const bool idle = has && analysis.summary.no_device_activity.empty();
-  ValueOrNull(r, "idle_ratio",
+  ValueOrNull(r, keys::kIdleRatio.name,
               idle ? std::optional<double>(it.phase_ratio[static_cast<size_t>(Phase::kIdle)]) : std::nullopt,
               has ? analysis.summary.no_device_activity : why);
   json calls = json::array();

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/document/report_keys.h"
 #include "tracegate/analyzer/findings.h"
 
 namespace tg::internal {
@@ -22,7 +23,7 @@ inline void SetOrNull(nlohmann::json& obj, std::string_view key, bool defined, d
     obj[name] = value;
   } else {
     obj[name] = nullptr;
-    obj[name + "_reason"] = reason;
+    obj[keys::ReasonKey(name)] = reason;
   }
 }
 

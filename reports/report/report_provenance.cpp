@@ -1,5 +1,6 @@
 // The report's provenance keys; see tracegate/report_provenance.h.
 #include "tracegate/reports/report_provenance.h"
+#include "reports/document/report_keys.h"
 
 #include <sys/wait.h>
 
@@ -11,6 +12,8 @@
 #include <vector>
 
 namespace tg {
+
+namespace keys = internal::keys;
 
 namespace {
 
@@ -86,21 +89,21 @@ void AddProvenanceJson(json& doc, const Trace& trace, const Analysis& analysis, 
   // processes, so the collector's figure comes first.
   std::vector<double> memory = Sampled(trace.samples.memory_used_mb);
   double allocated = -1;
-  if (auto it = trace.metadata.find("memory_peak_mb"); it != trace.metadata.end()) {
+  if (auto it = trace.metadata.find(meta::kMemoryPeakMb); it != trace.metadata.end()) {
     char* end = nullptr;
     allocated = std::strtod(it->second.c_str(), &end);
     if (end == it->second.c_str() || *end != '\0' || !std::isfinite(allocated)) allocated = -1;
   }
   if (allocated >= 0) {
-    doc["memory_peak_mb"] = allocated;
-    auto source = trace.metadata.find("memory_peak_mb_source");
-    doc["memory_peak_mb_source"] = source != trace.metadata.end() ? source->second : "trace metadata";
+    doc[keys::kMemoryPeakMb.name] = allocated;
+    auto source = trace.metadata.find(meta::kMemoryPeakMbSource);
+    doc[keys::kMemoryPeakMbSource.name] = source != trace.metadata.end() ? source->second : "trace metadata";
   } else if (!memory.empty()) {
-    doc["memory_peak_mb"] = *std::max_element(memory.begin(), memory.end());
-    doc["memory_peak_mb_source"] = "nvml samples";
+    doc[keys::kMemoryPeakMb.name] = *std::max_element(memory.begin(), memory.end());
+    doc[keys::kMemoryPeakMbSource.name] = "nvml samples";
   } else {
-    doc["memory_peak_mb"] = nullptr;
-    doc["memory_peak_mb_reason"] = NoSamplesReason(trace, "the NVML samples have no memory_used_mb");
+    doc[keys::kMemoryPeakMb.name] = nullptr;
+    doc[keys::ReasonKey(keys::kMemoryPeakMb.name)] = NoSamplesReason(trace, "the NVML samples have no memory_used_mb");
   }
 
   std::vector<double> temps = Sampled(trace.samples.temperature_c);
@@ -108,10 +111,11 @@ void AddProvenanceJson(json& doc, const Trace& trace, const Analysis& analysis, 
     auto [lo, hi] = std::minmax_element(temps.begin(), temps.end());
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.0f-%.0f", *lo, *hi);
-    doc["temperature_c_range"] = buf;
+    doc[keys::kTemperatureRange.name] = buf;
   } else {
-    doc["temperature_c_range"] = nullptr;
-    doc["temperature_c_range_reason"] = NoSamplesReason(trace, "the NVML samples have no temperature_c");
+    doc[keys::kTemperatureRange.name] = nullptr;
+    doc[keys::ReasonKey(keys::kTemperatureRange.name)] =
+        NoSamplesReason(trace, "the NVML samples have no temperature_c");
   }
 
   const TimeNs start = analysis.summary.start_ns;

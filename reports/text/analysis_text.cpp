@@ -138,7 +138,7 @@ void PrintDevices(std::ostream& out, const json& r, std::string_view no_activity
   out << "\ndevices" << (note.empty() ? "" : " (" + note + ")") << ":\n";
   for (const json& d : devices) {
     const std::string name = Text(d, "name");
-    const std::optional<double> idle = Number(d, "idle_ratio");
+    const std::optional<double> idle = Number(d, keys::kIdleRatio.name);
     const json& gaps = Object(d, "gaps");
     const int64_t gap_count = Int(gaps, "count");
     out << "  " << DeviceLabel(d) << (name.empty() ? "" : " " + name) << ": busy " << FormatMs(Int(d, "busy_ns"))
@@ -291,7 +291,7 @@ void PrintServing(std::ostream& out, const json& r) {
       out << (i ? "; " : ": ") << Text(g, "kind") << " "
           << (lo && hi ? StrFormat("%.0f-%.0f tokens", *lo, *hi - 1) : std::string("tokens unknown"))
           << StrFormat(" x%lld p50 %.3f ms", static_cast<long long>(Int(g, "count")),
-                       Number(g, "p50_latency_ms").value_or(0));
+                       Number(g, keys::kP50LatencyMs.name).value_or(0));
       if (const auto mpt = Number(g, "ms_per_token"), tps = Number(g, "tokens_per_s"); mpt && tps)
         out << StrFormat(" (%.4f ms/token, %.0f tokens/s)", *mpt, *tps);
     }

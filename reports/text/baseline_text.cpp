@@ -4,10 +4,13 @@
 #include <algorithm>
 
 #include "reports/document/report_document.h"
+#include "reports/document/report_keys.h"
 #include "tracegate/analyzer/strings.h"
 #include "tracegate/reports/baseline.h"
 
 namespace tg {
+
+namespace keys = internal::keys;
 
 namespace {
 
@@ -35,8 +38,8 @@ std::string NumberOrDash(const json& doc, std::string_view key, const char* fmt,
 }
 
 // `shown`, or for a missing value "- (<key>_reason)".
-std::string OrReason(const json& doc, const char* key, const std::string& shown) {
-  std::string reason = TextOrDash(doc, std::string(key) + "_reason");
+std::string OrReason(const json& doc, std::string_view key, const std::string& shown) {
+  std::string reason = TextOrDash(doc, keys::ReasonKey(key));
   return shown == "-" && reason != "-" ? "- (" + reason + ")" : shown;
 }
 
@@ -65,20 +68,26 @@ std::string HeadlineText(const json& r) {
   if (const json* source = Find(r, "source"); source && source->is_object())
     out += StrFormat("  trace %s [%s]\n", TextOrDash(*source, "path").c_str(), TextOrDash(*source, "format").c_str());
   out += StrFormat("  iterations %s: avg %s ms, p50 %s, p95 %s, p99 %s, std %s, cv %s\n",
-                   NumberOrDash(r, "iterations", "%.0f").c_str(), NumberOrDash(r, "avg_latency_ms", "%.3f").c_str(),
-                   NumberOrDash(r, "p50_latency_ms", "%.3f").c_str(), NumberOrDash(r, "p95_latency_ms", "%.3f").c_str(),
-                   NumberOrDash(r, "p99_latency_ms", "%.3f").c_str(), NumberOrDash(r, "std_latency_ms", "%.3f").c_str(),
-                   NumberOrDash(r, "latency_cv", "%.3f").c_str());
-  out += StrFormat("  throughput %s fps\n", NumberOrDash(r, "throughput_fps", "%.1f").c_str());
-  out += StrFormat(
-      "  phases: pre %s%%, h2d %s%%, infer %s%%, d2h %s%%, post %s%%, idle %s%%\n",
-      NumberOrDash(r, "pre_ms_ratio", "%.1f", 100).c_str(), NumberOrDash(r, "h2d_ms_ratio", "%.1f", 100).c_str(),
-      NumberOrDash(r, "infer_ms_ratio", "%.1f", 100).c_str(), NumberOrDash(r, "d2h_ms_ratio", "%.1f", 100).c_str(),
-      NumberOrDash(r, "post_ms_ratio", "%.1f", 100).c_str(), NumberOrDash(r, "idle_ratio", "%.1f", 100).c_str());
-  std::string memory = NumberOrDash(r, "memory_peak_mb", "%.0f MB"), temperature = TextOrDash(r, "temperature_c_range");
+                   NumberOrDash(r, keys::kIterations.name, "%.0f").c_str(),
+                   NumberOrDash(r, keys::kAvgLatencyMs.name, "%.3f").c_str(),
+                   NumberOrDash(r, keys::kP50LatencyMs.name, "%.3f").c_str(),
+                   NumberOrDash(r, keys::kP95LatencyMs.name, "%.3f").c_str(),
+                   NumberOrDash(r, keys::kP99LatencyMs.name, "%.3f").c_str(),
+                   NumberOrDash(r, keys::kStdLatencyMs.name, "%.3f").c_str(),
+                   NumberOrDash(r, keys::kLatencyCv.name, "%.3f").c_str());
+  out += StrFormat("  throughput %s fps\n", NumberOrDash(r, keys::kThroughputFps.name, "%.1f").c_str());
+  out += StrFormat("  phases: pre %s%%, h2d %s%%, infer %s%%, d2h %s%%, post %s%%, idle %s%%\n",
+                   NumberOrDash(r, keys::kPreRatio.name, "%.1f", 100).c_str(),
+                   NumberOrDash(r, keys::kH2dRatio.name, "%.1f", 100).c_str(),
+                   NumberOrDash(r, keys::kInferRatio.name, "%.1f", 100).c_str(),
+                   NumberOrDash(r, keys::kD2hRatio.name, "%.1f", 100).c_str(),
+                   NumberOrDash(r, keys::kPostRatio.name, "%.1f", 100).c_str(),
+                   NumberOrDash(r, keys::kIdleRatio.name, "%.1f", 100).c_str());
+  std::string memory = NumberOrDash(r, keys::kMemoryPeakMb.name, "%.0f MB"),
+              temperature = TextOrDash(r, keys::kTemperatureRange.name);
   if (temperature != "-") temperature += " C";
-  out += StrFormat("  memory peak %s, temperature %s\n", OrReason(r, "memory_peak_mb", memory).c_str(),
-                   OrReason(r, "temperature_c_range", temperature).c_str());
+  out += StrFormat("  memory peak %s, temperature %s\n", OrReason(r, keys::kMemoryPeakMb.name, memory).c_str(),
+                   OrReason(r, keys::kTemperatureRange.name, temperature).c_str());
   const json& q = Object(r, "data_quality");
   std::string problems;
   for (const json& c : Array(q, "counters"))
@@ -128,7 +137,7 @@ std::string Sparkline(const std::vector<HistoryRow>& rows, double lo, double hi)
 
 std::string BaselineSavedText(const std::string& name, const std::string& path, const json& report) {
   return StrFormat("saved baseline '%s' to %s: avg latency %s ms, commit %s\n", name.c_str(), path.c_str(),
-                   NumberOrDash(report, "avg_latency_ms", "%.3f").c_str(),
+                   NumberOrDash(report, keys::kAvgLatencyMs.name, "%.3f").c_str(),
                    ShortCommit(TextOrDash(report, "commit")).c_str());
 }
 

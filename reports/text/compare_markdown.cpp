@@ -5,12 +5,15 @@
 #include <algorithm>
 #include <sstream>
 
+#include "reports/document/report_keys.h"
 #include "reports/gate/compare_internal.h"
 #include "reports/view/report_view.h"
 #include "tracegate/reports/compare.h"
 #include "tracegate/reports/report_html.h"
 
 namespace tg {
+
+namespace keys = internal::keys;
 
 using internal::Caveat;
 using internal::ComparisonCaveats;
@@ -34,8 +37,9 @@ constexpr size_t kFamiliesFolded = 10;  // more in <details>, budget permitting
 constexpr size_t kNameChars = 56;       // a family's name in a table
 constexpr double kUnstableCv = 0.15;
 // The metrics of the comment's table; the rest are folded.
-constexpr const char* kKeyMetrics[] = {"avg_latency_ms",     "p50_latency_ms",    "p95_latency_ms", "throughput_fps",
-                                       "kernel_ms_per_iter", "launches_per_iter", "idle_ratio"};
+constexpr std::string_view kKeyMetrics[] = {
+    keys::kAvgLatencyMs.name, keys::kP50LatencyMs.name, keys::kP95LatencyMs.name, keys::kThroughputFps.name,
+    "kernel_ms_per_iter",     "launches_per_iter",      keys::kIdleRatio.name};
 
 std::string Md(const std::string& s) { return MarkdownEscape(s); }
 
@@ -57,7 +61,7 @@ std::string ShortWords(const std::string& clause) {
 }
 
 bool IsKeyMetric(const MetricDelta& m) {
-  return std::find_if(std::begin(kKeyMetrics), std::end(kKeyMetrics), [&](const char* k) { return m.key == k; }) !=
+  return std::find_if(std::begin(kKeyMetrics), std::end(kKeyMetrics), [&](std::string_view k) { return m.key == k; }) !=
          std::end(kKeyMetrics);
 }
 

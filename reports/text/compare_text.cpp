@@ -7,10 +7,13 @@
 #include <sstream>
 #include <string_view>
 
+#include "reports/document/report_keys.h"
 #include "reports/gate/compare_internal.h"
 #include "tracegate/reports/compare.h"
 
 namespace tg {
+
+namespace keys = internal::keys;
 
 namespace {
 
@@ -43,7 +46,7 @@ struct JunitCase {
 std::string ComparisonJunit(const Comparison& c) {
   std::vector<JunitCase> cases;
   for (const char* check : {"inputs", "devices", "data_quality", "latency"}) {
-    JunitCase jc{check == std::string("latency") ? "avg_latency_ms" : check, "", ""};
+    JunitCase jc{check == std::string_view("latency") ? std::string(keys::kAvgLatencyMs.name) : check, "", ""};
     for (const CompareProblem& p : c.problems)
       if (p.check == check) {
         jc.kind = "error";

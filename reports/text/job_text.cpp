@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "reports/document/report_document.h"
+#include "reports/document/report_keys.h"
 #include "reports/view/job_chart.h"
 #include "reports/view/job_view.h"
 #include "tracegate/reports/analysis_report.h"
@@ -14,6 +15,8 @@
 #include "tracegate/reports/report_html.h"
 
 namespace tg {
+
+namespace keys = internal::keys;
 
 namespace {
 
@@ -112,7 +115,7 @@ std::string JobMarkdownReport(const nlohmann::json& job) {
     lead = model + ", job of " + std::to_string(internal::Array(job, "ranks").size()) + " ranks";
     line.erase(0, model.size() + 2);
   }
-  if (internal::Number(job, "avg_latency_ms"))
+  if (internal::Number(job, keys::kAvgLatencyMs.name))
     lead += ", slowest rank " + std::to_string(internal::Int(job, "slowest_rank"));
   for (const json& f : internal::Array(job, "findings")) {
     if (internal::Text(f, "id") != "straggler") continue;
@@ -125,7 +128,7 @@ std::string JobMarkdownReport(const nlohmann::json& job) {
     if (!ranks.empty())
       line += "; straggler: rank " + ranks + (detail.empty() ? "" : " (" + MarkdownEscape(detail) + ")");
   }
-  const std::string slowest = internal::Number(job, "avg_latency_ms")
+  const std::string slowest = internal::Number(job, keys::kAvgLatencyMs.name)
                                   ? " (rank " + std::to_string(internal::Int(job, "slowest_rank")) + ")"
                                   : "";
   return "**" + lead + ": " + line + "**\n\n" + JobRanksMarkdown(job) + "### The slowest rank" + slowest + "\n\n" +

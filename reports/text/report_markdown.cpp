@@ -9,11 +9,14 @@
 #include <string_view>
 
 #include "analyzer/util/fileio.h"
+#include "reports/document/report_keys.h"
 #include "reports/view/report_view.h"
 #include "tracegate/analyzer/kernel_class.h"
 #include "tracegate/reports/report_html.h"
 
 namespace tg {
+
+namespace keys = internal::keys;
 
 using internal::WriteFileAtomic;
 
@@ -61,12 +64,12 @@ std::string ShortTitle(const std::string& title) { return CutMiddle(ShortWords(t
 std::string SummaryLine(const json& doc) {
   std::string model = Text(doc, "model");
   std::string line = model.empty() ? "" : model + ": ";
-  if (Number(doc, "avg_latency_ms"))
-    line += ShowInline(Show(doc, "avg_latency_ms", Unit::kMs)) + " per iteration (p95 " +
-            ShowInline(Show(doc, "p95_latency_ms", Unit::kMs)) + ", " +
-            ShowInline(Show(doc, "iterations", Unit::kCount)) + " iterations)";
-  else line += "no latency: " + ShowInline(Show(doc, "avg_latency_ms", Unit::kMs));
-  if (const auto idle = Number(doc, "idle_ratio")) line += "; GPU idle " + FormatValue(*idle, Unit::kPercent);
+  if (Number(doc, keys::kAvgLatencyMs.name))
+    line += ShowInline(Show(doc, keys::kAvgLatencyMs.name, Unit::kMs)) + " per iteration (p95 " +
+            ShowInline(Show(doc, keys::kP95LatencyMs.name, Unit::kMs)) + ", " +
+            ShowInline(Show(doc, keys::kIterations.name, Unit::kCount)) + " iterations)";
+  else line += "no latency: " + ShowInline(Show(doc, keys::kAvgLatencyMs.name, Unit::kMs));
+  if (const auto idle = Number(doc, keys::kIdleRatio.name)) line += "; GPU idle " + FormatValue(*idle, Unit::kPercent);
   const json& findings = Array(doc, "findings");
   if (!findings.empty())
     line += "; top finding: " + ShortTitle(Text(findings[0], "title")) + ", " + GainText(findings[0]);
@@ -91,9 +94,9 @@ void Caveats(std::ostream& out, const json& doc) {
     items.push_back("**Warm-up** " + Md(warmup));
   if (const std::string capture = Text(doc, "graph_capture"); !capture.empty())
     items.push_back("**Graph capture**: " + Md(capture));
-  if (const auto cv = Number(doc, "latency_cv"); cv && *cv > kUnstableCv)
+  if (const auto cv = Number(doc, keys::kLatencyCv.name); cv && *cv > kUnstableCv)
     items.push_back(StrFormat("**Unstable**: latency CV %.3f &gt; 0.15, so compare runs with care", *cv));
-  if (const auto n = Number(doc, "iterations"); n && *n > 0 && *n < 10)
+  if (const auto n = Number(doc, keys::kIterations.name); n && *n > 0 && *n < 10)
     items.push_back(StrFormat("Only %.0f iteration%s: the percentiles and the gate's significance test need more", *n,
                               *n == 1 ? "" : "s"));
   if (items.empty()) return;
@@ -291,7 +294,7 @@ std::string ServingTable(const json& doc) {
     out << Int(sv, "steps") << " " << Md(Text(sv, "step_form")) << (Int(sv, "steps") == 1 ? " step" : " steps")
         << " by kind and tokens:\n\n"
         << "| Kind | Tokens | Steps | p50 | p95 | p99 | ms/token | tokens/s |\n|---|--:|--:|--:|--:|--:|--:|--:|\n";
-    auto num = [](const json& g, const char* key, const char* format) {
+    auto num = [](const json& g, std::string_view key, const char* format) {
       const auto v = Number(g, key);
       return v ? StrFormat(format, *v) : std::string("n/a");
     };
@@ -299,8 +302,8 @@ std::string ServingTable(const json& doc) {
       const auto lo = Number(g, "token_bucket_min"), hi = Number(g, "token_bucket_max");
       out << "| " << Md(Text(g, "kind")) << " | "
           << (lo && hi ? StrFormat("%.0f-%.0f", *lo, *hi - 1) : std::string("n/a")) << " | " << Int(g, "count") << " | "
-          << num(g, "p50_latency_ms", "%.3f ms") << " | " << num(g, "p95_latency_ms", "%.3f ms") << " | "
-          << num(g, "p99_latency_ms", "%.3f ms") << " | " << num(g, "ms_per_token", "%.4f") << " | "
+          << num(g, keys::kP50LatencyMs.name, "%.3f ms") << " | " << num(g, keys::kP95LatencyMs.name, "%.3f ms")
+          << " | " << num(g, keys::kP99LatencyMs.name, "%.3f ms") << " | " << num(g, "ms_per_token", "%.4f") << " | "
           << num(g, "tokens_per_s", "%.0f") << " |\n";
     }
   }

@@ -1,4 +1,5 @@
 #include "reports/view/charts_html.h"
+#include "reports/document/report_keys.h"
 
 #include <algorithm>
 #include <array>
@@ -259,11 +260,11 @@ std::string StepTimeSvg(const json& doc) {
 
 std::string LatencyHistogramHtml(const json& doc) {
   std::vector<double> samples;
-  for (const json& v : Array(doc, "latency_samples_ms"))
+  for (const json& v : Array(doc, keys::kLatencySamplesMs.name))
     if (v.is_number()) samples.push_back(v.get<double>());
   if (samples.size() < kHistogramMinSamples) {
     if (samples.empty())
-      return SvgNa(Find(doc, "latency_samples_ms") ? "no iterations" : "this report has no latency samples");
+      return SvgNa(Find(doc, keys::kLatencySamplesMs.name) ? "no iterations" : "this report has no latency samples");
     std::string list;
     for (double s : samples) list += (list.empty() ? "" : ", ") + FormatValue(s, Unit::kMs);
     return "<p class=\"note\">" +
@@ -273,7 +274,8 @@ std::string LatencyHistogramHtml(const json& doc) {
   }
   std::vector<Mark> marks;
   for (const auto& [key, name] :
-       {std::pair{"p50_latency_ms", "p50"}, std::pair{"p95_latency_ms", "p95"}, std::pair{"p99_latency_ms", "p99"}})
+       {std::pair{keys::kP50LatencyMs.name, "p50"}, std::pair{keys::kP95LatencyMs.name, "p95"},
+        std::pair{keys::kP99LatencyMs.name, "p99"}})
     if (auto v = Number(doc, key)) marks.push_back({std::string(name) + " " + FormatValue(*v, Unit::kMs), *v});
   return HistogramSvg(samples, marks, "iteration latency (ms)", "Latency histogram");
 }

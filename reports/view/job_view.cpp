@@ -7,10 +7,11 @@
 #include <sstream>
 
 #include "reports/document/report_document.h"
+#include "reports/document/report_keys.h"
 
 namespace tg::internal {
 
-std::string JobCell(const json& rank, const char* key, const char* format, double scale) {
+std::string JobCell(const json& rank, std::string_view key, const char* format, double scale) {
   const std::optional<double> v = Number(rank, key);
   if (!v) return "n/a";
   char buf[48];
@@ -25,8 +26,8 @@ std::vector<std::vector<std::string>> JobRankRows(const json& job) {
   for (const json& r : Array(job, "ranks")) {
     const int64_t rank = Int(r, "rank");
     rows.push_back({std::to_string(rank) + (slowest && *slowest == static_cast<double>(rank) ? "*" : ""),
-                    JobCell(r, "avg_latency_ms", "%.3f"), JobCell(r, "p95_latency_ms", "%.3f"),
-                    JobCell(r, "idle_ratio", "%.1f%%", 100), JobCell(r, "comm_ms", "%.3f"),
+                    JobCell(r, keys::kAvgLatencyMs.name, "%.3f"), JobCell(r, keys::kP95LatencyMs.name, "%.3f"),
+                    JobCell(r, keys::kIdleRatio.name, "%.1f%%", 100), JobCell(r, "comm_ms", "%.3f"),
                     JobCell(r, "compute_ms", "%.3f"), JobCell(r, "overlap_ratio", "%.1f%%", 100),
                     JobCell(r, "wait_ms", "%.3f"), JobCell(r, "clock_offset_ns", "%.3f", 1e-3),
                     JobCell(r, "last_arrivals", "%.0f"), Text(r, "file")});
@@ -59,7 +60,7 @@ std::string MatchedBy(const std::string& by) {
 std::string JobHeadline(const json& job) {
   std::ostringstream out;
   out << Array(job, "ranks").size() << " ranks; job latency (the slowest rank's) ";
-  if (std::optional<double> ms = Number(job, "avg_latency_ms")) {
+  if (std::optional<double> ms = Number(job, keys::kAvgLatencyMs.name)) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3f ms", *ms);
     out << buf << ", rank " << Int(job, "slowest_rank");

@@ -24,6 +24,6 @@ inline constexpr const char* kJobCollectivesNote =
     "every rank's calls: total over the ranks, mean per call, bandwidths of the mean call";
 std::vector<std::vector<std::string>> JobCollectiveRows(const nlohmann::json& job);
 // rank[key] formatted with `format` after scaling, or "n/a".
-std::string JobCell(const nlohmann::json& rank, const char* key, const char* format, double scale = 1);
+std::string JobCell(const nlohmann::json& rank, std::string_view key, const char* format, double scale = 1);
 
 }  // namespace tg::internal

@@ -69,7 +69,7 @@ Shown Show(const json& doc, std::string_view key, Unit unit) {
     s.text = v->get<std::string>();
   } else {
     s.text = "n/a";
-    std::string reason = Text(doc, std::string(key) + "_reason");
+    std::string reason = Text(doc, keys::ReasonKey(key));
     s.reason = !reason.empty() ? reason : v ? "no value" : "not in this report";
   }
   return s;

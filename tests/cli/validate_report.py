@@ -1,15 +1,22 @@
 #!/usr/bin/env python3
-"""Validates tracegate reports against reports/schema/tracegate.report.v1.schema.json.
+"""Validates tracegate reports against the schema `tracegate schema` prints (the template
+reports/schema/tracegate.report.v1.schema.in.json with the headline keys of report_keys.h put in).
 
 Usage: validate_report.py REPORT.json...   (exit 0: all valid; 1: a report is not; 2: setup)
-Other CLI tests may call it on the reports they write. Needs python3-jsonschema (ci/deps.sh).
+The binary is $TRACEGATE_BINARY (CTest sets it), else build/tracegate. Other CLI tests may call it
+on the reports they write. Needs python3-jsonschema (ci/deps.sh).
 """
 import json
 import os
+import subprocess
 import sys
 
-SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "reports", "schema",
-                      "tracegate.report.v1.schema.json")
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+
+
+def load_schema():
+    binary = os.environ.get("TRACEGATE_BINARY") or os.path.join(ROOT, "build", "tracegate")
+    return json.loads(subprocess.run([binary, "schema"], capture_output=True, text=True, check=True).stdout)
 
 
 def main(paths):
@@ -19,8 +26,11 @@ def main(paths):
         print("validate_report.py: python3 has no jsonschema module; install python3-jsonschema "
               "(ci/deps.sh does)", file=sys.stderr)
         return 2
-    with open(SCHEMA, encoding="utf-8") as f:
-        schema = json.load(f)
+    try:
+        schema = load_schema()
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f"validate_report.py: cannot get the schema from tracegate schema: {e}", file=sys.stderr)
+        return 2
     jsonschema.Draft202012Validator.check_schema(schema)
     validator = jsonschema.Draft202012Validator(schema)
     bad = 0

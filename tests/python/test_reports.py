@@ -16,16 +16,13 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "cli"))
 import validate_report  # noqa: E402
 
 TRACES = real_traces()
-SCHEMA = os.path.join(ROOT, "reports", "schema", "tracegate.report.v1.schema.json")
 ALEXNET = os.path.join(FIXTURES, "real", "kineto_alexnet_train_step.json.gz")
 RANK0 = os.path.join(FIXTURES, "real", "kineto_sampled_rank0.json.gz")
 
 
 @pytest.fixture(scope="module")
 def validator():
-    with open(SCHEMA) as f:
-        schema = json.load(f)
-    return jsonschema.Draft202012Validator(schema)
+    return jsonschema.Draft202012Validator(validate_report.load_schema())
 
 
 def read(path, mode="r"):

@@ -46,8 +46,8 @@ int main() {
   gpu.id = 0, gpu.name = "Fake H100", gpu.sm_count = 132, gpu.memory_bytes = int64_t{80} << 30;
   writer->AddDevice(gpu);
   writer->SetMetadata(std::string(tg::kDeviceUuidPrefix) + "0", "GPU-11111111-1111-1111-1111-111111111111");
-  writer->SetMetadata(std::string(tg::kMemoryPeakKey), "512.0");
-  writer->SetMetadata("memory_peak_mb_source", "cupti allocations");
+  writer->SetMetadata(std::string(tg::meta::kMemoryPeakMb), "512.0");
+  writer->SetMetadata(std::string(tg::meta::kMemoryPeakMbSource), "cupti allocations");
 
   tg::Trace t;
   Clock clock;

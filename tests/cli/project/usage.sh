@@ -38,9 +38,9 @@ usage_error() {  # usage_error FIRST_LINE USAGE_LINE CMD...
     passes=$((passes+1))
   else fails=$((fails+1)); echo "FAIL: tracegate $* -> rc $rc, stdout '$out', stderr:"; echo "$err"; fi
 }
-usage_error "tracegate: error: unknown command 'analyse': did you mean 'analyze'? (commands: analyze, merge, predict, export, convert, baseline, compare, gate, record)" \
+usage_error "tracegate: error: unknown command 'analyse': did you mean 'analyze'? (commands: analyze, merge, predict, export, convert, schema, baseline, compare, gate, record)" \
   "Usage: tracegate [OPTIONS] SUBCOMMAND" analyse x.json
-usage_error "tracegate: error: unknown command 'comapre': did you mean 'compare'? (commands: analyze, merge, predict, export, convert, baseline, compare, gate, record)" \
+usage_error "tracegate: error: unknown command 'comapre': did you mean 'compare'? (commands: analyze, merge, predict, export, convert, schema, baseline, compare, gate, record)" \
   "Usage: tracegate [OPTIONS] SUBCOMMAND" comapre a.json b.json
 usage_error "tracegate: error: unknown baseline command 'sav': did you mean 'save'? (baseline commands: save, list, show, history)" \
   "Usage: tracegate baseline [OPTIONS] SUBCOMMAND" baseline sav r.json --name x

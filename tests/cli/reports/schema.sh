@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every report the CLI writes validates against reports/schema/tracegate.report.v1.schema.json:
+# Every report the CLI writes validates against the schema `tracegate schema` prints:
 # analyze on each real, Kineto and nsys fixture (with and without tags, costs, a converted store,
 # a saved baseline), and the golden report. Broken reports must fail: a missing required key,
 # a null without its _reason, a priority or severity outside the enum.

@@ -28,7 +28,7 @@ void WritePart(const std::string& dir, int64_t pid, Trace batch, const std::stri
   d.id = static_cast<int32_t>(pid % 2);
   d.name = "GPU of " + std::to_string(pid);
   w->AddDevice(d);
-  w->SetMetadata(std::string(kMemoryPeakKey), peak_mb);
+  w->SetMetadata(std::string(meta::kMemoryPeakMb), peak_mb);
   w->SetMetadata("cuda_version", "13.0");
   w->SetMetadata("cupti_warning", "warning of " + std::to_string(pid));
   if (dropped) w->AddQuality(Quality::kSourceDroppedRecords, dropped);
@@ -62,7 +62,7 @@ TEST(PartsTest, MergeUnitesProcessesDevicesStringsAndCounters) {
   ASSERT_EQ(t.devices.size(), 2u);                               // ids 1 (101 % 2) and 0 (202 % 2)
   EXPECT_EQ(t.quality.Get(Quality::kSourceDroppedRecords), 5u);  // 2 + 3
   EXPECT_EQ(t.quality.Get(Quality::kTraceIncomplete), 0u);
-  EXPECT_EQ(t.metadata.at(std::string(kMemoryPeakKey)), "300.5");  // 100.5 + 200.0
+  EXPECT_EQ(t.metadata.at(std::string(meta::kMemoryPeakMb)), "300.5");  // 100.5 + 200.0
   EXPECT_EQ(t.metadata.at("cuda_version"), "13.0");
   EXPECT_EQ(t.metadata.at("cupti_warning"), "warning of 101; warning of 202");
   EXPECT_EQ(t.metadata.count(std::string(kPartCompleteKey)), 0u);

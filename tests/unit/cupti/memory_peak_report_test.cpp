@@ -29,8 +29,8 @@ TEST(CuptiMemoryPeakReport, CollectorAllocationsWinOverNvmlSamples) {
   Trace t;
   testing::AddKernel(t, "k", 1'000, 2'000);
   AddMemorySample(t, 3000);
-  t.metadata[std::string(kMemoryPeakKey)] = "512.0";
-  t.metadata[cupti::kMemoryPeakSourceKey] = cupti::kMemoryPeakSource;
+  t.metadata[std::string(meta::kMemoryPeakMb)] = "512.0";
+  t.metadata[std::string(meta::kMemoryPeakMbSource)] = cupti::kMemoryPeakSource;
   nlohmann::json r = Report(t);
   EXPECT_EQ(r["memory_peak_mb"], 512.0);
   EXPECT_EQ(r["memory_peak_mb_source"], "cupti allocations");
@@ -41,7 +41,7 @@ TEST(CuptiMemoryPeakReport, NvmlSamplesWhenTheCollectorSawNoAllocation) {
   Trace t;
   testing::AddKernel(t, "k", 1'000, 2'000);
   AddMemorySample(t, 3000);
-  t.metadata[std::string(kMemoryPeakKey)] = "not a number";  // ignored
+  t.metadata[std::string(meta::kMemoryPeakMb)] = "not a number";  // ignored
   nlohmann::json r = Report(t);
   EXPECT_EQ(r["memory_peak_mb"], 3000.0);
   EXPECT_EQ(r["memory_peak_mb_source"], "nvml samples");

@@ -1,7 +1,8 @@
 // The report's key list (reports/document/report_keys.h) against the JSON Schema and the writer:
-// every declared key is a property of the schema with the declared type, nullable headline keys
-// carry the schema's "<key>_reason" rule, and the golden report holds exactly the declared
-// headline and iteration-row keys.
+// the schema `tracegate schema` prints (ReportSchemaJson) has every headline key with its declared
+// type and, when nullable, the "<key>_reason" rule, while the template it is made from has none of
+// them (they are declared once); every iteration-row key is a property of the schema's row with
+// the declared type; the golden report holds exactly the declared headline and iteration-row keys.
 #include "reports/document/report_keys.h"
 
 #include <gtest/gtest.h>
@@ -11,6 +12,8 @@
 #include <string>
 
 #include <nlohmann/json.hpp>
+
+#include "tracegate/reports/report_schema.h"
 
 namespace tg::internal::keys {
 namespace {
@@ -24,8 +27,13 @@ json LoadJson(const std::string& path) {
 }
 
 const json& Schema() {
+  static const json schema = json::parse(ReportSchemaJson(), nullptr, /*allow_exceptions=*/false);
+  return schema;
+}
+
+const json& Template() {
   static const json schema =
-      LoadJson(std::string(TRACEGATE_SOURCE_DIR) + "/reports/schema/tracegate.report.v1.schema.json");
+      LoadJson(std::string(TRACEGATE_SOURCE_DIR) + "/reports/schema/tracegate.report.v1.schema.in.json");
   return schema;
 }
 
@@ -85,6 +93,20 @@ TEST(ReportKeys, HeadlineKeysAreSchemaProperties) {
           << k->name << ": nullable, but the schema does not require " << k->name << "_reason when it is null";
     }
   }
+}
+
+TEST(ReportKeys, HeadlineKeysAreDeclaredOnlyInTheKeyList) {
+  ASSERT_TRUE(Template().is_object());
+  for (const Key* k : kHeadline) {
+    const std::string name(k->name);
+    EXPECT_FALSE(Template()["properties"].contains(name)) << name << ": in the template as well as in report_keys.h";
+    for (const json& r : Template()["required"]) EXPECT_NE(r, name) << name << ": required by the template too";
+  }
+  // The schema is valid JSON and requires every headline key.
+  ASSERT_TRUE(Schema().is_object());
+  std::set<std::string> required;
+  for (const json& r : Schema()["required"]) required.insert(r.get<std::string>());
+  for (const Key* k : kHeadline) EXPECT_TRUE(required.count(std::string(k->name))) << k->name;
 }
 
 TEST(ReportKeys, IterationRowKeysAreSchemaProperties) {

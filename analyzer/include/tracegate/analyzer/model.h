@@ -370,6 +370,11 @@ inline constexpr std::string_view kCudaVersion = "cuda_version";
 inline constexpr std::string_view kDriverVersion = "driver_version";
 inline constexpr std::string_view kCuptiVersion = "cupti_version";
 inline constexpr std::string_view kHost = "host";
+// The peak device memory a recording's collector saw a process allocate (MB, "%.1f"; MergeParts
+// sums it over processes), and where that figure came from: the report's memory_peak_mb and its
+// memory_peak_mb_source.
+inline constexpr std::string_view kMemoryPeakMb = "memory_peak_mb";
+inline constexpr std::string_view kMemoryPeakMbSource = "memory_peak_mb_source";
 }  // namespace meta
 
 struct Trace {

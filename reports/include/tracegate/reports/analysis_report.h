@@ -2,8 +2,8 @@
 //
 // The report document (schema "tracegate.report/v1") is declared in three places that tests keep
 // in step: the headline keys and the iteration rows in reports/document/report_keys.h, every key
-// with its type in reports/schema/tracegate.report.v1.schema.json, and what each section means in
-// docs/REPORTS.md ("Key reference").
+// with its type in the schema `tracegate schema` prints (reports/include/tracegate/reports/report_schema.h), and what
+// each section means in docs/REPORTS.md ("Key reference").
 #pragma once
 
 #include <cstdint>
