@@ -41,6 +41,14 @@
 
 namespace tg::cupti {
 
+using internal::kCuptiClientImports;
+using internal::kDeviceUuidPrefix;
+using internal::ObjectsImporting;
+using internal::OtherCuptiClientsMetadata;
+using internal::PartWriter;
+using internal::PartWriterOptions;
+using internal::RecordClockNs;
+
 namespace {
 
 struct Session {

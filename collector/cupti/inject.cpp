@@ -63,7 +63,7 @@ void StartFromEnvironment() {
            " is not set, so this process is not recorded; run the program under `tracegate record`");
       return;
     }
-    const std::string part = tg::PartPath(o.parts_dir, ::getpid());
+    const std::string part = tg::internal::PartPath(o.parts_dir, ::getpid());
     if (tg::Status s = tg::cupti::StartCollector(o.recording, part); !s.ok()) {
       Warn("this process is not recorded: " + s.message());
       return;

@@ -9,6 +9,9 @@
 
 namespace tg::cupti {
 
+using internal::ParseCaptureRange;
+using internal::ParseIterations;
+
 namespace {
 
 // Positive integer up to `max`, else the default with a warning.

@@ -13,6 +13,9 @@
 
 namespace tg {
 
+using internal::MergeParts;
+using internal::PartPath;
+
 namespace {
 
 std::mutex g_mu;

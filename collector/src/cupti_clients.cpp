@@ -10,8 +10,7 @@
 #include <cstring>
 #include <set>
 
-
-namespace tg {
+namespace tg::internal {
 
 namespace {
 
@@ -236,4 +235,4 @@ std::vector<std::string> OtherCuptiClientLines(const std::map<std::string, std::
   return lines;
 }
 
-}  // namespace tg
+}  // namespace tg::internal

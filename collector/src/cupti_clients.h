@@ -23,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-namespace tg {
+namespace tg::internal {
 
 // Part metadata keys. Values are per process, "pid N: ..." (MergeParts joins the processes' values
 // with "; ").
@@ -48,4 +48,4 @@ std::map<std::string, std::string> OtherCuptiClientsMetadata(int64_t pid, const 
 // with tracegate), and what to do.
 std::vector<std::string> OtherCuptiClientLines(const std::map<std::string, std::string, std::less<>>& metadata);
 
-}  // namespace tg
+}  // namespace tg::internal

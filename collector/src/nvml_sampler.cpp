@@ -14,7 +14,7 @@
 #include "collector/src/nvml_abi.h"
 #include "collector/src/parts.h"
 
-namespace tg {
+namespace tg::internal {
 
 namespace {
 
@@ -190,4 +190,4 @@ const SampleTable& NvmlSampler::Samples() const { return impl_->samples; }
 const std::string& NvmlSampler::Note() const { return impl_->note; }
 const std::vector<std::string>& NvmlSampler::Uuids() const { return impl_->uuids; }
 
-}  // namespace tg
+}  // namespace tg::internal

@@ -10,7 +10,7 @@
 
 #include "tracegate/analyzer/model.h"
 
-namespace tg {
+namespace tg::internal {
 
 struct NvmlSamplerOptions {
   std::string library = "libnvidia-ml.so.1";  // dlopen name or path (tests load a fake)
@@ -43,4 +43,4 @@ class NvmlSampler {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace tg
+}  // namespace tg::internal

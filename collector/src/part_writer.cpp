@@ -18,7 +18,7 @@
 #include "collector/src/parts.h"
 #include "tracegate/analyzer/store.h"
 
-namespace tg {
+namespace tg::internal {
 
 namespace {
 
@@ -208,4 +208,4 @@ uint64_t PartWriter::EventsDropped() const {
   return impl_->dropped;
 }
 
-}  // namespace tg
+}  // namespace tg::internal

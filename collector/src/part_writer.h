@@ -13,7 +13,7 @@
 #include "tracegate/analyzer/quality.h"
 #include "tracegate/analyzer/status.h"
 
-namespace tg {
+namespace tg::internal {
 
 struct PartWriterOptions {
   std::string path;                 // the part file, written in place (never renamed)
@@ -64,4 +64,4 @@ class PartWriter {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace tg
+}  // namespace tg::internal

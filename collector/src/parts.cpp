@@ -13,7 +13,7 @@
 #include "tracegate/analyzer/import.h"
 #include "tracegate/analyzer/store.h"
 
-namespace tg {
+namespace tg::internal {
 
 namespace {
 
@@ -149,4 +149,4 @@ Status MergeParts(const std::string& dir, Trace* out, MergeResult* result) {
   return Status::Ok();
 }
 
-}  // namespace tg
+}  // namespace tg::internal

@@ -15,6 +15,7 @@
 
 #include "tracegate/analyzer/model.h"
 #include "tracegate/analyzer/status.h"
+#include "tracegate/collector/record.h"
 
 namespace tg::internal {
 inline constexpr const char* kPartsDir = "TRACEGATE_PARTS_DIR";        // required by the collector
@@ -30,9 +31,6 @@ inline constexpr const char* kIterations = "TRACEGATE_ITERATIONS";        // "K:
 // Set by the launcher for the CUDA driver / NVTX to load the injection library:
 inline constexpr const char* kCudaInjection = "CUDA_INJECTION64_PATH";
 inline constexpr const char* kNvtxInjection = "NVTX_INJECTION64_PATH";
-}  // namespace tg::internal
-
-namespace tg {
 
 // Metadata key a PartWriter sets to "1" when it finishes; a part without it was cut short.
 inline constexpr std::string_view kPartCompleteKey = "tracegate.part_complete";
@@ -54,15 +52,9 @@ int64_t RecordClockNs();
 // "<dir>/part-<pid>.db".
 std::string PartPath(const std::string& dir, int64_t pid);
 
-struct MergeResult {
-  size_t parts = 0;             // part files read
-  size_t incomplete_parts = 0;  // without the completion marker
-  std::vector<std::string> notes;  // one line per part that could not be read or was incomplete
-};
-
 // Reads every part-*.db in `dir` into one trace (strings re-interned, processes and devices
 // united, quality counters summed, trace_incomplete += incomplete parts). A part that cannot be
 // read at all is skipped with a note and also counts as incomplete. No parts: an empty trace.
 [[nodiscard]] Status MergeParts(const std::string& dir, Trace* out, MergeResult* result);
 
-}  // namespace tg
+}  // namespace tg::internal

@@ -22,11 +22,19 @@
 
 #include "analyzer/util/fileio.h"
 #include "collector/src/nvml_sampler.h"
+#include "collector/src/parts.h"
 #include "tracegate/analyzer/store.h"
 
 extern char** environ;
 
 namespace tg {
+
+using internal::kDeviceUuidPrefix;
+using internal::MergeParts;
+using internal::NvmlSampler;
+using internal::NvmlSamplerOptions;
+using internal::ParseCaptureRange;
+using internal::ParseIterations;
 
 using internal::TempPathFor;
 

@@ -8,6 +8,10 @@
 
 namespace tg {
 
+using internal::kCuptiRefusedKey;
+using internal::kOtherCuptiClientsKey;
+using internal::OtherCuptiClientLines;
+
 namespace {
 
 constexpr size_t kProcessesShown = 8;

@@ -226,19 +226,21 @@ std::string StepTimeSvg(const json& doc) {
     Column c;
     c.parts.assign(kPhases.size(), 0);
     for (size_t r = first; r < last; ++r) {
-      const json& phases = Object(rows[r], "phases_ms");
+      const json& phases = Object(rows[r], keys::kRowPhasesMs.name);
       for (size_t p = 0; p < kPhases.size(); ++p)
         c.parts[p] += Number(phases, kPhases[p]).value_or(0) / static_cast<double>(last - first);
-      c.marked = c.marked || Number(rows[r], "index").value_or(-2) == drawn;
+      c.marked = c.marked || Number(rows[r], keys::kRowIndex.name).value_or(-2) == drawn;
     }
     const auto index = [&](size_t r) {
-      return StrFormat("%.0f", Number(rows[r], "index").value_or(static_cast<double>(r)));
+      return StrFormat("%.0f", Number(rows[r], keys::kRowIndex.name).value_or(static_cast<double>(r)));
     };
     c.label = index(first);
     double sum = 0;
     for (double v : c.parts) sum += v;
     c.title = (group == 1 ? "iteration " + c.label +
-                                (Text(rows[first], "name").empty() ? "" : " (" + Text(rows[first], "name") + ")")
+                                (Text(rows[first], keys::kRowName.name).empty()
+                                     ? ""
+                                     : " (" + Text(rows[first], keys::kRowName.name) + ")")
                           : "iterations " + c.label + "-" + index(last - 1) + " (mean)") +
               ": " + FormatValue(sum, Unit::kMs);
     for (size_t p = 0; p < kPhases.size(); ++p)

@@ -21,7 +21,7 @@ constexpr int kLaunches = 5, kGraphLaunches = 3;
 constexpr int64_t kBytes = int64_t{256} << 20;
 
 struct Clock {
-  tg::TimeNs now = tg::RecordClockNs();
+  tg::TimeNs now = tg::internal::RecordClockNs();
   tg::TimeNs Take(tg::TimeNs ns) { return now += ns; }
 };
 
@@ -33,10 +33,10 @@ int main() {
     std::fprintf(stderr, "fake_known_workload: %s is not set: run it under tracegate record\n", tg::internal::kPartsDir);
     return 2;
   }
-  tg::PartWriterOptions options;
-  options.path = tg::PartPath(dir, ::getpid());
-  std::unique_ptr<tg::PartWriter> writer;
-  if (tg::Status s = tg::PartWriter::Open(options, &writer); !s.ok()) {
+  tg::internal::PartWriterOptions options;
+  options.path = tg::internal::PartPath(dir, ::getpid());
+  std::unique_ptr<tg::internal::PartWriter> writer;
+  if (tg::Status s = tg::internal::PartWriter::Open(options, &writer); !s.ok()) {
     std::fprintf(stderr, "fake_known_workload: %s\n", s.message().c_str());
     return 2;
   }
@@ -45,7 +45,7 @@ int main() {
   tg::Device gpu;
   gpu.id = 0, gpu.name = "Fake H100", gpu.sm_count = 132, gpu.memory_bytes = int64_t{80} << 30;
   writer->AddDevice(gpu);
-  writer->SetMetadata(std::string(tg::kDeviceUuidPrefix) + "0", "GPU-11111111-1111-1111-1111-111111111111");
+  writer->SetMetadata(std::string(tg::internal::kDeviceUuidPrefix) + "0", "GPU-11111111-1111-1111-1111-111111111111");
   writer->SetMetadata(std::string(tg::meta::kMemoryPeakMb), "512.0");
   writer->SetMetadata(std::string(tg::meta::kMemoryPeakMbSource), "cupti allocations");
 

@@ -63,7 +63,7 @@ tg::Trace FakeActivity(long n) {
   int64_t pid = ::getpid();
   int64_t tid = ::syscall(SYS_gettid);
   for (long i = 0; i < n; ++i, ++g_next) {
-    tg::TimeNs t = tg::RecordClockNs();
+    tg::TimeNs t = tg::internal::RecordClockNs();
     tg::ApiCall a;
     a.start = t; a.end = t + 2000; a.name = launch; a.pid = pid; a.tid = tid; a.correlation = g_next;
     batch.api_calls.Add(a);
@@ -150,11 +150,11 @@ int main(int argc, char** argv) {
   ::sigaction(SIGINT, &sa, nullptr);
   ::sigaction(SIGTERM, &sa, nullptr);
 
-  tg::PartWriterOptions options;
-  options.path = tg::PartPath(dir, ::getpid());
+  tg::internal::PartWriterOptions options;
+  options.path = tg::internal::PartPath(dir, ::getpid());
   if (const char* ms = std::getenv(tg::internal::kFlushMs)) options.flush_interval_ms = std::atol(ms);
-  std::unique_ptr<tg::PartWriter> writer;
-  if (tg::Status s = tg::PartWriter::Open(options, &writer); !s.ok()) return Fail(s);
+  std::unique_ptr<tg::internal::PartWriter> writer;
+  if (tg::Status s = tg::internal::PartWriter::Open(options, &writer); !s.ok()) return Fail(s);
   writer->AddProcess({::getpid(), "fake_recorder"});
   tg::Device gpu;
   gpu.id = 0; gpu.name = "Fake GPU"; gpu.sm_count = 132; gpu.memory_bytes = int64_t{80} << 30;
@@ -184,10 +184,11 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "fake_recorder: %s\n", ::dlerror());
       return 2;
     }
-    const std::vector<std::string_view> imports(std::begin(tg::kCuptiClientImports), std::end(tg::kCuptiClientImports));
+    const std::vector<std::string_view> imports(std::begin(tg::internal::kCuptiClientImports),
+                                                std::end(tg::internal::kCuptiClientImports));
     const auto self = reinterpret_cast<const void*>(&FakeActivity);  // this program plays the collector
-    for (const auto& [key, value] :
-         tg::OtherCuptiClientsMetadata(::getpid(), tg::ObjectsImporting(imports, self), a.cupti_refused))
+    for (const auto& [key, value] : tg::internal::OtherCuptiClientsMetadata(
+             ::getpid(), tg::internal::ObjectsImporting(imports, self), a.cupti_refused))
       writer->SetMetadata(key, value);
   }
   if (tg::Status s = writer->Finish(); !s.ok()) return Fail(s);

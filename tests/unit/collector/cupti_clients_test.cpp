@@ -14,6 +14,17 @@
 #include "record_test_util.h"
 
 namespace tg {
+
+using internal::kCuptiClientImports;
+using internal::kCuptiRefusedKey;
+using internal::kOtherCuptiClientsKey;
+using internal::MergeParts;
+using internal::ObjectsImporting;
+using internal::OtherCuptiClientLines;
+using internal::OtherCuptiClientsMetadata;
+using internal::PartPath;
+using internal::PartWriter;
+using internal::PartWriterOptions;
 namespace {
 
 using testing::ScratchDir;

@@ -10,6 +10,9 @@
 #include "collector/src/nvml_sampler.h"
 
 namespace tg {
+
+using internal::NvmlSampler;
+using internal::NvmlSamplerOptions;
 namespace {
 
 TEST(NvmlSamplerTest, SamplesEveryGpuEachInterval) {

@@ -17,6 +17,10 @@
 #include "record_test_util.h"
 
 namespace tg {
+
+using internal::kPartCompleteKey;
+using internal::PartWriter;
+using internal::PartWriterOptions;
 namespace {
 
 using testing::Kernels;

@@ -11,6 +11,14 @@
 #include "tracegate/collector/record.h"
 
 namespace tg {
+
+using internal::kPartCompleteKey;
+using internal::MergeParts;
+using internal::ParseCaptureRange;
+using internal::ParseIterations;
+using internal::PartPath;
+using internal::PartWriter;
+using internal::PartWriterOptions;
 namespace {
 
 using testing::Kernels;

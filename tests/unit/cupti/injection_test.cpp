@@ -15,6 +15,9 @@
 #include "collector/src/parts.h"
 
 namespace tg {
+
+using internal::kPartCompleteKey;
+using internal::PartPath;
 namespace {
 
 using testing::ReadPart;

@@ -21,6 +21,9 @@
 #include "options.h"
 
 namespace tg::cupti {
+
+using internal::kCuptiClientImports;
+using internal::ObjectsImporting;
 namespace {
 
 // Starting CUPTI may run cuInit, whose driver calls InitializeInjection again on the same thread:

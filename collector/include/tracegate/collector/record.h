@@ -15,9 +15,8 @@
 #include <vector>
 
 #include "tracegate/analyzer/model.h"
-#include "collector/src/parts.h"
-#include "tracegate/collector/recorder.h"
 #include "tracegate/analyzer/status.h"
+#include "tracegate/collector/recorder.h"
 
 namespace tg {
 
@@ -44,6 +43,13 @@ struct RecordOptions {
   std::string iterations;            // "K:N" or empty; needs capture_range (TRACEGATE_ITERATIONS)
   int64_t flush_ms = 1000;           // TRACEGATE_FLUSH_MS for the collector (unless set already)
   std::string nvml_library = "libnvidia-ml.so.1";
+};
+
+// What merging the parts of a recording found (MergeParts, collector/src/parts.h).
+struct MergeResult {
+  size_t parts = 0;                // part files read
+  size_t incomplete_parts = 0;     // without the completion marker
+  std::vector<std::string> notes;  // one line per part that could not be read or was incomplete
 };
 
 struct RecordResult {
