@@ -242,6 +242,7 @@ std::string ComparisonMarkdown(const Comparison& c) {
   MetricRows(out, c, true);
   if (!c.ranks.empty()) out << "\n";
   RankTable(out, c, true);
+  internal::ServingTable(out, c, true);  // serving reports: the step groups
   Families(out, c);
   std::string text = out.str();
   internal::AppendWithinBudget(text,
