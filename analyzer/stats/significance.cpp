@@ -192,7 +192,7 @@ BootstrapResult BootstrapRatioOfMeans(const std::vector<double>& base, const std
 
 RateBootstrapResult BootstrapRatioOfRates(const std::vector<double>& base_num, const std::vector<double>& base_den,
                                           const std::vector<double>& next_num, const std::vector<double>& next_den,
-                                          int resamples, double confidence, uint64_t seed) {
+                                          double bound, int resamples, double confidence, uint64_t seed) {
   RateBootstrapResult r;
   r.confidence = confidence;
   r.resamples = resamples;
@@ -230,7 +230,7 @@ RateBootstrapResult BootstrapRatioOfRates(const std::vector<double>& base_num, c
   for (double& q : ratios) {
     const double b = resampled(base_num, base_den, rng);
     q = b > 0 ? resampled(next_num, next_den, rng) / b : std::numeric_limits<double>::infinity();
-    not_above += q <= 1;
+    not_above += q <= bound;
   }
   std::sort(ratios.begin(), ratios.end());
   r.lo = NearestRank(ratios, 100 * (1 - confidence) / 2);

@@ -1,9 +1,10 @@
 // The serving gate (docs/SERVING.md, "The serving gate"): two serving reports compared like with
 // like. Steps are grouped by kind and power-of-two token bucket, as the report's serving section
 // groups them; within each group on both sides, ms per token (summed latency / summed tokens) is
-// compared with a bootstrap interval over the group's steps, and the one-sided p-values are
-// corrected for the number of groups (Benjamini-Hochberg). Another batch mix (groups on one side
-// only, a shifted token mix) is a workload change, never a latency regression.
+// compared with a bootstrap interval over the group's steps; a group fails when it is significantly
+// more than the threshold slower: the one-sided bootstrap p-values of "at most threshold slower",
+// corrected for the number of groups (Benjamini-Hochberg), below alpha. Another batch mix (groups on one side
+// only, a shifted step mix) is a workload change, never a latency regression.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -30,6 +31,9 @@ constexpr std::string_view kIterationTable = "iteration_table";
 // Bootstrap resamples per group, with a fixed seed: the same reports always give the same verdict.
 constexpr int kResamples = 2000;
 constexpr double kConfidence = 0.95;
+// Fewer steps on a side and the bootstrap understates the spread of their ms per token: the group
+// is listed, not judged.
+constexpr size_t kMinSteps = 10;
 
 struct GroupSamples {
   std::vector<double> latency_ms, tokens;
@@ -77,7 +81,7 @@ std::string GroupList(const std::vector<ServingGroupDelta>& groups, bool base) {
   return out.empty() ? "none" : out;
 }
 
-// Why no group can be judged: no group on both sides, or none with 2 steps on each.
+// Why no group can be judged: no group on both sides, or none with kMinSteps steps on each.
 std::string NoMatchText(const Comparison& c) {
   const ServingComparison& s = c.serving;
   bool both = false;
@@ -85,33 +89,33 @@ std::string NoMatchText(const Comparison& c) {
   const std::string sides = " (" + c.base.label + ": " + GroupList(s.groups, true) + "; " + c.next.label + ": " +
                             GroupList(s.groups, false) + ")";
   if (!both) return "no serving step group (kind x token bucket) on both sides, so no ms per token to compare" + sides;
-  return "no serving step group (kind x token bucket) has 2 steps on both sides, the fewest the bootstrap needs" +
-         sides;
+  return "no serving step group (kind x token bucket) has " + std::to_string(kMinSteps) +
+         " steps on both sides, the fewest the gate judges" + sides;
 }
 
 void FindWorkloadChange(ServingComparison& s) {
   std::vector<std::string> one_side;
   for (const ServingGroupDelta& g : s.groups) {
-    s.token_mix_distance += std::abs(g.base_token_share - g.new_token_share) / 2;
+    s.step_mix_distance += std::abs(g.base_step_share - g.new_step_share) / 2;
     if (g.base_steps == 0 || g.new_steps == 0)
       one_side.push_back(ServingGroupName(g) + " (" + (g.base_steps == 0 ? "new" : "base") + " only, " +
                          std::to_string(g.base_steps + g.new_steps) + " steps)");
   }
-  const bool shifted = s.token_mix_distance >= kServingMixLimit;
+  const bool shifted = s.step_mix_distance >= kServingMixLimit;
   s.workload_changed = shifted || !one_side.empty();
   if (!s.workload_changed) return;
   std::vector<const ServingGroupDelta*> moved;
   for (const ServingGroupDelta& g : s.groups) moved.push_back(&g);
   std::stable_sort(moved.begin(), moved.end(), [](const ServingGroupDelta* a, const ServingGroupDelta* b) {
-    return std::abs(a->new_token_share - a->base_token_share) > std::abs(b->new_token_share - b->base_token_share);
+    return std::abs(a->new_step_share - a->base_step_share) > std::abs(b->new_step_share - b->base_step_share);
   });
   std::string text = "workload changed, not judged as latency: ";
   if (shifted) {
-    text += "token mix shifted by " + Percent(s.token_mix_distance) + " (";
+    text += "step mix shifted by " + Percent(s.step_mix_distance) + " (";
     for (size_t i = 0; i < moved.size() && i < 3; ++i)
-      text += (i ? ", " : "") + ServingGroupName(*moved[i]) + " " + Percent(moved[i]->base_token_share) + " -> " +
-              Percent(moved[i]->new_token_share);
-    text += " of tokens)";
+      text += (i ? ", " : "") + ServingGroupName(*moved[i]) + " " + Percent(moved[i]->base_step_share) + " -> " +
+              Percent(moved[i]->new_step_share);
+    text += " of steps)";
   }
   if (!one_side.empty()) {
     text += shifted ? ", " : "";
@@ -161,9 +165,9 @@ void CompareServing(const nlohmann::json& base, const nlohmann::json& next, Comp
   std::map<std::pair<int, int64_t>, std::pair<const GroupSamples*, const GroupSamples*>> keys;
   for (const auto& [key, g] : b) keys[key].first = &g;
   for (const auto& [key, g] : n) keys[key].second = &g;
-  double base_tokens = 0, new_tokens = 0;
-  for (const auto& [key, g] : b) base_tokens += Sum(g.tokens);
-  for (const auto& [key, g] : n) new_tokens += Sum(g.tokens);
+  double base_steps = 0, new_steps = 0;
+  for (const auto& [key, g] : b) base_steps += static_cast<double>(g.tokens.size());
+  for (const auto& [key, g] : n) new_steps += static_cast<double>(g.tokens.size());
   const GroupSamples none;
   for (const auto& [key, sides] : keys) {
     const GroupSamples& gb = sides.first ? *sides.first : none;
@@ -179,11 +183,11 @@ void CompareServing(const nlohmann::json& base, const nlohmann::json& next, Comp
     g.new_tokens = static_cast<int64_t>(nt);
     if (bt > 0) g.base_ms_per_token = Sum(gb.latency_ms) / bt;
     if (nt > 0) g.new_ms_per_token = Sum(gn.latency_ms) / nt;
-    if (base_tokens > 0) g.base_token_share = bt / base_tokens;
-    if (new_tokens > 0) g.new_token_share = nt / new_tokens;
-    if (g.base_steps > 0 && g.new_steps > 0)
-      g.bootstrap = BootstrapRatioOfRates(gb.latency_ms, gb.tokens, gn.latency_ms, gn.tokens, kResamples, kConfidence,
-                                          kBootstrapSeed);
+    if (base_steps > 0) g.base_step_share = static_cast<double>(g.base_steps) / base_steps;
+    if (new_steps > 0) g.new_step_share = static_cast<double>(g.new_steps) / new_steps;
+    if (g.base_steps >= kMinSteps && g.new_steps >= kMinSteps)
+      g.bootstrap = BootstrapRatioOfRates(gb.latency_ms, gb.tokens, gn.latency_ms, gn.tokens,
+                                          1 + c->options.threshold_pct / 100, kResamples, kConfidence, kBootstrapSeed);
     g.judged = g.bootstrap.ok;
     if (g.judged) {
       g.delta_pct = (g.bootstrap.ratio - 1) * 100;
@@ -247,30 +251,32 @@ nlohmann::json ServingComparisonJson(const Comparison& c) {
   nlohmann::json groups = nlohmann::json::array();
   for (const ServingGroupDelta& g : s.groups) {
     const bool base = g.base_steps > 0, next = g.new_steps > 0;
-    groups.push_back(
-        {{"kind", g.kind},
-         {"token_bucket_min", g.bucket_min},
-         {"token_bucket_max", g.bucket_max},
-         {"name", ServingGroupName(g)},
-         {"base_steps", g.base_steps},
-         {"new_steps", g.new_steps},
-         {"base_tokens", g.base_tokens},
-         {"new_tokens", g.new_tokens},
-         {"base_ms_per_token", number_or(base, g.base_ms_per_token)},
-         {"new_ms_per_token", number_or(next, g.new_ms_per_token)},
-         {"base_token_share", g.base_token_share},
-         {"new_token_share", g.new_token_share},
-         {"judged", g.judged},
-         {"not_judged_reason", base && next ? nlohmann::json(g.bootstrap.reason)
-                                            : nlohmann::json(base ? "no steps in new" : "no steps in base")},
-         {"ratio", number_or(g.judged, g.bootstrap.ratio)},
-         {"delta_pct", number_or(g.judged, g.delta_pct)},
-         {"ci_lo_pct", number_or(g.judged, (g.bootstrap.lo - 1) * 100)},
-         {"ci_hi_pct", number_or(g.judged, (g.bootstrap.hi - 1) * 100)},
-         {"p_not_above", number_or(g.judged, g.bootstrap.p_not_above)},
-         {"q", number_or(g.judged, g.q)},
-         {"over_threshold", g.over_threshold},
-         {"regression", g.regression}});
+    groups.push_back({{"kind", g.kind},
+                      {"token_bucket_min", g.bucket_min},
+                      {"token_bucket_max", g.bucket_max},
+                      {"name", ServingGroupName(g)},
+                      {"base_steps", g.base_steps},
+                      {"new_steps", g.new_steps},
+                      {"base_tokens", g.base_tokens},
+                      {"new_tokens", g.new_tokens},
+                      {"base_ms_per_token", number_or(base, g.base_ms_per_token)},
+                      {"new_ms_per_token", number_or(next, g.new_ms_per_token)},
+                      {"base_step_share", g.base_step_share},
+                      {"new_step_share", g.new_step_share},
+                      {"judged", g.judged},
+                      {"not_judged_reason", !base   ? "no steps in base"
+                                            : !next ? "no steps in new"
+                                            : g.base_steps < kMinSteps || g.new_steps < kMinSteps
+                                                ? "fewer than " + std::to_string(kMinSteps) + " steps on a side"
+                                                : g.bootstrap.reason},
+                      {"ratio", number_or(g.judged, g.bootstrap.ratio)},
+                      {"delta_pct", number_or(g.judged, g.delta_pct)},
+                      {"ci_lo_pct", number_or(g.judged, (g.bootstrap.lo - 1) * 100)},
+                      {"ci_hi_pct", number_or(g.judged, (g.bootstrap.hi - 1) * 100)},
+                      {"p_within_threshold", number_or(g.judged, g.bootstrap.p_not_above)},
+                      {"q", number_or(g.judged, g.q)},
+                      {"over_threshold", g.over_threshold},
+                      {"regression", g.regression}});
     if (g.judged) groups.back()["not_judged_reason"] = nullptr;
   }
   return {{"groups", std::move(groups)},
@@ -287,8 +293,8 @@ nlohmann::json ServingComparisonJson(const Comparison& c) {
           {"new_left_out", s.new_left_out},
           {"workload_changed", s.workload_changed},
           {"workload", s.workload_text.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.workload_text)},
-          {"token_mix_distance", s.token_mix_distance},
-          {"token_mix_limit", kServingMixLimit},
+          {"step_mix_distance", s.step_mix_distance},
+          {"step_mix_limit", kServingMixLimit},
           {"no_match", s.no_match.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.no_match)},
           {"statistic", "ms_per_token = sum(latency_ms) / sum(tokens) of the group's steps"},
           {"bootstrap",
@@ -301,7 +307,7 @@ void ServingTable(std::ostream& out, const Comparison& c, bool markdown) {
   if (!s.applies) return;
   const std::string ci = FormatNumber(kConfidence * 100, -1) + "% CI";
   if (markdown)
-    out << "### Serving step groups (ms per token)\n\n| step group | steps base / new | token share base / new | "
+    out << "\n### Serving step groups (ms per token)\n\n| step group | steps base / new | share of steps base / new | "
            "base ms/token | new ms/token | change | "
         << ci << " | q | verdict |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
   else out << "  serving step groups (ms per token, " << ci << " bootstrap, q Benjamini-Hochberg):\n";
@@ -318,9 +324,9 @@ void ServingTable(std::ostream& out, const Comparison& c, bool markdown) {
                                 : g.judged          ? "pass"
                                 : g.base_steps == 0 ? "new only"
                                 : g.new_steps == 0  ? "base only"
-                                                    : "too few steps";
+                                                    : "fewer than " + std::to_string(kMinSteps) + " steps a side";
     const std::string steps = std::to_string(g.base_steps) + " / " + std::to_string(g.new_steps);
-    const std::string shares = Percent(g.base_token_share) + " / " + Percent(g.new_token_share);
+    const std::string shares = Percent(g.base_step_share) + " / " + Percent(g.new_step_share);
     if (markdown) {
       out << "| " << ServingGroupName(g) << " | " << steps << " | " << shares << " | " << b << " | " << n << " | "
           << change << " | " << interval << " | " << q << " | " << (g.regression ? "**REGRESSION**" : verdict)

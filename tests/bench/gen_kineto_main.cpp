@@ -62,6 +62,10 @@ int main(int argc, char** argv) {
     std::fputs(usage, stderr);
     return 2;
   }
+  if (!serving_run && (!serving.mix.empty() || !serving.slow.empty() || !answers.empty())) {
+    std::fputs(usage, stderr);  // --mix, --slow and --answers belong to --serving
+    return 2;
+  }
   if (serving_run) {
     if (serving.steps <= 0 || serving.noise_pct < 0 || serving.noise_pct >= 50 || ranks > 0 || !shape.empty()) {
       std::fputs(usage, stderr);

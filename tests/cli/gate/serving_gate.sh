@@ -100,7 +100,7 @@ assert not s["workload_changed"] and s["judged"] == 5
 EOF
 
 # Another batch mix, the same per-token costs: pass, a workload change, the mean latency not judged.
-gate 0 '^PASS: ms/token within the \+5% limit in 5 step groups .*; workload changed, not judged as latency: token mix shifted by [0-9.]+% \(.*; avg_latency_ms .* follows the batch mix: serving steps are judged per group$' \
+gate 0 '^PASS: ms/token within the \+5% limit in 5 step groups .*; workload changed, not judged as latency: step mix shifted by [0-9.]+% \(.*; avg_latency_ms .* follows the batch mix: serving steps are judged per group$' \
   "$dir/mix.report.json" --baseline "$dir/base.report.json"
 
 # A/A: pass, no workload change.
