@@ -19,6 +19,8 @@ int RunCompare(const CompareArgs& args) {
   if (Status s = ReadReportOrTrace(args.next, &next, skip); !s.ok()) return Fail(s);
   const CompareOptions options = ToCompareOptions(args.verdict);
   Comparison c = CompareReports(base, next, options, args.base, args.next);
+  // Serving reports without a step group on both sides: nothing to compare (docs/SERVING.md).
+  if (!c.serving.no_match.empty()) return Fail(InvalidInput(c.serving.no_match));
   PrintComparison(std::cout, c);
   if (Status s = WriteComparisonOutputs(c, outputs, base, next); !s.ok()) return Fail(s);
   return kExitOk;  // compare decides nothing (CompareArgs); gate's exit code is the verdict

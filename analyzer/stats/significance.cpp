@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <system_error>
 #include <thread>
@@ -185,6 +186,56 @@ BootstrapResult BootstrapRatioOfMeans(const std::vector<double>& base, const std
   std::sort(ratios.begin(), ratios.end());
   r.lo = NearestRank(ratios, 100 * (1 - confidence) / 2);
   r.hi = NearestRank(ratios, 100 * (1 + confidence) / 2);
+  r.ok = true;
+  return r;
+}
+
+RateBootstrapResult BootstrapRatioOfRates(const std::vector<double>& base_num, const std::vector<double>& base_den,
+                                          const std::vector<double>& next_num, const std::vector<double>& next_den,
+                                          double bound, int resamples, double confidence, uint64_t seed) {
+  RateBootstrapResult r;
+  r.confidence = confidence;
+  r.resamples = resamples;
+  auto finite = [](const std::vector<double>& v, bool positive) {
+    return std::all_of(v.begin(), v.end(),
+                       [positive](double x) { return std::isfinite(x) && (positive ? x > 0 : x >= 0); });
+  };
+  if (base_num.size() != base_den.size() || next_num.size() != next_den.size())
+    r.reason = "each side needs as many numerators as denominators";
+  else if (base_num.size() < 2 || next_num.size() < 2) r.reason = "needs at least 2 samples per side";
+  else if (!finite(base_num, false) || !finite(next_num, false) || !finite(base_den, true) || !finite(next_den, true))
+    r.reason = "numerators must be finite and >= 0, denominators finite and > 0";
+  else if (resamples < 1) r.reason = "needs at least 1 resample";
+  else if (!(confidence > 0 && confidence < 1)) r.reason = "confidence must be in (0, 1)";
+  if (!r.reason.empty()) return r;
+  auto sum = [](const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0); };
+  const double base_rate = sum(base_num) / sum(base_den);
+  if (!(base_rate > 0)) {
+    r.reason = "the base rate is 0";
+    return r;
+  }
+  r.ratio = sum(next_num) / sum(next_den) / base_rate;
+  auto resampled = [](const std::vector<double>& num, const std::vector<double>& den, SplitMix64& rng) {
+    double n = 0, d = 0;
+    for (size_t i = 0; i < num.size(); ++i) {
+      const size_t k = rng.Index(num.size());
+      n += num[k];
+      d += den[k];
+    }
+    return n / d;
+  };
+  SplitMix64 rng(seed);
+  std::vector<double> ratios(static_cast<size_t>(resamples));
+  size_t not_above = 0;
+  for (double& q : ratios) {
+    const double b = resampled(base_num, base_den, rng);
+    q = b > 0 ? resampled(next_num, next_den, rng) / b : std::numeric_limits<double>::infinity();
+    not_above += q <= bound;
+  }
+  std::sort(ratios.begin(), ratios.end());
+  r.lo = NearestRank(ratios, 100 * (1 - confidence) / 2);
+  r.hi = NearestRank(ratios, 100 * (1 + confidence) / 2);
+  r.p_not_above = static_cast<double>(1 + not_above) / static_cast<double>(resamples + 1);
   r.ok = true;
   return r;
 }

@@ -270,6 +270,8 @@ std::string VerdictText(const Comparison& c) {
     for (const CompareProblem& p : c.problems) why.push_back(p.message);
     return VerdictHeading(c.verdict) + ": " + Join(why, "; ");
   }
+  if (c.serving.applies)  // serving reports: the step groups' verdict (compare_serving.cpp)
+    return internal::ServingVerdictText(c) + (c.families_over.empty() ? "" : "; " + FamiliesOverText(c));
   std::string p_text = c.mann_whitney.ok ? "Mann-Whitney p = " + FormatP(c.mann_whitney.p_two_sided) : "";
   const bool latency_regression = c.over_threshold && (!c.options.require_significance || c.significant);
   if (c.verdict == Verdict::kRegression && !latency_regression)
@@ -359,10 +361,12 @@ Comparison CompareReports(const json& base, const json& next, const CompareOptio
                                      "per side for the Mann-Whitney test (" + c.base.label + " has " +
                                          std::to_string(bs.size()) + ", " + c.next.label + " has " +
                                          std::to_string(ns.size()) + ")"});
+  internal::CompareServing(base, next, &c);
+  const bool latency_fails = c.serving.applies ? c.serving.regressions > 0
+                                               : c.over_threshold && (!options.require_significance || c.significant);
   if (!c.problems.empty())
     c.verdict = Verdict::kCannotJudge;
-  else if ((c.over_threshold && (!options.require_significance || c.significant)) || !c.families_over.empty())
-    c.verdict = Verdict::kRegression;
+  else if (latency_fails || !c.families_over.empty()) c.verdict = Verdict::kRegression;
   else
     c.verdict = Verdict::kPass;
   c.verdict_text = VerdictText(c);

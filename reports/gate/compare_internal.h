@@ -77,6 +77,19 @@ double SmallestMannWhitneyP(size_t na, size_t nb);
 // "slower kernels: ...", "phases: ...").
 std::vector<std::string> VerdictClauses(const std::string& text);
 
+// Serving reports on both sides (compare_serving.cpp): fills c->serving from the reports'
+// iteration_table rows, and adds a "latency" problem when no step group can be judged.
+void CompareServing(const nlohmann::json& base, const nlohmann::json& next, Comparison* c);
+// The verdict line of a comparison of serving reports that can judge.
+std::string ServingVerdictText(const Comparison& c);
+// "decode 64-127 tokens" (kind and token bucket).
+std::string ServingGroupName(const ServingGroupDelta& g);
+// The comparison document's "serving" member (only when c.serving.applies).
+nlohmann::json ServingComparisonJson(const Comparison& c);
+// The step groups' table of the terminal summary or the Markdown (nothing unless
+// c.serving.applies).
+void ServingTable(std::ostream& out, const Comparison& c, bool markdown);
+
 // How many kernels have each KernelChange, indexed by the enum.
 std::array<size_t, 4> CountChanges(const Comparison& c);
 

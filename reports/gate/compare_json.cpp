@@ -106,7 +106,8 @@ json internal::FamilyJson(const FamilyDelta& f) {
   return j;
 }
 
-json ComparisonToJson(const Comparison& c) {
+// ComparisonToJson less the serving member.
+static json ComparisonJsonBody(const Comparison& c) {
   json problems = json::array();
   for (const CompareProblem& p : c.problems) problems.push_back({{"check", p.check}, {"message", p.message}});
   json metrics = json::array(), kernels = json::array(), phases = json::array();
@@ -150,6 +151,12 @@ json ComparisonToJson(const Comparison& c) {
           {"ranks", RanksJson(c)},
           {"contributors", {{"kernels", std::move(kernel_names)}, {"phases", std::move(phase_names)}}},
           {"statistics", StatisticsJson(c)}};
+}
+
+json ComparisonToJson(const Comparison& c) {
+  json doc = ComparisonJsonBody(c);
+  if (c.serving.applies) doc["serving"] = internal::ServingComparisonJson(c);  // serving reports only
+  return doc;
 }
 
 }  // namespace tg

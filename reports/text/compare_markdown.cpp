@@ -207,7 +207,7 @@ std::vector<Caveat> internal::ComparisonCaveats(const Comparison& c) {
       out.push_back({true, text});
     }
     if (s->skipped > 0) out.push_back({false, "Warm-up, " + side + ": " + s->warmup});
-    if (s->has_cv && s->cv > kUnstableCv)
+    if (s->has_cv && s->cv > kUnstableCv && !c.serving.applies)  // serving: the CV is the batch mix's
       out.push_back({true, "Unstable, " + side + ": latency CV " + FormatNumber(s->cv, 4) +
                                " > 0.15, so a small change is noise"});
   }
@@ -235,17 +235,18 @@ std::string ComparisonMarkdown(const Comparison& c) {
   out << "tracegate: base " << MdCode(c.base.label, false) << ", new " << MdCode(c.next.label, false) << ", threshold "
       << FormatSigned(c.options.threshold_pct, -1) << "%"
       << (c.options.require_significance ? ", significance required" : "");
-  if (c.bootstrap.ok)
+  if (c.bootstrap.ok && !c.serving.applies)  // serving: the groups' intervals are in their table
     out << "; " << FormatNumber(c.bootstrap.confidence * 100, -1) << "% interval of the change "
         << FormatSigned((c.bootstrap.lo - 1) * 100, 2) << "% to " << FormatSigned((c.bootstrap.hi - 1) * 100, 2)
         << "% (bootstrap)";
-  if (c.mann_whitney.ok) out << ", Mann-Whitney p = " << FormatP(c.mann_whitney.p_two_sided);
+  if (c.mann_whitney.ok && !c.serving.applies) out << ", Mann-Whitney p = " << FormatP(c.mann_whitney.p_two_sided);
   out << "\n";
   if (c.metrics.empty()) return out.str();  // the inputs could not be read
   out << "\n";
   MetricRows(out, c, true);
   if (!c.ranks.empty()) out << "\n";
   RankTable(out, c, true);
+  internal::ServingTable(out, c, true);  // serving reports: the step groups
   Families(out, c);
   std::string text = out.str();
   internal::AppendWithinBudget(text,

@@ -80,6 +80,7 @@ void PrintComparison(std::ostream& out, const Comparison& c) {
     out << line;
   }
   RankTable(out, c, false);
+  internal::ServingTable(out, c, false);  // serving reports: the step groups
   if (!c.kernel_contributors.empty()) {
     const double total = KernelDeltaMs(c);
     if (total * c.latency_delta_ms < 0)  // these moved with the latency, the kernels as a whole against it

@@ -59,7 +59,9 @@ std::string ComparisonJunit(const Comparison& c) {
   for (JunitCase& jc : cases)
     if (!inputs_ok && jc.kind.empty()) jc = {jc.name, "skipped", "not judged: the inputs cannot be compared"};
   const bool latency_failed =
-      c.verdict == Verdict::kRegression && c.over_threshold && (!c.options.require_significance || c.significant);
+      c.verdict == Verdict::kRegression &&
+      (c.serving.applies ? c.serving.regressions > 0  // serving: a step group's ms/token
+                         : c.over_threshold && (!c.options.require_significance || c.significant));
   if (c.options.has_kernel_threshold) {
     JunitCase kernels{"kernel_gpu_time", "", ""};
     if (!c.families_over.empty()) kernels = {kernels.name, "failure", c.verdict_text};

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace tg::bench {
 
@@ -42,5 +43,40 @@ long long WriteKinetoRanks(const std::string& dir, int world, long long events, 
 // Same arguments, same bytes. Returns the number of events written, or -1 on I/O error.
 enum class TraceShape { kDense, kStacks, kServing };
 long long WriteKinetoShape(const char* path, TraceShape shape, long long steps, int streams, unsigned long long seed);
+
+// A multi-step vLLM serving run with known answers (issue 30, `tracegate-gen-kineto --serving N`):
+// N engine steps annotated execute_<tokens>_context_<P>(...)_generation_<D>(...), drawn from a
+// batch mix of (kind, power-of-two token bucket) groups in exact proportions (largest remainder),
+// in a seeded random order with the fastest step first (so --skip auto drops nothing). A step of
+// bucket B has B..2B-1 tokens: decode steps one query token per request, prefill steps 1-4
+// requests, mixed steps a prefill part and tokens/8 decode requests. Its latency (its annotation,
+// which its GPU work ends inside) is the cost model's
+//   (fixed + per_token x tokens) x (1 + noise) x slow,   noise uniform with sd noise_pct %,
+// fixed / per token: prefill 400 / 20 us, decode 300 / 60 us, mixed 500 / 30 us. Decode steps
+// replay a CUDA graph (one cudaGraphLaunch whose correlation id its 8 kernels share); prefill and
+// mixed steps launch the same 8 kernels eagerly; each step uploads its inputs first and ends in a
+// stream synchronize.
+enum class ServingKind { kPrefill = 1, kDecode = 2, kMixed = 3 };  // tracegate's StepKind order
+struct ServingGroupValue {                                         // "kind:bucket=value"
+  ServingKind kind = ServingKind::kDecode;
+  long long bucket = 1;  // a power of two >= 1
+  double value = 0;      // a weight in the mix, a factor in slow
+};
+struct ServingRunSpec {
+  long long steps = 0;
+  std::vector<ServingGroupValue> mix;   // empty: kDefaultServingMix
+  std::vector<ServingGroupValue> slow;  // latency factors of groups (1.06: 6% slower)
+  double noise_pct = 2;
+  unsigned long long seed = 1;
+};
+inline constexpr const char* kDefaultServingMix = "prefill:1024=1,decode:16=2,decode:32=3,decode:64=3,mixed:256=1";
+// Parses "kind:bucket=value[,...]" (kind prefill, decode or mixed; bucket a power of two; value > 0)
+// into *out; returns "" or what is wrong.
+std::string ParseServingGroups(const std::string& text, std::vector<ServingGroupValue>* out);
+// Writes the trace to `path` and its known answers to `answers_path` (JSON: per group count,
+// tokens, latency_total_ms, mean/p50/p95/p99_latency_ms, ms_per_token, tokens_per_s, computed as
+// the report's serving section computes them; the steps' latencies; the graph replays). Returns
+// the events written, or -1 on I/O error.
+long long WriteServingRun(const char* path, const ServingRunSpec& spec, const char* answers_path);
 
 }  // namespace tg::bench

@@ -6,9 +6,12 @@
 // section with the same seed, so each pass takes the same decisions and writes only its section.
 #include <algorithm>
 #include <cinttypes>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -409,6 +412,263 @@ long long WriteKinetoShape(const char* path, TraceShape shape, long long steps, 
                     " \"baseTimeNanoseconds\": 1700000000000000000\n}\n",
                shape == TraceShape::kDense ? "dense" : shape == TraceShape::kStacks ? "stacks" : "serving", seed);
   return std::fclose(out) == 0 ? events : -1;
+}
+
+namespace {
+
+// The serving run's cost model (gen_kineto.h): fixed and per-token ns by ServingKind.
+constexpr int64_t kFixedNs[] = {0, 400'000, 300'000, 500'000};
+constexpr int64_t kPerTokenNs[] = {0, 20'000, 60'000, 30'000};
+constexpr int64_t kMinStepNs = 400'000;
+const char* kKindNames[] = {"unknown", "prefill", "decode", "mixed"};
+
+struct PlannedStep {
+  ServingKind kind = ServingKind::kDecode;
+  long long bucket = 1, tokens = 0;
+  long long prefill = 0, decode = 0;                     // requests
+  long long p_sq = 0, p_sk = 0, p_sqsq = 0, p_sqsk = 0;  // the context part's sums
+  long long d_sq = 0, d_sk = 0, d_sqsq = 0, d_sqsk = 0;  // the generation part's sums
+  int64_t latency_ns = 0;
+};
+
+// A uniform integer in [lo, hi] (modulo: the same on every platform).
+long long Uniform(std::mt19937_64& rng, long long lo, long long hi) {
+  return lo + static_cast<long long>(rng() % static_cast<uint64_t>(hi - lo + 1));
+}
+
+std::vector<PlannedStep> PlanServingRun(const ServingRunSpec& spec) {
+  std::vector<ServingGroupValue> mix = spec.mix;
+  if (mix.empty()) ParseServingGroups(kDefaultServingMix, &mix);
+  // Exact counts: floor of each share, the remainder to the largest fractions (first on ties).
+  double total = 0;
+  for (const ServingGroupValue& m : mix) total += m.value;
+  std::vector<long long> count(mix.size());
+  std::vector<std::pair<double, size_t>> rest;
+  long long given = 0;
+  for (size_t i = 0; i < mix.size(); ++i) {
+    const double exact = static_cast<double>(spec.steps) * mix[i].value / total;
+    count[i] = static_cast<long long>(exact);
+    given += count[i];
+    rest.push_back({exact - static_cast<double>(count[i]), i});
+  }
+  std::stable_sort(rest.begin(), rest.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t i = 0; given < spec.steps; ++i, ++given) ++count[rest[i % rest.size()].second];
+  std::vector<size_t> order;
+  for (size_t i = 0; i < mix.size(); ++i) order.insert(order.end(), static_cast<size_t>(count[i]), i);
+  std::mt19937_64 rng(spec.seed * 0x9E3779B97F4A7C15ULL + 30);
+  for (size_t i = order.size(); i > 1; --i)
+    std::swap(order[i - 1], order[static_cast<size_t>(Uniform(rng, 0, static_cast<long long>(i) - 1))]);
+  std::vector<PlannedStep> steps;
+  for (size_t e : order) {
+    PlannedStep p;
+    p.kind = mix[e].kind;
+    p.bucket = mix[e].bucket;
+    p.tokens = Uniform(rng, p.bucket, 2 * p.bucket - 1);
+    long long prefill_tokens = 0;
+    if (p.kind == ServingKind::kDecode) p.decode = p.tokens;
+    if (p.kind == ServingKind::kMixed) p.decode = std::max(1LL, p.tokens / 8);
+    if (p.kind != ServingKind::kDecode) {
+      prefill_tokens = p.tokens - p.decode;
+      p.prefill = std::min(prefill_tokens, Uniform(rng, 1, p.kind == ServingKind::kMixed ? 2 : 4));
+    }
+    for (long long r = 0; r < p.prefill; ++r) {  // fresh prompts: KV length = query length
+      const long long q = prefill_tokens / p.prefill + (r == 0 ? prefill_tokens % p.prefill : 0);
+      p.p_sq += q, p.p_sk += q, p.p_sqsq += q * q, p.p_sqsk += q * q;
+    }
+    for (long long r = 0; r < p.decode; ++r) {  // one query token attending to its context
+      const long long k = Uniform(rng, 100, 4000);
+      p.d_sq += 1, p.d_sk += k, p.d_sqsq += 1, p.d_sqsk += k;
+    }
+    const int kind = static_cast<int>(p.kind);
+    const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53;  // [0, 1)
+    double factor = 1 + spec.noise_pct / 100 * std::sqrt(3.0) * (2 * u - 1);
+    for (const ServingGroupValue& sl : spec.slow)
+      if (sl.kind == p.kind && sl.bucket == p.bucket) factor *= sl.value;
+    const double cost = static_cast<double>(kFixedNs[kind] + kPerTokenNs[kind] * p.tokens);
+    p.latency_ns = std::max<int64_t>(kMinStepNs, std::llround(cost * factor));
+    steps.push_back(p);
+  }
+  // The fastest step first: no prefix is over twice the median of the rest, so no warm-up.
+  if (!steps.empty()) {
+    const auto fastest = std::min_element(steps.begin(), steps.end(), [](const PlannedStep& a, const PlannedStep& b) {
+      return a.latency_ns < b.latency_ns;
+    });
+    std::iter_swap(steps.begin(), fastest);
+  }
+  return steps;
+}
+
+// One planned step at w.host: the upload, the kernels (a graph replay for decode), the stream
+// synchronize, and the annotation around them, which lasts exactly latency_ns.
+void ServingRunStep(Writer& w, const PlannedStep& p) {
+  constexpr int kKernels = 8;
+  constexpr int64_t kWeights[kKernels] = {1, 4, 1, 1, 6, 3, 1, 1};  // of the step's kernel time
+  const int64_t start = w.host, end = start + p.latency_ns;
+  const long long step_ext = w.ext++;
+  const long long upload = w.ext++;
+  w.Launch("cudaMemcpyAsync", start + 20'000, 8'000, upload, false);
+  w.Memcpy(true, 7, start + 30'000, 5'000, upload, 256LL * p.tokens, false);
+  ++w.corr;
+  const bool graph = p.kind == ServingKind::kDecode;
+  const int64_t first = start + (graph ? 60'000 : 50'000), gpu_end = end - 40'000;
+  const int64_t kernel_ns = gpu_end - first - (kKernels - 1) * 1'000;
+  int64_t t = first, given = 0;
+  const long long launch = w.ext++;
+  if (graph) w.Launch("cudaGraphLaunch", start + 40'000, 15'000, launch, false);
+  for (int k = 0; k < kKernels; ++k) {
+    const int64_t len = k + 1 == kKernels ? kernel_ns - given : kernel_ns * kWeights[k] / 18;
+    given += len;
+    if (!graph) {
+      w.Launch("cudaLaunchKernel", start + 35'000 + k * 12'000, 10'000, w.ext, false);
+      w.Kernel(kServingKernels[k], 7, t, len, w.ext++, false, 132);
+      ++w.corr;
+    } else {
+      w.Kernel(kServingKernels[k], 7, t, len, launch, false, 132);
+    }
+    t += len + 1'000;
+  }
+  if (graph) ++w.corr;
+  w.Emit(
+      kDevice,
+      "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaStreamSynchronize\", \"pid\": %lld, \"tid\": %lld, "
+      "\"ts\": %s, \"dur\": %s, \"args\": {\"cbid\": 131, \"correlation\": %lld}}",
+      kPid, kTid, Writer::Us(start + 200'000).c_str(), Writer::Us(end - 10'000 - (start + 200'000)).c_str(), w.corr++);
+  char name[256];
+  std::snprintf(name, sizeof name,
+                "execute_%lld_context_%lld(sq%lldsk%lldsqsq%lldsqsk%lld)_generation_%lld(sq%lldsk%lldsqsq%lldsqsk%lld)",
+                p.tokens, p.prefill, p.p_sq, p.p_sk, p.p_sqsq, p.p_sqsk, p.decode, p.d_sq, p.d_sk, p.d_sqsq, p.d_sqsk);
+  w.HostRange("user_annotation", name, start, end, step_ext);
+  w.host = end + 30'000 + static_cast<int64_t>(w.step++ * 7919 % 50) * 1'000;
+}
+
+// The shortest "%.<n>g" that reads back as the same double.
+std::string Exact(double v) {
+  char b[40];
+  for (int digits = 15; digits <= 17; ++digits) {
+    std::snprintf(b, sizeof b, "%.*g", digits, v);
+    if (std::strtod(b, nullptr) == v) break;
+  }
+  return b;
+}
+
+// The known answers, computed as the report's serving section computes them (docs/SERVING.md):
+// latency_ms = ns / 1e6, nearest-rank percentiles of the sorted latencies, the mean their sum in
+// ascending order over the count, ms_per_token = (summed ns / 1e6) / tokens, tokens_per_s =
+// tokens / (summed ns / 1e9).
+bool WriteServingAnswers(const char* path, const ServingRunSpec& spec, const std::vector<PlannedStep>& steps) {
+  FILE* out = std::fopen(path, "w");
+  if (!out) return false;
+  std::map<std::pair<int, long long>, std::vector<const PlannedStep*>> groups;
+  long long graph_launches = 0;
+  for (const PlannedStep& p : steps) {
+    groups[{static_cast<int>(p.kind), p.bucket}].push_back(&p);
+    graph_launches += p.kind == ServingKind::kDecode;
+  }
+  auto list = [](const std::vector<ServingGroupValue>& v) {
+    std::string text;
+    for (const ServingGroupValue& g : v)
+      text += (text.empty() ? "" : ",") + std::string(kKindNames[static_cast<int>(g.kind)]) + ":" +
+              std::to_string(g.bucket) + "=" + Exact(g.value);
+    return text;
+  };
+  std::fprintf(out,
+               "{\n \"generator\": \"tracegate-gen-kineto --serving\",\n \"steps\": %lld,\n \"seed\": %llu,\n"
+               " \"mix\": \"%s\",\n \"slow\": \"%s\",\n \"noise_pct\": %s,\n"
+               " \"cost_model_us\": {\"prefill\": [400, 20], \"decode\": [300, 60], \"mixed\": [500, 30]},\n"
+               " \"graph_replay\": {\"launches\": %lld, \"kernels\": %lld},\n \"groups\": [",
+               spec.steps, spec.seed, (spec.mix.empty() ? std::string(kDefaultServingMix) : list(spec.mix)).c_str(),
+               list(spec.slow).c_str(), Exact(spec.noise_pct).c_str(), graph_launches, graph_launches * 8);
+  bool first = true;
+  for (const auto& [key, members] : groups) {
+    std::vector<double> ms;
+    int64_t total_ns = 0;
+    long long tokens = 0;
+    for (const PlannedStep* p : members) {
+      ms.push_back(static_cast<double>(p->latency_ns) / 1e6);
+      total_ns += p->latency_ns;
+      tokens += p->tokens;
+    }
+    std::sort(ms.begin(), ms.end());
+    auto rank = [&](double pct) {
+      const double r = std::ceil(pct * static_cast<double>(ms.size()) / 100.0);
+      const size_t i = r >= static_cast<double>(ms.size()) ? ms.size() : static_cast<size_t>(r);
+      return ms[std::max<size_t>(i, 1) - 1];
+    };
+    double sum = 0;
+    for (double x : ms) sum += x;
+    const double total_ms = static_cast<double>(total_ns) / 1e6;
+    std::fprintf(out,
+                 "%s\n  {\"kind\": \"%s\", \"token_bucket_min\": %lld, \"token_bucket_max\": %lld, \"count\": %zu, "
+                 "\"tokens\": %lld, \"latency_total_ms\": %s, \"mean_latency_ms\": %s, \"p50_latency_ms\": %s, "
+                 "\"p95_latency_ms\": %s, \"p99_latency_ms\": %s, \"ms_per_token\": %s, \"tokens_per_s\": %s}",
+                 first ? "" : ",", kKindNames[key.first], key.second, 2 * key.second, ms.size(), tokens,
+                 Exact(total_ms).c_str(), Exact(sum / static_cast<double>(ms.size())).c_str(), Exact(rank(50)).c_str(),
+                 Exact(rank(95)).c_str(), Exact(rank(99)).c_str(),
+                 Exact(total_ms / static_cast<double>(tokens)).c_str(),
+                 Exact(static_cast<double>(tokens) / (static_cast<double>(total_ns) / 1e9)).c_str());
+    first = false;
+  }
+  std::fputs("\n ],\n \"step_latency_ns\": [", out);
+  for (size_t i = 0; i < steps.size(); ++i)
+    std::fprintf(out, "%s%lld", i ? ", " : "", static_cast<long long>(steps[i].latency_ns));
+  std::fputs("]\n}\n", out);
+  return std::fclose(out) == 0;
+}
+
+}  // namespace
+
+std::string ParseServingGroups(const std::string& text, std::vector<ServingGroupValue>* out) {
+  std::vector<ServingGroupValue> groups;
+  size_t at = 0;
+  while (at <= text.size()) {
+    const size_t comma = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, comma - at);
+    at = comma + 1;
+    const size_t colon = item.find(':'), eq = item.find('=');
+    if (colon == std::string::npos || eq == std::string::npos || eq < colon)
+      return "'" + item + "' is not kind:bucket=value";
+    ServingGroupValue g;
+    const std::string kind = item.substr(0, colon);
+    if (kind == "prefill") g.kind = ServingKind::kPrefill;
+    else if (kind == "decode") g.kind = ServingKind::kDecode;
+    else if (kind == "mixed") g.kind = ServingKind::kMixed;
+    else return "'" + item + "': the kind is prefill, decode or mixed";
+    char* end = nullptr;
+    const std::string bucket = item.substr(colon + 1, eq - colon - 1), value = item.substr(eq + 1);
+    g.bucket = std::strtoll(bucket.c_str(), &end, 10);
+    if (bucket.empty() || *end != '\0' || g.bucket < 1 || g.bucket > (1LL << 20) || (g.bucket & (g.bucket - 1)) != 0 ||
+        (g.kind == ServingKind::kMixed && g.bucket < 2))
+      return "'" + item + "': the bucket is a power of two from 1 to 2^20 (2 or more for mixed)";
+    g.value = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0' || !(g.value > 0) || !std::isfinite(g.value))
+      return "'" + item + "': the value is a positive number";
+    groups.push_back(g);
+  }
+  *out = std::move(groups);
+  return "";
+}
+
+long long WriteServingRun(const char* path, const ServingRunSpec& spec, const char* answers_path) {
+  const std::vector<PlannedStep> steps = PlanServingRun(spec);
+  FILE* out = std::fopen(path, "w");
+  if (!out) return -1;
+  std::setvbuf(out, nullptr, _IOFBF, 1 << 20);
+  Head(out);
+  long long events = 0;
+  bool first = true;
+  for (int pass = 0; pass < kSections; ++pass) {
+    Writer w(out, pass, spec.seed);
+    w.first = first;
+    for (const PlannedStep& p : steps) ServingRunStep(w, p);
+    events = w.events;
+    first = w.first;
+  }
+  std::fprintf(out,
+               "\n ],\n \"traceName\": \"tracegate-gen-kineto serving run seed %llu\",\n"
+               " \"baseTimeNanoseconds\": 1700000000000000000\n}\n",
+               spec.seed);
+  if (std::fclose(out) != 0) return -1;
+  return WriteServingAnswers(answers_path, spec, steps) ? events : -1;
 }
 
 }  // namespace tg::bench

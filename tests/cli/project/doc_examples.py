@@ -11,7 +11,7 @@ and contiguously, in the real output. A block that shows no output checks only t
 succeeds (exit 0), unless the next command is `echo $?`, whose shown output is the exit code.
 
 The commands of one page run in order, in one scratch directory laid out as the checkout:
-`build/tracegate` (the binary under test), `tests/` and `ci/` (links to the repository's), a copy
+`build/tracegate` (the binary under test) and `build/tracegate-gen-kineto` (beside it), `tests/` and `ci/` (links to the repository's), a copy
 of `baselines/`, and `../shared/traces`. A block that names ../shared/traces is skipped, with a
 printed reason, when they are absent. --print shows each command's real output instead of
 checking it (to write a page).
@@ -106,6 +106,9 @@ def main():
         with tempfile.TemporaryDirectory() as work:
             checkout = setup(root, shared, work)
             os.symlink(tg, os.path.join(checkout, "build", "tracegate"))
+            gen = os.path.join(os.path.dirname(tg), "tracegate-gen-kineto")  # docs/SERVING.md's runs
+            if os.path.exists(gen):
+                os.symlink(gen, os.path.join(checkout, "build", "tracegate-gen-kineto"))
             last_rc = 0
             nblocks = 0
             for line, steps in blocks(page):

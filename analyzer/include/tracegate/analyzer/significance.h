@@ -57,4 +57,27 @@ BootstrapResult BootstrapRatioOfMeans(const std::vector<double>& base, const std
 BootstrapResult BootstrapRatioOfMeans(const std::vector<double>& base, const std::vector<double>& next,
                                       int resamples, double confidence, uint64_t seed, int threads);
 
+// Percentile bootstrap of a ratio of rates, (sum next_num / sum next_den) / (sum base_num / sum
+// base_den): `resamples` times, draw each side's (num, den) pairs with replacement (independently,
+// same sizes) and take the ratio of the resampled rates; lo and hi as BootstrapRatioOfMeans.
+// The serving gate's ms per token: num the steps' latencies, den their tokens.
+// p_not_above: the one-sided bootstrap p-value of "next's rate is at most `bound` times base's",
+// (1 + #{resampled ratio <= bound}) / (resamples + 1). Deterministic (SplitMix64 from `seed`).
+// ok = false (reason says why) when a side has fewer than 2 pairs, the sides' num and den differ
+// in size, a value is not finite, a num is negative or a den not positive, resamples < 1 or
+// confidence outside (0, 1).
+struct RateBootstrapResult {
+  bool ok = false;
+  double ratio = 0;  // of the samples themselves
+  double lo = 0, hi = 0;
+  double confidence = 0;
+  int resamples = 0;
+  double p_not_above = 1;
+  std::string reason;  // when !ok
+};
+RateBootstrapResult BootstrapRatioOfRates(const std::vector<double>& base_num, const std::vector<double>& base_den,
+                                          const std::vector<double>& next_num, const std::vector<double>& next_den,
+                                          double bound = 1, int resamples = 2000, double confidence = 0.95,
+                                          uint64_t seed = kBootstrapSeed);
+
 }  // namespace tg

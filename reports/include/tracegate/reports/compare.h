@@ -16,6 +16,14 @@
 //                 or, with kernel_threshold_pct, a kernel family present on both sides whose GPU
 //                 time per iteration changed beyond noise and grew by more than that percentage.
 //   pass          otherwise.
+// Serving reports (both with serving.steps > 0; docs/SERVING.md, "The serving gate"): the steps are
+// compared per group (kind x power-of-two token bucket), ms per token with a bootstrap interval;
+// a group regresses when its ms/token is significantly more than threshold_pct above the base's:
+// q < alpha, q the one-sided bootstrap p-value of "new / base <= 1 + threshold_pct / 100",
+// Benjamini-Hochberg-adjusted across the judged groups. That replaces the
+// avg_latency_ms rule (the mean step latency follows the batch mix). Groups on one side only or
+// a shifted step mix are a workload change, reported, not failed. No group with 10 steps on both
+// sides: cannot_judge.
 // Kernel families (KernelFamilyName: the template instantiations of one kernel summed) whose GPU
 // time per iteration changed beyond noise (kernel_change_pct / kernel_change_min_ms) are always
 // listed, whether or not the latency moved; those on one side only are what a change such as
@@ -143,6 +151,40 @@ struct SideInfo {
   bool has_quality = false;                 // the report has a data_quality section
 };
 
+// Serving reports (docs/SERVING.md, compare_serving.cpp): one step group (kind x power-of-two
+// token bucket) on both sides. ms per token = summed latency_ms / summed tokens of the group's
+// iteration_table rows (the report's serving.groups[].ms_per_token); the bootstrap resamples its
+// steps on each side.
+struct ServingGroupDelta {
+  std::string kind;                        // prefill, decode, mixed
+  int64_t bucket_min = 0, bucket_max = 0;  // tokens in [min, max)
+  size_t base_steps = 0, new_steps = 0;
+  int64_t base_tokens = 0, new_tokens = 0;
+  double base_ms_per_token = 0, new_ms_per_token = 0;  // 0 on a side without steps
+  double base_step_share = 0, new_step_share = 0;      // the group's share of the side's grouped steps
+  RateBootstrapResult bootstrap;                       // new / base ms per token (run with 10 steps or more a side)
+  bool judged = false;                                 // bootstrap.ok
+  double delta_pct = 0;                                // (bootstrap.ratio - 1) x 100, when judged
+  double q = 1;  // bootstrap.p_not_above (of new / base <= 1 + threshold), BH-adjusted over the judged groups
+  bool over_threshold = false;  // delta_pct > threshold_pct
+  bool regression = false;      // over_threshold and q < alpha
+};
+
+struct ServingComparison {
+  bool applies = false;                        // both reports hold serving steps (serving.steps > 0)
+  std::vector<ServingGroupDelta> groups;       // every group of either side, by kind then bucket
+  size_t base_left_out = 0, new_left_out = 0;  // steps of unknown kind or tokens (or 0 tokens)
+  size_t judged = 0, regressions = 0;
+  // Workload change (not a regression): groups on one side only, or the step mix shifted, the
+  // total variation distance between the sides' shares of steps over the groups at least
+  // kServingMixLimit.
+  double step_mix_distance = 0;
+  bool workload_changed = false;
+  std::string workload_text;  // "" when the workload did not change
+  std::string no_match;       // applies and no group judged: why (a "latency" problem)
+};
+inline constexpr double kServingMixLimit = 0.05;
+
 // Why the comparison cannot judge. check: "inputs", "devices", "data_quality" or "latency".
 // Lost data (compare_lost.cpp) is a "data_quality" problem.
 struct CompareProblem {
@@ -173,6 +215,9 @@ struct Comparison {
   MannWhitneyResult mann_whitney;       // base samples vs new samples
   BootstrapResult bootstrap;            // mean(new) / mean(base)
   bool significant = false;             // mann_whitney.ok and p < alpha
+  // Both reports serving reports: the verdict is the step groups' (the headline latency, which
+  // follows the batch mix, is shown but does not fail the gate on its own).
+  ServingComparison serving;
 };
 
 // The family a kernel is compared in: ShortKernelName, except that PyTorch's element-wise kernels
@@ -198,9 +243,12 @@ Comparison CannotReadInputs(const std::string& message, const CompareOptions& op
 // ms_per_iteration, delta_pct_of_base} (changed beyond noise), kernel_families_over_threshold[]
 // (names), ranks[]{rank, base_ms, new_ms, delta_pct, over_threshold,
 // kernel_families_grown[]{name, change, base/new/delta ms_per_iteration, delta_pct_of_base} (null
-// when a side has no per-rank kernel families)} (job reports), contributors{kernels[], phases[]} (names), statistics{mann_whitney{...}, bootstrap{...},
-// significant, alpha}; options add max_malformed_pct and kernel_threshold_pct (null: off). null
-// where undefined.
+// when a side has no per-rank kernel families)} (job reports), contributors{kernels[], phases[]} (names),
+// statistics{mann_whitney{...}, bootstrap{...}, significant, alpha}; options add max_malformed_pct and
+// kernel_threshold_pct (null: off). null where undefined. Serving reports only (ServingComparison):
+// serving{groups[]{kind, token_bucket_min/max, name, base/new steps, tokens, ms_per_token, step_share, judged, ratio,
+// delta_pct, ci_lo_pct, ci_hi_pct, p_within_threshold, q, over_threshold, regression}, failing[] (names),
+// judged, regressions, workload_changed, workload, step_mix_distance, no_match, bootstrap{...}}.
 nlohmann::json ComparisonToJson(const Comparison& c);
 
 // The terminal summary of `tracegate compare` and `gate`: the verdict line first, then the

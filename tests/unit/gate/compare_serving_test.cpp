@@ -1,0 +1,173 @@
+// The serving gate (compare_serving.cpp) on generated vLLM serving runs with known answers
+// (tests/bench/gen_shapes.cpp, WriteServingRun): the report's step groups against the generator's
+// answers, a slowed group, another batch mix, A/A pairs, no group on both sides.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gen_kineto.h"
+#include "temp_file.h"
+#include "tracegate/reports/analyze.h"
+#include "tracegate/reports/compare.h"
+
+namespace tg {
+namespace {
+
+using nlohmann::json;
+
+struct ServingRun {
+  json report, answers;
+};
+
+// Generates the run, analyzes it in-process as `tracegate analyze` does (--skip auto).
+ServingRun Generate(const std::string& name, bench::ServingRunSpec spec, const std::string& mix = "",
+                    const std::string& slow = "") {
+  if (!mix.empty()) {
+    EXPECT_EQ(bench::ParseServingGroups(mix, &spec.mix), "");
+  }
+  if (!slow.empty()) {
+    EXPECT_EQ(bench::ParseServingGroups(slow, &spec.slow), "");
+  }
+  const std::string trace = testing::TempPath(name + ".json"), answers = testing::TempPath(name + ".answers.json");
+  EXPECT_GT(bench::WriteServingRun(trace.c_str(), spec, answers.c_str()), 0);
+  StatusOr<Report> report = AnalyzeFile(trace, AnalysisConfig{});
+  EXPECT_TRUE(report.ok()) << report.status().message();
+  ServingRun run;
+  run.report = std::move(*report).TakeDocument();
+  run.answers = json::parse(std::ifstream(answers));
+  std::remove(trace.c_str());
+  return run;
+}
+
+bench::ServingRunSpec Spec(long long steps, unsigned long long seed, double noise_pct = 2) {
+  bench::ServingRunSpec spec;
+  spec.steps = steps;
+  spec.seed = seed;
+  spec.noise_pct = noise_pct;
+  return spec;
+}
+
+TEST(ServingGate, ReportGivesTheKnownAnswersExactly) {
+  const ServingRun run = Generate("known", Spec(200, 7));
+  const json& serving = run.report.at("serving");
+  EXPECT_EQ(serving.at("steps"), 200);
+  EXPECT_EQ(run.report.at("iteration_source").at("skipped"), 0);
+  const json& groups = serving.at("groups");
+  const json& want = run.answers.at("groups");
+  ASSERT_EQ(groups.size(), want.size());
+  ASSERT_EQ(groups.size(), 5u);  // the default mix
+  for (size_t i = 0; i < want.size(); ++i)
+    for (const char* key :
+         {"kind", "token_bucket_min", "token_bucket_max", "count", "tokens", "latency_total_ms", "mean_latency_ms",
+          "p50_latency_ms", "p95_latency_ms", "p99_latency_ms", "ms_per_token", "tokens_per_s"})
+      EXPECT_EQ(groups[i].at(key), want[i].at(key)) << "group " << i << " " << key;
+  EXPECT_EQ(serving.at("graph_replay").at("launches"), run.answers.at("graph_replay").at("launches"));
+  EXPECT_EQ(serving.at("graph_replay").at("kernels"), run.answers.at("graph_replay").at("kernels"));
+}
+
+TEST(ServingGate, SlowerDecodeBucketFailsAndIsNamed) {
+  const ServingRun base = Generate("slow_base", Spec(300, 1));
+  const ServingRun next = Generate("slow_new", Spec(300, 2), "", "decode:64=1.06");
+  const Comparison c = CompareReports(base.report, next.report, CompareOptions{}, "base", "new");
+  ASSERT_TRUE(c.serving.applies);
+  EXPECT_EQ(c.verdict, Verdict::kRegression) << c.verdict_text;
+  EXPECT_EQ(c.serving.regressions, 1u);
+  EXPECT_EQ(c.verdict_text.rfind("REGRESSION: ms/token over the +5% limit in decode 64-127 tokens ", 0), 0u)
+      << c.verdict_text;
+  EXPECT_FALSE(c.serving.workload_changed) << c.serving.workload_text;
+  const json doc = ComparisonToJson(c);
+  EXPECT_EQ(doc.at("serving").at("failing"), json::array({"decode 64-127 tokens"}));
+  EXPECT_NE(ComparisonMarkdown(c).find("| decode 64-127 tokens | 90 / 90 |"), std::string::npos);
+  for (const ServingGroupDelta& g : c.serving.groups) {
+    if (g.kind == "decode" && g.bucket_min == 64) {
+      EXPECT_GT(g.delta_pct, 5);
+      EXPECT_LT(g.delta_pct, 7);
+    } else {
+      EXPECT_FALSE(g.regression) << g.kind << " " << g.bucket_min;
+    }
+  }
+}
+
+TEST(ServingGate, AnotherBatchMixIsAWorkloadChangeNotARegression) {
+  const ServingRun base = Generate("mix_base", Spec(300, 1));
+  const ServingRun next =
+      Generate("mix_new", Spec(300, 3), "prefill:1024=4,decode:16=1,decode:32=1,decode:64=1,mixed:256=3");
+  const Comparison c = CompareReports(base.report, next.report, CompareOptions{}, "base", "new");
+  EXPECT_EQ(c.verdict, Verdict::kPass) << c.verdict_text;
+  EXPECT_TRUE(c.over_threshold);  // the mean step latency grew with the prefill share
+  EXPECT_TRUE(c.serving.workload_changed);
+  EXPECT_NE(c.verdict_text.find("workload changed, not judged as latency: step mix shifted"), std::string::npos)
+      << c.verdict_text;
+  EXPECT_EQ(c.serving.judged, 5u);
+}
+
+TEST(ServingGate, GroupsOnOneSideOnlyAreAWorkloadChange) {
+  const ServingRun base = Generate("side_base", Spec(120, 1), "decode:32=1,decode:64=1");
+  const ServingRun next = Generate("side_new", Spec(120, 2), "decode:32=1,decode:64=1,prefill:512=1");
+  const Comparison c = CompareReports(base.report, next.report, CompareOptions{}, "base", "new");
+  EXPECT_EQ(c.verdict, Verdict::kPass) << c.verdict_text;
+  EXPECT_NE(c.verdict_text.find("groups on one side only: prefill 512-1023 tokens (new only, 40 steps)"),
+            std::string::npos)
+      << c.verdict_text;
+}
+
+// A/A: two runs of the same workload and costs, other seeds. At most 1 false alarm in 100 pairs
+// (issue 30); 100 steps a run (10 to 30 a group), 5% noise per step.
+TEST(ServingGate, AaPairsPass) {
+  int false_alarms = 0;
+  for (unsigned long long i = 0; i < 100; ++i) {
+    const ServingRun base = Generate("aa_base", Spec(100, 1000 + 2 * i, 5));
+    const ServingRun next = Generate("aa_new", Spec(100, 1001 + 2 * i, 5));
+    const Comparison c = CompareReports(base.report, next.report, CompareOptions{}, "base", "new");
+    ASSERT_TRUE(c.serving.applies);
+    ASSERT_NE(c.verdict, Verdict::kCannotJudge) << c.verdict_text;
+    EXPECT_FALSE(c.serving.workload_changed) << c.verdict_text;
+    if (c.verdict == Verdict::kRegression) {
+      ++false_alarms;
+      std::printf("false alarm, seeds %llu and %llu: %s\n", 1000 + 2 * i, 1001 + 2 * i, c.verdict_text.c_str());
+    }
+  }
+  std::printf("A/A false alarms: %d of 100\n", false_alarms);
+  EXPECT_LE(false_alarms, 1);
+}
+
+TEST(ServingGate, NoGroupOnBothSidesCannotJudge) {
+  const ServingRun base = Generate("none_base", Spec(20, 1), "decode:32=1");
+  const ServingRun next = Generate("none_new", Spec(20, 2), "prefill:1024=1");
+  const Comparison c = CompareReports(base.report, next.report, CompareOptions{}, "base.json", "new.json");
+  EXPECT_EQ(c.verdict, Verdict::kCannotJudge);
+  EXPECT_EQ(c.verdict_text,
+            "CANNOT JUDGE: no serving step group (kind x token bucket) on both sides, so no ms per token to compare "
+            "(base.json: decode 32-63 tokens; new.json: prefill 1024-2047 tokens)");
+}
+
+TEST(ServingGate, GroupsOfFewerThan10StepsAreNotJudged) {
+  const ServingRun base = Generate("few_base", Spec(9, 1), "decode:32=1");
+  const ServingRun next = Generate("few_new", Spec(9, 2), "decode:32=1");
+  const Comparison c = CompareReports(base.report, next.report, CompareOptions{}, "base.json", "new.json");
+  EXPECT_EQ(c.verdict, Verdict::kCannotJudge);
+  EXPECT_EQ(c.verdict_text,
+            "CANNOT JUDGE: no serving step group (kind x token bucket) has 10 steps on both sides, the fewest the gate "
+            "judges (base.json: decode 32-63 tokens; new.json: decode 32-63 tokens)");
+  EXPECT_EQ(ComparisonToJson(c).at("serving").at("groups").at(0).at("not_judged_reason"),
+            "fewer than 10 steps on a side");
+}
+
+TEST(ServingGate, RateBootstrapIsDeterministicAndExact) {
+  const std::vector<double> bl = {3, 5, 4, 6}, bt = {30, 50, 40, 60}, nl = {3.3, 5.5, 4.4, 6.6}, nt = {30, 50, 40, 60};
+  const RateBootstrapResult a = BootstrapRatioOfRates(bl, bt, nl, nt), b = BootstrapRatioOfRates(bl, bt, nl, nt);
+  EXPECT_DOUBLE_EQ(a.ratio, 1.1);
+  EXPECT_EQ(a.lo, b.lo);
+  EXPECT_EQ(a.hi, b.hi);
+  EXPECT_EQ(a.p_not_above, b.p_not_above);
+  EXPECT_LE(a.lo, a.ratio);
+  EXPECT_GE(a.hi, a.ratio);
+  EXPECT_FALSE(BootstrapRatioOfRates({1}, {1}, nl, nt).ok);
+  EXPECT_FALSE(BootstrapRatioOfRates(bl, {1, 2}, nl, nt).ok);
+}
+
+}  // namespace
+}  // namespace tg
