@@ -2,6 +2,8 @@
 // activities in recorded time order, each re-timed from what it depends on.
 #include "tracegate/analyzer/replay.h"
 
+#include "analyzer/analysis/replay_engine.h"
+
 #include <algorithm>
 #include <cmath>
 #include <iterator>
@@ -16,12 +18,14 @@
 
 namespace tg {
 
+using internal::ActBound;
 using internal::ApiIndex;
 using internal::Demangle;
+using internal::ReplayRecord;
 
 namespace {
 
-constexpr TimeNs kNever = std::numeric_limits<TimeNs>::min();
+constexpr TimeNs kNever = internal::kReplayNever;
 
 bool Contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
@@ -33,12 +37,7 @@ bool IsSyncCall(std::string_view n) {
 }
 bool IsLaunchCall(std::string_view n) { return Contains(n, "Launch"); }
 
-struct Activity {
-  TimeNs start, end;
-  int64_t pid;
-  int64_t call;  // launch call row, or -1
-  size_t kind, row;
-};
+using Activity = internal::ReplayActivity;
 
 Status Compile(const std::string& pattern, const char* option, std::optional<std::regex>* out) {
   if (pattern.empty()) return Status::Ok();
@@ -53,7 +52,17 @@ Status Compile(const std::string& pattern, const char* option, std::optional<std
 }  // namespace
 
 Status Replay(const Trace& t, const IterationAnalysis& its, const ReplayChange& change, ReplayResult* out) {
+  return internal::ReplayEngine(t, its, change, nullptr, out, nullptr);
+}
+
+namespace internal {
+
+Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayChange& change, const ApiIndex* api_index,
+                    ReplayResult* out, ReplayRecord* record) {
   *out = ReplayResult{};
+  ReplayRecord local;
+  ReplayRecord& rec = record ? *record : local;
+  rec = ReplayRecord{};
   if (!(change.kernel_speedup > 0) || !std::isfinite(change.kernel_speedup))
     return InvalidInput("--speedup must be a finite number above 0");
   if (its.iterations.empty()) return InvalidInput("no kept iterations to replay");
@@ -64,7 +73,9 @@ Status Replay(const Trace& t, const IterationAnalysis& its, const ReplayChange& 
   TG_RETURN_IF_ERROR(Compile(change.kernels_regex, "--kernels", &kernels_re));
   TG_RETURN_IF_ERROR(Compile(change.remove_syncs_regex, "--remove-syncs", &syncs_re));
   const ApiTable& a = t.api_calls;
-  const ApiIndex index(a);
+  std::optional<ApiIndex> own_index;
+  if (!api_index) own_index.emplace(a);
+  const ApiIndex& index = api_index ? *api_index : *own_index;
 
   // Which names the change touches, once per name.
   std::vector<int8_t> kernel_match(t.strings.size(), -1);
@@ -86,12 +97,12 @@ Status Replay(const Trace& t, const IterationAnalysis& its, const ReplayChange& 
   };
 
   // The GPU activities, their launch calls, and each one's predecessor on its stream.
-  std::vector<Activity> acts;
+  std::vector<Activity>& acts = rec.acts;
   acts.reserve(t.GpuEventCount());
-  auto collect = [&](const auto& table, size_t kind) {
+  auto collect = [&](const auto& table, uint8_t kind) {
     for (size_t i = 0; i < table.size(); ++i)
       acts.push_back({table.start[i], std::max(table.start[i], table.end[i]), table.pid[i],
-                      index.Find(table.correlation[i], table.pid[i]), kind, i});
+                      index.Find(table.correlation[i], table.pid[i]), kind, static_cast<uint32_t>(i)});
   };
   collect(t.kernels, 0);
   collect(t.memcpys, 1);
@@ -108,13 +119,14 @@ Status Replay(const Trace& t, const IterationAnalysis& its, const ReplayChange& 
   std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
     return acts[x].start != acts[y].start ? acts[x].start < acts[y].start : x < y;
   });
-  std::vector<int64_t> prev(acts.size(), -1);
+  std::vector<int32_t>& prev = rec.act_prev;
+  prev.assign(acts.size(), -1);
   {
     std::map<std::pair<int64_t, int64_t>, uint32_t> last;
     for (uint32_t i : order) {
       auto [it, fresh] = last.try_emplace(stream_of(acts[i]), i);
       if (!fresh) {
-        prev[i] = it->second;
+        prev[i] = static_cast<int32_t>(it->second);
         it->second = i;
       }
     }
@@ -206,12 +218,28 @@ Status Replay(const Trace& t, const IterationAnalysis& its, const ReplayChange& 
   // Host threads: the shift (new - recorded) of the call that ended last on each.
   std::map<std::pair<int64_t, int64_t>, TimeNs> thread_shift;
   // Per thread, (recorded end, shift) of its calls as they ended, to read the shift at an instant.
-  std::map<std::pair<int64_t, int64_t>, std::vector<std::pair<TimeNs, TimeNs>>> thread_history;
-  // Per process, the activities in the order they ended: (recorded end, new end).
-  std::map<int64_t, std::vector<std::pair<TimeNs, TimeNs>>> ended;
-  std::vector<TimeNs> call_start(a.size(), kNever), call_end(a.size(), kNever);
-  std::vector<size_t> call_log(a.size(), 0);
-  std::vector<TimeNs> act_start(acts.size(), kNever), act_end(acts.size(), kNever);
+  struct Ended {
+    TimeNs recorded, now;
+    uint32_t id;
+  };
+  std::map<std::pair<int64_t, int64_t>, std::vector<Ended>> thread_history;  // recorded end, shift, call
+  // Per thread, the call that ended last on each.
+  std::map<std::pair<int64_t, int64_t>, int32_t> thread_last_call;
+  // Per process, the activities in the order they ended: recorded end, new end, which.
+  std::map<int64_t, std::vector<Ended>> ended;
+  std::vector<TimeNs>& call_start = rec.call_start;
+  std::vector<TimeNs>& call_end = rec.call_end;
+  call_start.assign(a.size(), kNever);
+  call_end.assign(a.size(), kNever);
+  rec.call_prev.assign(a.size(), -1);
+  rec.call_waited.assign(a.size(), -1);
+  rec.call_sync.assign(a.size(), 0);
+  std::vector<uint32_t> call_log(a.size(), 0);
+  std::vector<TimeNs>& act_start = rec.act_start;
+  std::vector<TimeNs>& act_end = rec.act_end;
+  act_start.assign(acts.size(), kNever);
+  act_end.assign(acts.size(), kNever);
+  rec.act_bound.assign(acts.size(), ActBound::kNone);
 
   auto start_call = [&](uint32_t c) {
     if (call_start[c] != kNever) return;
@@ -220,29 +248,39 @@ Status Replay(const Trace& t, const IterationAnalysis& its, const ReplayChange& 
     auto last = thread_last_end.find(key);
     call_start[c] = a.start[c] + (it == thread_shift.end() ? 0 : it->second) -
                     saving(key, last == thread_last_end.end() ? kNever : last->second, a.start[c]);
-    call_log[c] = ended[a.pid[c]].size();
+    if (auto prev_call = thread_last_call.find(key); prev_call != thread_last_call.end())
+      rec.call_prev[c] = prev_call->second;
+    call_log[c] = static_cast<uint32_t>(ended[a.pid[c]].size());
   };
   auto end_call = [&](uint32_t c) {
     start_call(c);
     const TimeNs dur = std::max<TimeNs>(0, a.end[c] - a.start[c]);
     const int8_t cls = class_of(c);
     TimeNs e = call_start[c] + dur;
+    rec.call_sync[c] = static_cast<uint8_t>(cls & 3);
     if (cls & 1) {
       // The work that ended while the call waited: the call returns its wake-up delay after it.
       TimeNs last_recorded = kNever, last_new = kNever;
+      int32_t waited = -1;
       const auto& log = ended[a.pid[c]];
       for (size_t k = call_log[c]; k < log.size(); ++k)
-        if (log[k].first > a.start[c]) {
-          last_recorded = std::max(last_recorded, log[k].first);
-          last_new = std::max(last_new, log[k].second);
+        if (log[k].recorded > a.start[c]) {
+          last_recorded = std::max(last_recorded, log[k].recorded);
+          if (log[k].now > last_new) {
+            last_new = log[k].now;
+            waited = static_cast<int32_t>(log[k].id);
+          }
         }
       if (last_recorded != kNever) {
         const TimeNs wake = std::max<TimeNs>(0, a.end[c] - last_recorded);
         if (cls & 4) {
           e = call_start[c] + std::min(dur, wake);
           out->syncs_removed++;
+        } else if (last_new + wake >= call_start[c] + wake) {
+          e = last_new + wake;
+          rec.call_waited[c] = waited;
         } else {
-          e = std::max(call_start[c] + wake, last_new + wake);
+          e = call_start[c] + wake;
         }
       }
     } else if ((cls & 2) && change.launch_us >= 0) {
@@ -253,26 +291,35 @@ Status Replay(const Trace& t, const IterationAnalysis& its, const ReplayChange& 
     const auto key = std::pair{a.pid[c], a.tid[c]};
     thread_shift[key] = e - std::max(a.start[c], a.end[c]);
     thread_last_end[key] = std::max(a.start[c], a.end[c]);
-    thread_history[key].emplace_back(std::max(a.start[c], a.end[c]), e - std::max(a.start[c], a.end[c]));
+    thread_last_call[key] = static_cast<int32_t>(c);
+    thread_history[key].push_back({std::max(a.start[c], a.end[c]), e - std::max(a.start[c], a.end[c]), c});
   };
   auto start_act = [&](uint32_t i) {
     if (act_start[i] != kNever) return;
     const Activity& x = acts[i];
     TimeNs s = x.start;  // no launch call: it starts no earlier than recorded
+    ActBound bound = ActBound::kNone;
     const int64_t p = prev[i];
     if (x.call >= 0) {
       const size_t c = static_cast<size_t>(x.call);
       const bool busy = p >= 0 && acts[static_cast<size_t>(p)].end > a.start[c];  // its stream busy at the launch
       const TimeNs delay = busy ? min_delay[x.pid] : x.start - a.start[c];
       s = (call_start[c] != kNever ? call_start[c] : a.start[c]) + delay;
+      bound = ActBound::kLaunch;
     }
     if (p >= 0) {
       const size_t q = static_cast<size_t>(p);
       const bool busy = x.call >= 0 && acts[q].end > a.start[static_cast<size_t>(x.call)];
       // Back to back on a busy stream: the recorded gap after the previous one; else only after it.
       const TimeNs gap = x.call < 0 || busy ? x.start - acts[q].end : 0;
-      s = std::max(s, (act_end[q] != kNever ? act_end[q] : acts[q].end) + gap);
+      const TimeNs after = (act_end[q] != kNever ? act_end[q] : acts[q].end) + gap;
+      // The stream holds it when it would start later, or as late on a busy stream.
+      if (bound == ActBound::kNone || after > s || (after == s && (busy || x.call < 0))) {
+        bound = ActBound::kStream;
+        s = std::max(s, after);
+      }
     }
+    rec.act_bound[i] = bound;
     TimeNs dur = x.end - x.start;
     if (x.kind == 0 && sped_up(x.row))
       dur = static_cast<TimeNs>(std::llround(static_cast<double>(dur) / change.kernel_speedup));
@@ -287,32 +334,38 @@ Status Replay(const Trace& t, const IterationAnalysis& its, const ReplayChange& 
       case kActEnd:
         start_act(p.id);
         // Logged under the process that launched it (a GPU row's own pid may be the device's).
-        ended[acts[p.id].call >= 0 ? a.pid[static_cast<size_t>(acts[p.id].call)] : acts[p.id].pid].emplace_back(
-            acts[p.id].end, act_end[p.id]);
+        ended[acts[p.id].call >= 0 ? a.pid[static_cast<size_t>(acts[p.id].call)] : acts[p.id].pid].push_back(
+            {acts[p.id].end, act_end[p.id], p.id});
         break;
     }
   }
 
   // Each kept iteration: its start moves with its thread, its end with the later of its thread
   // and its GPU work.
-  auto shift_at = [&](int64_t pid, int64_t tid, TimeNs at) -> TimeNs {
+  // `call`: the thread's last call that ended by `at` (-1 for none).
+  auto shift_at = [&](int64_t pid, int64_t tid, TimeNs at, int32_t* call = nullptr) -> TimeNs {
+    if (call) *call = -1;
     auto it = thread_history.find({pid, tid});
     if (it == thread_history.end()) return -saving({pid, tid}, kNever, at);
     // The calls' ends were logged in recorded time order: the last one at or before `at`, then the
     // host time saved since.
     const auto& h = it->second;
-    auto after = std::upper_bound(h.begin(), h.end(), at,
-                                  [](TimeNs x, const std::pair<TimeNs, TimeNs>& e) { return x < e.first; });
+    auto after = std::upper_bound(h.begin(), h.end(), at, [](TimeNs x, const Ended& e) { return x < e.recorded; });
     if (after == h.begin()) return -saving({pid, tid}, kNever, at);
-    return std::prev(after)->second - saving({pid, tid}, std::prev(after)->first, at);
+    if (call) *call = static_cast<int32_t>(std::prev(after)->id);
+    return std::prev(after)->now - saving({pid, tid}, std::prev(after)->recorded, at);
   };
   std::vector<TimeNs> last_recorded(its.iterations.size(), kNever), last_new(its.iterations.size(), kNever);
+  std::vector<int32_t> last_act(its.iterations.size(), -1);
   auto gpu_ends = [&](const std::vector<int32_t>& owner, size_t kind) {
     for (uint32_t i = 0; i < acts.size(); ++i) {
       if (acts[i].kind != kind || acts[i].row >= owner.size() || owner[acts[i].row] < 0) continue;
       const size_t k = static_cast<size_t>(owner[acts[i].row]);
       last_recorded[k] = std::max(last_recorded[k], acts[i].end);
-      last_new[k] = std::max(last_new[k], act_end[i]);
+      if (act_end[i] > last_new[k]) {
+        last_new[k] = act_end[i];
+        last_act[k] = static_cast<int32_t>(i);
+      }
       if (kind == 0 && sped_up(acts[i].row)) {
         out->kernels_changed++;
         out->kernel_part_ns += acts[i].end - acts[i].start;
@@ -329,11 +382,21 @@ Status Replay(const Trace& t, const IterationAnalysis& its, const ReplayChange& 
     // The span ends with the host's marker or with its GPU work, whichever came last: the host's
     // end moves with its thread, and the span cannot end before its GPU work does.
     const TimeNs host_end = thread && its.from_markers ? it.marker_end : it.end;
-    TimeNs e = it.end + (thread ? shift_at(its.pid, it.tid, host_end) : 0);
+    ReplayRecord::IterationEnd end_node;
+    TimeNs e = it.end + (thread ? shift_at(its.pid, it.tid, host_end, &end_node.end_call) : 0);
     if (last_recorded[k] != kNever) {
       const bool gpu_last = !thread || last_recorded[k] >= host_end;
-      e = std::max(thread ? e : kNever, last_new[k] + (gpu_last ? it.end - last_recorded[k] : 0));
+      const TimeNs tail = gpu_last ? it.end - last_recorded[k] : 0;
+      // Its GPU work decides the end when it ends as late as the host.
+      if (!thread || last_new[k] + tail >= e) {
+        e = last_new[k] + tail;
+        end_node.end_act = last_act[k];
+        end_node.tail = tail;
+      }
     }
+    end_node.start = s;
+    end_node.end = e;
+    if (record) rec.iterations.push_back(end_node);
     IterationReplay r{it.index, it.latency_ns(), std::max<TimeNs>(0, e - s)};
     out->base_total_ns += r.base_ns;
     out->predicted_total_ns += r.predicted_ns;
@@ -358,4 +421,5 @@ Status Replay(const Trace& t, const IterationAnalysis& its, const ReplayChange& 
   return Status::Ok();
 }
 
+}  // namespace internal
 }  // namespace tg

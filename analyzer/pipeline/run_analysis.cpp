@@ -127,11 +127,17 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   // they are there. The communication figures (read by the report only) follow them on that
   // thread. Both read the iterations' spans and kernels, which the idle attribution leaves alone
   // (it writes only the iterations' phases and causes, and their phase statistics).
+  Status critical_path;
   SideTask fusion_task([&] {
     if (config.rules.Enabled("fusion_candidate"))
       out->fusion = FindFusionCandidates(trace, out->iterations, out->kernel_classes, FusionFromRules(config.rules));
     out->communication =
         AnalyzeCommunication(trace, out->iterations, out->kernel_classes, out->summary.kernels_by_start);
+    // The critical path reads the iterations' spans and rows, the kernel classes, the correlation
+    // index and the host model (all left alone meanwhile); with no kept iteration there is none.
+    if (!out->iterations.iterations.empty())
+      critical_path = AnalyzeCriticalPath(trace, out->iterations, out->kernel_classes, &*api_index, host_source(),
+                                          CriticalPathOptions{}, &out->critical_path);
   });
   // Every GPU-idle instant of the kept iterations to a cause; host compute around the GPU work
   // becomes pre / post where no range names them (the named stages are split there, so the
@@ -146,8 +152,6 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
     if (q.id == Quality::kDeviceBacklog) q.count = out->idle.backlog_items;
     if (q.id == Quality::kStartBeforeLaunch) q.count = before_launch;
   }
-  host.reset();
-  api_index.reset();
 
   PeakOverride peak = config.peak;
   if (peak.bandwidth_gbs <= 0) peak.bandwidth_gbs = config.rules.peak_bandwidth_gbs;
@@ -172,6 +176,10 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   in.reference = config.reference;
   out->findings = EvaluateRules(in, config.rules, RuleSubset::kAllButFusion);
   fusion_task.Wait();
+  // The critical path on the second thread read them until now.
+  host.reset();
+  api_index.reset();
+  TG_RETURN_IF_ERROR(critical_path);
   std::vector<Finding> fusion = EvaluateRules(in, config.rules, RuleSubset::kFusionOnly);
   out->findings.insert(out->findings.end(), fusion.begin(), fusion.end());
   OrderFindings(out->findings);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tracegate/analyzer/communication.h"
+#include "tracegate/analyzer/critical_path.h"
 #include "tracegate/analyzer/findings.h"
 #include "tracegate/analyzer/fusion.h"
 #include "tracegate/analyzer/gpu_specs.h"
@@ -46,6 +47,7 @@ struct Analysis {
   std::vector<Finding> findings;
   CombinedEstimate combined;  // the findings' gains over disjoint parts (RelateFindings)
   ServingAnalysis serving;    // LLM serving steps by kind and token bucket, graph replays (serving.h)
+  CriticalPathResult critical_path;  // the kept iterations' critical path by kind (critical_path.h)
 };
 
 // InvalidInput for bad options (regexes, --skip, kernel class patterns).
