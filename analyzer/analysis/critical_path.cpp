@@ -127,7 +127,23 @@ Status AnalyzeCriticalPath(const Trace& t, const IterationAnalysis& its, const s
     Node node = Node::kDone;
     size_t id = 0;
     const bool thread = it.tid != kUnknownId;
-    if (span.end_act >= 0) {
+    // Without a marker's thread (a trace without step markers) the replay ends the span with its
+    // GPU work; the path ends with whatever ended last: a call that ended after that work starts
+    // the walk there instead (the host's own work after the last GPU work is on the path).
+    int32_t last_call = -1;
+    if (!thread && span.end_act >= 0) {
+      const TimeNs gpu_end = rec.act_end[static_cast<size_t>(span.end_act)];
+      TimeNs best = gpu_end;
+      for (size_t c = 0; c < its.api_iteration.size() && c < a.size(); ++c)
+        if (its.api_iteration[c] == static_cast<int32_t>(k) && rec.call_end[c] > best && rec.call_end[c] <= span.end) {
+          best = rec.call_end[c];
+          last_call = static_cast<int32_t>(c);
+        }
+    }
+    if (last_call >= 0) {
+      id = static_cast<size_t>(last_call);
+      node = emit(PathKind::kUnattributed, Table::kNone, -1, -1, rec.call_end[id]) ? Node::kDone : Node::kCallEnd;
+    } else if (span.end_act >= 0) {
       id = static_cast<size_t>(span.end_act);
       node = emit(PathKind::kUnattributed, Table::kNone, -1, -1, rec.act_end[id]) ? Node::kDone : Node::kActEnd;
     } else if (span.end_call >= 0) {
@@ -178,8 +194,10 @@ Status AnalyzeCriticalPath(const Trace& t, const IterationAnalysis& its, const s
             node = Node::kActEnd;
             id = static_cast<size_t>(w);
           } else {
-            reached = emit((rec.call_sync[id] & 1) ? PathKind::kSyncWait : PathKind::kRuntimeCall, Table::kApi, c, c,
-                           rec.call_start[id], a.pid[id], a.tid[id]);
+            const PathKind kind = (rec.call_sync[id] & 1)   ? PathKind::kSyncWait
+                                  : (rec.call_sync[id] & 2) ? PathKind::kLaunchCall
+                                                            : PathKind::kRuntimeCall;
+            reached = emit(kind, Table::kApi, c, c, rec.call_start[id], a.pid[id], a.tid[id]);
             node = Node::kCallStart;
           }
           break;

@@ -39,6 +39,56 @@ bool IsLaunchCall(std::string_view n) { return Contains(n, "Launch"); }
 
 using Activity = internal::ReplayActivity;
 
+// Dense indexes for keys that repeat in runs (a thread's calls, a process's activities): one map
+// search per run.
+template <class Key>
+class DenseIds {
+ public:
+  uint32_t Of(const Key& k) {
+    if (has_last_ && k == last_) return last_id_;
+    auto [it, fresh] = ids_.try_emplace(k, static_cast<uint32_t>(keys_.size()));
+    if (fresh) keys_.push_back(k);
+    last_ = k;
+    last_id_ = it->second;
+    has_last_ = true;
+    return last_id_;
+  }
+  // The index of a key seen before, or -1.
+  int64_t Find(const Key& k) const {
+    auto it = ids_.find(k);
+    return it == ids_.end() ? -1 : static_cast<int64_t>(it->second);
+  }
+  size_t size() const { return keys_.size(); }
+  const Key& key(size_t i) const { return keys_[i]; }
+
+ private:
+  std::map<Key, uint32_t> ids_;
+  std::vector<Key> keys_;
+  Key last_{};
+  uint32_t last_id_ = 0;
+  bool has_last_ = false;
+};
+
+// A stable sort of `v` by the unsigned key(x) (LSD radix, 11 bits a pass; digits all alike are skipped).
+template <class T, class KeyOf>
+void RadixSort(std::vector<T>* v, KeyOf key) {
+  uint64_t bits = 0;
+  for (const T& x : *v) bits |= key(x);
+  std::vector<T> tmp(v->size());
+  constexpr int kBits = 11;
+  constexpr size_t kBuckets = size_t{1} << kBits;
+  std::vector<size_t> count(kBuckets);
+  for (int shift = 0; shift < 64 && (bits >> shift) != 0; shift += kBits) {
+    std::fill(count.begin(), count.end(), 0);
+    for (const T& x : *v) ++count[(key(x) >> shift) & (kBuckets - 1)];
+    if (*std::max_element(count.begin(), count.end()) == v->size()) continue;
+    size_t sum = 0;
+    for (size_t& c : count) sum += std::exchange(c, sum);
+    for (const T& x : *v) tmp[count[(key(x) >> shift) & (kBuckets - 1)]++] = x;
+    v->swap(tmp);
+  }
+}
+
 Status Compile(const std::string& pattern, const char* option, std::optional<std::regex>* out) {
   if (pattern.empty()) return Status::Ok();
   try {
@@ -114,11 +164,14 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
       default: return {t.memsets.device[x.row], t.memsets.stream[x.row]};
     }
   };
+  // By (start, index): a stable sort by start of the indexes in order.
   std::vector<uint32_t> order(acts.size());
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
-    return acts[x].start != acts[y].start ? acts[x].start < acts[y].start : x < y;
-  });
+  if (!acts.empty()) {
+    TimeNs lo = acts.front().start;
+    for (const Activity& x : acts) lo = std::min(lo, x.start);
+    RadixSort(&order, [&](uint32_t i) { return static_cast<uint64_t>(acts[i].start - lo); });
+  }
   std::vector<int32_t>& prev = rec.act_prev;
   prev.assign(acts.size(), -1);
   {
@@ -132,37 +185,52 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
     }
   }
   // The smallest launch delay per process (activities whose stream was idle at the launch).
-  std::map<int64_t, TimeNs> min_delay;
+  // Processes: of an activity's own pid (its launch delays), and of the pid it is logged under
+  // when it ends (its launch call's, else its own; a GPU row's own pid may be the device's).
+  DenseIds<int64_t> procs;
+  std::vector<uint32_t> act_proc(acts.size()), act_log_proc(acts.size());
+  for (size_t i = 0; i < acts.size(); ++i) {
+    act_proc[i] = procs.Of(acts[i].pid);
+    act_log_proc[i] = acts[i].call >= 0 ? procs.Of(a.pid[static_cast<size_t>(acts[i].call)]) : act_proc[i];
+  }
+  // Host threads, and the process each call's syncs read.
+  DenseIds<std::pair<int64_t, int64_t>> threads;
+  std::vector<uint32_t> call_thread(a.size()), call_proc(a.size());
+  for (size_t c = 0; c < a.size(); ++c) {
+    call_thread[c] = threads.Of({a.pid[c], a.tid[c]});
+    call_proc[c] = procs.Of(a.pid[c]);
+  }
+  std::vector<TimeNs> min_delay(procs.size(), 0);
+  std::vector<uint8_t> has_delay(procs.size(), 0);
   for (size_t i = 0; i < acts.size(); ++i) {
     if (acts[i].call < 0) continue;
     const TimeNs d = acts[i].start - a.start[static_cast<size_t>(acts[i].call)];
-    auto [it, fresh] = min_delay.try_emplace(acts[i].pid, d);
-    if (!fresh) it->second = std::min(it->second, d);
+    TimeNs& m = min_delay[act_proc[i]];
+    m = has_delay[act_proc[i]] ? std::min(m, d) : d;
+    has_delay[act_proc[i]] = 1;
   }
 
   // The points of the pass, in recorded time order: at equal times an activity's end, then a
   // call's end, then a call's start, then an activity's start.
   enum : uint8_t { kActEnd = 0, kCallEnd = 1, kCallStart = 2, kActStart = 3 };
+  // Written in (type, id) order, then sorted stably by time (timestamps are never negative).
   struct Point {
-    TimeNs time;
-    uint8_t type;
+    uint64_t time;
     uint32_t id;
+    uint8_t type;
   };
   std::vector<Point> points;
   points.reserve(2 * (a.size() + acts.size()));
-  for (uint32_t i = 0; i < a.size(); ++i) {
-    points.push_back({a.start[i], kCallStart, i});
-    points.push_back({std::max(a.start[i], a.end[i]), kCallEnd, i});
+  for (uint32_t i = 0; i < acts.size(); ++i) points.push_back({static_cast<uint64_t>(acts[i].end), i, kActEnd});
+  for (uint32_t i = 0; i < a.size(); ++i)
+    points.push_back({static_cast<uint64_t>(std::max(a.start[i], a.end[i])), i, kCallEnd});
+  for (uint32_t i = 0; i < a.size(); ++i) points.push_back({static_cast<uint64_t>(a.start[i]), i, kCallStart});
+  for (uint32_t i = 0; i < acts.size(); ++i) points.push_back({static_cast<uint64_t>(acts[i].start), i, kActStart});
+  if (!points.empty()) {
+    uint64_t lo = points.front().time;
+    for (const Point& p : points) lo = std::min(lo, p.time);
+    RadixSort(&points, [lo](const Point& p) { return p.time - lo; });
   }
-  for (uint32_t i = 0; i < acts.size(); ++i) {
-    points.push_back({acts[i].start, kActStart, i});
-    points.push_back({acts[i].end, kActEnd, i});
-  }
-  std::sort(points.begin(), points.end(), [](const Point& x, const Point& y) {
-    if (x.time != y.time) return x.time < y.time;
-    if (x.type != y.type) return x.type < y.type;
-    return x.id < y.id;
-  });
 
   // The host ranges the change speeds up: their union per thread, with running sums of its length.
   struct Union {
@@ -206,27 +274,28 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
     }
   }
   // The host time a thread saves in [x, y) (x may be kNever: from the beginning).
-  auto saving = [&](const std::pair<int64_t, int64_t>& key, TimeNs x, TimeNs y) -> TimeNs {
-    if (host_union.empty() || y <= x) return 0;
-    auto it = host_union.find(key);
-    if (it == host_union.end()) return 0;
-    const TimeNs inside = it->second.Upto(y) - (x == kNever ? 0 : it->second.Upto(x));
+  std::vector<const Union*> thread_union(threads.size(), nullptr);
+  for (const auto& [key, u] : host_union)
+    if (const int64_t th = threads.Find(key); th >= 0) thread_union[static_cast<size_t>(th)] = &u;
+  auto saving = [&](const Union* u, TimeNs x, TimeNs y) -> TimeNs {
+    if (!u || y <= x) return 0;
+    const TimeNs inside = u->Upto(y) - (x == kNever ? 0 : u->Upto(x));
     return static_cast<TimeNs>(std::llround(static_cast<double>(inside) * (1 - 1 / change.host_speedup)));
   };
   // Host threads: the recorded end of the call that ended last on each.
-  std::map<std::pair<int64_t, int64_t>, TimeNs> thread_last_end;
+  std::vector<TimeNs> thread_last_end(threads.size(), kNever);
   // Host threads: the shift (new - recorded) of the call that ended last on each.
-  std::map<std::pair<int64_t, int64_t>, TimeNs> thread_shift;
+  std::vector<TimeNs> thread_shift(threads.size(), 0);
   // Per thread, (recorded end, shift) of its calls as they ended, to read the shift at an instant.
   struct Ended {
     TimeNs recorded, now;
     uint32_t id;
   };
-  std::map<std::pair<int64_t, int64_t>, std::vector<Ended>> thread_history;  // recorded end, shift, call
+  std::vector<std::vector<Ended>> thread_history(threads.size());  // recorded end, shift, call
   // Per thread, the call that ended last on each.
-  std::map<std::pair<int64_t, int64_t>, int32_t> thread_last_call;
+  std::vector<int32_t> thread_last_call(threads.size(), -1);
   // Per process, the activities in the order they ended: recorded end, new end, which.
-  std::map<int64_t, std::vector<Ended>> ended;
+  std::vector<std::vector<Ended>> ended(procs.size());
   std::vector<TimeNs>& call_start = rec.call_start;
   std::vector<TimeNs>& call_end = rec.call_end;
   call_start.assign(a.size(), kNever);
@@ -243,14 +312,10 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
 
   auto start_call = [&](uint32_t c) {
     if (call_start[c] != kNever) return;
-    const auto key = std::pair{a.pid[c], a.tid[c]};
-    auto it = thread_shift.find(key);
-    auto last = thread_last_end.find(key);
-    call_start[c] = a.start[c] + (it == thread_shift.end() ? 0 : it->second) -
-                    saving(key, last == thread_last_end.end() ? kNever : last->second, a.start[c]);
-    if (auto prev_call = thread_last_call.find(key); prev_call != thread_last_call.end())
-      rec.call_prev[c] = prev_call->second;
-    call_log[c] = static_cast<uint32_t>(ended[a.pid[c]].size());
+    const uint32_t th = call_thread[c];
+    call_start[c] = a.start[c] + thread_shift[th] - saving(thread_union[th], thread_last_end[th], a.start[c]);
+    rec.call_prev[c] = thread_last_call[th];
+    call_log[c] = static_cast<uint32_t>(ended[call_proc[c]].size());
   };
   auto end_call = [&](uint32_t c) {
     start_call(c);
@@ -262,7 +327,7 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
       // The work that ended while the call waited: the call returns its wake-up delay after it.
       TimeNs last_recorded = kNever, last_new = kNever;
       int32_t waited = -1;
-      const auto& log = ended[a.pid[c]];
+      const auto& log = ended[call_proc[c]];
       for (size_t k = call_log[c]; k < log.size(); ++k)
         if (log[k].recorded > a.start[c]) {
           last_recorded = std::max(last_recorded, log[k].recorded);
@@ -288,11 +353,11 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
       out->launches_changed++;
     }
     call_end[c] = e;
-    const auto key = std::pair{a.pid[c], a.tid[c]};
-    thread_shift[key] = e - std::max(a.start[c], a.end[c]);
-    thread_last_end[key] = std::max(a.start[c], a.end[c]);
-    thread_last_call[key] = static_cast<int32_t>(c);
-    thread_history[key].push_back({std::max(a.start[c], a.end[c]), e - std::max(a.start[c], a.end[c]), c});
+    const uint32_t th = call_thread[c];
+    thread_shift[th] = e - std::max(a.start[c], a.end[c]);
+    thread_last_end[th] = std::max(a.start[c], a.end[c]);
+    thread_last_call[th] = static_cast<int32_t>(c);
+    thread_history[th].push_back({thread_last_end[th], thread_shift[th], c});
   };
   auto start_act = [&](uint32_t i) {
     if (act_start[i] != kNever) return;
@@ -303,7 +368,7 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
     if (x.call >= 0) {
       const size_t c = static_cast<size_t>(x.call);
       const bool busy = p >= 0 && acts[static_cast<size_t>(p)].end > a.start[c];  // its stream busy at the launch
-      const TimeNs delay = busy ? min_delay[x.pid] : x.start - a.start[c];
+      const TimeNs delay = busy ? min_delay[act_proc[i]] : x.start - a.start[c];
       s = (call_start[c] != kNever ? call_start[c] : a.start[c]) + delay;
       bound = ActBound::kLaunch;
     }
@@ -334,8 +399,7 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
       case kActEnd:
         start_act(p.id);
         // Logged under the process that launched it (a GPU row's own pid may be the device's).
-        ended[acts[p.id].call >= 0 ? a.pid[static_cast<size_t>(acts[p.id].call)] : acts[p.id].pid].push_back(
-            {acts[p.id].end, act_end[p.id], p.id});
+        ended[act_log_proc[p.id]].push_back({acts[p.id].end, act_end[p.id], p.id});
         break;
     }
   }
@@ -345,15 +409,17 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
   // `call`: the thread's last call that ended by `at` (-1 for none).
   auto shift_at = [&](int64_t pid, int64_t tid, TimeNs at, int32_t* call = nullptr) -> TimeNs {
     if (call) *call = -1;
-    auto it = thread_history.find({pid, tid});
-    if (it == thread_history.end()) return -saving({pid, tid}, kNever, at);
+    auto u = host_union.find({pid, tid});
+    const Union* own = u == host_union.end() ? nullptr : &u->second;
+    const int64_t th = threads.Find({pid, tid});
+    if (th < 0) return -saving(own, kNever, at);
     // The calls' ends were logged in recorded time order: the last one at or before `at`, then the
     // host time saved since.
-    const auto& h = it->second;
+    const auto& h = thread_history[static_cast<size_t>(th)];
     auto after = std::upper_bound(h.begin(), h.end(), at, [](TimeNs x, const Ended& e) { return x < e.recorded; });
-    if (after == h.begin()) return -saving({pid, tid}, kNever, at);
+    if (after == h.begin()) return -saving(own, kNever, at);
     if (call) *call = static_cast<int32_t>(std::prev(after)->id);
-    return std::prev(after)->now - saving({pid, tid}, std::prev(after)->recorded, at);
+    return std::prev(after)->now - saving(own, std::prev(after)->recorded, at);
   };
   std::vector<TimeNs> last_recorded(its.iterations.size(), kNever), last_new(its.iterations.size(), kNever);
   std::vector<int32_t> last_act(its.iterations.size(), -1);

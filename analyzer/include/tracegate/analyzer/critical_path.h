@@ -8,8 +8,9 @@
 //   copy, memset    a copy's / memset's duration;
 //   gpu_gap         the recorded gap between two back-to-back activities of a busy stream;
 //   launch_delay    a launch call's start to its GPU work's start, where the launch bound it;
-//   runtime_call    a runtime/driver call's own duration where the thread's next call waited on it
-//                   (launch calls, async copies, allocations, ...);
+//   launch_call     a launch call's own duration (cudaLaunchKernel, cuLaunchKernel, ...) where the
+//                   thread's next call waited on it;
+//   runtime_call    the same for the other runtime/driver calls (async copies, allocations, ...);
 //   sync_wait       a synchronising call's time after the GPU work it waited for ended (its
 //                   wake-up delay), or all of it when it waited for nothing;
 //   host_compute    host time between two calls of a thread (Python, the framework, CPU work),
@@ -60,6 +61,7 @@ enum class PathKind : uint8_t {
   kMemset,
   kGpuGap,
   kLaunchDelay,
+  kLaunchCall,
   kRuntimeCall,
   kSyncWait,
   kHostCompute,
@@ -81,16 +83,19 @@ inline constexpr std::array<const char*, kPathKindCount> kPathKindNames{"communi
                                                                         "memset",
                                                                         "gpu_gap",
                                                                         "launch_delay",
+                                                                        "launch_call",
                                                                         "runtime_call",
                                                                         "sync_wait",
                                                                         "host_compute",
                                                                         "unattributed"};
+static_assert(kPathKindNames.back() != nullptr, "a name for every kind");
+static_assert(static_cast<size_t>(PathKind::kKernelOther) == static_cast<size_t>(KernelClass::kOther));
 constexpr PathKind PathKindOf(KernelClass c) { return static_cast<PathKind>(static_cast<size_t>(c)); }
 
 // One piece of a path: `duration` ns from `start` (both as recorded), of one kind, and the event
 // it belongs to: for a GPU activity's duration, gpu_gap and launch_delay the activity (table
 // kKernel / kMemcpy / kMemset, row), with `call` its launch call's row (-1 for none); for
-// runtime_call and sync_wait the call (kApi); for host_compute the call the host time led to (kApi,
+// launch_call, runtime_call and sync_wait the call (kApi); for host_compute the call the host time led to (kApi,
 // -1 at the end of a step); kNone for unattributed.
 struct PathSegment {
   enum class Table : uint8_t { kNone, kApi, kKernel, kMemcpy, kMemset };
