@@ -164,27 +164,6 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
       default: return {t.memsets.device[x.row], t.memsets.stream[x.row]};
     }
   };
-  // By (start, index): a stable sort by start of the indexes in order.
-  std::vector<uint32_t> order(acts.size());
-  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  if (!acts.empty()) {
-    TimeNs lo = acts.front().start;
-    for (const Activity& x : acts) lo = std::min(lo, x.start);
-    RadixSort(&order, [&](uint32_t i) { return static_cast<uint64_t>(acts[i].start - lo); });
-  }
-  std::vector<int32_t>& prev = rec.act_prev;
-  prev.assign(acts.size(), -1);
-  {
-    std::map<std::pair<int64_t, int64_t>, uint32_t> last;
-    for (uint32_t i : order) {
-      auto [it, fresh] = last.try_emplace(stream_of(acts[i]), i);
-      if (!fresh) {
-        prev[i] = static_cast<int32_t>(it->second);
-        it->second = i;
-      }
-    }
-  }
-  // The smallest launch delay per process (activities whose stream was idle at the launch).
   // Processes: of an activity's own pid (its launch delays), and of the pid it is logged under
   // when it ends (its launch call's, else its own; a GPU row's own pid may be the device's).
   DenseIds<int64_t> procs;
@@ -200,6 +179,7 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
     call_thread[c] = threads.Of({a.pid[c], a.tid[c]});
     call_proc[c] = procs.Of(a.pid[c]);
   }
+  // The smallest launch delay per process (activities whose stream was idle at the launch).
   std::vector<TimeNs> min_delay(procs.size(), 0);
   std::vector<uint8_t> has_delay(procs.size(), 0);
   for (size_t i = 0; i < acts.size(); ++i) {
@@ -230,6 +210,21 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
     uint64_t lo = points.front().time;
     for (const Point& p : points) lo = std::min(lo, p.time);
     RadixSort(&points, [lo](const Point& p) { return p.time - lo; });
+  }
+  // Each activity's predecessor on its stream: the activity that started last before it, by
+  // (start, index), the order of the activities' start points.
+  std::vector<int32_t>& prev = rec.act_prev;
+  prev.assign(acts.size(), -1);
+  {
+    DenseIds<std::pair<int64_t, int64_t>> streams;
+    std::vector<int32_t> last;
+    for (const Point& p : points) {
+      if (p.type != kActStart) continue;
+      const uint32_t st = streams.Of(stream_of(acts[p.id]));
+      if (st >= last.size()) last.resize(st + 1, -1);
+      prev[p.id] = last[st];
+      last[st] = static_cast<int32_t>(p.id);
+    }
   }
 
   // The host ranges the change speeds up: their union per thread, with running sums of its length.

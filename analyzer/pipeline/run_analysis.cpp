@@ -133,11 +133,6 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
       out->fusion = FindFusionCandidates(trace, out->iterations, out->kernel_classes, FusionFromRules(config.rules));
     out->communication =
         AnalyzeCommunication(trace, out->iterations, out->kernel_classes, out->summary.kernels_by_start);
-    // The critical path reads the iterations' spans and rows, the kernel classes, the correlation
-    // index and the host model (all left alone meanwhile); with no kept iteration there is none.
-    if (!out->iterations.iterations.empty())
-      critical_path = AnalyzeCriticalPath(trace, out->iterations, out->kernel_classes, &*api_index, host_source(),
-                                          CriticalPathOptions{}, &out->critical_path);
   });
   // Every GPU-idle instant of the kept iterations to a cause; host compute around the GPU work
   // becomes pre / post where no range names them (the named stages are split there, so the
@@ -175,8 +170,14 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   in.precision = config.precision;
   in.reference = config.reference;
   out->findings = EvaluateRules(in, config.rules, RuleSubset::kAllButFusion);
+  // The critical path, while the fusion candidates may still be found: it reads the iterations'
+  // spans and rows, the kernel classes, the correlation index and the host model; with no kept
+  // iteration there is none.
+  if (!out->iterations.iterations.empty())
+    critical_path = AnalyzeCriticalPath(trace, out->iterations, out->kernel_classes, &*api_index, host_source(),
+                                        CriticalPathOptions{}, &out->critical_path);
   fusion_task.Wait();
-  // The critical path on the second thread read them until now.
+  // The critical path read them until now.
   host.reset();
   api_index.reset();
   TG_RETURN_IF_ERROR(critical_path);
