@@ -398,7 +398,7 @@ void PrintCriticalPath(std::ostream& out, const json& r) {
     for (const json& f : frames) {
       if (shown++ == kInvolvedShown) break;
       const std::string name = Text(f, "frame");
-      out << (shown > 1 ? ";" : "") << " " << Cut(name.empty() ? "(no frame)" : name, 40) << " "
+      out << (shown > 1 ? ";" : "") << " " << internal::CutMiddle(name.empty() ? "(no frame)" : name, 40) << " "
           << Pct(Number(f, "share").value_or(0));
     }
     out << "\n";
@@ -413,7 +413,7 @@ void PrintCriticalPath(std::ostream& out, const json& r) {
                                   ? StrFormat("stream %lld", static_cast<long long>(Int(s, "stream")))
                                   : StrFormat("thread %lld", static_cast<long long>(Int(s, "tid")));
     out << StrFormat("    %12s  %-18s %s (iteration %lld, %s)\n", Span(Int(s, "duration_ns")).c_str(),
-                     Text(s, "kind").c_str(), Cut(name.empty() ? "-" : name, kMaxNameChars).c_str(),
+                     Text(s, "kind").c_str(), internal::CutMiddle(name.empty() ? "-" : name, kMaxNameChars).c_str(),
                      static_cast<long long>(Int(s, "iteration")), where.c_str());
   }
 }
