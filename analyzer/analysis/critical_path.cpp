@@ -301,6 +301,8 @@ Status AnalyzeCriticalPath(const Trace& t, const IterationAnalysis& its, const s
       "cross-stream event waits (cudaStreamWaitEvent) are not edges: a stream waits only for itself and its launches",
       "collectives are not matched across ranks: a collective kernel's time counts as communication on this rank",
       "at a tie the stream edge binds work queued on a busy stream, the launch edge work on an idle one",
+      "host threads are independent: time a thread spends blocked on another thread (an autograd backward thread, a "
+      "data loader) counts as its own host_compute",
       "a segment the walk reaches before the iteration's start is cut there",
   };
   return Status::Ok();

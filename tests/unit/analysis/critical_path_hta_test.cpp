@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -136,6 +137,19 @@ TEST(CriticalPathHta, SimpleAddGpuEventsAndRuntimeCallsAreOnThePath) {
                                        << " us";
     ++zero_length;
   }
+  // The spans: HTA's path runs from its first critical event to its last (the whole program,
+  // 41.6 s); tracegate's single marker-less iteration is the part with GPU work (16.0 s), inside it.
+  double hta_first = 1e300, hta_last = 0;
+  for (const auto& e : hta["traceEvents"])
+    if (e.value("ph", "") == "X" && e.contains("args") && e["args"].contains("critical") &&
+        e["args"]["critical"] == 1) {
+      hta_first = std::min(hta_first, e["ts"].get<double>());
+      hta_last = std::max(hta_last, e["ts"].get<double>() + e["dur"].get<double>());
+    }
+  EXPECT_LT(hta_first * 1000, static_cast<double>(span.start));
+  EXPECT_GT(hta_last * 1000, static_cast<double>(span.end));
+  EXPECT_EQ(first, span.start);  // tracegate's path covers its whole span
+  EXPECT_EQ(last, span.end);
   EXPECT_EQ(matched, 236u);
   EXPECT_EQ(outside, 14u);
   EXPECT_EQ(zero_length, 74u);
