@@ -287,10 +287,20 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
     uint32_t id;
   };
   std::vector<std::vector<Ended>> thread_history(threads.size());  // recorded end, shift, call
+  {
+    std::vector<size_t> calls(threads.size(), 0);
+    for (uint32_t th : call_thread) ++calls[th];
+    for (size_t th = 0; th < threads.size(); ++th) thread_history[th].reserve(calls[th]);
+  }
   // Per thread, the call that ended last on each.
   std::vector<int32_t> thread_last_call(threads.size(), -1);
   // Per process, the activities in the order they ended: recorded end, new end, which.
   std::vector<std::vector<Ended>> ended(procs.size());
+  {
+    std::vector<size_t> logged(procs.size(), 0);
+    for (uint32_t p : act_log_proc) ++logged[p];
+    for (size_t p = 0; p < procs.size(); ++p) ended[p].reserve(logged[p]);
+  }
   std::vector<TimeNs>& call_start = rec.call_start;
   std::vector<TimeNs>& call_end = rec.call_end;
   call_start.assign(a.size(), kNever);
