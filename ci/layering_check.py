@@ -47,6 +47,7 @@ PUBLIC_OWNER = {
     "tracegate/analyzer/op_links.h": "tracegate_analysis",
     "tracegate/analyzer/predict.h": "tracegate_analysis",
     "tracegate/analyzer/replay.h": "tracegate_analysis",
+    "tracegate/analyzer/critical_path.h": "tracegate_analysis",
     "tracegate/analyzer/roofline.h": "tracegate_analysis",
     "tracegate/analyzer/serving.h": "tracegate_analysis",
     "tracegate/analyzer/summary.h": "tracegate_analysis",

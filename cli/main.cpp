@@ -168,6 +168,9 @@ int main(int argc, char** argv) {
   a->add_option("--peak-tflops", analyze.peak_tflops, "Peak TFLOP/s for the roofline")->check(CLI::PositiveNumber);
   a->add_option("--reference", analyze.reference_path,
                 "Report of a higher-precision run, for the INT8 rule (with --precision int8)");
+  a->add_flag("--critical-path", analyze.critical_path,
+              "Add the critical path of each kept iteration: its time by kind (kernels by class, copies, launches, "
+              "syncs, host frames), summing to the step (docs/PREDICTION.md)");
 
   tg::cli::MergeArgs merge;
   auto* mg = app.add_subcommand("merge", "One job report from the ranks' reports (tracegate analyze RANK -o REPORT)");

@@ -2,6 +2,8 @@
 // activities in recorded time order, each re-timed from what it depends on.
 #include "tracegate/analyzer/replay.h"
 
+#include "analyzer/analysis/replay_engine.h"
+
 #include <algorithm>
 #include <cmath>
 #include <iterator>
@@ -16,12 +18,14 @@
 
 namespace tg {
 
+using internal::ActBound;
 using internal::ApiIndex;
 using internal::Demangle;
+using internal::ReplayRecord;
 
 namespace {
 
-constexpr TimeNs kNever = std::numeric_limits<TimeNs>::min();
+constexpr TimeNs kNever = internal::kReplayNever;
 
 bool Contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
@@ -33,12 +37,57 @@ bool IsSyncCall(std::string_view n) {
 }
 bool IsLaunchCall(std::string_view n) { return Contains(n, "Launch"); }
 
-struct Activity {
-  TimeNs start, end;
-  int64_t pid;
-  int64_t call;  // launch call row, or -1
-  size_t kind, row;
+using Activity = internal::ReplayActivity;
+
+// Dense indexes for keys that repeat in runs (a thread's calls, a process's activities): one map
+// search per run.
+template <class Key>
+class DenseIds {
+ public:
+  uint32_t Of(const Key& k) {
+    if (has_last_ && k == last_) return last_id_;
+    auto [it, fresh] = ids_.try_emplace(k, static_cast<uint32_t>(keys_.size()));
+    if (fresh) keys_.push_back(k);
+    last_ = k;
+    last_id_ = it->second;
+    has_last_ = true;
+    return last_id_;
+  }
+  // The index of a key seen before, or -1.
+  int64_t Find(const Key& k) const {
+    auto it = ids_.find(k);
+    return it == ids_.end() ? -1 : static_cast<int64_t>(it->second);
+  }
+  size_t size() const { return keys_.size(); }
+  const Key& key(size_t i) const { return keys_[i]; }
+
+ private:
+  std::map<Key, uint32_t> ids_;
+  std::vector<Key> keys_;
+  Key last_{};
+  uint32_t last_id_ = 0;
+  bool has_last_ = false;
 };
+
+// A stable sort of `v` by the unsigned key(x) (LSD radix, 11 bits a pass; digits all alike are skipped).
+template <class T, class KeyOf>
+void RadixSort(std::vector<T>* v, KeyOf key) {
+  uint64_t bits = 0;
+  for (const T& x : *v) bits |= key(x);
+  std::vector<T> tmp(v->size());
+  constexpr int kBits = 11;
+  constexpr size_t kBuckets = size_t{1} << kBits;
+  std::vector<size_t> count(kBuckets);
+  for (int shift = 0; shift < 64 && (bits >> shift) != 0; shift += kBits) {
+    std::fill(count.begin(), count.end(), 0);
+    for (const T& x : *v) ++count[(key(x) >> shift) & (kBuckets - 1)];
+    if (*std::max_element(count.begin(), count.end()) == v->size()) continue;
+    size_t sum = 0;
+    for (size_t& c : count) sum += std::exchange(c, sum);
+    for (const T& x : *v) tmp[count[(key(x) >> shift) & (kBuckets - 1)]++] = x;
+    v->swap(tmp);
+  }
+}
 
 Status Compile(const std::string& pattern, const char* option, std::optional<std::regex>* out) {
   if (pattern.empty()) return Status::Ok();
@@ -53,7 +102,17 @@ Status Compile(const std::string& pattern, const char* option, std::optional<std
 }  // namespace
 
 Status Replay(const Trace& t, const IterationAnalysis& its, const ReplayChange& change, ReplayResult* out) {
+  return internal::ReplayEngine(t, its, change, nullptr, out, nullptr);
+}
+
+namespace internal {
+
+Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayChange& change, const ApiIndex* api_index,
+                    ReplayResult* out, ReplayRecord* record) {
   *out = ReplayResult{};
+  ReplayRecord local;
+  ReplayRecord& rec = record ? *record : local;
+  rec = ReplayRecord{};
   if (!(change.kernel_speedup > 0) || !std::isfinite(change.kernel_speedup))
     return InvalidInput("--speedup must be a finite number above 0");
   if (its.iterations.empty()) return InvalidInput("no kept iterations to replay");
@@ -64,7 +123,9 @@ Status Replay(const Trace& t, const IterationAnalysis& its, const ReplayChange& 
   TG_RETURN_IF_ERROR(Compile(change.kernels_regex, "--kernels", &kernels_re));
   TG_RETURN_IF_ERROR(Compile(change.remove_syncs_regex, "--remove-syncs", &syncs_re));
   const ApiTable& a = t.api_calls;
-  const ApiIndex index(a);
+  std::optional<ApiIndex> own_index;
+  if (!api_index) own_index.emplace(a);
+  const ApiIndex& index = api_index ? *api_index : *own_index;
 
   // Which names the change touches, once per name.
   std::vector<int8_t> kernel_match(t.strings.size(), -1);
@@ -86,12 +147,12 @@ Status Replay(const Trace& t, const IterationAnalysis& its, const ReplayChange& 
   };
 
   // The GPU activities, their launch calls, and each one's predecessor on its stream.
-  std::vector<Activity> acts;
+  std::vector<Activity>& acts = rec.acts;
   acts.reserve(t.GpuEventCount());
-  auto collect = [&](const auto& table, size_t kind) {
+  auto collect = [&](const auto& table, uint8_t kind) {
     for (size_t i = 0; i < table.size(); ++i)
       acts.push_back({table.start[i], std::max(table.start[i], table.end[i]), table.pid[i],
-                      index.Find(table.correlation[i], table.pid[i]), kind, i});
+                      index.Find(table.correlation[i], table.pid[i]), kind, static_cast<uint32_t>(i)});
   };
   collect(t.kernels, 0);
   collect(t.memcpys, 1);
@@ -103,54 +164,68 @@ Status Replay(const Trace& t, const IterationAnalysis& its, const ReplayChange& 
       default: return {t.memsets.device[x.row], t.memsets.stream[x.row]};
     }
   };
-  std::vector<uint32_t> order(acts.size());
-  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
-    return acts[x].start != acts[y].start ? acts[x].start < acts[y].start : x < y;
-  });
-  std::vector<int64_t> prev(acts.size(), -1);
-  {
-    std::map<std::pair<int64_t, int64_t>, uint32_t> last;
-    for (uint32_t i : order) {
-      auto [it, fresh] = last.try_emplace(stream_of(acts[i]), i);
-      if (!fresh) {
-        prev[i] = it->second;
-        it->second = i;
-      }
-    }
+  // Processes: of an activity's own pid (its launch delays), and of the pid it is logged under
+  // when it ends (its launch call's, else its own; a GPU row's own pid may be the device's).
+  DenseIds<int64_t> procs;
+  std::vector<uint32_t> act_proc(acts.size()), act_log_proc(acts.size());
+  for (size_t i = 0; i < acts.size(); ++i) {
+    act_proc[i] = procs.Of(acts[i].pid);
+    act_log_proc[i] = acts[i].call >= 0 ? procs.Of(a.pid[static_cast<size_t>(acts[i].call)]) : act_proc[i];
+  }
+  // Host threads, and the process each call's syncs read.
+  DenseIds<std::pair<int64_t, int64_t>> threads;
+  std::vector<uint32_t> call_thread(a.size()), call_proc(a.size());
+  for (size_t c = 0; c < a.size(); ++c) {
+    call_thread[c] = threads.Of({a.pid[c], a.tid[c]});
+    call_proc[c] = procs.Of(a.pid[c]);
   }
   // The smallest launch delay per process (activities whose stream was idle at the launch).
-  std::map<int64_t, TimeNs> min_delay;
+  std::vector<TimeNs> min_delay(procs.size(), 0);
+  std::vector<uint8_t> has_delay(procs.size(), 0);
   for (size_t i = 0; i < acts.size(); ++i) {
     if (acts[i].call < 0) continue;
     const TimeNs d = acts[i].start - a.start[static_cast<size_t>(acts[i].call)];
-    auto [it, fresh] = min_delay.try_emplace(acts[i].pid, d);
-    if (!fresh) it->second = std::min(it->second, d);
+    TimeNs& m = min_delay[act_proc[i]];
+    m = has_delay[act_proc[i]] ? std::min(m, d) : d;
+    has_delay[act_proc[i]] = 1;
   }
 
   // The points of the pass, in recorded time order: at equal times an activity's end, then a
   // call's end, then a call's start, then an activity's start.
   enum : uint8_t { kActEnd = 0, kCallEnd = 1, kCallStart = 2, kActStart = 3 };
+  // Written in (type, id) order, then sorted stably by time (timestamps are never negative).
   struct Point {
-    TimeNs time;
-    uint8_t type;
+    uint64_t time;
     uint32_t id;
+    uint8_t type;
   };
   std::vector<Point> points;
   points.reserve(2 * (a.size() + acts.size()));
-  for (uint32_t i = 0; i < a.size(); ++i) {
-    points.push_back({a.start[i], kCallStart, i});
-    points.push_back({std::max(a.start[i], a.end[i]), kCallEnd, i});
+  for (uint32_t i = 0; i < acts.size(); ++i) points.push_back({static_cast<uint64_t>(acts[i].end), i, kActEnd});
+  for (uint32_t i = 0; i < a.size(); ++i)
+    points.push_back({static_cast<uint64_t>(std::max(a.start[i], a.end[i])), i, kCallEnd});
+  for (uint32_t i = 0; i < a.size(); ++i) points.push_back({static_cast<uint64_t>(a.start[i]), i, kCallStart});
+  for (uint32_t i = 0; i < acts.size(); ++i) points.push_back({static_cast<uint64_t>(acts[i].start), i, kActStart});
+  if (!points.empty()) {
+    uint64_t lo = points.front().time;
+    for (const Point& p : points) lo = std::min(lo, p.time);
+    RadixSort(&points, [lo](const Point& p) { return p.time - lo; });
   }
-  for (uint32_t i = 0; i < acts.size(); ++i) {
-    points.push_back({acts[i].start, kActStart, i});
-    points.push_back({acts[i].end, kActEnd, i});
+  // Each activity's predecessor on its stream: the activity that started last before it, by
+  // (start, index), the order of the activities' start points.
+  std::vector<int32_t>& prev = rec.act_prev;
+  prev.assign(acts.size(), -1);
+  {
+    DenseIds<std::pair<int64_t, int64_t>> streams;
+    std::vector<int32_t> last;
+    for (const Point& p : points) {
+      if (p.type != kActStart) continue;
+      const uint32_t st = streams.Of(stream_of(acts[p.id]));
+      if (st >= last.size()) last.resize(st + 1, -1);
+      prev[p.id] = last[st];
+      last[st] = static_cast<int32_t>(p.id);
+    }
   }
-  std::sort(points.begin(), points.end(), [](const Point& x, const Point& y) {
-    if (x.time != y.time) return x.time < y.time;
-    if (x.type != y.type) return x.type < y.type;
-    return x.id < y.id;
-  });
 
   // The host ranges the change speeds up: their union per thread, with running sums of its length.
   struct Union {
@@ -194,55 +269,88 @@ Status Replay(const Trace& t, const IterationAnalysis& its, const ReplayChange& 
     }
   }
   // The host time a thread saves in [x, y) (x may be kNever: from the beginning).
-  auto saving = [&](const std::pair<int64_t, int64_t>& key, TimeNs x, TimeNs y) -> TimeNs {
-    if (host_union.empty() || y <= x) return 0;
-    auto it = host_union.find(key);
-    if (it == host_union.end()) return 0;
-    const TimeNs inside = it->second.Upto(y) - (x == kNever ? 0 : it->second.Upto(x));
+  std::vector<const Union*> thread_union(threads.size(), nullptr);
+  for (const auto& [key, u] : host_union)
+    if (const int64_t th = threads.Find(key); th >= 0) thread_union[static_cast<size_t>(th)] = &u;
+  auto saving = [&](const Union* u, TimeNs x, TimeNs y) -> TimeNs {
+    if (!u || y <= x) return 0;
+    const TimeNs inside = u->Upto(y) - (x == kNever ? 0 : u->Upto(x));
     return static_cast<TimeNs>(std::llround(static_cast<double>(inside) * (1 - 1 / change.host_speedup)));
   };
   // Host threads: the recorded end of the call that ended last on each.
-  std::map<std::pair<int64_t, int64_t>, TimeNs> thread_last_end;
+  std::vector<TimeNs> thread_last_end(threads.size(), kNever);
   // Host threads: the shift (new - recorded) of the call that ended last on each.
-  std::map<std::pair<int64_t, int64_t>, TimeNs> thread_shift;
+  std::vector<TimeNs> thread_shift(threads.size(), 0);
   // Per thread, (recorded end, shift) of its calls as they ended, to read the shift at an instant.
-  std::map<std::pair<int64_t, int64_t>, std::vector<std::pair<TimeNs, TimeNs>>> thread_history;
-  // Per process, the activities in the order they ended: (recorded end, new end).
-  std::map<int64_t, std::vector<std::pair<TimeNs, TimeNs>>> ended;
-  std::vector<TimeNs> call_start(a.size(), kNever), call_end(a.size(), kNever);
-  std::vector<size_t> call_log(a.size(), 0);
-  std::vector<TimeNs> act_start(acts.size(), kNever), act_end(acts.size(), kNever);
+  struct Ended {
+    TimeNs recorded, now;
+    uint32_t id;
+  };
+  std::vector<std::vector<Ended>> thread_history(threads.size());  // recorded end, shift, call
+  {
+    std::vector<size_t> calls(threads.size(), 0);
+    for (uint32_t th : call_thread) ++calls[th];
+    for (size_t th = 0; th < threads.size(); ++th) thread_history[th].reserve(calls[th]);
+  }
+  // Per thread, the call that ended last on each.
+  std::vector<int32_t> thread_last_call(threads.size(), -1);
+  // Per process, the activities in the order they ended: recorded end, new end, which.
+  std::vector<std::vector<Ended>> ended(procs.size());
+  {
+    std::vector<size_t> logged(procs.size(), 0);
+    for (uint32_t p : act_log_proc) ++logged[p];
+    for (size_t p = 0; p < procs.size(); ++p) ended[p].reserve(logged[p]);
+  }
+  std::vector<TimeNs>& call_start = rec.call_start;
+  std::vector<TimeNs>& call_end = rec.call_end;
+  call_start.assign(a.size(), kNever);
+  call_end.assign(a.size(), kNever);
+  rec.call_prev.assign(a.size(), -1);
+  rec.call_waited.assign(a.size(), -1);
+  rec.call_sync.assign(a.size(), 0);
+  std::vector<uint32_t> call_log(a.size(), 0);
+  std::vector<TimeNs>& act_start = rec.act_start;
+  std::vector<TimeNs>& act_end = rec.act_end;
+  act_start.assign(acts.size(), kNever);
+  act_end.assign(acts.size(), kNever);
+  rec.act_bound.assign(acts.size(), ActBound::kNone);
 
   auto start_call = [&](uint32_t c) {
     if (call_start[c] != kNever) return;
-    const auto key = std::pair{a.pid[c], a.tid[c]};
-    auto it = thread_shift.find(key);
-    auto last = thread_last_end.find(key);
-    call_start[c] = a.start[c] + (it == thread_shift.end() ? 0 : it->second) -
-                    saving(key, last == thread_last_end.end() ? kNever : last->second, a.start[c]);
-    call_log[c] = ended[a.pid[c]].size();
+    const uint32_t th = call_thread[c];
+    call_start[c] = a.start[c] + thread_shift[th] - saving(thread_union[th], thread_last_end[th], a.start[c]);
+    rec.call_prev[c] = thread_last_call[th];
+    call_log[c] = static_cast<uint32_t>(ended[call_proc[c]].size());
   };
   auto end_call = [&](uint32_t c) {
     start_call(c);
     const TimeNs dur = std::max<TimeNs>(0, a.end[c] - a.start[c]);
     const int8_t cls = class_of(c);
     TimeNs e = call_start[c] + dur;
+    rec.call_sync[c] = static_cast<uint8_t>(cls & 3);
     if (cls & 1) {
       // The work that ended while the call waited: the call returns its wake-up delay after it.
       TimeNs last_recorded = kNever, last_new = kNever;
-      const auto& log = ended[a.pid[c]];
+      int32_t waited = -1;
+      const auto& log = ended[call_proc[c]];
       for (size_t k = call_log[c]; k < log.size(); ++k)
-        if (log[k].first > a.start[c]) {
-          last_recorded = std::max(last_recorded, log[k].first);
-          last_new = std::max(last_new, log[k].second);
+        if (log[k].recorded > a.start[c]) {
+          last_recorded = std::max(last_recorded, log[k].recorded);
+          if (log[k].now > last_new) {
+            last_new = log[k].now;
+            waited = static_cast<int32_t>(log[k].id);
+          }
         }
       if (last_recorded != kNever) {
         const TimeNs wake = std::max<TimeNs>(0, a.end[c] - last_recorded);
         if (cls & 4) {
           e = call_start[c] + std::min(dur, wake);
           out->syncs_removed++;
+        } else if (last_new + wake >= call_start[c] + wake) {
+          e = last_new + wake;
+          rec.call_waited[c] = waited;
         } else {
-          e = std::max(call_start[c] + wake, last_new + wake);
+          e = call_start[c] + wake;
         }
       }
     } else if ((cls & 2) && change.launch_us >= 0) {
@@ -250,29 +358,38 @@ Status Replay(const Trace& t, const IterationAnalysis& its, const ReplayChange& 
       out->launches_changed++;
     }
     call_end[c] = e;
-    const auto key = std::pair{a.pid[c], a.tid[c]};
-    thread_shift[key] = e - std::max(a.start[c], a.end[c]);
-    thread_last_end[key] = std::max(a.start[c], a.end[c]);
-    thread_history[key].emplace_back(std::max(a.start[c], a.end[c]), e - std::max(a.start[c], a.end[c]));
+    const uint32_t th = call_thread[c];
+    thread_shift[th] = e - std::max(a.start[c], a.end[c]);
+    thread_last_end[th] = std::max(a.start[c], a.end[c]);
+    thread_last_call[th] = static_cast<int32_t>(c);
+    thread_history[th].push_back({thread_last_end[th], thread_shift[th], c});
   };
   auto start_act = [&](uint32_t i) {
     if (act_start[i] != kNever) return;
     const Activity& x = acts[i];
     TimeNs s = x.start;  // no launch call: it starts no earlier than recorded
+    ActBound bound = ActBound::kNone;
     const int64_t p = prev[i];
     if (x.call >= 0) {
       const size_t c = static_cast<size_t>(x.call);
       const bool busy = p >= 0 && acts[static_cast<size_t>(p)].end > a.start[c];  // its stream busy at the launch
-      const TimeNs delay = busy ? min_delay[x.pid] : x.start - a.start[c];
+      const TimeNs delay = busy ? min_delay[act_proc[i]] : x.start - a.start[c];
       s = (call_start[c] != kNever ? call_start[c] : a.start[c]) + delay;
+      bound = ActBound::kLaunch;
     }
     if (p >= 0) {
       const size_t q = static_cast<size_t>(p);
       const bool busy = x.call >= 0 && acts[q].end > a.start[static_cast<size_t>(x.call)];
       // Back to back on a busy stream: the recorded gap after the previous one; else only after it.
       const TimeNs gap = x.call < 0 || busy ? x.start - acts[q].end : 0;
-      s = std::max(s, (act_end[q] != kNever ? act_end[q] : acts[q].end) + gap);
+      const TimeNs after = (act_end[q] != kNever ? act_end[q] : acts[q].end) + gap;
+      // The stream holds it when it would start later, or as late on a busy stream.
+      if (bound == ActBound::kNone || after > s || (after == s && (busy || x.call < 0))) {
+        bound = ActBound::kStream;
+        s = std::max(s, after);
+      }
     }
+    rec.act_bound[i] = bound;
     TimeNs dur = x.end - x.start;
     if (x.kind == 0 && sped_up(x.row))
       dur = static_cast<TimeNs>(std::llround(static_cast<double>(dur) / change.kernel_speedup));
@@ -287,32 +404,39 @@ Status Replay(const Trace& t, const IterationAnalysis& its, const ReplayChange& 
       case kActEnd:
         start_act(p.id);
         // Logged under the process that launched it (a GPU row's own pid may be the device's).
-        ended[acts[p.id].call >= 0 ? a.pid[static_cast<size_t>(acts[p.id].call)] : acts[p.id].pid].emplace_back(
-            acts[p.id].end, act_end[p.id]);
+        ended[act_log_proc[p.id]].push_back({acts[p.id].end, act_end[p.id], p.id});
         break;
     }
   }
 
   // Each kept iteration: its start moves with its thread, its end with the later of its thread
   // and its GPU work.
-  auto shift_at = [&](int64_t pid, int64_t tid, TimeNs at) -> TimeNs {
-    auto it = thread_history.find({pid, tid});
-    if (it == thread_history.end()) return -saving({pid, tid}, kNever, at);
+  // `call`: the thread's last call that ended by `at` (-1 for none).
+  auto shift_at = [&](int64_t pid, int64_t tid, TimeNs at, int32_t* call = nullptr) -> TimeNs {
+    if (call) *call = -1;
+    auto u = host_union.find({pid, tid});
+    const Union* own = u == host_union.end() ? nullptr : &u->second;
+    const int64_t th = threads.Find({pid, tid});
+    if (th < 0) return -saving(own, kNever, at);
     // The calls' ends were logged in recorded time order: the last one at or before `at`, then the
     // host time saved since.
-    const auto& h = it->second;
-    auto after = std::upper_bound(h.begin(), h.end(), at,
-                                  [](TimeNs x, const std::pair<TimeNs, TimeNs>& e) { return x < e.first; });
-    if (after == h.begin()) return -saving({pid, tid}, kNever, at);
-    return std::prev(after)->second - saving({pid, tid}, std::prev(after)->first, at);
+    const auto& h = thread_history[static_cast<size_t>(th)];
+    auto after = std::upper_bound(h.begin(), h.end(), at, [](TimeNs x, const Ended& e) { return x < e.recorded; });
+    if (after == h.begin()) return -saving(own, kNever, at);
+    if (call) *call = static_cast<int32_t>(std::prev(after)->id);
+    return std::prev(after)->now - saving(own, std::prev(after)->recorded, at);
   };
   std::vector<TimeNs> last_recorded(its.iterations.size(), kNever), last_new(its.iterations.size(), kNever);
+  std::vector<int32_t> last_act(its.iterations.size(), -1);
   auto gpu_ends = [&](const std::vector<int32_t>& owner, size_t kind) {
     for (uint32_t i = 0; i < acts.size(); ++i) {
       if (acts[i].kind != kind || acts[i].row >= owner.size() || owner[acts[i].row] < 0) continue;
       const size_t k = static_cast<size_t>(owner[acts[i].row]);
       last_recorded[k] = std::max(last_recorded[k], acts[i].end);
-      last_new[k] = std::max(last_new[k], act_end[i]);
+      if (act_end[i] > last_new[k]) {
+        last_new[k] = act_end[i];
+        last_act[k] = static_cast<int32_t>(i);
+      }
       if (kind == 0 && sped_up(acts[i].row)) {
         out->kernels_changed++;
         out->kernel_part_ns += acts[i].end - acts[i].start;
@@ -329,11 +453,21 @@ Status Replay(const Trace& t, const IterationAnalysis& its, const ReplayChange& 
     // The span ends with the host's marker or with its GPU work, whichever came last: the host's
     // end moves with its thread, and the span cannot end before its GPU work does.
     const TimeNs host_end = thread && its.from_markers ? it.marker_end : it.end;
-    TimeNs e = it.end + (thread ? shift_at(its.pid, it.tid, host_end) : 0);
+    ReplayRecord::IterationEnd end_node;
+    TimeNs e = it.end + (thread ? shift_at(its.pid, it.tid, host_end, &end_node.end_call) : 0);
     if (last_recorded[k] != kNever) {
       const bool gpu_last = !thread || last_recorded[k] >= host_end;
-      e = std::max(thread ? e : kNever, last_new[k] + (gpu_last ? it.end - last_recorded[k] : 0));
+      const TimeNs tail = gpu_last ? it.end - last_recorded[k] : 0;
+      // Its GPU work decides the end when it ends as late as the host.
+      if (!thread || last_new[k] + tail >= e) {
+        e = last_new[k] + tail;
+        end_node.end_act = last_act[k];
+        end_node.tail = tail;
+      }
     }
+    end_node.start = s;
+    end_node.end = e;
+    if (record) rec.iterations.push_back(end_node);
     IterationReplay r{it.index, it.latency_ns(), std::max<TimeNs>(0, e - s)};
     out->base_total_ns += r.base_ns;
     out->predicted_total_ns += r.predicted_ns;
@@ -358,4 +492,5 @@ Status Replay(const Trace& t, const IterationAnalysis& its, const ReplayChange& 
   return Status::Ok();
 }
 
+}  // namespace internal
 }  // namespace tg

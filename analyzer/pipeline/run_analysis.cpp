@@ -127,6 +127,7 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   // they are there. The communication figures (read by the report only) follow them on that
   // thread. Both read the iterations' spans and kernels, which the idle attribution leaves alone
   // (it writes only the iterations' phases and causes, and their phase statistics).
+  Status critical_path;
   SideTask fusion_task([&] {
     if (config.rules.Enabled("fusion_candidate"))
       out->fusion = FindFusionCandidates(trace, out->iterations, out->kernel_classes, FusionFromRules(config.rules));
@@ -146,8 +147,6 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
     if (q.id == Quality::kDeviceBacklog) q.count = out->idle.backlog_items;
     if (q.id == Quality::kStartBeforeLaunch) q.count = before_launch;
   }
-  host.reset();
-  api_index.reset();
 
   PeakOverride peak = config.peak;
   if (peak.bandwidth_gbs <= 0) peak.bandwidth_gbs = config.rules.peak_bandwidth_gbs;
@@ -171,7 +170,17 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   in.precision = config.precision;
   in.reference = config.reference;
   out->findings = EvaluateRules(in, config.rules, RuleSubset::kAllButFusion);
+  // The critical path, while the fusion candidates may still be found: it reads the iterations'
+  // spans and rows, the kernel classes, the correlation index and the host model; with no kept
+  // iteration there is none. Only when asked (AnalysisConfig::critical_path).
+  if (config.critical_path && !out->iterations.iterations.empty())
+    critical_path = AnalyzeCriticalPath(trace, out->iterations, out->kernel_classes, &*api_index, host_source(),
+                                        CriticalPathOptions{}, &out->critical_path);
   fusion_task.Wait();
+  // The critical path read them until now.
+  host.reset();
+  api_index.reset();
+  TG_RETURN_IF_ERROR(critical_path);
   std::vector<Finding> fusion = EvaluateRules(in, config.rules, RuleSubset::kFusionOnly);
   out->findings.insert(out->findings.end(), fusion.begin(), fusion.end());
   OrderFindings(out->findings);

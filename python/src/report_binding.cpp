@@ -176,7 +176,8 @@ void BindReports(py::module_& m) {
       .def_readwrite("costs_path", &tg::AnalysisSettings::costs_path)
       .def_readwrite("reference_path", &tg::AnalysisSettings::reference_path)
       .def_readwrite("peak_gbs", &tg::AnalysisSettings::peak_gbs)
-      .def_readwrite("peak_tflops", &tg::AnalysisSettings::peak_tflops);
+      .def_readwrite("peak_tflops", &tg::AnalysisSettings::peak_tflops)
+      .def_readwrite("critical_path", &tg::AnalysisSettings::critical_path);
   py::class_<tg::PredictSettings>(m, "PredictSettings")
       .def(py::init<>())
       .def_readwrite("fraction", &tg::PredictSettings::fraction)

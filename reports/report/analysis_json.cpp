@@ -550,6 +550,51 @@ json ServingJson(const ServingAnalysis& sv) {
           {"capture_names", std::move(capture_names)}};
 }
 
+// The critical path (critical_path.h): the kept iterations' path time by kind (each kind's
+// total, share of the summed step time and mean per iteration), host compute by frame, the
+// longest segments with their events, and the edges and assumptions it held.
+json CriticalPathJson(const CriticalPathResult& cp) {
+  const bool shares = cp.step_total_ns > 0;
+  const double n = static_cast<double>(cp.iterations);
+  auto share = [&](TimeNs ns) { return shares ? static_cast<double>(ns) / static_cast<double>(cp.step_total_ns) : 0; };
+  json kinds = json::object();
+  for (size_t i = 0; i < kPathKindCount; ++i) {
+    json k = {{"total_ns", cp.kind_ns[i]}, {"mean_ms", NsToMs(cp.kind_ns[i]) / n}};
+    SetOrNull(k, "share", shares, share(cp.kind_ns[i]), "the steps took no time");
+    kinds[kPathKindNames[i]] = std::move(k);
+  }
+  json frames = json::array();
+  for (const PathFrame& f : cp.frames) {
+    json j = {{"frame", f.name.empty() ? json(nullptr) : json(f.name)}, {"total_ns", f.ns}};
+    SetOrNull(j, "share", shares, share(f.ns), "the steps took no time");
+    frames.push_back(std::move(j));
+  }
+  json top = json::array();
+  for (const PathTopSegment& s : cp.top) {
+    auto id = [](int64_t v, bool set) { return set && v != kUnknownId ? json(v) : json(nullptr); };
+    top.push_back({{"iteration", s.iteration},
+                   {"kind", kPathKindNames[static_cast<size_t>(s.kind)]},
+                   {"name", s.name.empty() ? json(nullptr) : json(s.name)},
+                   {"start_ns", s.start},
+                   {"duration_ns", s.duration},
+                   {"device", id(s.device, s.gpu)},
+                   {"stream", id(s.stream, s.gpu)},
+                   {"pid", id(s.pid, !s.gpu)},
+                   {"tid", id(s.tid, !s.gpu)}});
+  }
+  return {{"method", "replay dependency pass with no change, walked back from each kept iteration's end"},
+          {keys::kIterations.name, cp.iterations},  // the kept iterations, the headline's
+          {"step_total_ns", cp.step_total_ns},
+          {"step_mean_ms", NsToMs(cp.step_total_ns) / n},
+          {"kinds", std::move(kinds)},
+          {"host_frames", std::move(frames)},
+          {"host_frames_other_ns", cp.frames_other_ns},
+          {"segments", cp.segments},
+          {"top_segments", std::move(top)},
+          {"edges", cp.edges},
+          {"assumptions", cp.assumptions}};
+}
+
 json PeakJson(const PeakRates& p) {
   json j = {{"device_name", p.device_name.empty() ? json(nullptr) : json(p.device_name)}, {"source", p.source}};
   SetOrNull(j, "bandwidth_gbs", p.has_bandwidth, p.bandwidth_gbs, "unknown device; pass --peak-gbs");
@@ -652,6 +697,14 @@ json AnalysisToJson(const Trace& trace, const Analysis& analysis, const Analysis
   } else {
     doc["serving"] = nullptr;
     doc["serving_reason"] = "no serving step annotations, graph launches or graph captures";
+  }
+  if (!config.critical_path) {
+    // Not asked for (--critical-path): no section, as in reports written before it existed.
+  } else if (analysis.critical_path.iterations > 0) {
+    doc["critical_path"] = CriticalPathJson(analysis.critical_path);
+  } else {
+    doc["critical_path"] = nullptr;
+    doc["critical_path_reason"] = "no kept iterations";
   }
   doc["timeline"] = TimelineJson(trace, analysis);
   doc["peak"] = PeakJson(analysis.peak);

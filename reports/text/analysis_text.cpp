@@ -374,6 +374,51 @@ std::string Speedup(const json& amdahl, std::string_view key) {
   return v ? StrFormat("%.3fx", *v) : std::string("unbounded");
 }
 
+// The critical path's kinds, the largest first (those with time on the path), its top host frames
+// and longest segments; nothing when the report has no critical_path section.
+void PrintCriticalPath(std::ostream& out, const json& r) {
+  const json* found = internal::Find(r, "critical_path");
+  if (!found || !found->is_object()) return;
+  const json& cp = *found;
+  const int64_t n = Int(cp, keys::kIterations.name);
+  out << "\ncritical path (" << n << (n == 1 ? " iteration" : " iterations") << ", mean step "
+      << StrFormat("%.3f ms", Number(cp, "step_mean_ms").value_or(0)) << "; the replay's dependencies):\n";
+  std::vector<std::pair<int64_t, std::string>> kinds;
+  for (const auto& [name, k] : Object(cp, "kinds").items())
+    if (Int(k, "total_ns") > 0) kinds.emplace_back(Int(k, "total_ns"), name);
+  std::stable_sort(kinds.begin(), kinds.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+  for (const auto& [ns, name] : kinds) {
+    const json& k = Object(Object(cp, "kinds"), name);
+    out << StrFormat("  %-22s %6s %10.3f ms/iteration\n", name.c_str(), Pct(Number(k, "share").value_or(0)).c_str(),
+                     Number(k, "mean_ms").value_or(0));
+  }
+  const json& frames = Array(cp, "host_frames");
+  if (!frames.empty()) {
+    out << "  host compute by frame:";
+    size_t shown = 0;
+    for (const json& f : frames) {
+      if (shown++ == kInvolvedShown) break;
+      const std::string name = Text(f, "frame");
+      out << (shown > 1 ? ";" : "") << " " << internal::CutMiddle(name.empty() ? "(no frame)" : name, 40) << " "
+          << Pct(Number(f, "share").value_or(0));
+    }
+    out << "\n";
+  }
+  const json& top = Array(cp, "top_segments");
+  if (!top.empty()) out << "  longest segments:\n";
+  size_t shown = 0;
+  for (const json& s : top) {
+    if (shown++ == 5) break;
+    const std::string name = Text(s, "name");
+    const std::string where = Object(s, "stream").is_number()
+                                  ? StrFormat("stream %lld", static_cast<long long>(Int(s, "stream")))
+                                  : StrFormat("thread %lld", static_cast<long long>(Int(s, "tid")));
+    out << StrFormat("    %12s  %-18s %s (iteration %lld, %s)\n", Span(Int(s, "duration_ns")).c_str(),
+                     Text(s, "kind").c_str(), internal::CutMiddle(name.empty() ? "-" : name, kMaxNameChars).c_str(),
+                     static_cast<long long>(Int(s, "iteration")), where.c_str());
+  }
+}
+
 void PrintFinding(std::ostream& out, size_t n, const json& f) {
   out << StrFormat("  %zu. [%s] %s (%s)%s\n", n, Text(f, "priority").c_str(), Text(f, "title").c_str(),
                    Text(f, "id").c_str(), Flag(f, "heuristic") ? " [heuristic]" : "");
@@ -421,6 +466,7 @@ void PrintAnalysis(std::ostream& out, const json& report, std::string_view no_ac
   PrintSource(out, report);
   PrintIterations(out, report);
   PrintFindings(out, report);
+  PrintCriticalPath(out, report);
   PrintDevices(out, report, no_activity_reason);
   PrintKernels(out, report);
   PrintCollectives(out, report);

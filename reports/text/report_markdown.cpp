@@ -319,6 +319,39 @@ std::string ServingTable(const json& doc) {
   return out.str();
 }
 
+// The critical path (docs/PREDICTION.md): its kinds with time on the path as a table, the
+// largest first, and its longest segments; empty when the report has none.
+std::string CriticalPathTable(const json& doc) {
+  const json* found = Find(doc, "critical_path");
+  if (!found || !found->is_object()) return "";
+  const json& cp = *found;
+  std::ostringstream out;
+  const int64_t n = Int(cp, keys::kIterations.name);
+  out << StrFormat("The path through %lld %s (mean step %.3f ms), by kind:\n\n", static_cast<long long>(n),
+                   n == 1 ? "iteration" : "iterations", Number(cp, "step_mean_ms").value_or(0))
+      << "| Kind | Share | Mean per step |\n|---|--:|--:|\n";
+  std::vector<std::pair<int64_t, std::string>> kinds;
+  for (const auto& [name, k] : Object(cp, "kinds").items())
+    if (Int(k, "total_ns") > 0) kinds.emplace_back(Int(k, "total_ns"), name);
+  std::stable_sort(kinds.begin(), kinds.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+  for (const auto& [ns, name] : kinds) {
+    const json& k = Object(Object(cp, "kinds"), name);
+    out << "| " << Md(name) << " | " << StrFormat("%.1f%%", Number(k, "share").value_or(0) * 100) << " | "
+        << StrFormat("%.3f ms", Number(k, "mean_ms").value_or(0)) << " |\n";
+  }
+  const json& top = Array(cp, "top_segments");
+  if (!top.empty()) out << "\nLongest segments:\n\n";
+  size_t shown = 0;
+  for (const json& s : top) {
+    if (shown++ == 5) break;
+    const std::string name = Text(s, "name");
+    out << "- " << StrFormat("%.3f ms", static_cast<double>(Int(s, "duration_ns")) / 1e6) << " " << Md(Text(s, "kind"))
+        << (name.empty() ? "" : ": " + Md(internal::CutMiddle(name, kMaxTitleChars))) << " (iteration "
+        << Int(s, "iteration") << ")\n";
+  }
+  return out.str();
+}
+
 }  // namespace
 
 std::string MarkdownEscape(std::string_view text) {
@@ -378,6 +411,7 @@ std::string MarkdownReport(const nlohmann::json& report) {
        {"kernel names", Folded("Kernel names", KernelNames(doc, labels))},
        {"more kernels", Folded("More kernels", MoreKernels(doc, labels))},
        {"serving steps", Folded("Serving steps", ServingTable(doc))},
+       {"critical path", Folded("Critical path", CriticalPathTable(doc))},
        {"collectives", Folded("Collectives", Collectives(doc))},
        {"evidence", Folded("Evidence", Evidence(doc))},
        {"other headline metrics", Folded("Other headline metrics", OtherHeadline(doc))},

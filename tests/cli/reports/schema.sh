@@ -32,6 +32,12 @@ analyze tagged "$alexnet" --model alexnet --precision fp32 --batch 32 --commit a
   --iteration 'forward\]$'
 analyze no_peak "$fixtures/kineto/new_generation.json" --costs "$dir/costs.json" --top 1 --gaps 0
 "$tg" convert "$alexnet" -o "$dir/alexnet.db" >/dev/null && analyze store "$dir/alexnet.db"
+# --critical-path adds its section (and only then: reports without it have no such key).
+analyze critical_path "$alexnet" --critical-path
+python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2]))
+assert isinstance(a["critical_path"], dict) and "critical_path" not in b
+k=a["critical_path"]; assert sum(v["total_ns"] for v in k["kinds"].values()) == k["step_total_ns"]' \
+  "$dir/critical_path.json" "$dir/store.json" && ok || fail "critical_path section: present with --critical-path, absent without, kinds summing to the steps"
 if "$tg" baseline save "$alexnet" --name alexnet --dir "$dir/baselines" >/dev/null; then
   reports+=("$dir/baselines/alexnet.json"); ok
 else

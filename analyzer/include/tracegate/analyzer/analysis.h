@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tracegate/analyzer/communication.h"
+#include "tracegate/analyzer/critical_path.h"
 #include "tracegate/analyzer/findings.h"
 #include "tracegate/analyzer/fusion.h"
 #include "tracegate/analyzer/gpu_specs.h"
@@ -31,6 +32,9 @@ struct AnalysisConfig {
   std::string commit;                     // the run's source revision ("" = unknown)
   std::string commit_reason;              // why commit is "" (report key commit_reason)
   std::optional<ReferenceRun> reference;  // int8_no_gain
+  // --critical-path: compute Analysis::critical_path. Off by default: on the 10^6-event file it
+  // adds 0.12-0.17 s of analysis and 0.2x the file in peak memory (docs/PERFORMANCE.md).
+  bool critical_path = false;
 };
 
 struct Analysis {
@@ -46,6 +50,7 @@ struct Analysis {
   std::vector<Finding> findings;
   CombinedEstimate combined;  // the findings' gains over disjoint parts (RelateFindings)
   ServingAnalysis serving;    // LLM serving steps by kind and token bucket, graph replays (serving.h)
+  CriticalPathResult critical_path;  // the kept iterations' critical path by kind (critical_path.h), when asked
 };
 
 // InvalidInput for bad options (regexes, --skip, kernel class patterns).

@@ -42,6 +42,7 @@ struct AnalysisSettings {
   std::string commit;    // empty: the git HEAD of the current directory, if any
   std::string rules_path, costs_path, reference_path;
   double peak_gbs = 0, peak_tflops = 0;
+  bool critical_path = false;  // --critical-path (AnalysisConfig::critical_path)
 };
 
 // --skip: "auto" (unset) or a count of iterations; errors name the option.

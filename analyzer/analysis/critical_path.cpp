@@ -1,0 +1,311 @@
+// The critical path (tracegate/analyzer/critical_path.h): the replay's pass with no change, its
+// bindings walked back from each kept iteration's end.
+#include "tracegate/analyzer/critical_path.h"
+
+#include <algorithm>
+#include <optional>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+
+#include "analyzer/analysis/correlation.h"
+#include "analyzer/analysis/replay_engine.h"
+#include "analyzer/analysis/summary_internal.h"
+#include "analyzer/host/host_model.h"
+#include "analyzer/util/demangle.h"
+
+namespace tg {
+
+using internal::ActBound;
+using internal::ApiIndex;
+using internal::HostModel;
+using internal::ReplayRecord;
+
+namespace {
+
+using Table = PathSegment::Table;
+
+Table ActTable(uint8_t kind) { return kind == 0 ? Table::kKernel : kind == 1 ? Table::kMemcpy : Table::kMemset; }
+
+// A kept segment: the segment and the thread it ran on (host segments).
+struct Kept {
+  PathSegment seg;
+  int64_t pid, tid;
+};
+// Longer first; at equal length the earlier.
+bool Longer(const Kept& x, const Kept& y) {
+  return x.seg.duration != y.seg.duration ? x.seg.duration > y.seg.duration : x.seg.start < y.seg.start;
+}
+
+}  // namespace
+
+Status AnalyzeCriticalPath(const Trace& t, const IterationAnalysis& its, const std::vector<KernelClass>& classes,
+                           const ApiIndex* index, const HostModel* host, const CriticalPathOptions& options,
+                           CriticalPathResult* out) {
+  *out = CriticalPathResult{};
+  if (its.iterations.empty()) return InvalidInput("no kept iterations");
+  std::optional<ApiIndex> own_index;
+  if (!index) index = &own_index.emplace(t.api_calls);
+  std::optional<HostModel> own_host;
+  if (!host) {
+    uint64_t before_launch = 0;
+    host = &own_host.emplace(t, internal::LaunchedCalls(t, *index, &before_launch), internal::HostModelOptions{});
+  }
+  ReplayResult replay;
+  ReplayRecord rec;
+  TG_RETURN_IF_ERROR(internal::ReplayEngine(t, its, ReplayChange{}, index, &replay, &rec));
+  const ApiTable& a = t.api_calls;
+
+  std::vector<Kept> top;  // a heap: the shortest kept on top
+  auto keep = [&](const PathSegment& s, int64_t pid, int64_t tid) {
+    if (options.top_segments == 0) return;
+    const Kept k{s, pid, tid};
+    if (top.size() < options.top_segments) {
+      top.push_back(k);
+      std::push_heap(top.begin(), top.end(), Longer);
+    } else if (Longer(k, top.front())) {
+      std::pop_heap(top.begin(), top.end(), Longer);
+      top.back() = k;
+      std::push_heap(top.begin(), top.end(), Longer);
+    }
+  };
+  // host_compute by frame: the name of the event that decided each piece (HostModel::Split).
+  struct FrameSum {
+    TimeNs ns = 0;
+    uint32_t event = HostModel::kNoEvent;
+  };
+  std::unordered_map<std::string_view, FrameSum> frames;
+  HostModel::Hint hint;
+  auto split_frames = [&](int64_t pid, int64_t tid, TimeNs from, TimeNs to) {
+    const int32_t th = host->empty() ? HostModel::kNoThread : host->ThreadOf(pid, tid);
+    if (th == HostModel::kNoThread) {
+      frames[std::string_view()].ns += to - from;
+      return;
+    }
+    host->Split(
+        th, from, to,
+        [&](const internal::HostPiece& p) {
+          const std::string_view name = p.frame == HostModel::kNoEvent ? std::string_view() : host->EventName(p.frame);
+          FrameSum& f = frames[name];
+          f.ns += p.end - p.start;
+          if (p.frame != HostModel::kNoEvent) {
+            f.event = p.frame;
+            out->has_frames = true;
+          }
+        },
+        &hint);
+  };
+
+  for (size_t k = 0; k < its.iterations.size(); ++k) {
+    const Iteration& it = its.iterations[k];
+    const ReplayRecord::IterationEnd& span = rec.iterations[k];
+    const TimeNs lo = span.start;
+    TimeNs cursor = std::max(span.end, lo);
+    std::array<TimeNs, kPathKindCount> sums{};
+    // The segment from `from` to the cursor, cut at the iteration's start; true once it is reached.
+    auto emit = [&](PathKind kind, Table table, int64_t row, int64_t call, TimeNs from, int64_t pid = kUnknownId,
+                    int64_t tid = kUnknownId) {
+      const TimeNs next = std::min(cursor, std::max(from, lo));
+      PathSegment s{kind, table, row, call, k, next, cursor - next};
+      if (options.on_segment) options.on_segment(s);
+      if (s.duration > 0) {
+        sums[static_cast<size_t>(kind)] += s.duration;
+        out->segments++;
+        if (kind == PathKind::kHostCompute) split_frames(pid, tid, next, cursor);
+        keep(s, pid, tid);
+      }
+      cursor = next;
+      return cursor <= lo;
+    };
+    auto act_kind = [&](const internal::ReplayActivity& x) {
+      if (x.kind == 1) return PathKind::kCopy;
+      if (x.kind == 2) return PathKind::kMemset;
+      return x.row < classes.size() ? PathKindOf(classes[x.row]) : PathKind::kKernelOther;
+    };
+    enum class Node : uint8_t { kActEnd, kActStart, kCallEnd, kCallStart, kDone };
+    Node node = Node::kDone;
+    size_t id = 0;
+    const bool thread = it.tid != kUnknownId;
+    // Without a marker's thread (a trace without step markers) the replay ends the span with its
+    // GPU work; the path ends with whatever ended last: a call that ended after that work starts
+    // the walk there instead (the host's own work after the last GPU work is on the path).
+    int32_t last_call = -1;
+    if (!thread && span.end_act >= 0) {
+      const TimeNs gpu_end = rec.act_end[static_cast<size_t>(span.end_act)];
+      TimeNs best = gpu_end;
+      for (size_t c = 0; c < its.api_iteration.size() && c < a.size(); ++c)
+        if (its.api_iteration[c] == static_cast<int32_t>(k) && rec.call_end[c] > best && rec.call_end[c] <= span.end) {
+          best = rec.call_end[c];
+          last_call = static_cast<int32_t>(c);
+        }
+    }
+    if (last_call >= 0) {
+      id = static_cast<size_t>(last_call);
+      node = emit(PathKind::kUnattributed, Table::kNone, -1, -1, rec.call_end[id]) ? Node::kDone : Node::kCallEnd;
+    } else if (span.end_act >= 0) {
+      id = static_cast<size_t>(span.end_act);
+      node = emit(PathKind::kUnattributed, Table::kNone, -1, -1, rec.act_end[id]) ? Node::kDone : Node::kActEnd;
+    } else if (span.end_call >= 0) {
+      id = static_cast<size_t>(span.end_call);
+      node = emit(PathKind::kHostCompute, Table::kApi, -1, -1, rec.call_end[id], its.pid, it.tid) ? Node::kDone
+                                                                                                  : Node::kCallEnd;
+    } else {
+      emit(thread ? PathKind::kHostCompute : PathKind::kUnattributed, Table::kNone, -1, -1, lo, its.pid, it.tid);
+    }
+    while (node != Node::kDone) {
+      bool reached = false;
+      switch (node) {
+        case Node::kActEnd: {
+          const auto& x = rec.acts[id];
+          reached = emit(act_kind(x), ActTable(x.kind), x.row, x.call, rec.act_start[id]);
+          node = Node::kActStart;
+          break;
+        }
+        case Node::kActStart: {
+          const auto& x = rec.acts[id];
+          switch (rec.act_bound[id]) {
+            case ActBound::kLaunch:
+              reached = emit(PathKind::kLaunchDelay, ActTable(x.kind), x.row, x.call,
+                             rec.call_start[static_cast<size_t>(x.call)]);
+              node = Node::kCallStart;
+              id = static_cast<size_t>(x.call);
+              break;
+            case ActBound::kStream: {
+              const size_t p = static_cast<size_t>(rec.act_prev[id]);
+              reached = emit(PathKind::kGpuGap, ActTable(x.kind), x.row, x.call, rec.act_end[p]);
+              node = Node::kActEnd;
+              id = p;
+              break;
+            }
+            case ActBound::kNone:
+              reached = emit(PathKind::kUnattributed, Table::kNone, -1, -1, lo);
+              node = Node::kDone;
+              break;
+          }
+          break;
+        }
+        case Node::kCallEnd: {
+          const int32_t w = rec.call_waited[id];
+          const int64_t c = static_cast<int64_t>(id);
+          if (w >= 0) {
+            reached =
+                emit(PathKind::kSyncWait, Table::kApi, c, c, rec.act_end[static_cast<size_t>(w)], a.pid[id], a.tid[id]);
+            node = Node::kActEnd;
+            id = static_cast<size_t>(w);
+          } else {
+            const PathKind kind = (rec.call_sync[id] & 1)   ? PathKind::kSyncWait
+                                  : (rec.call_sync[id] & 2) ? PathKind::kLaunchCall
+                                                            : PathKind::kRuntimeCall;
+            reached = emit(kind, Table::kApi, c, c, rec.call_start[id], a.pid[id], a.tid[id]);
+            node = Node::kCallStart;
+          }
+          break;
+        }
+        case Node::kCallStart: {
+          const int32_t p = rec.call_prev[id];
+          const int64_t c = static_cast<int64_t>(id);
+          if (p >= 0) {
+            reached = emit(PathKind::kHostCompute, Table::kApi, c, c, rec.call_end[static_cast<size_t>(p)], a.pid[id],
+                           a.tid[id]);
+            node = Node::kCallEnd;
+            id = static_cast<size_t>(p);
+          } else {
+            reached = emit(PathKind::kHostCompute, Table::kApi, c, c, lo, a.pid[id], a.tid[id]);
+            node = Node::kDone;
+          }
+          break;
+        }
+        case Node::kDone: break;
+      }
+      if (reached) node = Node::kDone;
+    }
+    if (cursor > lo) emit(PathKind::kUnattributed, Table::kNone, -1, -1, lo);
+    for (size_t i = 0; i < kPathKindCount; ++i) out->kind_ns[i] += sums[i];
+    out->step_total_ns += span.end > lo ? span.end - lo : 0;
+    if (options.on_iteration) options.on_iteration(k, sums);
+  }
+  out->iterations = its.iterations.size();
+
+  // The longest segments, named.
+  std::sort(top.begin(), top.end(), Longer);
+  for (const Kept& k : top) {
+    PathTopSegment s;
+    s.kind = k.seg.kind;
+    s.iteration = its.iterations[k.seg.iteration].index;
+    s.start = k.seg.start;
+    s.duration = k.seg.duration;
+    const size_t row = static_cast<size_t>(std::max<int64_t>(0, k.seg.row));
+    switch (k.seg.table) {
+      case Table::kKernel:
+        s.name = internal::Demangle(t.Name(t.kernels.name[row]));
+        std::tie(s.gpu, s.device, s.stream) = std::tuple{true, t.kernels.device[row], t.kernels.stream[row]};
+        break;
+      case Table::kMemcpy:
+        s.name = "Memcpy " + std::string(CopyKindName(t.memcpys.kind[row]));
+        std::tie(s.gpu, s.device, s.stream) = std::tuple{true, t.memcpys.device[row], t.memcpys.stream[row]};
+        break;
+      case Table::kMemset:
+        s.name = "Memset";
+        std::tie(s.gpu, s.device, s.stream) = std::tuple{true, t.memsets.device[row], t.memsets.stream[row]};
+        break;
+      case Table::kApi:
+        if (k.seg.kind != PathKind::kHostCompute) s.name = std::string(t.Name(a.name[row]));
+        s.pid = k.pid;
+        s.tid = k.tid;
+        break;
+      case Table::kNone:
+        s.pid = k.pid;
+        s.tid = k.tid;
+        break;
+    }
+    if (k.seg.kind == PathKind::kHostCompute) {
+      s.pid = k.pid;
+      s.tid = k.tid;
+      // Its largest frame.
+      const int32_t th = host->empty() ? HostModel::kNoThread : host->ThreadOf(k.pid, k.tid);
+      if (th != HostModel::kNoThread) {
+        std::unordered_map<uint32_t, TimeNs> by_frame;
+        host->Split(th, k.seg.start, k.seg.start + k.seg.duration, [&](const internal::HostPiece& p) {
+          if (p.frame != HostModel::kNoEvent) by_frame[p.frame] += p.end - p.start;
+        });
+        uint32_t best = HostModel::kNoEvent;
+        TimeNs best_ns = 0;
+        for (const auto& [ev, ns] : by_frame)
+          if (ns > best_ns || (ns == best_ns && ev < best)) std::tie(best, best_ns) = std::tuple{ev, ns};
+        if (best != HostModel::kNoEvent) s.name = host->ShortName(best);
+      }
+    }
+    out->top.push_back(std::move(s));
+  }
+  // host_compute by frame, the largest first (ties: by name).
+  std::vector<PathFrame> all;
+  for (const auto& [name, f] : frames)
+    all.push_back({f.event == HostModel::kNoEvent ? std::string(name) : host->ShortName(f.event), f.ns});
+  std::sort(all.begin(), all.end(),
+            [](const PathFrame& x, const PathFrame& y) { return x.ns != y.ns ? x.ns > y.ns : x.name < y.name; });
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (i < options.top_frames) out->frames.push_back(all[i]);
+    else out->frames_other_ns += all[i].ns;
+  }
+  out->edges = {
+      "host thread: each runtime/driver call starts after the thread's previous call ended, plus the host time between",
+      "launch: GPU work starts after its launch call started, plus the launch delay",
+      "stream: GPU work starts after the previous work of its stream ended (plus the recorded gap when the stream was "
+      "busy)",
+      "sync: a synchronising call returns after the GPU work of its process that ended last while it waited, plus its "
+      "wake-up delay",
+      "iteration end: the later of its GPU work's end and its host thread's marker end",
+  };
+  out->assumptions = {
+      "cross-stream event waits (cudaStreamWaitEvent) are not edges: a stream waits only for itself and its launches",
+      "collectives are not matched across ranks: a collective kernel's time counts as communication on this rank",
+      "at a tie the stream edge binds work queued on a busy stream, the launch edge work on an idle one",
+      "host threads are independent: time a thread spends blocked on another thread (an autograd backward thread, a "
+      "data loader) counts as its own host_compute",
+      "a segment the walk reaches before the iteration's start is cut there",
+  };
+  return Status::Ok();
+}
+
+}  // namespace tg

@@ -1,0 +1,73 @@
+// The replay's engine (tracegate/analyzer/replay.h): one pass over the trace's calls and GPU
+// activities in recorded time order, each re-timed from what it depends on. Replay reads the
+// kept iterations' new spans from it; the critical path (critical_path.h) also reads, per node,
+// which of its predecessors bound its time, and walks those back from an iteration's end.
+//
+// Nodes and their edges (a node's time is the latest of its edges'):
+//   call start     <- the end of the thread's previous call, plus the host time between them
+//                     (less what a --host change saves); none for a thread's first call;
+//   call end       <- its own start, plus its duration (a launch call under --launch-us: N us);
+//                  <- for a synchronising call, the end of the GPU work of its process that
+//                     ended last while it waited, plus its wake-up delay;
+//   activity start <- its launch call's start, plus the launch delay;
+//                  <- the end of the previous activity of its stream, plus the recorded gap when
+//                     the stream was busy at the launch (or when it has no launch call);
+//                     none when it has neither (it starts as recorded);
+//   activity end   <- its start, plus its duration (divided by the speedup when the change names it).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "tracegate/analyzer/iterations.h"
+#include "tracegate/analyzer/model.h"
+#include "tracegate/analyzer/replay.h"
+#include "tracegate/analyzer/status.h"
+
+namespace tg::internal {
+
+class ApiIndex;
+
+inline constexpr TimeNs kReplayNever = std::numeric_limits<TimeNs>::min();
+
+// What bound a node, written when ReplayEngine is given a record.
+enum class ActBound : uint8_t { kNone, kLaunch, kStream };
+
+struct ReplayActivity {
+  TimeNs start, end;  // recorded (end >= start)
+  int64_t pid;
+  int64_t call;  // launch call row, or -1
+  uint8_t kind;  // 0 kernel, 1 memcpy, 2 memset
+  uint32_t row;
+};
+
+struct ReplayRecord {
+  std::vector<ReplayActivity> acts;          // kernels, then memcpys, then memsets
+  std::vector<TimeNs> act_start, act_end;    // new times
+  std::vector<int32_t> act_prev;             // the previous activity of its stream, -1 for none
+  std::vector<ActBound> act_bound;           // which edge bound its start
+  std::vector<TimeNs> call_start, call_end;  // new times of the API calls (by row)
+  std::vector<int32_t> call_prev;            // the thread's previous call that bound its start, -1 for none
+  std::vector<int32_t> call_waited;          // a sync's end: the activity it waited for, -1 when its own start bound it
+  std::vector<uint8_t> call_sync;            // 1 for a synchronising call (IsSyncCall), 2 for a launch call
+  // Per kept iteration: its new span, and what its end is: the activity that ended last
+  // (end_act >= 0, then `tail` after it) or its host thread at host_end (end_call: the thread's
+  // last call that ended by then, -1 for none, then the host time up to the end).
+  struct IterationEnd {
+    TimeNs start = 0, end = 0;
+    int32_t end_act = -1;
+    int32_t end_call = -1;
+    TimeNs tail = 0;
+  };
+  std::vector<IterationEnd> iterations;
+};
+
+// Runs the pass over the whole trace under `change` and fills `out` (Replay's result); with
+// `record`, also every node's new time and binding edge. `index`: the trace's API correlation
+// index, or null to build one. Errors as Replay's.
+Status ReplayEngine(const Trace& trace, const IterationAnalysis& iterations, const ReplayChange& change,
+                    const ApiIndex* index, ReplayResult* out, ReplayRecord* record);
+
+}  // namespace tg::internal
