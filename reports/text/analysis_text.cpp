@@ -23,6 +23,7 @@ namespace {
 using internal::Array;
 using internal::CollectiveCells;
 using internal::CollectiveTable;
+using internal::CriticalPathKinds;
 using internal::Cut;
 using internal::Flag;
 using internal::Int;
@@ -383,11 +384,7 @@ void PrintCriticalPath(std::ostream& out, const json& r) {
   const int64_t n = Int(cp, keys::kIterations.name);
   out << "\ncritical path (" << n << (n == 1 ? " iteration" : " iterations") << ", mean step "
       << StrFormat("%.3f ms", Number(cp, "step_mean_ms").value_or(0)) << "; the replay's dependencies):\n";
-  std::vector<std::pair<int64_t, std::string>> kinds;
-  for (const auto& [name, k] : Object(cp, "kinds").items())
-    if (Int(k, "total_ns") > 0) kinds.emplace_back(Int(k, "total_ns"), name);
-  std::stable_sort(kinds.begin(), kinds.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
-  for (const auto& [ns, name] : kinds) {
+  for (const std::string& name : CriticalPathKinds(cp)) {
     const json& k = Object(Object(cp, "kinds"), name);
     out << StrFormat("  %-22s %6s %10.3f ms/iteration\n", name.c_str(), Pct(Number(k, "share").value_or(0)).c_str(),
                      Number(k, "mean_ms").value_or(0));

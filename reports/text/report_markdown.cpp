@@ -330,11 +330,7 @@ std::string CriticalPathTable(const json& doc) {
   out << StrFormat("The path through %lld %s (mean step %.3f ms), by kind:\n\n", static_cast<long long>(n),
                    n == 1 ? "iteration" : "iterations", Number(cp, "step_mean_ms").value_or(0))
       << "| Kind | Share | Mean per step |\n|---|--:|--:|\n";
-  std::vector<std::pair<int64_t, std::string>> kinds;
-  for (const auto& [name, k] : Object(cp, "kinds").items())
-    if (Int(k, "total_ns") > 0) kinds.emplace_back(Int(k, "total_ns"), name);
-  std::stable_sort(kinds.begin(), kinds.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
-  for (const auto& [ns, name] : kinds) {
+  for (const std::string& name : CriticalPathKinds(cp)) {
     const json& k = Object(Object(cp, "kinds"), name);
     out << "| " << Md(name) << " | " << StrFormat("%.1f%%", Number(k, "share").value_or(0) * 100) << " | "
         << StrFormat("%.3f ms", Number(k, "mean_ms").value_or(0)) << " |\n";

@@ -282,6 +282,16 @@ std::string KernelLabelFit(const std::map<std::string, KernelLabel>& labels, con
   return Utf8Prefix(out, head) + "..." + rest;
 }
 
+std::vector<std::string> CriticalPathKinds(const json& critical_path) {
+  std::vector<std::pair<int64_t, std::string>> kinds;
+  for (const auto& [name, k] : Object(critical_path, "kinds").items())
+    if (Int(k, "total_ns") > 0) kinds.emplace_back(Int(k, "total_ns"), name);
+  std::stable_sort(kinds.begin(), kinds.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+  std::vector<std::string> names;
+  for (auto& [ns, name] : kinds) names.push_back(std::move(name));
+  return names;
+}
+
 }  // namespace tg::internal
 
 namespace tg {

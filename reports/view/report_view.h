@@ -123,4 +123,8 @@ std::vector<const json*> NonZeroCounters(const json& doc);
 // else "ok" (info-level counts may be non-zero); "n/a" without the section.
 std::string QualityVerdict(const json& doc);
 
+// The kinds of a critical_path section with time on the path (kinds[].total_ns > 0), the largest
+// first, ties in the document's order.
+std::vector<std::string> CriticalPathKinds(const json& critical_path);
+
 }  // namespace tg::internal

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/causal_model.h"
 #include "trace_builder.h"
 #include "tracegate/analyzer/critical_path.h"
 #include "tracegate/analyzer/iterations.h"
@@ -19,54 +20,18 @@
 namespace tg {
 namespace {
 
-using testing::AddApi;
-using testing::AddKernel;
-using testing::AddRange;
+using testing::kUs;
+using testing::Model;
+using testing::Op;
 
-constexpr TimeNs kUs = 1'000;
+// The model of causal_model.h with its defaults: each step is 2 us of host time, then per op a 4 us
+// launch call (its kernel starts 10 us after the call on an idle stream, 1 us after the previous
+// kernel on a busy one) and its think time, then a cudaDeviceSynchronize that returns 5 us after
+// the last kernel, then 2 us of host time; ProfilerStep markers.
+constexpr TimeNs kLaunchUs = Model{}.launch_us, kDelayUs = Model{}.delay_us, kGapUs = Model{}.gap_us,
+                 kWakeUs = Model{}.wake_us;
 
-struct Op {
-  std::string kernel;
-  TimeNs kernel_us;
-  int64_t stream = 7;
-  TimeNs think_us = 1;     // host time after the launch call, before the next one
-  std::string frame = "";  // the host range that think time runs in (none when empty)
-};
-
-// The model of replay_test.cpp: each step is 2 us of host time, then per op a 4 us launch call
-// (its kernel starts 10 us after the call on an idle stream, 1 us after the previous kernel on a
-// busy one) and its think time, then a cudaDeviceSynchronize that returns 5 us after the last
-// kernel (or after 5 us when nothing is running), then 2 us of host time; ProfilerStep markers.
-constexpr TimeNs kLaunchUs = 4, kDelayUs = 10, kGapUs = 1, kWakeUs = 5;
-
-Trace Generate(const std::vector<Op>& ops, int steps) {
-  Trace t;
-  TimeNs h = 0;
-  int64_t corr = 1;
-  std::map<int64_t, TimeNs> stream_free;
-  TimeNs last_end = 0;
-  for (int s = 0; s < steps; ++s) {
-    const TimeNs step_start = h;
-    h += 2 * kUs;
-    for (const Op& op : ops) {
-      AddApi(t, "cudaLaunchKernel", h, h + kLaunchUs * kUs, corr);
-      TimeNs& free = stream_free[op.stream];
-      const TimeNs start = std::max(h + kDelayUs * kUs, free > h ? free + kGapUs * kUs : 0);
-      AddKernel(t, op.kernel, start, start + op.kernel_us * kUs, 0, op.stream, corr++);
-      free = start + op.kernel_us * kUs;
-      last_end = std::max(last_end, free);
-      if (!op.frame.empty()) AddRange(t, op.frame, h + kLaunchUs * kUs, h + (kLaunchUs + op.think_us) * kUs);
-      h += (kLaunchUs + op.think_us) * kUs;
-    }
-    const TimeNs until = std::max(h, last_end) + kWakeUs * kUs;
-    AddApi(t, "cudaDeviceSynchronize", h, until, kUnknownId);
-    h = until + 2 * kUs;
-    AddRange(t, "ProfilerStep#" + std::to_string(s), step_start, h);
-    h += 3 * kUs;
-  }
-  FinalizeTrace(t);
-  return t;
-}
+Trace Generate(const std::vector<Op>& ops, int steps) { return testing::Generate(ops, Model{}, steps); }
 
 struct PathRun {
   IterationAnalysis its;
