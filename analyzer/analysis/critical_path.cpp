@@ -14,12 +14,14 @@
 #include "analyzer/analysis/summary_internal.h"
 #include "analyzer/host/host_model.h"
 #include "analyzer/util/demangle.h"
+#include "analyzer/util/keep_largest.h"
 
 namespace tg {
 
 using internal::ActBound;
 using internal::ApiIndex;
 using internal::HostModel;
+using internal::KeepLargest;
 using internal::ReplayRecord;
 
 namespace {
@@ -59,16 +61,7 @@ Status AnalyzeCriticalPath(const Trace& t, const IterationAnalysis& its, const s
 
   std::vector<Kept> top;  // a heap: the shortest kept on top
   auto keep = [&](const PathSegment& s, int64_t pid, int64_t tid) {
-    if (options.top_segments == 0) return;
-    const Kept k{s, pid, tid};
-    if (top.size() < options.top_segments) {
-      top.push_back(k);
-      std::push_heap(top.begin(), top.end(), Longer);
-    } else if (Longer(k, top.front())) {
-      std::pop_heap(top.begin(), top.end(), Longer);
-      top.back() = k;
-      std::push_heap(top.begin(), top.end(), Longer);
-    }
+    KeepLargest(top, options.top_segments, Kept{s, pid, tid}, Longer);
   };
   // host_compute by frame: the name of the event that decided each piece (HostModel::Split).
   struct FrameSum {

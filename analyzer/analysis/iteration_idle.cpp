@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "analyzer/host/host_model.h"
+#include "analyzer/util/keep_largest.h"
 #include "tracegate/analyzer/strings.h"
 
 namespace tg::internal {
@@ -135,16 +136,7 @@ IterationIdle AttributeIterationIdle(const Trace& t, const Summary& s, const Idl
   const std::vector<std::pair<TimeNs, TimeNs>>& busy = s.gpu_busy;
   std::vector<CausePiece> pieces;
   std::vector<Kept> largest;  // heap, its front the shortest kept
-  auto keep = [&](const Kept& k) {
-    if (largest.size() < kLargestIntervals) {
-      largest.push_back(k);
-      std::push_heap(largest.begin(), largest.end(), Longer);
-    } else if (Longer(k, largest.front())) {
-      std::pop_heap(largest.begin(), largest.end(), Longer);
-      largest.back() = k;
-      std::push_heap(largest.begin(), largest.end(), Longer);
-    }
-  };
+  auto keep = [&](const Kept& k) { KeepLargest(largest, kLargestIntervals, k, Longer); };
   std::vector<uint32_t> backlog_next;
   size_t b = 0;      // the first busy piece that ends after the current position
   size_t stage = 0;  // its->stage_pieces, by (iteration, start)

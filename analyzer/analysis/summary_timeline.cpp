@@ -8,9 +8,10 @@
 #include <optional>
 #include <unordered_map>
 
-#include "analyzer/util/sort_runs.h"
 #include "analyzer/analysis/summary_internal.h"
 #include "analyzer/util/demangle.h"
+#include "analyzer/util/keep_largest.h"
+#include "analyzer/util/sort_runs.h"
 
 namespace tg::internal {
 
@@ -224,17 +225,7 @@ IdleGap DescribeGap(const Trace& t, const GapItem& g) {
   return gap;
 }
 
-void KeepLargest(std::vector<GapItem>& heap, size_t cap, const GapItem& g) {
-  if (cap == 0) return;
-  if (heap.size() < cap) {
-    heap.push_back(g);
-    std::push_heap(heap.begin(), heap.end(), LargerGap);
-  } else if (LargerGap(g, heap.front())) {
-    std::pop_heap(heap.begin(), heap.end(), LargerGap);
-    heap.back() = g;
-    std::push_heap(heap.begin(), heap.end(), LargerGap);
-  }
-}
+void KeepLargest(std::vector<GapItem>& heap, size_t cap, const GapItem& g) { KeepLargest(heap, cap, g, LargerGap); }
 
 void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, const ApiIndex* api_index,
                         const HostStages* stages, const std::vector<KernelClass>* kernel_classes,

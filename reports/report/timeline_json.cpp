@@ -3,6 +3,7 @@
 // device-idle intervals of its span; its host calls and CPU ranges; an overview of the whole
 // trace (busy time per device in equal bins, the kept iterations' spans).
 #include "reports/report/timeline_json.h"
+#include "analyzer/util/keep_largest.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -109,15 +110,7 @@ std::map<LaneKey, std::vector<bool>> KeepLongest(const std::map<LaneKey, std::ve
     std::vector<bool>& flags = keep[key];
     flags.assign(items.size(), false);
     for (size_t i = 0; i < items.size() && cap > 0; ++i) {
-      const Entry e{&items[i], &flags, i};
-      if (heap.size() < cap) {
-        heap.push_back(e);
-        std::push_heap(heap.begin(), heap.end(), longer);
-      } else if (longer(e, heap.front())) {
-        std::pop_heap(heap.begin(), heap.end(), longer);
-        heap.back() = e;
-        std::push_heap(heap.begin(), heap.end(), longer);
-      }
+      KeepLargest(heap, cap, Entry{&items[i], &flags, i}, longer);
     }
   }
   for (const Entry& e : heap) (*e.keep)[e.index] = true;
