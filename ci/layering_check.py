@@ -50,6 +50,7 @@ PUBLIC_OWNER = {
     "tracegate/analyzer/critical_path.h": "tracegate_analysis",
     "tracegate/analyzer/roofline.h": "tracegate_analysis",
     "tracegate/analyzer/serving.h": "tracegate_analysis",
+    "tracegate/analyzer/graph_capture.h": "tracegate_analysis",
     "tracegate/analyzer/summary.h": "tracegate_analysis",
     "tracegate/analyzer/findings.h": "tracegate_rules",
     "tracegate/analyzer/rules.h": "tracegate_rules",

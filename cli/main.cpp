@@ -171,6 +171,11 @@ int main(int argc, char** argv) {
   a->add_flag("--critical-path", analyze.critical_path,
               "Add the critical path of each kept iteration: its time by kind (kernels by class, copies, launches, "
               "syncs, host frames), summing to the step (docs/PREDICTION.md)");
+  a->add_option("--capture", analyze.captures,
+                "Trace of the CUDA/HIP graph capture whose replay TRACE holds (repeatable): each replayed kernel takes "
+                "the op and Python frame that launched it at capture time (docs/SERVING.md)")
+      ->expected(1)
+      ->take_all();
 
   tg::cli::MergeArgs merge;
   auto* mg = app.add_subcommand("merge", "One job report from the ranks' reports (tracegate analyze RANK -o REPORT)");

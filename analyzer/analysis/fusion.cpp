@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "analyzer/util/sort_runs.h"
+#include "tracegate/analyzer/op_links.h"
 
 namespace tg {
 
@@ -60,7 +61,8 @@ StreamRows SortedByStream(const KernelTable& k) {
 
 class ChainCollector {
  public:
-  ChainCollector(const Trace& trace, const std::vector<KernelClass>& classes) : trace_(trace), classes_(classes) {}
+  ChainCollector(const Trace& trace, const std::vector<KernelClass>& classes, const std::vector<uint8_t>* launch_found)
+      : trace_(trace), classes_(classes), launch_found_(launch_found) {}
 
   // Counts one chain (rows in start order, at least two) into its candidate.
   void Add(const std::vector<size_t>& rows) {
@@ -78,10 +80,14 @@ class ChainCollector {
     }
     FusionCandidate& c = candidates_[it->second];
     c.occurrences++;
+    const bool in_graph =
+        launch_found_ && launch_found_->size() == k.size() &&
+        std::all_of(rows.begin(), rows.end(), [&](size_t r) { return (*launch_found_)[r] == OpLinks::kGraphLaunched; });
+    c.graph_occurrences += in_graph;
     c.head_ns += Duration(k.start[rows[0]], k.end[rows[0]]);
     for (size_t j = 1; j < rows.size(); ++j) {
       c.followers_ns += Duration(k.start[rows[j]], k.end[rows[j]]);
-      c.gaps_ns += Duration(k.end[rows[j - 1]], k.start[rows[j]]);
+      if (!in_graph) c.gaps_ns += Duration(k.end[rows[j - 1]], k.start[rows[j]]);
     }
     c.chain_ns += Duration(k.start[rows[0]], k.end[rows.back()]);
     c.spans.emplace_back(k.start[rows[0]], std::max(k.start[rows[0]], k.end[rows.back()]));
@@ -98,6 +104,7 @@ class ChainCollector {
  private:
   const Trace& trace_;
   const std::vector<KernelClass>& classes_;
+  const std::vector<uint8_t>* launch_found_;
   std::vector<StringId> names_;  // scratch: the chain being looked up
   std::map<std::vector<StringId>, size_t> index_;
   std::vector<FusionCandidate> candidates_;
@@ -128,7 +135,7 @@ std::vector<FusionCandidate> FindFusionCandidates(const Trace& trace, const Iter
   };
   const StreamRows streams = SortedByStream(k);
 
-  ChainCollector collector(trace, classes);
+  ChainCollector collector(trace, classes, options.launch_found);
   std::vector<size_t> chain;  // rows of the chain being grown (one stream's)
   auto flush = [&] {
     if (chain.size() >= 2) collector.Add(chain);

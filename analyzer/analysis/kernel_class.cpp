@@ -251,11 +251,16 @@ bool OpKernelClass(std::string_view op, KernelClass* out) {
 }
 
 std::vector<KernelClass> ClassifyKernels(const Trace& trace, const KernelClassifier& classifier,
-                                         const std::vector<StringId>* kernel_ops) {
+                                         const std::vector<StringId>* kernel_ops,
+                                         const std::vector<std::string>* extra_op_names) {
   constexpr uint8_t kUnset = 0xff, kNoClass = 0xfe;
   std::vector<uint8_t> by_name(trace.strings.size(), kUnset);
   // Per op name: its class, or kNoClass when the op says none.
-  std::vector<uint8_t> by_op(kernel_ops ? trace.strings.size() : 0, kUnset);
+  const size_t extra = extra_op_names ? extra_op_names->size() : 0;
+  std::vector<uint8_t> by_op(kernel_ops ? trace.strings.size() + extra : 0, kUnset);
+  auto op_name = [&](StringId op) {
+    return op < trace.strings.size() ? trace.Name(op) : std::string_view((*extra_op_names)[op - trace.strings.size()]);
+  };
   std::vector<KernelClass> out(trace.kernels.size());
   const bool any_metadata = trace.kernels.collective.stored() > 0;
   const bool ops = kernel_ops && kernel_ops->size() == out.size();
@@ -272,7 +277,7 @@ std::vector<KernelClass> ClassifyKernels(const Trace& trace, const KernelClassif
     uint8_t& o = by_op[op];
     if (o == kUnset) {
       KernelClass k;
-      o = OpKernelClass(trace.Name(op), &k) ? static_cast<uint8_t>(k) : kNoClass;
+      o = OpKernelClass(op_name(op), &k) ? static_cast<uint8_t>(k) : kNoClass;
     }
     if (o != kNoClass) out[i] = CombineKernelClass(static_cast<KernelClass>(o), out[i]);
   }

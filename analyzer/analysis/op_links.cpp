@@ -138,11 +138,17 @@ OpLinks LinkOps(const Trace& trace, const ApiIndex& index) {
     }
   }
 
+  std::vector<int8_t> graph_launch;  // per call name: 1 a graph launch, 0 not, -1 not seen yet
   auto link = [&](const auto& table, std::vector<StringId>& ops, std::vector<uint8_t>* found) {
     for (size_t i = 0; i < table.size(); ++i) {
       const int64_t call = index.Find(table.correlation[i], table.pid[i]);
       if (call < 0) continue;
-      if (found) (*found)[i] = 1;
+      if (found) {
+        if (graph_launch.empty()) graph_launch.assign(trace.strings.size(), -1);
+        int8_t& g = graph_launch[api.name[static_cast<size_t>(call)]];
+        if (g < 0) g = ApiRoleOf(trace.Name(api.name[static_cast<size_t>(call)])) == ApiRole::kGraphLaunch ? 1 : 0;
+        (*found)[i] = g == 1 ? OpLinks::kGraphLaunched : 1;
+      }
       ops[i] = out.api[static_cast<size_t>(call)];
     }
   };

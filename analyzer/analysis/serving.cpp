@@ -66,16 +66,6 @@ StepKind KindOf(int64_t prefill, int64_t decode) {
   return decode > 0 ? StepKind::kDecode : StepKind::kUnknown;
 }
 
-bool IsGraphLaunch(std::string_view name) {
-  // nsys adds a version suffix ("cudaGraphLaunch_v10000"); per-thread-stream variants end in _ptsz.
-  for (std::string_view base : {"cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch"}) {
-    if (name.substr(0, base.size()) != base) continue;
-    std::string_view rest = name.substr(base.size());
-    if (rest.empty() || rest[0] == '_') return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 bool ParseVllmStep(std::string_view name, ServingStep* out) {
@@ -243,7 +233,7 @@ ServingAnalysis AnalyzeServing(const Trace& trace, const IterationAnalysis& iter
     if (call < 0) continue;
     const auto row = static_cast<size_t>(call);
     int8_t& v = graph[calls.name[row]];
-    if (v < 0) v = IsGraphLaunch(trace.Name(calls.name[row])) ? 1 : 0;
+    if (v < 0) v = ApiRoleOf(trace.Name(calls.name[row])) == ApiRole::kGraphLaunch ? 1 : 0;
     if (v == 0) continue;
     ++out.graph_kernels;
     out.graph_kernel_ns += d;

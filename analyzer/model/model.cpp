@@ -232,6 +232,23 @@ CallRole RoleOf(std::string_view name) {
   return in(kCaptureEnds) ? CallRole::kCaptureEnd : CallRole::kOther;
 }
 
+}  // namespace
+
+ApiRole ApiRoleOf(std::string_view name) {
+  switch (RoleOf(name)) {
+    case CallRole::kLaunch: {
+      const bool graph = name.find("GraphLaunch") != std::string_view::npos;
+      return graph ? ApiRole::kGraphLaunch : ApiRole::kKernelLaunch;
+    }
+    case CallRole::kDeviceSync: return ApiRole::kDeviceSync;
+    case CallRole::kCaptureBegin: return ApiRole::kCaptureBegin;
+    case CallRole::kCaptureEnd: return ApiRole::kCaptureEnd;
+    default: return ApiRole::kOther;
+  }
+}
+
+namespace {
+
 // The calls made while their thread was capturing a stream into a graph: after a begin-capture
 // call and up to the next end-capture call of the same thread (pid, tid). A launch then enqueues
 // nothing (cudaStreamBeginCapture): its work runs when the graph is launched, under the graph

@@ -51,6 +51,7 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   std::optional<ApiIndex> api_index;
   std::vector<KernelClass> kernel_classes;
   OpLinks op_links;
+  GraphCaptureMapping graph_ops;
   std::optional<internal::HostModel> host;  // what each host thread did when (host_model.h)
   uint64_t before_launch = 0;
   std::promise<void> index_built;
@@ -96,7 +97,10 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
       // The idle causes ask the kernel classes which kernels are collectives; the classes ask
       // the op that launched each kernel first.
       op_links = LinkOps(trace, *api_index);
-      kernel_classes = ClassifyKernels(trace, classifier, &op_links.kernels);
+      // Graph-replayed kernels take the op that launched them when the graph was captured.
+      if (!config.captured_graphs.empty())
+        graph_ops = MapGraphKernels(trace, *api_index, config.captured_graphs, &op_links);
+      kernel_classes = ClassifyKernels(trace, classifier, &op_links.kernels, &op_links.extra_names);
       std::vector<StringId>().swap(op_links.api);  // the GPU rows have theirs (4 bytes a call)
       out->summary =
           Summarize(trace, summary_options, &*api_index, &stages, &kernel_classes, &span_source, &host_source);
@@ -120,6 +124,11 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
     summary.Wait();
   }
   if (!iterations.ok()) return iterations;
+  if (!config.captured_graphs.empty() && graph_ops.launches == 0)
+    return InvalidInput(
+        "--capture: the trace has no graph launch (cudaGraphLaunch, hipGraphLaunch) that ran kernels; "
+        "give the trace of the graphs' replay, and the capture traces with --capture (docs/SERVING.md)");
+  out->graph_ops = std::move(graph_ops);
   out->kernel_classes = std::move(kernel_classes);
   out->ops = std::move(op_links);
   // Fusion candidates on a second thread while the idle time is attributed and the roofline and
@@ -129,8 +138,11 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   // (it writes only the iterations' phases and causes, and their phase statistics).
   Status critical_path;
   SideTask fusion_task([&] {
-    if (config.rules.Enabled("fusion_candidate"))
-      out->fusion = FindFusionCandidates(trace, out->iterations, out->kernel_classes, FusionFromRules(config.rules));
+    if (config.rules.Enabled("fusion_candidate")) {
+      FusionOptions fusion = FusionFromRules(config.rules);
+      fusion.launch_found = &out->ops.kernel_launch_found;
+      out->fusion = FindFusionCandidates(trace, out->iterations, out->kernel_classes, fusion);
+    }
     out->communication =
         AnalyzeCommunication(trace, out->iterations, out->kernel_classes, out->summary.kernels_by_start);
   });

@@ -177,7 +177,8 @@ void BindReports(py::module_& m) {
       .def_readwrite("reference_path", &tg::AnalysisSettings::reference_path)
       .def_readwrite("peak_gbs", &tg::AnalysisSettings::peak_gbs)
       .def_readwrite("peak_tflops", &tg::AnalysisSettings::peak_tflops)
-      .def_readwrite("critical_path", &tg::AnalysisSettings::critical_path);
+      .def_readwrite("critical_path", &tg::AnalysisSettings::critical_path)
+      .def_readwrite("captures", &tg::AnalysisSettings::captures);
   py::class_<tg::PredictSettings>(m, "PredictSettings")
       .def(py::init<>())
       .def_readwrite("fraction", &tg::PredictSettings::fraction)

@@ -4,7 +4,11 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "tracegate/analyzer/graph_capture.h"
+#include "tracegate/analyzer/import.h"
 #include "tracegate/analyzer/roofline.h"
 #include "tracegate/analyzer/rules.h"
 #include "tracegate/reports/api.h"
@@ -67,6 +71,17 @@ Status ToAnalysisConfig(const AnalysisSettings& a, AnalysisConfig* c) {
     ReferenceRun ref;
     TG_RETURN_IF_ERROR(ReadReferenceRun(a.reference_path, &ref));
     c->reference = ref;
+  }
+  for (const std::string& path : a.captures) {
+    Trace capture;
+    TG_RETURN_IF_ERROR(ImportTrace(path, &capture));
+    std::vector<CapturedGraph> graphs = ExtractCapturedGraphs(capture, path);
+    if (graphs.empty())
+      return InvalidInput(path +
+                          ": --capture: no graph capture with kernel launches in it (no cudaStreamBeginCapture / "
+                          "hipStreamBeginCapture ... EndCapture calls and no capture_<size>_<MODE> annotation around "
+                          "launches); give the profiler trace of the engine's graph capture (docs/SERVING.md)");
+    for (CapturedGraph& g : graphs) c->captured_graphs.push_back(std::move(g));
   }
   return Status::Ok();
 }

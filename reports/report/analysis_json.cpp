@@ -513,7 +513,47 @@ void WriteIterationRows(JsonWriter& w, const std::vector<Iteration>& rows, size_
 
 // The serving section (serving.h, docs/SERVING.md): null + serving_reason without serving steps
 // or graph replays.
-json ServingJson(const ServingAnalysis& sv) {
+// The graph replays traced back to their ops (graph_capture.h): null with the reason when no
+// capture trace was given; absent when the trace has no graph launch and none was.
+constexpr size_t kCapturedOpsShown = 50;
+
+void SetCaptureJson(json& graph, const ServingAnalysis& sv, const GraphCaptureMapping& m) {
+  if (!m.asked) {
+    if (sv.graph_launches == 0) return;
+    graph["capture"] = nullptr;
+    graph["capture_reason"] =
+        "no capture trace given (tracegate analyze REPLAY --capture CAPTURE): a replay records no op, so its kernels "
+        "are classed by their names";
+    return;
+  }
+  json ops = json::array();
+  for (size_t i = 0; i < m.ops.size() && i < kCapturedOpsShown; ++i) {
+    const GraphOpShare& o = m.ops[i];
+    json j = {{"op", o.op.empty() ? json(nullptr) : json(o.op)},
+              {"frame", o.frame.empty() ? json(nullptr) : json(o.frame)},
+              {"kernels", o.kernels},
+              {"kernel_ns", o.kernel_ns}};
+    SetOrNull(j, "kernel_time_ratio", m.kernel_ns > 0,
+              m.kernel_ns > 0 ? static_cast<double>(o.kernel_ns) / static_cast<double>(m.kernel_ns) : 0,
+              "the mapped kernels took no time");
+    ops.push_back(std::move(j));
+  }
+  json traces = json::array();
+  for (const std::string& t : m.sources) traces.push_back(t);
+  graph["capture"] = {{"traces", std::move(traces)},
+                      {"graphs", m.graphs},
+                      {"launches", m.launches},
+                      {"launches_mapped", m.launches_mapped},
+                      {"kernels", m.kernels},
+                      {"kernels_mapped", m.kernels_mapped},
+                      {"kernel_ns", m.kernel_ns},
+                      {"matched_by", {{"launch_count", m.by_count}, {"launch_count_and_capture_size", m.by_size}}},
+                      {"unmatched", {{"no_graph_with_as_many_launches", m.no_match}, {"ambiguous", m.ambiguous}}},
+                      {"ops", std::move(ops)},
+                      {"ops_omitted", m.ops.size() > kCapturedOpsShown ? m.ops.size() - kCapturedOpsShown : 0}};
+}
+
+json ServingJson(const ServingAnalysis& sv, const GraphCaptureMapping& capture) {
   json groups = json::array();
   for (const ServingGroup& g : sv.groups) {
     json j = {{"kind", kStepKindNames[static_cast<size_t>(g.kind)]},
@@ -540,6 +580,7 @@ json ServingJson(const ServingAnalysis& sv) {
                 {"kernel_ns", sv.graph_kernel_ns},
                 {"total_kernel_ns", sv.kernel_ns}};
   SetOrNull(graph, "kernel_time_ratio", sv.has_graph_ratio, sv.graph_kernel_ratio, "no kernels");
+  SetCaptureJson(graph, sv, capture);
   json capture_names = json::array();
   for (const std::string& n : sv.capture_names) capture_names.push_back(n);
   return {{"steps", sv.steps},
@@ -693,7 +734,7 @@ json AnalysisToJson(const Trace& trace, const Analysis& analysis, const Analysis
   doc["data_quality"] = QualityJson(summary);
   doc["iteration_table"] = rows == IterationRows::kInTree ? IterationTableJson(analysis.iterations) : json::array();
   if (analysis.serving.steps > 0 || analysis.serving.graph_launches > 0 || analysis.serving.capture_steps > 0) {
-    doc["serving"] = ServingJson(analysis.serving);
+    doc["serving"] = ServingJson(analysis.serving, analysis.graph_ops);
   } else {
     doc["serving"] = nullptr;
     doc["serving_reason"] = "no serving step annotations, graph launches or graph captures";

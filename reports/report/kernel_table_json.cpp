@@ -44,6 +44,7 @@ KernelOps KernelOpsByName(const Trace& trace, const Analysis& analysis) {
   struct Counts {
     std::array<uint64_t, kKernelClassCount> cls{};
     uint64_t launched = 0;
+    uint64_t graph = 0;  // launched by a graph launch
   };
   std::vector<uint32_t> dense(trace.strings.size(), kNoName);
   std::vector<StringId> names;
@@ -61,7 +62,8 @@ KernelOps KernelOpsByName(const Trace& trace, const Analysis& analysis) {
     Counts& c = counts[d];
     c.cls[static_cast<size_t>(have_classes ? analysis.kernel_classes[i] : KernelClass::kOther)]++;
     if (!have_ops) continue;
-    c.launched += links.kernel_launch_found[i];
+    c.launched += links.kernel_launch_found[i] != 0;
+    c.graph += links.kernel_launch_found[i] == OpLinks::kGraphLaunched;
     if (links.kernels[i] == StringTable::kEmpty) continue;
     const uint64_t key = static_cast<uint64_t>(d) << 32 | links.kernels[i];
     if (key != last_key) last_key = key, last_count = &pairs[key];
@@ -79,9 +81,10 @@ KernelOps KernelOpsByName(const Trace& trace, const Analysis& analysis) {
     Merged& m = merged[demangled[d]];
     for (size_t c = 0; c < kKernelClassCount; ++c) m.counts.cls[c] += counts[d].cls[c];
     m.counts.launched += counts[d].launched;
+    m.counts.graph += counts[d].graph;
   }
   for (const auto& [key, n] : pairs) {
-    const std::string_view op = OpBaseName(trace.Name(static_cast<StringId>(key & 0xffffffffu)));
+    const std::string_view op = OpBaseName(links.Name(trace, static_cast<StringId>(key & 0xffffffffu)));
     merged[demangled[key >> 32]].ops[std::string(op)] += n;
   }
   KernelOps out;
@@ -93,7 +96,10 @@ KernelOps KernelOpsByName(const Trace& trace, const Analysis& analysis) {
     if (o.op.empty())
       o.reason = links.source == OpSource::kNone ? "the trace has no host ops (cpu_op or NVTX ranges)"
                  : m.counts.launched == 0        ? "no launch call of this kernel is in the trace"
-                                                 : "no host op encloses its launch calls";
+                 : m.counts.graph == m.counts.launched
+                     ? "a graph replay launched it, and a replay records no op (analyze --capture CAPTURE_TRACE "
+                       "maps it to the op that launched it when the graph was captured); classed by its name"
+                     : "no host op encloses its launch calls";
     size_t cls = 0;  // on a tie the first class stays
     for (size_t c = 1; c < kKernelClassCount; ++c)
       if (m.counts.cls[c] > m.counts.cls[cls]) cls = c;

@@ -276,8 +276,39 @@ void PrintQuality(std::ostream& out, const json& r) {
   if (!any) out << "\ndata quality: clean\n";
 }
 
-// The serving section in two lines at most (docs/SERVING.md): the steps by kind and token bucket,
-// the graph replays' share of kernel time. Nothing when the report has no serving section.
+// The replayed kernels traced back to their capture (analyze --capture): how many were matched,
+// and the ops with the most kernel time. One line saying how to get them when no capture was given.
+void PrintCapturedOps(std::ostream& out, const json& graph) {
+  const auto found = graph.find("capture");
+  if (found == graph.end()) return;
+  if (found->is_null()) {
+    if (Int(graph, "launches") > 0)
+      out << "    ops of the replayed kernels: unknown (a replay records none; analyze --capture CAPTURE_TRACE maps "
+             "them)\n";
+    return;
+  }
+  const json& c = *found;
+  out << "    captured ops: " << Int(c, "kernels_mapped") << " of " << Int(c, "kernels") << " replayed kernels from "
+      << Int(c, "launches_mapped") << " of " << Int(c, "launches") << " launches mapped";
+  const json& by = Object(c, "matched_by");
+  if (Int(by, "launch_count_and_capture_size") > 0)
+    out << " (" << Int(by, "launch_count_and_capture_size") << " by capture size)";
+  const json& unmatched = Object(c, "unmatched");
+  if (const int64_t none = Int(unmatched, "no_graph_with_as_many_launches"); none > 0)
+    out << "; " << none << " with no captured graph of as many launches";
+  if (const int64_t amb = Int(unmatched, "ambiguous"); amb > 0) out << "; " << amb << " ambiguous";
+  const json& ops = Array(c, "ops");
+  constexpr size_t kShown = 4;
+  for (size_t i = 0; i < ops.size() && i < kShown; ++i) {
+    const std::string op = Text(ops[i], "op");
+    out << (i ? ", " : ": ") << (op.empty() ? "(no op)" : op);
+    if (const auto r = Number(ops[i], "kernel_time_ratio")) out << " " << Pct(*r);
+  }
+  out << "\n";
+}
+
+// The serving section in three lines at most (docs/SERVING.md): the steps by kind and token bucket,
+// the graph replays' share of kernel time and their captured ops. Nothing when the report has no serving section.
 void PrintServing(std::ostream& out, const json& r) {
   const json& sv = Object(r, "serving");
   if (!sv.is_object()) return;
@@ -311,6 +342,7 @@ void PrintServing(std::ostream& out, const json& r) {
   if (const auto ratio = Number(graph, "kernel_time_ratio"); ratio && Int(graph, "launches") > 0)
     out << "  graph replays: " << Pct(*ratio) << " of kernel time (" << Int(graph, "kernels") << " kernels from "
         << Int(graph, "launches") << (Int(graph, "launches") == 1 ? " graph launch)\n" : " graph launches)\n");
+  PrintCapturedOps(out, graph);
 }
 
 void PrintIterations(std::ostream& out, const json& r) {

@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 
 import tracegate as tg
-from conftest import FIXTURES, ROOT, real_traces, trace_id
+from conftest import FIXTURES, ROOT, SHARED, real_traces, trace_id
 
 sys.path.insert(0, os.path.join(ROOT, "tests", "cli"))
 import validate_report  # noqa: E402
@@ -75,6 +75,17 @@ def test_options_reach_the_analysis(cli, tmp_path):
                         precision="fp16")
     assert report.dict == json.loads(read(tmp_path / "cli.json"))
     assert len(report["top_kernels"]) == 3
+
+
+def test_capture_reaches_the_analysis(cli, tmp_path):
+    replay = os.path.join(SHARED, "kineto_vllm_decode_graph_replay_mi300.json.gz")
+    capture = os.path.join(SHARED, "kineto_vllm_decode_graph_capture_mi300.json.gz")
+    if not os.path.exists(replay):
+        pytest.skip("../shared/traces is absent")
+    cli("analyze", replay, "--capture", capture, "-q", "-o", tmp_path / "cli.json", "--commit", "x", check=0)
+    report = tg.analyze(replay, capture=capture, commit="x")
+    assert report.dict == json.loads(read(tmp_path / "cli.json"))
+    assert report["serving"]["graph_replay"]["capture"]["kernels_mapped"] == 421
 
 
 def report_file(tmp_path, name, **changes):

@@ -104,9 +104,15 @@ void EvaluateFusionCandidate(const RuleContext& c, const RuleDef& rule, std::vec
     f.title = "Fusion candidate: " + classes;
     f.evidence.push_back(Ev("chain_time_ratio", share, min_share, ">="));
     f.evidence.push_back(Ev("occurrences_per_iteration", cand.per_iteration, 0, ">", "count"));
+    // Inside a graph replay the kernels follow each other without launch gaps: nothing to save there.
+    const std::string gaps = cand.graph_occurrences == 0 ? "launch gaps vanish"
+                             : cand.graph_occurrences == cand.occurrences
+                                 ? "no launch gaps to save inside a graph replay"
+                                 : StrFormat("launch gaps vanish (the %llu inside graph replays have none)",
+                                             static_cast<unsigned long long>(cand.graph_occurrences));
     f.amdahl = MakeAmdahl(share, cand.local_speedup, "assumed",
-                          StrFormat("the fused kernel costs the head plus %.0f%% of the followers; launch gaps vanish",
-                              c.P(rule, "follower_residual") * 100));
+                          StrFormat("the fused kernel costs the head plus %.0f%% of the followers; %s",
+                                    c.P(rule, "follower_residual") * 100, gaps.c_str()));
     f.summary = StrFormat("The chain %s runs %llu times (%.1f per iteration) and takes %.1f%% of the iteration. Fused, each "
                     "occurrence would save about %.1f us (local speedup %.3fx); over every occurrence the run gains "
                     "%.2f%%.",

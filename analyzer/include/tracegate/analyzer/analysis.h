@@ -11,6 +11,7 @@
 #include "tracegate/analyzer/findings.h"
 #include "tracegate/analyzer/fusion.h"
 #include "tracegate/analyzer/gpu_specs.h"
+#include "tracegate/analyzer/graph_capture.h"
 #include "tracegate/analyzer/iteration_idle.h"
 #include "tracegate/analyzer/iterations.h"
 #include "tracegate/analyzer/kernel_class.h"
@@ -35,6 +36,9 @@ struct AnalysisConfig {
   // --critical-path: compute Analysis::critical_path. Off by default: on the 10^6-event file it
   // adds 0.12-0.17 s of analysis and 0.2x the file in peak memory (docs/PERFORMANCE.md).
   bool critical_path = false;
+  // --capture: the graphs of capture traces (ExtractCapturedGraphs), to trace this trace's graph
+  // replays back to the ops that launched their kernels (graph_capture.h).
+  std::vector<CapturedGraph> captured_graphs;
 };
 
 struct Analysis {
@@ -51,6 +55,7 @@ struct Analysis {
   CombinedEstimate combined;  // the findings' gains over disjoint parts (RelateFindings)
   ServingAnalysis serving;    // LLM serving steps by kind and token bucket, graph replays (serving.h)
   CriticalPathResult critical_path;  // the kept iterations' critical path by kind (critical_path.h), when asked
+  GraphCaptureMapping graph_ops;     // graph-replayed kernels matched to captured ops, when captures were given
 };
 
 // InvalidInput for bad options (regexes, --skip, kernel class patterns).

@@ -36,6 +36,10 @@ struct FusionOptions {
   double follower_residual = 0.25; // share of the followers' time a fused kernel still spends
   size_t max_chain = 8;            // kernels per chain at most
   size_t top = 5;                  // candidates reported (by saving)
+  // Per kernel row, OpLinks::kernel_launch_found (may be null): a chain whose kernels a graph
+  // replay launched has no launch gaps to save (the graph's nodes follow each other on the
+  // device), so its saving is the followers' time only.
+  const std::vector<uint8_t>* launch_found = nullptr;
 };
 
 struct FusionCandidate {
@@ -43,7 +47,9 @@ struct FusionCandidate {
   std::vector<KernelClass> classes;
   uint64_t occurrences = 0;           // over kept iterations
   double per_iteration = 0;           // occurrences / kept iterations
-  TimeNs head_ns = 0, followers_ns = 0, gaps_ns = 0, chain_ns = 0;  // sums over occurrences
+  TimeNs head_ns = 0, followers_ns = 0, chain_ns = 0;  // sums over occurrences
+  TimeNs gaps_ns = 0;              // the gaps between the kernels of the occurrences outside graph replays
+  uint64_t graph_occurrences = 0;  // occurrences a graph replay launched (their gaps are not saved)
   TimeNs saving_ns = 0;
   double local_speedup = 1;           // S
   double share = 0;                   // P = chain_ns / total iteration time

@@ -129,8 +129,10 @@ constexpr KernelClass CombineKernelClass(KernelClass by_op, KernelClass by_name)
 // classified by the op that launched it (`kernel_ops`, LinkOps' per-row op, may be null), then
 // by name, where the communication pattern finds NCCL's old (ncclKernel_*) and new
 // (ncclDevKernel_*) kernels, RCCL's and other collectives.
+// `extra_op_names` names the op ids past the trace's strings (OpLinks::extra_names).
 std::vector<KernelClass> ClassifyKernels(const Trace& trace, const KernelClassifier& classifier,
-                                         const std::vector<StringId>* kernel_ops = nullptr);
+                                         const std::vector<StringId>* kernel_ops = nullptr,
+                                         const std::vector<std::string>* extra_op_names = nullptr);
 
 // A short display form of a kernel name for titles: demangled, without return type, template
 // arguments and parameter list ("void at::native::foo<4, bar>(int)" -> "at::native::foo").

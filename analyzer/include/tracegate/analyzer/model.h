@@ -398,6 +398,13 @@ struct Trace {
   const Device* FindDevice(int32_t id) const;
 };
 
+// What an API call does, from its name (nsys' version suffix "_v7000" and the per-thread-stream
+// suffixes _ptsz / _ptds / _spt removed): a kernel launch of the runtime, driver or HIP API
+// (cudaLaunchKernel, cuLaunchKernel, hipModuleLaunchKernel, ...), a graph launch (cudaGraphLaunch,
+// cuGraphLaunch, hipGraphLaunch), a device-wide sync, or the begin / end of a stream capture.
+enum class ApiRole : uint8_t { kOther, kKernelLaunch, kGraphLaunch, kDeviceSync, kCaptureBegin, kCaptureEnd };
+ApiRole ApiRoleOf(std::string_view name);
+
 // After import: counts GPU activities whose correlation id has no API call (kUnmatchedCorrelation)
 // and computes range nesting depth per thread. Importers call it once at the end.
 void FinalizeTrace(Trace& trace);

@@ -12,6 +12,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "tracegate/analyzer/model.h"
@@ -38,8 +40,19 @@ struct OpLinks {
   // Per row of trace.kernels / memcpys / memsets: the op name (StringTable::kEmpty = none).
   std::vector<StringId> kernels, memcpys, memsets;
   // Per kernel row: 1 when its launch call is in the trace (an op of kEmpty then means that no
-  // op encloses the call), 0 when it is not.
+  // op encloses the call), kGraphLaunched when that call is a graph launch (cudaGraphLaunch,
+  // hipGraphLaunch: the op around it is the replay's, not the one that launched the kernel when
+  // the graph was captured), 0 when it is not in the trace.
   std::vector<uint8_t> kernel_launch_found;
+  static constexpr uint8_t kGraphLaunched = 2;
+  // Op names that are not in the trace's string table: those of a capture trace, given to the
+  // graph-launched kernels it captured (MapGraphKernels, graph_capture.h). Their ids follow the
+  // trace's: extra_names[id - trace.strings.size()]. Read every op name through Name().
+  std::vector<std::string> extra_names;
+  std::string_view Name(const Trace& trace, StringId id) const {
+    return id < trace.strings.size() ? trace.Name(id) : std::string_view(extra_names[id - trace.strings.size()]);
+  }
+  size_t NameCount(const Trace& trace) const { return trace.strings.size() + extra_names.size(); }
 };
 
 // Builds its own correlation index; RunAnalysis passes the one it has.

@@ -43,12 +43,15 @@ struct AnalysisSettings {
   std::string rules_path, costs_path, reference_path;
   double peak_gbs = 0, peak_tflops = 0;
   bool critical_path = false;  // --critical-path (AnalysisConfig::critical_path)
+  // --capture: traces of CUDA / HIP graph captures, whose ops the replayed kernels take
+  // (AnalysisConfig::captured_graphs, graph_capture.h).
+  std::vector<std::string> captures;
 };
 
 // --skip: "auto" (unset) or a count of iterations; errors name the option.
 Status ParseSkip(const std::string& text, std::optional<size_t>* skip);
 Status ToIterationOptions(const IterationSettings& settings, IterationOptions* options);
-// Reads --rules, --costs and --reference files; errors name the file or the option.
+// Reads --rules, --costs, --reference and --capture files; errors name the file or the option.
 Status ToAnalysisConfig(const AnalysisSettings& settings, AnalysisConfig* config);
 
 // An output path must not be the input: writing would destroy the trace being read.
