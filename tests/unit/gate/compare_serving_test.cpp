@@ -221,6 +221,64 @@ TEST(ServingGate, HtmlPageTablesTheStepGroups) {
   EXPECT_NE(html.find("groups on one side only: prefill 512-1023 tokens (new only, 40 steps)</li>"), std::string::npos);
 }
 
+// JUnit (compare_text.cpp): one case per step group on both sides in place of avg_latency_ms, the
+// regressed one failing with the text gate's words, the workload verdict a case that never fails.
+TEST(ServingGate, JunitHasACasePerStepGroup) {
+  const ServingRun base = Generate("junit_base", Spec(300, 1));
+  const ServingRun slow = Generate("junit_slow", Spec(300, 2), "", "decode:64=1.06");
+  const Comparison c = CompareReports(base.report, slow.report, CompareOptions{}, "base", "new");
+  const std::string xml = ComparisonJunit(c);
+  EXPECT_NE(xml.find("<testsuite name=\"tracegate.gate\" tests=\"9\" failures=\"1\" errors=\"0\" skipped=\"0\">"),
+            std::string::npos)
+      << xml;
+  EXPECT_EQ(xml.find("avg_latency_ms\""), std::string::npos) << xml;
+  const ServingGroupDelta* slowed = nullptr;
+  for (const ServingGroupDelta& g : c.serving.groups) {
+    if (g.regression) slowed = &g;
+  }
+  ASSERT_NE(slowed, nullptr);
+  char change[256];
+  std::snprintf(change, sizeof change, "%.4f -&gt; %.4f ms/token (%+.2f%%, 95%% CI %+.2f%%..%+.2f%%, q = %.3g)",
+                slowed->base_ms_per_token, slowed->new_ms_per_token, slowed->delta_pct,
+                (slowed->bootstrap.lo - 1) * 100, (slowed->bootstrap.hi - 1) * 100, slowed->q);
+  EXPECT_NE(xml.find("<testcase classname=\"tracegate.gate\" name=\"serving decode 64-127 tokens ms_per_token\">\n"
+                     "      <failure message=\"REGRESSION: ms/token over the +5% limit in decode 64-127 tokens " +
+                     std::string(change) + "\" type=\"regression\">"),
+            std::string::npos)
+      << xml;
+  for (const char* group : {"prefill 1024-2047", "decode 16-31", "decode 32-63", "mixed 256-511"})
+    EXPECT_NE(xml.find("name=\"serving " + std::string(group) +
+                       " tokens ms_per_token\">\n      <system-out>PASS: ms/token within the +5% limit in "),
+              std::string::npos)
+        << group;
+  EXPECT_NE(xml.find("name=\"serving workload\">\n      <system-out>workload unchanged: every step group on both "
+                     "sides, step mix shifted by 0.0% (a change from 5%)</system-out>"),
+            std::string::npos)
+      << xml;
+
+  const ServingRun mix =
+      Generate("junit_mix", Spec(300, 3), "prefill:1024=4,decode:16=1,decode:32=1,decode:64=1,mixed:256=3");
+  const std::string mixed = ComparisonJunit(CompareReports(base.report, mix.report, CompareOptions{}, "base", "new"));
+  EXPECT_NE(mixed.find("tests=\"9\" failures=\"0\" errors=\"0\" skipped=\"0\">"), std::string::npos) << mixed;
+  EXPECT_NE(mixed.find("name=\"serving workload\">\n      <system-out>workload changed, not judged as latency: step "
+                       "mix shifted by 50.0% ("),
+            std::string::npos)
+      << mixed;
+
+  const ServingRun few = Generate("junit_few", Spec(9, 4), "decode:32=1");
+  const ServingRun other = Generate("junit_other", Spec(9, 5), "prefill:1024=1");
+  const std::string none = ComparisonJunit(CompareReports(few.report, other.report, CompareOptions{}, "a", "b"));
+  EXPECT_NE(none.find("name=\"serving ms_per_token\">\n      <error message=\"no serving step group (kind x token "
+                      "bucket) on both sides"),
+            std::string::npos)
+      << none;
+  const std::string short_runs = ComparisonJunit(CompareReports(few.report, few.report, CompareOptions{}, "a", "b"));
+  EXPECT_NE(short_runs.find("name=\"serving decode 32-63 tokens ms_per_token\">\n      <skipped message=\"not "
+                            "judged: fewer than 10 steps on a side\"/>"),
+            std::string::npos)
+      << short_runs;
+}
+
 TEST(ServingGate, RateBootstrapIsDeterministicAndExact) {
   const std::vector<double> bl = {3, 5, 4, 6}, bt = {30, 50, 40, 60}, nl = {3.3, 5.5, 4.4, 6.6}, nt = {30, 50, 40, 60};
   const RateBootstrapResult a = BootstrapRatioOfRates(bl, bt, nl, nt), b = BootstrapRatioOfRates(bl, bt, nl, nt);
