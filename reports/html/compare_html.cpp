@@ -202,8 +202,8 @@ void Serving(std::ostream& out, const Comparison& c) {
   else
     out << "<p>"
         << Esc("Same workload: every group on both sides, the step mix shifted by " +
-               FormatNumber(s.step_mix_distance * 100, 1) + "% (a change from " +
-               FormatNumber(kServingMixLimit * 100, -1) + "%).")
+               FormatNumber(s.step_mix_distance * 100, 1) + "% (" + FormatNumber(kServingMixLimit * 100, -1) +
+               "% or more is a workload change).")
         << "</p>\n";
   out << "</section>\n";
 }

@@ -72,10 +72,11 @@ std::vector<JunitCase> ServingCases(const Comparison& c, const JunitCase& latenc
   }
   const ServingComparison& s = c.serving;
   cases.push_back({"serving workload", "", "",
-                   s.workload_changed ? s.workload_text
-                                      : "workload unchanged: every step group on both sides, step mix shifted by " +
-                                            internal::FormatNumber(s.step_mix_distance * 100, 1) + "% (a change from " +
-                                            internal::FormatNumber(kServingMixLimit * 100, -1) + "%)"});
+                   s.workload_changed
+                       ? s.workload_text
+                       : "workload unchanged: every step group on both sides, step mix shifted by " +
+                             internal::FormatNumber(s.step_mix_distance * 100, 1) + "% (" +
+                             internal::FormatNumber(kServingMixLimit * 100, -1) + "% or more is a workload change)"});
   return cases;
 }
 
