@@ -89,6 +89,30 @@ nlohmann::json ServingComparisonJson(const Comparison& c);
 // The step groups' table of the terminal summary or the Markdown (nothing unless
 // c.serving.applies).
 void ServingTable(std::ostream& out, const Comparison& c, bool markdown);
+// Bootstrap resamples per step group, with a fixed seed: the same reports always give the same
+// verdict. Fewer than kServingMinSteps steps on a side and the bootstrap understates the spread of
+// their ms per token: the group is listed, not judged.
+inline constexpr int kServingResamples = 2000;
+inline constexpr double kServingConfidence = 0.95;
+inline constexpr size_t kServingMinSteps = 10;
+// One row of the step groups' table, its cells as the terminal, the Markdown and the HTML page
+// show them ("n/a" where a side has no steps or the group is not judged); verdict: "REGRESSION",
+// "over the limit, not significant", "pass", "new only", "base only" or "fewer than 10 steps a side".
+struct ServingRowCells {
+  std::string group, steps, shares, base_ms_per_token, new_ms_per_token, change, interval, q, verdict;
+};
+ServingRowCells ServingRow(const ServingGroupDelta& g);
+// "decode 64-127 tokens 0.0630 -> 0.0670 ms/token (+6.23%, 95% CI +5.51%..+6.91%, q = 0.005)" (a
+// judged group).
+std::string ServingGroupChange(const ServingGroupDelta& g);
+// The limit as the texts say it: "+5%".
+std::string ServingLimitText(const Comparison& c);
+// One group's verdict as a line: "REGRESSION: ms/token over the +5% limit in <change>", "PASS: ms/token
+// within the +5% limit in <change>", "PASS: <change> is over the +5% limit but not significant (q = ...)",
+// or "not judged: <why>" (JUnit, compare_text.cpp).
+std::string ServingGroupVerdict(const Comparison& c, const ServingGroupDelta& g);
+// Why a group is not judged ("no steps in base", "fewer than 10 steps on a side", ...); "" when judged.
+std::string ServingNotJudgedReason(const ServingGroupDelta& g);
 
 // How many kernels have each KernelChange, indexed by the enum.
 std::array<size_t, 4> CountChanges(const Comparison& c);

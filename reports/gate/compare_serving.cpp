@@ -28,12 +28,9 @@ constexpr std::string_view kServingSection = "serving";
 constexpr std::string_view kServingSteps = "steps";
 constexpr std::string_view kIterationTable = "iteration_table";
 
-// Bootstrap resamples per group, with a fixed seed: the same reports always give the same verdict.
-constexpr int kResamples = 2000;
-constexpr double kConfidence = 0.95;
-// Fewer steps on a side and the bootstrap understates the spread of their ms per token: the group
-// is listed, not judged.
-constexpr size_t kMinSteps = 10;
+constexpr int kResamples = kServingResamples;
+constexpr double kConfidence = kServingConfidence;
+constexpr size_t kMinSteps = kServingMinSteps;
 
 struct GroupSamples {
   std::vector<double> latency_ms, tokens;
@@ -141,14 +138,57 @@ void AdjustForGroups(ServingComparison& s) {
   }
 }
 
-std::string GroupChange(const ServingGroupDelta& g) {
+}  // namespace
+
+std::string ServingGroupChange(const ServingGroupDelta& g) {
   return ServingGroupName(g) + " " + FormatNumber(g.base_ms_per_token, 4) + " -> " +
          FormatNumber(g.new_ms_per_token, 4) + " ms/token (" + FormatSigned(g.delta_pct, 2) + "%, " +
          FormatNumber(g.bootstrap.confidence * 100, -1) + "% CI " + FormatSigned((g.bootstrap.lo - 1) * 100, 2) +
          "%.." + FormatSigned((g.bootstrap.hi - 1) * 100, 2) + "%, q = " + FormatP(g.q) + ")";
 }
 
-}  // namespace
+std::string ServingLimitText(const Comparison& c) { return FormatSigned(c.options.threshold_pct, -1) + "%"; }
+
+std::string ServingGroupVerdict(const Comparison& c, const ServingGroupDelta& g) {
+  if (!g.judged) return "not judged: " + ServingNotJudgedReason(g);
+  const std::string limit = ServingLimitText(c);
+  if (g.regression)
+    return VerdictHeading(Verdict::kRegression) + ": ms/token over the " + limit + " limit in " + ServingGroupChange(g);
+  if (g.over_threshold)
+    return VerdictHeading(Verdict::kPass) + ": " + ServingGroupChange(g) + " is over the " + limit +
+           " limit but not significant (q = " + FormatP(g.q) + " >= " + FormatNumber(c.options.alpha, -1) + ")";
+  return VerdictHeading(Verdict::kPass) + ": ms/token within the " + limit + " limit in " + ServingGroupChange(g);
+}
+
+std::string ServingNotJudgedReason(const ServingGroupDelta& g) {
+  if (g.judged) return "";
+  if (g.base_steps == 0) return "no steps in base";
+  if (g.new_steps == 0) return "no steps in new";
+  if (g.base_steps < kMinSteps || g.new_steps < kMinSteps)
+    return "fewer than " + std::to_string(kMinSteps) + " steps on a side";
+  return g.bootstrap.reason;
+}
+
+ServingRowCells ServingRow(const ServingGroupDelta& g) {
+  ServingRowCells r;
+  r.group = ServingGroupName(g);
+  r.steps = std::to_string(g.base_steps) + " / " + std::to_string(g.new_steps);
+  r.shares = Percent(g.base_step_share) + " / " + Percent(g.new_step_share);
+  r.base_ms_per_token = g.base_steps ? FormatNumber(g.base_ms_per_token, 4) : "n/a";
+  r.new_ms_per_token = g.new_steps ? FormatNumber(g.new_ms_per_token, 4) : "n/a";
+  r.change = g.judged ? FormatSigned(g.delta_pct, 2) + "%" : "n/a";
+  r.interval =
+      g.judged ? FormatSigned((g.bootstrap.lo - 1) * 100, 2) + "%.." + FormatSigned((g.bootstrap.hi - 1) * 100, 2) + "%"
+               : "n/a";
+  r.q = g.judged ? FormatP(g.q) : "n/a";
+  r.verdict = g.regression        ? "REGRESSION"
+              : g.over_threshold  ? "over the limit, not significant"
+              : g.judged          ? "pass"
+              : g.base_steps == 0 ? "new only"
+              : g.new_steps == 0  ? "base only"
+                                  : "fewer than " + std::to_string(kMinSteps) + " steps a side";
+  return r;
+}
 
 std::string ServingGroupName(const ServingGroupDelta& g) {
   return g.kind + " " +
@@ -220,7 +260,7 @@ std::string ServingVerdictText(const Comparison& c) {
     std::string text = "ms/token over the " + limit + " limit in ";
     bool first = true;
     for (const ServingGroupDelta& g : s.groups)
-      if (g.regression) text += (first ? "" : ", ") + GroupChange(g), first = false;
+      if (g.regression) text += (first ? "" : ", ") + ServingGroupChange(g), first = false;
     clauses.push_back(text);
   } else {
     const ServingGroupDelta* largest = nullptr;
@@ -228,7 +268,7 @@ std::string ServingVerdictText(const Comparison& c) {
       if (g.judged && (!largest || g.delta_pct > largest->delta_pct)) largest = &g;
     std::string text = "ms/token within the " + limit + " limit in " + std::to_string(s.judged) +
                        (s.judged == 1 ? " step group" : " step groups");
-    if (largest) text += " (largest change " + GroupChange(*largest) + ")";
+    if (largest) text += " (largest change " + ServingGroupChange(*largest) + ")";
     clauses.push_back(text);
     for (const ServingGroupDelta& g : s.groups)
       if (g.judged && g.over_threshold)
@@ -264,11 +304,7 @@ nlohmann::json ServingComparisonJson(const Comparison& c) {
                       {"base_step_share", g.base_step_share},
                       {"new_step_share", g.new_step_share},
                       {"judged", g.judged},
-                      {"not_judged_reason", !base   ? "no steps in base"
-                                            : !next ? "no steps in new"
-                                            : g.base_steps < kMinSteps || g.new_steps < kMinSteps
-                                                ? "fewer than " + std::to_string(kMinSteps) + " steps on a side"
-                                                : g.bootstrap.reason},
+                      {"not_judged_reason", ServingNotJudgedReason(g)},
                       {"ratio", number_or(g.judged, g.bootstrap.ratio)},
                       {"delta_pct", number_or(g.judged, g.delta_pct)},
                       {"ci_lo_pct", number_or(g.judged, (g.bootstrap.lo - 1) * 100)},
@@ -312,30 +348,16 @@ void ServingTable(std::ostream& out, const Comparison& c, bool markdown) {
         << ci << " | q | verdict |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
   else out << "  serving step groups (ms per token, " << ci << " bootstrap, q Benjamini-Hochberg):\n";
   for (const ServingGroupDelta& g : s.groups) {
-    const std::string b = g.base_steps ? FormatNumber(g.base_ms_per_token, 4) : "n/a";
-    const std::string n = g.new_steps ? FormatNumber(g.new_ms_per_token, 4) : "n/a";
-    const std::string change = g.judged ? FormatSigned(g.delta_pct, 2) + "%" : "n/a";
-    const std::string interval = g.judged ? FormatSigned((g.bootstrap.lo - 1) * 100, 2) + "%.." +
-                                                FormatSigned((g.bootstrap.hi - 1) * 100, 2) + "%"
-                                          : "n/a";
-    const std::string q = g.judged ? FormatP(g.q) : "n/a";
-    const std::string verdict = g.regression        ? "REGRESSION"
-                                : g.over_threshold  ? "over the limit, not significant"
-                                : g.judged          ? "pass"
-                                : g.base_steps == 0 ? "new only"
-                                : g.new_steps == 0  ? "base only"
-                                                    : "fewer than " + std::to_string(kMinSteps) + " steps a side";
-    const std::string steps = std::to_string(g.base_steps) + " / " + std::to_string(g.new_steps);
-    const std::string shares = Percent(g.base_step_share) + " / " + Percent(g.new_step_share);
+    const ServingRowCells r = ServingRow(g);
     if (markdown) {
-      out << "| " << ServingGroupName(g) << " | " << steps << " | " << shares << " | " << b << " | " << n << " | "
-          << change << " | " << interval << " | " << q << " | " << (g.regression ? "**REGRESSION**" : verdict)
-          << " |\n";
+      out << "| " << r.group << " | " << r.steps << " | " << r.shares << " | " << r.base_ms_per_token << " | "
+          << r.new_ms_per_token << " | " << r.change << " | " << r.interval << " | " << r.q << " | "
+          << (g.regression ? "**REGRESSION**" : r.verdict) << " |\n";
     } else {
       char line[256];
-      std::snprintf(line, sizeof line, "    %-24s %11s %15s %9s -> %-9s %9s %19s %8s  %s\n",
-                    ServingGroupName(g).c_str(), steps.c_str(), shares.c_str(), b.c_str(), n.c_str(), change.c_str(),
-                    interval.c_str(), q.c_str(), verdict.c_str());
+      std::snprintf(line, sizeof line, "    %-24s %11s %15s %9s -> %-9s %9s %19s %8s  %s\n", r.group.c_str(),
+                    r.steps.c_str(), r.shares.c_str(), r.base_ms_per_token.c_str(), r.new_ms_per_token.c_str(),
+                    r.change.c_str(), r.interval.c_str(), r.q.c_str(), r.verdict.c_str());
       out << line;
     }
   }

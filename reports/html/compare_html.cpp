@@ -100,7 +100,8 @@ void Head(std::ostream& out, const Comparison& c) {
       << "</style>\n</head>\n<body>\n<header>\n<h1>tracegate: base against new</h1>\n<p class=\"sub\">base <span "
          "class=\"name\">"
       << Esc(c.base.label) << "</span> · new <span class=\"name\">" << Esc(c.next.label) << "</span> · threshold "
-      << Esc(Signed(c.options.threshold_pct, -1)) << "% on avg_latency_ms"
+      << Esc(Signed(c.options.threshold_pct, -1))
+      << (c.serving.applies ? "% on ms per token in each serving step group" : "% on avg_latency_ms")
       << (c.options.require_significance ? ", significance required" : "")
       << (c.options.has_kernel_threshold ? ", kernel families " + Signed(c.options.kernel_threshold_pct, -1) + "%"
                                          : std::string())
@@ -116,9 +117,16 @@ void Banner(std::ostream& out, const Comparison& c) {
   out << "<section class=\"banner " << VerdictName(c.verdict) << "\" id=\"verdict\">\n<div class=\"verdict\">"
       << Esc(VerdictHeading(c.verdict)) << "</div>\n<p class=\"line\">" << Esc(c.verdict_text) << "</p>\n";
   out << "<div class=\"figures\">\n";
+  if (c.serving.applies)
+    Figure(out, "serving step groups (ms per token)",
+           std::to_string(c.serving.judged) + " judged, " + std::to_string(c.serving.regressions) + " over the limit" +
+               (c.serving.workload_changed ? ", workload changed" : ""),
+           c.serving.regressions > 0 ? " up" : "");
   if (c.has_latency) {
     Figure(out, "avg latency per iteration", Ms(c.base_latency_ms) + " -> " + Ms(c.new_latency_ms) + " ms");
-    Figure(out, "change (limit " + Signed(c.options.threshold_pct, -1) + "%)",
+    Figure(out,
+           c.serving.applies ? "change (not judged: serving steps are judged per group)"
+                             : "change (limit " + Signed(c.options.threshold_pct, -1) + "%)",
            Signed(c.latency_delta_ms, 3) + " ms, " + Signed(c.latency_delta_pct, 2) + "%",
            DeltaClass(c.latency_delta_ms));
   }
@@ -154,6 +162,52 @@ void Caveats(std::ostream& out, const Comparison& c) {
   out << "</ul>\n</section>\n";
 }
 
+// Serving reports on both sides: the step groups' table, the cells the terminal and the Markdown
+// print (ServingRow), then the workload change.
+void Serving(std::ostream& out, const Comparison& c) {
+  const ServingComparison& s = c.serving;
+  if (!s.applies) return;
+  const std::string limit = ServingLimitText(c), ci = FormatNumber(kServingConfidence * 100, -1) + "%";
+  out << "<h2 id=\"serving\">Serving step groups (ms per token)</h2>\n<section>\n<p>"
+      << Esc("Serving runs are judged per step group (step kind x power-of-two token bucket), not on avg_latency_ms, "
+             "which follows the batch mix. ms per token: the group's summed step latency / summed tokens; change: "
+             "new / base - 1, with its " +
+             ci + " percentile bootstrap interval over the group's steps (" + std::to_string(kServingResamples) +
+             " resamples); q: the one-sided p-value of \"at most " + limit +
+             " slower\", Benjamini-Hochberg-adjusted across the judged groups. A group fails when it is over the " +
+             limit + " limit with q < " + FormatNumber(c.options.alpha, -1) + "; groups with fewer than " +
+             std::to_string(kServingMinSteps) + " steps on a side are listed, not judged.")
+      << "</p>\n<div class=\"scroll\"><table class=\"serving\"><tr><th>Step group</th><th class=\"num\">Steps base / "
+         "new</th><th class=\"num\">Share of steps base / new</th><th class=\"num\">Base ms/token</th><th "
+         "class=\"num\">New ms/token</th><th class=\"num\">Change</th><th class=\"num\">"
+      << Esc(ci) << " CI</th><th class=\"num\">q</th><th>Verdict</th></tr>\n";
+  for (const ServingGroupDelta& g : s.groups) {
+    const ServingRowCells r = ServingRow(g);
+    const std::string verdict = g.regression ? "<strong class=\"up\">" + Esc(r.verdict) + "</strong>"
+                                : g.judged   ? Esc(r.verdict)
+                                             : "<span class=\"na\">" + Esc(r.verdict) + "</span>";
+    out << "<tr><td class=\"name\">" << Esc(r.group) << "</td><td class=\"num\">" << Esc(r.steps)
+        << "</td><td class=\"num\">" << Esc(r.shares) << "</td><td class=\"num\">" << Esc(r.base_ms_per_token)
+        << "</td><td class=\"num\">" << Esc(r.new_ms_per_token) << "</td><td class=\"num"
+        << (g.over_threshold                 ? " up"
+            : g.judged && g.bootstrap.hi < 1 ? " down"
+                                             : "")
+        << "\">" << Esc(r.change) << "</td><td class=\"num\">" << Esc(r.interval) << "</td><td class=\"num\">"
+        << Esc(r.q) << "</td><td>" << verdict << "</td></tr>\n";
+  }
+  out << "</table></div>\n";
+  if (!s.no_match.empty()) out << "<p class=\"na\">" << Esc(s.no_match) << ".</p>\n";
+  if (s.workload_changed)
+    out << "<ul class=\"caveats\"><li class=\"warning\">" << Esc(s.workload_text) << "</li></ul>\n";
+  else
+    out << "<p>"
+        << Esc("Same workload: every group on both sides, the step mix shifted by " +
+               FormatNumber(s.step_mix_distance * 100, 1) + "% (" + FormatNumber(kServingMixLimit * 100, -1) +
+               "% or more is a workload change).")
+        << "</p>\n";
+  out << "</section>\n";
+}
+
 void Latency(std::ostream& out, const Comparison& c, const PageSide& base, const PageSide& next) {
   out << "<h2 id=\"latency\">Latency per iteration</h2>\n<section>\n<p>Each tick is one kept iteration "
          "(latency_samples_ms); the heavy line is the run's mean, the dashed red line the gate's limit. ";
@@ -165,6 +219,9 @@ void Latency(std::ostream& out, const Comparison& c, const PageSide& base, const
                FormatNumber(c.bootstrap.hi, 4) + "]")
         << ", times the base mean.";
   else out << "No interval: " << Esc(c.bootstrap.reason) << ".";
+  if (c.serving.applies)
+    out << " Serving runs: the iterations are engine steps of mixed sizes, so the mean follows the batch mix and the "
+           "limit line is not the gate; the step groups above are.";
   out << "</p>\n" << Chart(LatencyOverlaySvg(c, base, next)) << "</section>\n";
 }
 
@@ -321,6 +378,7 @@ std::string ComparisonHtml(const Comparison& c, const nlohmann::json& base, cons
   Banner(out, c);
   Caveats(out, c);
   if (!c.metrics.empty()) {  // the inputs were read
+    Serving(out, c);
     Latency(out, c, bs, ns);
     Families(out, c);
     Phases(out, c);

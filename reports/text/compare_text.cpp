@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <iterator>
 #include <sstream>
 #include <string_view>
+#include <vector>
 
 #include "reports/document/report_keys.h"
 #include "reports/gate/compare_internal.h"
@@ -39,7 +41,44 @@ struct JunitCase {
   std::string name;
   std::string kind;  // "", "failure", "error", "skipped"
   std::string message;
+  std::string out = "";  // the case's <system-out>, when not empty
 };
+
+constexpr const char* kNotJudged = "not judged: the inputs cannot be compared";
+
+// Serving reports (compare_serving.cpp): in place of avg_latency_ms, one case per step group on
+// both sides ("serving decode 64-127 tokens ms_per_token": a failure when it regressed, skipped when
+// it has too few steps), the workload verdict as a case that never fails, with its text as
+// system-out, and an error case "serving ms_per_token" when the latency check cannot judge (no
+// group on both sides). `latency` is the avg_latency_ms case as the plain gate would write it.
+std::vector<JunitCase> ServingCases(const Comparison& c, const JunitCase& latency) {
+  std::vector<JunitCase> cases;
+  if (latency.kind == "error") cases.push_back({"serving ms_per_token", "error", latency.message});
+  const bool skip = latency.kind == "skipped" || c.verdict == Verdict::kCannotJudge;
+  for (const ServingGroupDelta& g : c.serving.groups) {
+    if (g.base_steps == 0 || g.new_steps == 0) continue;  // the workload case says so
+    JunitCase jc{"serving " + internal::ServingGroupName(g) + " ms_per_token", "", ""};
+    const std::string verdict = internal::ServingGroupVerdict(c, g);
+    if (skip && latency.kind != "error") {
+      jc = {jc.name, "skipped", kNotJudged};
+    } else if (!g.judged) {
+      jc = {jc.name, "skipped", verdict};
+    } else if (g.regression) {
+      jc = {jc.name, "failure", verdict};
+    } else {
+      jc.out = verdict;
+    }
+    cases.push_back(std::move(jc));
+  }
+  const ServingComparison& s = c.serving;
+  cases.push_back({"serving workload", "", "",
+                   s.workload_changed
+                       ? s.workload_text
+                       : "workload unchanged: every step group on both sides, step mix shifted by " +
+                             internal::FormatNumber(s.step_mix_distance * 100, 1) + "% (" +
+                             internal::FormatNumber(kServingMixLimit * 100, -1) + "% or more is a workload change)"});
+  return cases;
+}
 
 }  // namespace
 
@@ -57,7 +96,7 @@ std::string ComparisonJunit(const Comparison& c) {
   // Checks that could not run because an input is unusable are skipped, not passed.
   const bool inputs_ok = cases.front().kind.empty();
   for (JunitCase& jc : cases)
-    if (!inputs_ok && jc.kind.empty()) jc = {jc.name, "skipped", "not judged: the inputs cannot be compared"};
+    if (!inputs_ok && jc.kind.empty()) jc = {jc.name, "skipped", kNotJudged};
   const bool latency_failed =
       c.verdict == Verdict::kRegression &&
       (c.serving.applies ? c.serving.regressions > 0  // serving: a step group's ms/token
@@ -65,15 +104,19 @@ std::string ComparisonJunit(const Comparison& c) {
   if (c.options.has_kernel_threshold) {
     JunitCase kernels{"kernel_gpu_time", "", ""};
     if (!c.families_over.empty()) kernels = {kernels.name, "failure", c.verdict_text};
-    else if (c.verdict == Verdict::kCannotJudge)
-      kernels = {kernels.name, "skipped", "not judged: the inputs cannot be compared"};
+    else if (c.verdict == Verdict::kCannotJudge) kernels = {kernels.name, "skipped", kNotJudged};
     cases.push_back(std::move(kernels));
   }
   JunitCase& latency_case = cases[3];
   if (latency_failed) {
     latency_case = {latency_case.name, "failure", c.verdict_text};
   } else if (c.verdict == Verdict::kCannotJudge && latency_case.kind.empty()) {
-    latency_case = {latency_case.name, "skipped", "not judged: the inputs cannot be compared"};
+    latency_case = {latency_case.name, "skipped", kNotJudged};
+  }
+  if (c.serving.applies) {
+    std::vector<JunitCase> serving = ServingCases(c, latency_case);
+    cases.erase(cases.begin() + 3);
+    cases.insert(cases.begin() + 3, std::make_move_iterator(serving.begin()), std::make_move_iterator(serving.end()));
   }
   size_t failures = 0, errors = 0, skipped = 0;
   for (const JunitCase& jc : cases) {
@@ -89,16 +132,20 @@ std::string ComparisonJunit(const Comparison& c) {
       << "  <testsuite name=\"tracegate.gate\" " << totals << " skipped=\"" << skipped << "\">\n";
   for (const JunitCase& jc : cases) {
     out << "    <testcase classname=\"tracegate.gate\" name=\"" << Xml(jc.name) << "\"";
-    if (jc.kind.empty()) {
+    if (jc.kind.empty() && jc.out.empty()) {
       out << "/>\n";
       continue;
     }
-    out << ">\n      <" << jc.kind << " message=\"" << Xml(jc.message) << "\"";
-    if (jc.kind == "skipped") {
-      out << "/>\n";
-    } else {
-      out << " type=\"" << VerdictName(c.verdict) << "\">" << Xml(c.verdict_text) << "</" << jc.kind << ">\n";
+    out << ">\n";
+    if (!jc.kind.empty()) {
+      out << "      <" << jc.kind << " message=\"" << Xml(jc.message) << "\"";
+      if (jc.kind == "skipped") {
+        out << "/>\n";
+      } else {
+        out << " type=\"" << VerdictName(c.verdict) << "\">" << Xml(c.verdict_text) << "</" << jc.kind << ">\n";
+      }
     }
+    if (!jc.out.empty()) out << "      <system-out>" << Xml(jc.out) << "</system-out>\n";
     out << "    </testcase>\n";
   }
   out << "    <system-out>" << Xml(c.verdict_text);

@@ -2,8 +2,8 @@
 # The serving gate end to end (docs/SERVING.md, "The serving gate") on runs of
 # tracegate-gen-kineto --serving: the report's step groups recomputed in plain Python from the raw
 # trace and checked exactly against the report and the generator's known answers; a 6% slower
-# decode bucket fails gate and names the bucket (text, Markdown, JSON); another batch mix passes
-# and says the workload changed; an A/A pair passes; no group on both sides: exit 2.
+# decode bucket fails gate and names the bucket (text, Markdown, JSON, the HTML page's step-group
+# table, a JUnit case per group); another batch mix passes and says the workload changed; an A/A pair passes; no group on both sides: exit 2.
 # Usage: serving_gate.sh TRACEGATE FIXTURES_DIR
 source "$(dirname "$0")/../testlib.bash"
 gen=$(dirname "$tg")/tracegate-gen-kineto
@@ -99,9 +99,49 @@ assert 5 < g["delta_pct"] < 7 and g["ci_lo_pct"] > 0 and g["q"] < 0.05
 assert not s["workload_changed"] and s["judged"] == 5
 EOF
 
+# The same pair's HTML page and JUnit: the page's step-group rows are compare --json's numbers; JUnit
+# has one case per step group, the slowed one failing with the text gate's line, and the workload.
+"$tg" gate "$dir/slow.report.json" --baseline "$dir/base.report.json" --html "$dir/slow.html" \
+  --junit "$dir/slow.xml" >"$dir/out" 2>&1; [ $? = 1 ] || fail "gate --html --junit slow"
+python3 - "$dir/slow.cmp.json" "$dir/slow.html" "$dir/slow.xml" "$dir/out" <<'EOF' && ok || fail "slow page and JUnit"
+import html, json, re, sys
+import xml.etree.ElementTree as ET
+s = json.load(open(sys.argv[1]))["serving"]
+page = open(sys.argv[2], encoding="utf-8").read()
+table = re.search(r'<table class="serving">(.*?)</table>', page, re.S).group(1)
+rows = [[html.unescape(re.sub(r"<[^>]*>", "", c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", r)]
+        for r in re.findall(r"<tr><td.*?</tr>", table)]
+want = [[g["name"], f'{g["base_steps"]} / {g["new_steps"]}',
+         f'{g["base_step_share"] * 100:.1f}% / {g["new_step_share"] * 100:.1f}%',
+         f'{g["base_ms_per_token"]:.4f}', f'{g["new_ms_per_token"]:.4f}', f'{g["delta_pct"]:+.2f}%',
+         f'{g["ci_lo_pct"]:+.2f}%..{g["ci_hi_pct"]:+.2f}%', f'{g["q"]:.3g}',
+         "REGRESSION" if g["regression"] else "pass"] for g in s["groups"]]
+assert rows == want, (rows, want)
+suite = ET.parse(sys.argv[3]).getroot().find("testsuite")
+cases = {c.get("name"): c for c in suite.findall("testcase")}
+groups = [f'serving {g["name"]} ms_per_token' for g in s["groups"]]
+assert list(cases) == ["inputs", "devices", "data_quality"] + groups + ["serving workload"], list(cases)
+failed = [n for n, c in cases.items() if c.find("failure") is not None]
+assert failed == ["serving decode 64-127 tokens ms_per_token"], failed
+# one group failed: its message is the verdict line the gate printed
+line = open(sys.argv[4]).readline().rstrip("\n")
+assert cases[failed[0]].find("failure").get("message") == line, line
+assert line.startswith("REGRESSION: ms/token over the +5% limit in decode 64-127 tokens "), line
+assert cases["serving workload"].find("system-out").text.startswith("workload unchanged"), "workload"
+assert suite.get("failures") == "1" and suite.get("tests") == str(len(cases))
+EOF
+
 # Another batch mix, the same per-token costs: pass, a workload change, the mean latency not judged.
 gate 0 '^PASS: ms/token within the \+5% limit in 5 step groups .*; workload changed, not judged as latency: step mix shifted by [0-9.]+% \(.*; avg_latency_ms .* follows the batch mix: serving steps are judged per group$' \
-  "$dir/mix.report.json" --baseline "$dir/base.report.json"
+  "$dir/mix.report.json" --baseline "$dir/base.report.json" --junit "$dir/mix.xml" --html "$dir/mix.html"
+python3 - "$dir/mix.xml" "$dir/mix.html" <<'EOF' && ok || fail "mix JUnit and page"
+import sys, xml.etree.ElementTree as ET
+suite = ET.parse(sys.argv[1]).getroot().find("testsuite")
+assert suite.get("failures") == "0" and suite.get("errors") == "0"
+w = [c for c in suite.findall("testcase") if c.get("name") == "serving workload"][0]
+assert w.find("system-out").text.startswith("workload changed, not judged as latency: step mix shifted by 50.0% (")
+assert '<li class="warning">workload changed, not judged as latency: step mix shifted by 50.0% (' in open(sys.argv[2]).read()
+EOF
 
 # A/A: pass, no workload change.
 gate 0 '^PASS: ms/token within the \+5% limit in 5 step groups \(largest change [a-z]+ [0-9-]+ tokens [0-9.]+ -> [0-9.]+ ms/token \([^;]*\)\)$' \

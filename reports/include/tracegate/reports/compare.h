@@ -261,7 +261,12 @@ std::string ComparisonMarkdown(const Comparison& c);
 
 // JUnit XML for CI systems: one test suite "tracegate.gate" with one test case per check (inputs,
 // devices, data_quality, avg_latency_ms); a regression is a <failure> of avg_latency_ms, a check
-// that cannot judge an <error>, and checks left unjudged because of it <skipped>.
+// that cannot judge an <error>, and checks left unjudged because of it <skipped>. Serving reports
+// (ServingComparison): in place of avg_latency_ms, one case per step group on both sides
+// ("serving decode 64-127 tokens ms_per_token"; a <failure> with the group's verdict line when it
+// regressed, <skipped> with fewer than 10 steps a side, its line as <system-out> otherwise),
+// "serving workload" (never fails; the workload change or its absence as <system-out>), and
+// "serving ms_per_token", an <error>, when no group can be judged.
 std::string ComparisonJunit(const Comparison& c);
 
 // Decides whether a file is a tracegate report or a trace without reading a large trace whole:
