@@ -19,14 +19,9 @@ namespace tg::internal {
 
 enum class ItemKind : uint32_t { kKernel = 0, kMemcpy = 1, kMemset = 2 };
 
-// One GPU activity in the sort buffer: 24 bytes. `ref` packs the table (2 low bits) and the row,
-// so each GPU table may hold up to 2^30 rows (a trace that large would not fit in memory anyway).
-struct GpuItem {
-  TimeNs start, end;
-  uint32_t ref;
-  uint32_t lane;  // dense (device, stream) index, numbered in (device, stream) order
-};
-
+// One GPU activity in the timelines' sort buffer, a ref: 4 bytes that pack the table (2 low bits)
+// and the row, so each GPU table may hold up to 2^30 rows (a trace that large would not fit in
+// memory anyway); its times are read from the table.
 inline uint32_t MakeRef(ItemKind kind, size_t row) {
   return static_cast<uint32_t>(row << 2) | static_cast<uint32_t>(kind);
 }
