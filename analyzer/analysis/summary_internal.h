@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -89,8 +90,10 @@ class IdleCauseFinder {
                 IdleGap* gap, int32_t thread = -1) const;
   // Every gap of the device: d.idle_causes, and the time before each stream's next work
   // (`streams`: the device's streams, sorted by stream id). With `spans` (sorted, disjoint) also
-  // d.in_iterations and the `largest` longest gaps wholly inside one span. `gaps` in time order.
-  void Attribute(const std::vector<GapItem>& gaps, DeviceSummary& d, StreamSummary* streams, size_t stream_count,
+  // d.in_iterations and the `largest` longest gaps wholly inside one span. `gaps` calls its
+  // argument with each gap, in time order (the gaps are swept, not stored).
+  using GapSweep = std::function<void(const std::function<void(const GapItem&)>&)>;
+  void Attribute(const GapSweep& gaps, DeviceSummary& d, StreamSummary* streams, size_t stream_count,
                  const std::vector<std::pair<TimeNs, TimeNs>>* spans = nullptr, size_t largest = 0) const;
   // The row of the call that launched a GPU item, or -1.
   int64_t LaunchCall(uint32_t ref) const;

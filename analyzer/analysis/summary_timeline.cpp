@@ -158,9 +158,6 @@ TimeNs SweepUnion(const Items& items, const uint32_t* first, const uint32_t* las
   return busy + (cur_end - cur_start);
 }
 
-// `lane_bounds`: the device's items are its lanes' time-sorted blocks, at these offsets.
-// `streams`: the device's stream summaries, by stream id.
-// Appends the device's kernel rows in start order to `kernels` and its busy union to `busy`.
 // The kept iterations' spans and the host model, asked for once, when the first device's gaps
 // are attributed (the other thread may still be finding them).
 class LazySpans {
@@ -183,11 +180,15 @@ class LazySpans {
   const std::vector<std::pair<TimeNs, TimeNs>>* spans_ = nullptr;
 };
 
+// `first`..`last`: the device's items, its lanes' time-sorted blocks at offsets `lane_bounds`.
+// `streams`: the device's stream summaries, by stream id. Appends the device's kernel rows in
+// start order to `kernels` and its busy union to `busy`. The gaps are swept twice (a sweep is a
+// read of the sorted refs): once for the counts and the largest, once for the busy pieces and the
+// causes, so that no gap is stored.
 void SummarizeDevice(const Trace& t, const AnalyzeOptions& options, IdleCauseFinder* causes, LazySpans& spans,
                      const Items& items, uint32_t* first, uint32_t* last, const std::vector<size_t>& lane_bounds,
                      StreamSummary* streams, size_t stream_count, DeviceSummary& d, std::vector<uint32_t>& kernels,
                      std::vector<std::pair<TimeNs, TimeNs>>& busy) {
-  std::vector<GapItem> all_gaps;
   internal::MergeSortedBlocks(first, lane_bounds, [&](uint32_t a, uint32_t b) { return items.ByTime(a, b); });
   d.first_start_ns = items.Start(*first);
   d.last_end_ns = items.End(*first);
@@ -195,11 +196,12 @@ void SummarizeDevice(const Trace& t, const AnalyzeOptions& options, IdleCauseFin
     if (RefKind(*it) == ItemKind::kKernel) kernels.push_back(static_cast<uint32_t>(RefRow(*it)));
     d.last_end_ns = std::max(d.last_end_ns, items.End(*it));
   }
-  TimeNs piece_start = d.first_start_ns;  // the busy piece the gaps below close
   d.active_ns = d.last_end_ns - d.first_start_ns;
   // Bounded heap of the `largest_gaps` largest gaps: its front is the smallest kept.
   std::vector<GapItem> heap;
   heap.reserve(options.largest_gaps + 1);
+  TimeNs piece_start = d.first_start_ns;  // the busy piece the gaps below close
+  size_t pieces = 0;
   d.busy_ns = SweepUnion(items, first, last, [&](TimeNs gs, TimeNs ge, uint32_t previous, uint32_t next) {
     TimeNs len = ge - gs;
     d.gap_count++;
@@ -207,18 +209,29 @@ void SummarizeDevice(const Trace& t, const AnalyzeOptions& options, IdleCauseFin
     size_t b = GapBucketOf(len);
     d.gap_histogram[b]++;
     d.gap_histogram_ns[b] += len;
-    const GapItem g{gs, ge, previous, next};
-    if (gs > piece_start) busy.emplace_back(piece_start, gs);
+    pieces += gs > piece_start;
     piece_start = ge;
-    if (causes) all_gaps.push_back(g);
-    KeepLargest(heap, options.largest_gaps, g);
+    KeepLargest(heap, options.largest_gaps, GapItem{gs, ge, previous, next});
   });
-  if (d.last_end_ns > piece_start) busy.emplace_back(piece_start, d.last_end_ns);
   d.has_idle_ratio = d.active_ns > 0;
   d.idle_ratio = d.has_idle_ratio
                      ? static_cast<double>(d.active_ns - d.busy_ns) / static_cast<double>(d.active_ns)
                      : 0.0;
-  if (causes) causes->Attribute(all_gaps, d, streams, stream_count, spans.Get(causes), options.largest_gaps);
+  busy.reserve(busy.size() + pieces + 1);
+  piece_start = d.first_start_ns;
+  auto each_gap = [&](const std::function<void(const GapItem&)>& attribute) {
+    SweepUnion(items, first, last, [&](TimeNs gs, TimeNs ge, uint32_t previous, uint32_t next) {
+      if (gs > piece_start) busy.emplace_back(piece_start, gs);
+      piece_start = ge;
+      if (attribute) attribute(GapItem{gs, ge, previous, next});
+    });
+    if (d.last_end_ns > piece_start) busy.emplace_back(piece_start, d.last_end_ns);
+  };
+  if (causes) {
+    causes->Attribute(each_gap, d, streams, stream_count, spans.Get(causes), options.largest_gaps);
+  } else {
+    each_gap(nullptr);
+  }
   std::sort(heap.begin(), heap.end(), LargerGap);
   d.largest_gaps.reserve(heap.size());
   for (const GapItem& g : heap) {
@@ -273,6 +286,7 @@ void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, const Api
   const Items times(t);
   auto by_time = [&](uint32_t a, uint32_t b) { return times.ByTime(a, b); };
   std::vector<uint32_t> items = CollectItems(t, lane_keys, lane_start);
+  s.kernels_by_start.reserve(t.kernels.size());  // every kernel, device by device
   s.streams.resize(lane_keys.size());
   for (uint32_t lane = 0; lane < lane_keys.size(); ++lane) {
     uint32_t* first = items.data() + lane_start[lane];
