@@ -182,18 +182,17 @@ class LazySpans {
 
 // `first`..`last`: the device's items, its lanes' time-sorted blocks at offsets `lane_bounds`.
 // `streams`: the device's stream summaries, by stream id. Appends the device's kernel rows in
-// start order to `kernels` and its busy union to `busy`. The gaps are swept twice (a sweep is a
+// start order (`first`..`last` sorted by time) and its busy union to `busy`. The gaps are swept twice (a sweep is a
 // read of the sorted refs): once for the counts and the largest, once for the busy pieces and the
 // causes, so that no gap is stored.
 void SummarizeDevice(const Trace& t, const AnalyzeOptions& options, IdleCauseFinder* causes, LazySpans& spans,
                      const Items& items, uint32_t* first, uint32_t* last, const std::vector<size_t>& lane_bounds,
-                     StreamSummary* streams, size_t stream_count, DeviceSummary& d, std::vector<uint32_t>& kernels,
+                     StreamSummary* streams, size_t stream_count, DeviceSummary& d,
                      std::vector<std::pair<TimeNs, TimeNs>>& busy) {
   internal::MergeSortedBlocks(first, lane_bounds, [&](uint32_t a, uint32_t b) { return items.ByTime(a, b); });
   d.first_start_ns = items.Start(*first);
   d.last_end_ns = items.End(*first);
   for (const uint32_t* it = first; it != last; ++it) {
-    if (RefKind(*it) == ItemKind::kKernel) kernels.push_back(static_cast<uint32_t>(RefRow(*it)));
     d.last_end_ns = std::max(d.last_end_ns, items.End(*it));
   }
   d.active_ns = d.last_end_ns - d.first_start_ns;
@@ -286,7 +285,6 @@ void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, const Api
   const Items times(t);
   auto by_time = [&](uint32_t a, uint32_t b) { return times.ByTime(a, b); };
   std::vector<uint32_t> items = CollectItems(t, lane_keys, lane_start);
-  s.kernels_by_start.reserve(t.kernels.size());  // every kernel, device by device
   s.streams.resize(lane_keys.size());
   for (uint32_t lane = 0; lane < lane_keys.size(); ++lane) {
     uint32_t* first = items.data() + lane_start[lane];
@@ -312,6 +310,7 @@ void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, const Api
   // one contiguous block; re-sort that block by time alone.
   size_t lane = 0;
   size_t begin = 0;
+  size_t kernels = 0;                                    // kernel rows written to the front of `items`
   std::vector<size_t> kernel_bounds{0}, busy_bounds{0};  // per device, for the merge below
   while (lane < lane_keys.size()) {
     DeviceSummary d;
@@ -330,8 +329,12 @@ void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, const Api
     }
     size_t end = begin + d.kernels + d.memcpys + d.memsets;
     SummarizeDevice(t, options, causes ? &*causes : nullptr, spans, times, items.data() + begin, items.data() + end,
-                    bounds, s.streams.data() + first_lane, lane - first_lane, d, s.kernels_by_start, s.gpu_busy);
-    kernel_bounds.push_back(s.kernels_by_start.size());
+                    bounds, s.streams.data() + first_lane, lane - first_lane, d, s.gpu_busy);
+    // The device's kernel rows, in time order, to the front of the buffer (behind the devices
+    // before it): the buffer becomes kernels_by_start, with no second one.
+    for (size_t i = begin; i < end; ++i)
+      if (RefKind(items[i]) == ItemKind::kKernel) items[kernels++] = static_cast<uint32_t>(RefRow(items[i]));
+    kernel_bounds.push_back(kernels);
     busy_bounds.push_back(s.gpu_busy.size());
     for (size_t l = first_lane; l < lane; ++l)
       s.streams[l].device_busy_share =
@@ -339,6 +342,8 @@ void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, const Api
     s.devices.push_back(std::move(d));
     begin = end;
   }
+  items.resize(kernels);
+  s.kernels_by_start = std::move(items);
   if (s.devices.size() > 1) {
     // Each device's part is in time order: merge them, then join the devices' busy pieces.
     const KernelTable& k = t.kernels;
