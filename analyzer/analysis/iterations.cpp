@@ -227,9 +227,9 @@ TimeNs UnionLength(const Piece* first, const Piece* last, Keep keep) {
 // launched it: an instant the device is busy is not idle in the iteration it falls in. The spans
 // are disjoint and in order (SeparateSpans), so every instant lands in at most one iteration and
 // the iterations' idle never sums to more than the device's. `hint`: the span the last call
-// started in (work comes roughly in time order).
-void AddGpuPiece(std::vector<Piece>& pieces, const std::vector<Iteration>& its, size_t& hint, TimeNs s, TimeNs e,
-                 Cls c) {
+// started in (work comes roughly in time order). Calls on_piece(const Piece&) for each, in order.
+template <class OnPiece>
+void ForGpuPieces(const std::vector<Iteration>& its, size_t& hint, TimeNs s, TimeNs e, Cls c, OnPiece&& on_piece) {
   if (e <= s) return;
   size_t k = hint;
   if (!(k < its.size() && its[k].end > s && (k == 0 || its[k - 1].end <= s))) {
@@ -239,7 +239,7 @@ void AddGpuPiece(std::vector<Piece>& pieces, const std::vector<Iteration>& its, 
   }
   for (; k < its.size() && its[k].start < e; ++k) {
     TimeNs a = std::max(s, its[k].start), b = std::min(e, its[k].end);
-    if (b > a) pieces.push_back({a, b, static_cast<int32_t>(k), c});
+    if (b > a) on_piece(Piece{a, b, static_cast<int32_t>(k), c});
   }
 }
 
@@ -420,15 +420,17 @@ struct GpuRows {
   const CopyKind* kind;  // memcpys: the direction decides the class; else every row is GPU work
   size_t size;
   size_t next = 0;  // the first row not read yet
-  size_t hint = 0;  // AddGpuPiece's span of the last row
+  size_t hint = 0;  // ForGpuPieces' span of the last row
 
   Cls ClassOf(size_t i) const {
     if (kind == nullptr) return kGpu;
     return kind[i] == CopyKind::kHtoD ? kH2d : kind[i] == CopyKind::kDtoH ? kD2h : kGpu;
   }
-  void AddRow(std::vector<Piece>& pieces, const std::vector<Iteration>& its) {
-    AddGpuPiece(pieces, its, hint, start[next], end[next], ClassOf(next));
-    ++next;
+  // Calls on_piece for each piece of the next row (ForGpuPieces) and moves past it.
+  template <class OnPiece>
+  void ReadRow(const std::vector<Iteration>& its, OnPiece&& on_piece) {
+    const size_t r = next++;
+    ForGpuPieces(its, hint, start[r], end[r], ClassOf(r), on_piece);
   }
 };
 
@@ -444,26 +446,27 @@ bool StreamPhases(std::vector<GpuRows>& tables, const std::vector<Piece>& ranges
   std::array<std::vector<Piece>, kAhead + 1> window;
   std::vector<Piece> later;  // a min-heap by iteration: pieces beyond the window
   auto after = [](const Piece& a, const Piece& b) { return a.iter > b.iter; };
-  std::vector<Piece> row;
   const Piece* range = ranges.data();
   const Piece* ranges_end = range + ranges.size();
   for (size_t i = 0; i < its.size(); ++i) {
     const size_t last = i + kAhead;
     for (GpuRows& tab : tables) {
       while (tab.next < tab.size) {
-        row.clear();
-        tab.AddRow(row, its);
-        for (const Piece& p : row) {
+        bool first = true, ahead = false, behind = false;
+        tab.ReadRow(its, [&](const Piece& p) {
           const auto k = static_cast<size_t>(p.iter);
-          if (k < i) return false;
-          if (k <= last) {
+          if (first) first = false, ahead = k > last;
+          if (k < i) {
+            behind = true;
+          } else if (k <= last) {
             window[k % window.size()].push_back(p);
           } else {
             later.push_back(p);
             std::push_heap(later.begin(), later.end(), after);
           }
-        }
-        if (!row.empty() && static_cast<size_t>(row.front().iter) > last) break;  // read far enough ahead
+        });
+        if (behind) return false;
+        if (ahead) break;  // read far enough ahead
       }
     }
     std::vector<Piece>& group = window[i % window.size()];
@@ -516,7 +519,7 @@ void ComputePhases(const Trace& t, const Assigner& assign, Matchers& m, Iteratio
   std::vector<size_t> blocks{0};
   for (GpuRows& tab : tables) {
     tab.next = 0;
-    while (tab.next < tab.size) tab.AddRow(pieces, its);
+    while (tab.next < tab.size) tab.ReadRow(its, [&](const Piece& p) { pieces.push_back(p); });
     SortPieceBlock(pieces.data() + blocks.back(), pieces.data() + pieces.size());
     blocks.push_back(pieces.size());
   }
