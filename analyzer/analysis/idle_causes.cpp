@@ -311,9 +311,8 @@ void DescribeLargest(const Trace& t, const IdleCauseFinder& f, std::array<std::v
 
 }  // namespace
 
-void IdleCauseFinder::Attribute(const std::vector<GapItem>& gaps, DeviceSummary& d, StreamSummary* streams,
-                                size_t stream_count, const std::vector<std::pair<TimeNs, TimeNs>>* spans,
-                                size_t largest_cap) const {
+void IdleCauseFinder::Attribute(const GapSweep& gaps, DeviceSummary& d, StreamSummary* streams, size_t stream_count,
+                                const std::vector<std::pair<TimeNs, TimeNs>>* spans, size_t largest_cap) const {
   IdleCauses& out = d.idle_causes;
   out.attributed = true;
   for (size_t i = 0; i < stream_count; ++i) streams[i].idle_attributed = true;
@@ -323,7 +322,7 @@ void IdleCauseFinder::Attribute(const std::vector<GapItem>& gaps, DeviceSummary&
   d.in_iterations.attributed = spans != nullptr;
   size_t span = 0;  // the first span that ends after the current gap's start (gaps come in time order)
   std::vector<CausePiece> pieces;
-  for (const GapItem& g : gaps) {
+  gaps([&](const GapItem& g) {
     pieces.clear();
     Split(g.start, g.end, g.previous, g.next, HostModel::kNoThread, &pieces);
     std::array<TimeNs, kIdleCauseCount> ns{};
@@ -363,7 +362,7 @@ void IdleCauseFinder::Attribute(const std::vector<GapItem>& gaps, DeviceSummary&
                                              [stream](const StreamSummary& x) { return x.stream < stream; });
     if (st != streams + stream_count && st->stream == stream)
       for (size_t c = 0; c < kIdleCauseCount; ++c) st->idle_before_ns[c] += ns[c];
-  }
+  });
   DescribeLargest(t_, *this, largest, out);
   if (!spans) return;
   DescribeLargest(t_, *this, in_largest, d.in_iterations);

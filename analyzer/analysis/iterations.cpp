@@ -1,13 +1,15 @@
 // AnalyzeIterations(): markers -> assignment of every row to an iteration -> spans -> phases.
 // Each regular expression runs once per distinct range name (verdicts cached by StringId), API
-// calls are found by binary search in one sorted (correlation, row) index, and the phases of
-// every iteration come from one buffer of clipped intervals sorted by (iteration, start).
-// O(n log n) time; beyond the output, memory is 16 bytes per API call and 24 per interval.
+// calls are found by binary search in one sorted (correlation, row) index, and each iteration's
+// phases come from its clipped intervals, gathered from each table's cursor a few iterations
+// ahead (every interval at once only when a table's iterations decrease: ComputePhases).
+// O(n log n) time; beyond the output, memory is a few iterations' intervals (24 bytes each).
 #include "tracegate/analyzer/iterations.h"
 
 #include "analyzer/util/sort_runs.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <optional>
 #include <regex>
@@ -225,9 +227,9 @@ TimeNs UnionLength(const Piece* first, const Piece* last, Keep keep) {
 // launched it: an instant the device is busy is not idle in the iteration it falls in. The spans
 // are disjoint and in order (SeparateSpans), so every instant lands in at most one iteration and
 // the iterations' idle never sums to more than the device's. `hint`: the span the last call
-// started in (work comes roughly in time order).
-void AddGpuPiece(std::vector<Piece>& pieces, const std::vector<Iteration>& its, size_t& hint, TimeNs s, TimeNs e,
-                 Cls c) {
+// started in (work comes roughly in time order). Calls on_piece(const Piece&) for each, in order.
+template <class OnPiece>
+void ForGpuPieces(const std::vector<Iteration>& its, size_t& hint, TimeNs s, TimeNs e, Cls c, OnPiece&& on_piece) {
   if (e <= s) return;
   size_t k = hint;
   if (!(k < its.size() && its[k].end > s && (k == 0 || its[k - 1].end <= s))) {
@@ -237,7 +239,7 @@ void AddGpuPiece(std::vector<Piece>& pieces, const std::vector<Iteration>& its, 
   }
   for (; k < its.size() && its[k].start < e; ++k) {
     TimeNs a = std::max(s, its[k].start), b = std::min(e, its[k].end);
-    if (b > a) pieces.push_back({a, b, static_cast<int32_t>(k), c});
+    if (b > a) on_piece(Piece{a, b, static_cast<int32_t>(k), c});
   }
 }
 
@@ -391,49 +393,105 @@ void CountWork(const Trace& t, IterationAnalysis* out) {
   }
 }
 
-// Phase pieces: the GPU work, then the pre / infer / post ranges that start inside a marker; each
-// table's pieces sorted by (iteration, start), the blocks merged, and a linear pass per iteration.
-void ComputePhases(const Trace& t, const Assigner& assign, Matchers& m, IterationAnalysis* out) {
-  const std::vector<Iteration>& its = out->iterations;
-  std::vector<Piece> pieces;
-  pieces.reserve(t.GpuEventCount());
-  // Each table's pieces are nearly in (iteration, start) order already: sort each block on its
-  // own (cheap), then merge the blocks. The order of pieces that start together does not matter
-  // to FillPhases (unions).
+// Sorts a block of pieces by (iteration, start). Rows come in launch order, so their iterations
+// usually do not decrease: then only each iteration's few pieces need sorting by start (work on
+// several streams interleaves them). The order of pieces that start together does not matter to
+// FillPhases (unions).
+void SortPieceBlock(Piece* first, Piece* last) {
   auto by_iteration_and_start = [](const Piece& a, const Piece& b) {
     return a.iter != b.iter ? a.iter < b.iter : a.start < b.start;
   };
-  std::vector<size_t> blocks{0};
-  auto end_block = [&] {
-    Piece* first = pieces.data() + blocks.back();
-    Piece* last = pieces.data() + pieces.size();
-    // Rows come in launch order, so their iterations usually do not decrease: then only each
-    // iteration's few pieces need sorting by start (work on several streams interleaves them).
-    if (std::is_sorted(first, last, [](const Piece& a, const Piece& b) { return a.iter < b.iter; })) {
-      for (Piece* group = first; group != last;) {
-        Piece* next = group;
-        while (next != last && next->iter == group->iter) ++next;
-        internal::SortNearlySorted(group, next, by_iteration_and_start);  // one iteration may be the whole trace
-        group = next;
-      }
-    } else {
-      internal::SortNearlySorted(first, last, by_iteration_and_start);
+  if (std::is_sorted(first, last, [](const Piece& a, const Piece& b) { return a.iter < b.iter; })) {
+    for (Piece* group = first; group != last;) {
+      Piece* next = group;
+      while (next != last && next->iter == group->iter) ++next;
+      internal::SortNearlySorted(group, next, by_iteration_and_start);  // one iteration may be the whole trace
+      group = next;
     }
-    blocks.push_back(pieces.size());
-  };
-  size_t hint = 0;
-  const KernelTable& k = t.kernels;
-  for (size_t i = 0; i < k.size(); ++i) AddGpuPiece(pieces, its, hint, k.start[i], k.end[i], kGpu);
-  end_block();
-  const MemcpyTable& c = t.memcpys;
-  for (size_t i = 0; i < c.size(); ++i) {
-    Cls cls = c.kind[i] == CopyKind::kHtoD ? kH2d : c.kind[i] == CopyKind::kDtoH ? kD2h : kGpu;
-    AddGpuPiece(pieces, its, hint, c.start[i], c.end[i], cls);
+  } else {
+    internal::SortNearlySorted(first, last, by_iteration_and_start);
   }
-  end_block();
-  const MemsetTable& s = t.memsets;
-  for (size_t i = 0; i < s.size(); ++i) AddGpuPiece(pieces, its, hint, s.start[i], s.end[i], kGpu);
-  end_block();
+}
+
+// One GPU table's rows (kernels, memcpys or memsets) read as phase pieces, row by row.
+struct GpuRows {
+  const TimeNs* start;
+  const TimeNs* end;
+  const CopyKind* kind;  // memcpys: the direction decides the class; else every row is GPU work
+  size_t size;
+  size_t next = 0;  // the first row not read yet
+  size_t hint = 0;  // ForGpuPieces' span of the last row
+
+  Cls ClassOf(size_t i) const {
+    if (kind == nullptr) return kGpu;
+    return kind[i] == CopyKind::kHtoD ? kH2d : kind[i] == CopyKind::kDtoH ? kD2h : kGpu;
+  }
+  // Calls on_piece for each piece of the next row (ForGpuPieces) and moves past it.
+  template <class OnPiece>
+  void ReadRow(const std::vector<Iteration>& its, OnPiece&& on_piece) {
+    const size_t r = next++;
+    ForGpuPieces(its, hint, start[r], end[r], ClassOf(r), on_piece);
+  }
+};
+
+// The phases iteration by iteration: each table's rows are read up to a few iterations ahead of
+// the one being filled, their pieces kept in one reused vector per iteration of that window (and
+// a heap for the pieces of later ones: work that spans iterations, a row read ahead), so the
+// memory is a few iterations' pieces, not every row's. `ranges`: the phase ranges' pieces, sorted
+// by (iteration, start). False, with some iterations filled, when a row has a piece in an
+// iteration already filled (a table's iterations decrease by more than the window): the caller
+// then takes the global path, which fills every iteration again.
+bool StreamPhases(std::vector<GpuRows>& tables, const std::vector<Piece>& ranges, std::vector<Iteration>& its) {
+  constexpr size_t kAhead = 2;  // iterations read ahead of the one being filled
+  std::array<std::vector<Piece>, kAhead + 1> window;
+  std::vector<Piece> later;  // a min-heap by iteration: pieces beyond the window
+  auto after = [](const Piece& a, const Piece& b) { return a.iter > b.iter; };
+  const Piece* range = ranges.data();
+  const Piece* ranges_end = range + ranges.size();
+  for (size_t i = 0; i < its.size(); ++i) {
+    const size_t last = i + kAhead;
+    for (GpuRows& tab : tables) {
+      while (tab.next < tab.size) {
+        bool first = true, ahead = false, behind = false;
+        tab.ReadRow(its, [&](const Piece& p) {
+          const auto k = static_cast<size_t>(p.iter);
+          if (first) first = false, ahead = k > last;
+          if (k < i) {
+            behind = true;
+          } else if (k <= last) {
+            window[k % window.size()].push_back(p);
+          } else {
+            later.push_back(p);
+            std::push_heap(later.begin(), later.end(), after);
+          }
+        });
+        if (behind) return false;
+        if (ahead) break;  // read far enough ahead
+      }
+    }
+    std::vector<Piece>& group = window[i % window.size()];
+    while (!later.empty() && static_cast<size_t>(later.front().iter) == i) {
+      std::pop_heap(later.begin(), later.end(), after);
+      group.push_back(later.back());
+      later.pop_back();
+    }
+    for (; range != ranges_end && static_cast<size_t>(range->iter) == i; ++range) group.push_back(*range);
+    internal::SortNearlySorted(group.data(), group.data() + group.size(),
+                               [](const Piece& a, const Piece& b) { return a.start < b.start; });
+    FillPhases(group.data(), group.data() + group.size(), its[i]);
+    group.clear();
+  }
+  return true;
+}
+
+// Phase pieces: the GPU work, then the pre / infer / post ranges that start inside a marker. The
+// ranges' pieces are sorted by (iteration, start) on their own (the pre / post ones are the
+// stages' pieces); the GPU work's are streamed iteration by iteration (StreamPhases). When a
+// table's iterations decrease too far for that, the global path: each table's pieces sorted by
+// (iteration, start), the blocks merged, and a linear pass per iteration.
+void ComputePhases(const Trace& t, const Assigner& assign, Matchers& m, IterationAnalysis* out) {
+  std::vector<Iteration>& its = out->iterations;
+  std::vector<Piece> ranges;
   const RangeTable& r = t.ranges;
   for (size_t i = 0; i < r.size(); ++i) {
     if (r.on_gpu[i] != 0 || r.end[i] <= r.start[i] || assign.Foreign(r.pid[i])) continue;
@@ -441,19 +499,41 @@ void ComputePhases(const Trace& t, const Assigner& assign, Matchers& m, Iteratio
     for (auto [match, cls] : {std::pair{&m.pre, kPre}, std::pair{&m.infer, kInferRange}, std::pair{&m.post, kPost}}) {
       if (!(*match)(r.name[i])) continue;
       if (iter == -2) iter = assign.markers.At(r.start[i]);
-      AddPiece(pieces, its, iter, r.start[i], r.end[i], cls);
+      AddPiece(ranges, its, iter, r.start[i], r.end[i], cls);
     }
   }
-  end_block();
-  internal::MergeSortedBlocks(pieces.data(), std::move(blocks), by_iteration_and_start);
-  for (const Piece& x : pieces)
+  SortPieceBlock(ranges.data(), ranges.data() + ranges.size());
+  for (const Piece& x : ranges)
     if (x.cls == kPre || x.cls == kPost) out->stage_pieces.push_back({x.iter, x.start, x.end, x.cls == kPost});
+
+  const KernelTable& k = t.kernels;
+  const MemcpyTable& c = t.memcpys;
+  const MemsetTable& s = t.memsets;
+  std::vector<GpuRows> tables{{k.start.data(), k.end.data(), nullptr, k.size()},
+                              {c.start.data(), c.end.data(), c.kind.data(), c.size()},
+                              {s.start.data(), s.end.data(), nullptr, s.size()}};
+  if (StreamPhases(tables, ranges, its)) return;
+
+  std::vector<Piece> pieces;
+  pieces.reserve(t.GpuEventCount() + ranges.size());
+  std::vector<size_t> blocks{0};
+  for (GpuRows& tab : tables) {
+    tab.next = 0;
+    while (tab.next < tab.size) tab.ReadRow(its, [&](const Piece& p) { pieces.push_back(p); });
+    SortPieceBlock(pieces.data() + blocks.back(), pieces.data() + pieces.size());
+    blocks.push_back(pieces.size());
+  }
+  pieces.insert(pieces.end(), ranges.begin(), ranges.end());
+  blocks.push_back(pieces.size());
+  internal::MergeSortedBlocks(pieces.data(), std::move(blocks), [](const Piece& a, const Piece& b) {
+    return a.iter != b.iter ? a.iter < b.iter : a.start < b.start;
+  });
   const Piece* p = pieces.data();
   const Piece* end = p + pieces.size();
   for (size_t i = 0; i < its.size(); ++i) {
     const Piece* q = p;
     while (q != end && q->iter == static_cast<int32_t>(i)) ++q;
-    FillPhases(p, q, out->iterations[i]);
+    FillPhases(p, q, its[i]);
     p = q;
   }
 }

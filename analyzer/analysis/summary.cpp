@@ -1,5 +1,5 @@
 // Summarize(): one pass to build a compact sort buffer of GPU work, sorts, and linear sweeps.
-// O(n log n) time; memory beyond the trace is the sort buffers (24 bytes per GPU activity, 12 per
+// O(n log n) time; memory beyond the trace is the sort buffers (8 bytes per GPU activity, 12 per
 // kernel for the duration statistics), independent of how many distinct names or streams exist.
 #include "tracegate/analyzer/summary.h"
 

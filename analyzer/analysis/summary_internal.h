@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -19,14 +20,9 @@ namespace tg::internal {
 
 enum class ItemKind : uint32_t { kKernel = 0, kMemcpy = 1, kMemset = 2 };
 
-// One GPU activity in the sort buffer: 24 bytes. `ref` packs the table (2 low bits) and the row,
-// so each GPU table may hold up to 2^30 rows (a trace that large would not fit in memory anyway).
-struct GpuItem {
-  TimeNs start, end;
-  uint32_t ref;
-  uint32_t lane;  // dense (device, stream) index, numbered in (device, stream) order
-};
-
+// One GPU activity in the timelines' sort buffer, a ref: 4 bytes that pack the table (2 low bits)
+// and the row, so each GPU table may hold up to 2^30 rows (a trace that large would not fit in
+// memory anyway); its times are read from the table.
 inline uint32_t MakeRef(ItemKind kind, size_t row) {
   return static_cast<uint32_t>(row << 2) | static_cast<uint32_t>(kind);
 }
@@ -94,8 +90,10 @@ class IdleCauseFinder {
                 IdleGap* gap, int32_t thread = -1) const;
   // Every gap of the device: d.idle_causes, and the time before each stream's next work
   // (`streams`: the device's streams, sorted by stream id). With `spans` (sorted, disjoint) also
-  // d.in_iterations and the `largest` longest gaps wholly inside one span. `gaps` in time order.
-  void Attribute(const std::vector<GapItem>& gaps, DeviceSummary& d, StreamSummary* streams, size_t stream_count,
+  // d.in_iterations and the `largest` longest gaps wholly inside one span. `gaps` calls its
+  // argument with each gap, in time order (the gaps are swept, not stored).
+  using GapSweep = std::function<void(const std::function<void(const GapItem&)>&)>;
+  void Attribute(const GapSweep& gaps, DeviceSummary& d, StreamSummary* streams, size_t stream_count,
                  const std::vector<std::pair<TimeNs, TimeNs>>* spans = nullptr, size_t largest = 0) const;
   // The row of the call that launched a GPU item, or -1.
   int64_t LaunchCall(uint32_t ref) const;

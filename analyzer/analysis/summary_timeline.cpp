@@ -4,6 +4,7 @@
 // Zero-length activities are points: they add no busy time but do split a gap (the device did
 // something at that instant), so for every device busy_ns + gap_total_ns == active_ns exactly.
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <optional>
 #include <unordered_map>
@@ -36,13 +37,19 @@ struct Lanes {
   std::vector<LaneKey> keys;
   std::unordered_map<LaneKey, uint32_t, LaneKeyHash> index;
   uint32_t Of(int32_t device, int64_t stream) {
-    // Consecutive rows are mostly on the same stream: skip the hash lookup then.
-    if (last_ != UINT32_MAX && keys[last_].device == device && keys[last_].stream == stream) return last_;
-    return last_ = Lookup(device, stream);
+    // Consecutive rows are mostly on the same stream, or take a few streams in turn: look at the
+    // last few lanes before the hash.
+    for (uint32_t l : recent_)
+      if (l != UINT32_MAX && keys[l].device == device && keys[l].stream == stream) return l;
+    const uint32_t l = Lookup(device, stream);
+    recent_[next_++ % recent_.size()] = l;
+    return l;
   }
 
  private:
-  uint32_t last_ = UINT32_MAX;
+  std::array<uint32_t, 8> recent_{UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX,
+                                  UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
+  size_t next_ = 0;
   uint32_t Lookup(int32_t device, int64_t stream) {
     auto [it, inserted] = index.emplace(LaneKey{device, stream}, static_cast<uint32_t>(keys.size()));
     if (inserted) keys.push_back(it->first);
@@ -50,11 +57,34 @@ struct Lanes {
   }
 };
 
-// The sort buffer: every GPU activity of the three tables, grouped by lane (lanes numbered in
-// (device, stream) order), each lane in table order (kernels, then copies, then memsets).
-// `lane_start[l]` is where lane l begins. A counting sort placing each item once: one buffer of
-// items (plus a lane number per row) rather than two, which is most of the summary's peak memory.
-std::vector<GpuItem> CollectItems(const Trace& t, std::vector<LaneKey>& lane_keys, std::vector<size_t>& lane_start) {
+// The GPU activities as refs (summary_internal.h), their times read from the tables: 4 bytes an
+// activity where a copy of the times would take 24.
+class Items {
+ public:
+  explicit Items(const Trace& t)
+      : start_{t.kernels.start.data(), t.memcpys.start.data(), t.memsets.start.data()},
+        end_{t.kernels.end.data(), t.memcpys.end.data(), t.memsets.end.data()} {}
+  TimeNs Start(uint32_t ref) const { return start_[ref & 3u][RefRow(ref)]; }
+  // Importers drop end < start; clamp anyway so a bad row cannot make busy time negative.
+  TimeNs End(uint32_t ref) const { return std::max(Start(ref), end_[ref & 3u][RefRow(ref)]); }
+  // By start, then end, then ref: a total order.
+  bool ByTime(uint32_t a, uint32_t b) const {
+    const TimeNs sa = Start(a), sb = Start(b);
+    if (sa != sb) return sa < sb;
+    const TimeNs ea = End(a), eb = End(b);
+    if (ea != eb) return ea < eb;
+    return a < b;
+  }
+
+ private:
+  const TimeNs* start_[3];
+  const TimeNs* end_[3];
+};
+
+// Every GPU activity of the three tables as a ref, grouped by lane (lanes numbered in (device,
+// stream) order), each lane in table order (kernels, then copies, then memsets). `lane_start[l]`
+// is where lane l begins. A counting sort placing each ref once.
+std::vector<uint32_t> CollectItems(const Trace& t, std::vector<LaneKey>& lane_keys, std::vector<size_t>& lane_start) {
   Lanes lanes;
   std::vector<uint32_t> row_lane;
   row_lane.reserve(t.GpuEventCount());
@@ -75,59 +105,59 @@ std::vector<GpuItem> CollectItems(const Trace& t, std::vector<LaneKey>& lane_key
     renumber[order[pos]] = pos;
     lane_keys[pos] = lanes.keys[order[pos]];
   }
-  for (uint32_t& l : row_lane) l = renumber[l];
   lane_start.assign(lane_keys.size() + 1, 0);
-  for (uint32_t l : row_lane) lane_start[l + 1]++;
+  for (uint32_t& l : row_lane) {
+    l = renumber[l];
+    lane_start[l + 1]++;
+  }
   for (size_t l = 0; l < lane_keys.size(); ++l) lane_start[l + 1] += lane_start[l];
 
-  std::vector<GpuItem> items(row_lane.size());
+  std::vector<uint32_t> items(row_lane.size());
+  if (lane_keys.size() == 1) {  // one lane: the refs in table order
+    size_t row = 0;
+    for (ItemKind kind : {ItemKind::kKernel, ItemKind::kMemcpy, ItemKind::kMemset}) {
+      const size_t n = kind == ItemKind::kKernel   ? t.kernels.size()
+                       : kind == ItemKind::kMemcpy ? t.memcpys.size()
+                                                   : t.memsets.size();
+      for (size_t i = 0; i < n; ++i) items[row++] = MakeRef(kind, i);
+    }
+    return items;
+  }
   std::vector<size_t> next(lane_start.begin(), lane_start.end() - 1);
   size_t row = 0;
-  auto place = [&](ItemKind kind, const std::vector<TimeNs>& start, const std::vector<TimeNs>& end) {
-    for (size_t i = 0; i < start.size(); ++i, ++row) {
-      const uint32_t l = row_lane[row];
-      // Importers drop end < start; clamp anyway so a bad row cannot make busy time negative.
-      items[next[l]++] = GpuItem{start[i], std::max(start[i], end[i]), MakeRef(kind, i), l};
-    }
+  auto place = [&](ItemKind kind, size_t n) {
+    for (size_t i = 0; i < n; ++i, ++row) items[next[row_lane[row]]++] = MakeRef(kind, i);
   };
-  place(ItemKind::kKernel, t.kernels.start, t.kernels.end);
-  place(ItemKind::kMemcpy, t.memcpys.start, t.memcpys.end);
-  place(ItemKind::kMemset, t.memsets.start, t.memsets.end);
+  place(ItemKind::kKernel, t.kernels.size());
+  place(ItemKind::kMemcpy, t.memcpys.size());
+  place(ItemKind::kMemset, t.memsets.size());
   return items;
 }
 
-bool ByTime(const GpuItem& a, const GpuItem& b) {
-  if (a.start != b.start) return a.start < b.start;
-  if (a.end != b.end) return a.end < b.end;
-  return a.ref < b.ref;
-}
-
-// Union of a time-sorted range: calls on_gap(gap_start, gap_end, previous, next) for each hole and
-// returns the busy time. `previous` is the activity that ends the interval before it.
+// Union of a time-sorted range of refs: calls on_gap(gap_start, gap_end, previous, next) for each
+// hole and returns the busy time. `previous` is the activity that ends the interval before it.
 template <typename OnGap>
-TimeNs SweepUnion(const GpuItem* first, const GpuItem* last, OnGap&& on_gap) {
+TimeNs SweepUnion(const Items& items, const uint32_t* first, const uint32_t* last, OnGap&& on_gap) {
   if (first == last) return 0;
   TimeNs busy = 0;
-  TimeNs cur_start = first->start, cur_end = first->end;
-  const GpuItem* cur_last = first;  // the item whose end is cur_end
-  for (const GpuItem* it = first + 1; it != last; ++it) {
-    if (it->start > cur_end) {
+  TimeNs cur_start = items.Start(*first), cur_end = items.End(*first);
+  uint32_t cur_last = *first;  // the item whose end is cur_end
+  for (const uint32_t* it = first + 1; it != last; ++it) {
+    const TimeNs start = items.Start(*it), end = items.End(*it);
+    if (start > cur_end) {
       busy += cur_end - cur_start;
-      on_gap(cur_end, it->start, *cur_last, *it);
-      cur_start = it->start;
-      cur_end = it->end;
-      cur_last = it;
-    } else if (it->end > cur_end) {
-      cur_end = it->end;
-      cur_last = it;
+      on_gap(cur_end, start, cur_last, *it);
+      cur_start = start;
+      cur_end = end;
+      cur_last = *it;
+    } else if (end > cur_end) {
+      cur_end = end;
+      cur_last = *it;
     }
   }
   return busy + (cur_end - cur_start);
 }
 
-// `lane_bounds`: the device's items are its lanes' time-sorted blocks, at these offsets.
-// `streams`: the device's stream summaries, by stream id.
-// Appends the device's kernel rows in start order to `kernels` and its busy union to `busy`.
 // The kept iterations' spans and the host model, asked for once, when the first device's gaps
 // are attributed (the other thread may still be finding them).
 class LazySpans {
@@ -150,41 +180,57 @@ class LazySpans {
   const std::vector<std::pair<TimeNs, TimeNs>>* spans_ = nullptr;
 };
 
+// `first`..`last`: the device's items, its lanes' time-sorted blocks at offsets `lane_bounds`.
+// `streams`: the device's stream summaries, by stream id. Appends the device's kernel rows in
+// start order (`first`..`last` sorted by time) and its busy union to `busy`. The gaps are swept twice (a sweep is a
+// read of the sorted refs): once for the counts and the largest, once for the busy pieces and the
+// causes, so that no gap is stored.
 void SummarizeDevice(const Trace& t, const AnalyzeOptions& options, IdleCauseFinder* causes, LazySpans& spans,
-                     GpuItem* first, GpuItem* last, const std::vector<size_t>& lane_bounds, StreamSummary* streams,
-                     size_t stream_count, DeviceSummary& d, std::vector<uint32_t>& kernels,
+                     const Items& items, uint32_t* first, uint32_t* last, const std::vector<size_t>& lane_bounds,
+                     StreamSummary* streams, size_t stream_count, DeviceSummary& d,
                      std::vector<std::pair<TimeNs, TimeNs>>& busy) {
-  std::vector<GapItem> all_gaps;
-  internal::MergeSortedBlocks(first, lane_bounds, ByTime);
-  for (const GpuItem* it = first; it != last; ++it)
-    if (RefKind(it->ref) == ItemKind::kKernel) kernels.push_back(static_cast<uint32_t>(RefRow(it->ref)));
-  TimeNs piece_start = first->start;  // the busy piece the gaps below close
-  d.first_start_ns = first->start;
-  d.last_end_ns = first->end;
-  for (const GpuItem* it = first; it != last; ++it) d.last_end_ns = std::max(d.last_end_ns, it->end);
+  internal::MergeSortedBlocks(first, lane_bounds, [&](uint32_t a, uint32_t b) { return items.ByTime(a, b); });
+  d.first_start_ns = items.Start(*first);
+  d.last_end_ns = items.End(*first);
+  for (const uint32_t* it = first; it != last; ++it) {
+    d.last_end_ns = std::max(d.last_end_ns, items.End(*it));
+  }
   d.active_ns = d.last_end_ns - d.first_start_ns;
   // Bounded heap of the `largest_gaps` largest gaps: its front is the smallest kept.
   std::vector<GapItem> heap;
   heap.reserve(options.largest_gaps + 1);
-  d.busy_ns = SweepUnion(first, last, [&](TimeNs gs, TimeNs ge, const GpuItem& previous, const GpuItem& next) {
+  TimeNs piece_start = d.first_start_ns;  // the busy piece the gaps below close
+  size_t pieces = 0;
+  d.busy_ns = SweepUnion(items, first, last, [&](TimeNs gs, TimeNs ge, uint32_t previous, uint32_t next) {
     TimeNs len = ge - gs;
     d.gap_count++;
     d.gap_total_ns += len;
     size_t b = GapBucketOf(len);
     d.gap_histogram[b]++;
     d.gap_histogram_ns[b] += len;
-    const GapItem g{gs, ge, previous.ref, next.ref};
-    if (gs > piece_start) busy.emplace_back(piece_start, gs);
+    pieces += gs > piece_start;
     piece_start = ge;
-    if (causes) all_gaps.push_back(g);
-    KeepLargest(heap, options.largest_gaps, g);
+    KeepLargest(heap, options.largest_gaps, GapItem{gs, ge, previous, next});
   });
-  if (d.last_end_ns > piece_start) busy.emplace_back(piece_start, d.last_end_ns);
   d.has_idle_ratio = d.active_ns > 0;
   d.idle_ratio = d.has_idle_ratio
                      ? static_cast<double>(d.active_ns - d.busy_ns) / static_cast<double>(d.active_ns)
                      : 0.0;
-  if (causes) causes->Attribute(all_gaps, d, streams, stream_count, spans.Get(causes), options.largest_gaps);
+  busy.reserve(busy.size() + pieces + 1);
+  piece_start = d.first_start_ns;
+  auto each_gap = [&](const std::function<void(const GapItem&)>& attribute) {
+    SweepUnion(items, first, last, [&](TimeNs gs, TimeNs ge, uint32_t previous, uint32_t next) {
+      if (gs > piece_start) busy.emplace_back(piece_start, gs);
+      piece_start = ge;
+      if (attribute) attribute(GapItem{gs, ge, previous, next});
+    });
+    if (d.last_end_ns > piece_start) busy.emplace_back(piece_start, d.last_end_ns);
+  };
+  if (causes) {
+    causes->Attribute(each_gap, d, streams, stream_count, spans.Get(causes), options.largest_gaps);
+  } else {
+    each_gap(nullptr);
+  }
   std::sort(heap.begin(), heap.end(), LargerGap);
   d.largest_gaps.reserve(heap.size());
   for (const GapItem& g : heap) {
@@ -236,35 +282,35 @@ void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, const Api
   std::vector<LaneKey> lane_keys;
   std::vector<size_t> lane_start;
   // Pass 1: per stream (lane), each lane's items contiguous in the trace's order, then sorted.
-  std::vector<GpuItem> items = CollectItems(t, lane_keys, lane_start);
-  // A lane holds its kernels, then its copies, then its memsets, each usually in time order.
-  for (size_t l = 0; l < lane_keys.size(); ++l)
-    internal::SortMostlySorted(items.data() + lane_start[l], items.data() + lane_start[l + 1], ByTime);
+  const Items times(t);
+  auto by_time = [&](uint32_t a, uint32_t b) { return times.ByTime(a, b); };
+  std::vector<uint32_t> items = CollectItems(t, lane_keys, lane_start);
   s.streams.resize(lane_keys.size());
-  size_t begin = 0;
   for (uint32_t lane = 0; lane < lane_keys.size(); ++lane) {
-    size_t end = begin;
+    uint32_t* first = items.data() + lane_start[lane];
+    uint32_t* last = items.data() + lane_start[lane + 1];
+    // A lane holds its kernels, then its copies, then its memsets, each usually in time order.
+    internal::SortMostlySorted(first, last, by_time);
     StreamSummary& st = s.streams[lane];
     st.device = lane_keys[lane].device;
     st.stream = lane_keys[lane].stream;
-    st.first_start_ns = items[begin].start;
-    st.last_end_ns = items[begin].end;
-    for (; end < items.size() && items[end].lane == lane; ++end) {
-      switch (RefKind(items[end].ref)) {
+    st.first_start_ns = times.Start(*first);
+    st.last_end_ns = times.End(*first);
+    for (const uint32_t* it = first; it != last; ++it) {
+      switch (RefKind(*it)) {
         case ItemKind::kKernel: st.kernels++; break;
         case ItemKind::kMemcpy: st.memcpys++; break;
         case ItemKind::kMemset: st.memsets++; break;
       }
-      st.last_end_ns = std::max(st.last_end_ns, items[end].end);
+      st.last_end_ns = std::max(st.last_end_ns, times.End(*it));
     }
-    st.busy_ns = SweepUnion(items.data() + begin, items.data() + end,
-                            [](TimeNs, TimeNs, const GpuItem&, const GpuItem&) {});
-    begin = end;
+    st.busy_ns = SweepUnion(times, first, last, [](TimeNs, TimeNs, uint32_t, uint32_t) {});
   }
   // Pass 2: per device. Lanes are numbered in (device, stream) order, so a device's items are
   // one contiguous block; re-sort that block by time alone.
   size_t lane = 0;
-  begin = 0;
+  size_t begin = 0;
+  size_t kernels = 0;                                    // kernel rows written to the front of `items`
   std::vector<size_t> kernel_bounds{0}, busy_bounds{0};  // per device, for the merge below
   while (lane < lane_keys.size()) {
     DeviceSummary d;
@@ -282,9 +328,13 @@ void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, const Api
       bounds.push_back(lane_start[lane + 1] - begin);
     }
     size_t end = begin + d.kernels + d.memcpys + d.memsets;
-    SummarizeDevice(t, options, causes ? &*causes : nullptr, spans, items.data() + begin, items.data() + end, bounds,
-                    s.streams.data() + first_lane, lane - first_lane, d, s.kernels_by_start, s.gpu_busy);
-    kernel_bounds.push_back(s.kernels_by_start.size());
+    SummarizeDevice(t, options, causes ? &*causes : nullptr, spans, times, items.data() + begin, items.data() + end,
+                    bounds, s.streams.data() + first_lane, lane - first_lane, d, s.gpu_busy);
+    // The device's kernel rows, in time order, to the front of the buffer (behind the devices
+    // before it): the buffer becomes kernels_by_start, with no second one.
+    for (size_t i = begin; i < end; ++i)
+      if (RefKind(items[i]) == ItemKind::kKernel) items[kernels++] = static_cast<uint32_t>(RefRow(items[i]));
+    kernel_bounds.push_back(kernels);
     busy_bounds.push_back(s.gpu_busy.size());
     for (size_t l = first_lane; l < lane; ++l)
       s.streams[l].device_busy_share =
@@ -292,6 +342,8 @@ void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, const Api
     s.devices.push_back(std::move(d));
     begin = end;
   }
+  items.resize(kernels);
+  s.kernels_by_start = std::move(items);
   if (s.devices.size() > 1) {
     // Each device's part is in time order: merge them, then join the devices' busy pieces.
     const KernelTable& k = t.kernels;

@@ -155,6 +155,7 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
     out->idle = internal::AttributeIterationIdle(trace, out->summary, finder, &out->iterations);
   }
   out->serving = AnalyzeServing(trace, out->iterations, *api_index);
+  if (!config.critical_path) host.reset(), api_index.reset();  // nothing below reads them then
   for (QualityEntry& q : out->summary.quality) {
     if (q.id == Quality::kDeviceBacklog) q.count = out->idle.backlog_items;
     if (q.id == Quality::kStartBeforeLaunch) q.count = before_launch;
@@ -194,6 +195,9 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   api_index.reset();
   TG_RETURN_IF_ERROR(critical_path);
   std::vector<Finding> fusion = EvaluateRules(in, config.rules, RuleSubset::kFusionOnly);
+  // What the summary kept for the rules (summary.h): no report reads it.
+  std::vector<uint32_t>().swap(out->summary.kernels_by_start);
+  std::vector<std::pair<TimeNs, TimeNs>>().swap(out->summary.gpu_busy);
   out->findings.insert(out->findings.end(), fusion.begin(), fusion.end());
   OrderFindings(out->findings);
   out->combined = RelateFindings(out->findings);

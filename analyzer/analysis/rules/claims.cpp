@@ -146,11 +146,22 @@ bool Overlap(const Parts& a, const Parts& b) {
   return false;
 }
 
+// Whether `v` is a union as UnionOf writes it: sorted, no empty interval, none touching the next.
+bool IsUnion(const std::vector<Interval>& v) {
+  for (size_t i = 0; i < v.size(); ++i)
+    if (v[i].second <= v[i].first || (i > 0 && v[i].first <= v[i - 1].second)) return false;
+  return true;
+}
+
 // What is already assigned in one space.
 struct Taken {
-  std::vector<Interval> located;  // union of the located parts assigned so far
-  double unlocated = 0;           // shares of unlocated parts assigned so far
-  double total = 0;               // every share assigned so far
+  // Union of the located parts assigned so far: `own`, or the one part assigned so far when it is
+  // a union already (read in place: a part can hold an interval per GPU gap).
+  const std::vector<Interval>* located = &own;
+  std::vector<Interval> own;
+  size_t located_left = 0;  // located parts still to assign (the union is not needed after the last)
+  double unlocated = 0;     // shares of unlocated parts assigned so far
+  double total = 0;         // every share assigned so far
 };
 
 // The share of `part` no earlier (larger-S) finding holds. Unlocated time is assumed to be the
@@ -159,10 +170,17 @@ double Assign(const ClaimPart& part, Taken& taken) {
   double got = 0;
   if (!part.intervals.empty()) {
     const TimeNs len = LengthOf(part.intervals);
-    const TimeNs free = LengthNotIn(part.intervals, taken.located);
+    const TimeNs free = LengthNotIn(part.intervals, *taken.located);
     got = len > 0 ? part.share * static_cast<double>(free) / static_cast<double>(len) : 0;
     got = std::max(0.0, got - taken.unlocated);
-    taken.located = MergedUnion(taken.located, part.intervals);
+    if (--taken.located_left == 0) {
+      // The last located part of the space: no one reads the union after it.
+    } else if (taken.located->empty() && IsUnion(part.intervals)) {
+      taken.located = &part.intervals;  // MergedUnion({}, a union) is that union
+    } else {
+      taken.own = MergedUnion(*taken.located, part.intervals);
+      taken.located = &taken.own;
+    }
   } else {
     got = std::max(0.0, part.share - taken.total);
     taken.unlocated += got;
@@ -191,6 +209,9 @@ CombinedEstimate RelateFindings(std::vector<Finding>& findings) {
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return findings[a].amdahl.speedup > findings[b].amdahl.speedup; });
   std::array<Taken, static_cast<size_t>(ClaimSpace::kCount)> taken;
+  for (size_t i : order)
+    for (const ClaimPart& part : findings[i].claim)
+      if (!part.intervals.empty()) taken[static_cast<size_t>(part.space)].located_left++;
   double sum = 0;
   std::vector<AmdahlPart> parts;
   for (size_t i : order) {

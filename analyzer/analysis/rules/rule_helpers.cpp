@@ -63,9 +63,17 @@ const std::vector<Interval>& RuleContext::GpuBusy() const {
   return *gpu_busy_;
 }
 
+std::vector<Interval> RuleContext::BusyIn(const std::vector<Interval>& where) const {
+  // where & (busy & spans) and (where & spans) & busy hold the same pieces: one per triple of
+  // intervals that meet, in time order.
+  if (!gpu_busy_ && in_.summary && in_.summary->kernels_by_start.size() == trace().kernels.size())
+    return IntersectUnions(IntersectUnions(where, spans_), in_.summary->gpu_busy);
+  return IntersectUnions(where, GpuBusy());
+}
+
 std::vector<ClaimPart> LocatedClaim(const RuleContext& c, std::vector<Interval> where, double share, bool gpu_work) {
   if (gpu_work) return {ClaimPart{ClaimSpace::kGpu, share, std::move(where)}};
-  std::vector<Interval> busy = IntersectUnions(where, c.GpuBusy());
+  std::vector<Interval> busy = c.BusyIn(where);
   std::vector<Interval> idle = SubtractUnions(where, busy);
   const double busy_share = std::min(share, c.Share(LengthOf(busy)));
   std::vector<ClaimPart> parts{ClaimPart{ClaimSpace::kGpu, busy_share, std::move(busy)}};

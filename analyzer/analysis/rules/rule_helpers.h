@@ -59,6 +59,9 @@ class RuleContext {
   // The gpu claim space: the union of all GPU work (any iteration's kernels, copies, memsets)
   // inside the spans, exactly the h2d + infer + d2h phases. Computed on first use.
   const std::vector<Interval>& GpuBusy() const;
+  // IntersectUnions(where, GpuBusy()) (`where`: a union), piece for piece; from the summary's
+  // union directly while GpuBusy() is not made, which would copy it (an interval per GPU gap).
+  std::vector<Interval> BusyIn(const std::vector<Interval>& where) const;
   // Kernel rows by start time: the summary's (kept from its sweep), else sorted once on first
   // use. Rules take unions of many kernel subsets; one order replaces a sort per union.
   const std::vector<uint32_t>& KernelsByStart() const;

@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "trace_builder.h"
 #include "tracegate/analyzer/model.h"
@@ -150,6 +152,91 @@ TEST(Iterations, WorkFollowsItsLaunchAndLagExtendsTheSpan) {
   EXPECT_EQ(second.syncs, 1u);
   EXPECT_EQ(second.sync_ns, 300);
   EXPECT_EQ(a.total_ns, 2500);  // 1300 + 1200: no instant counted twice
+}
+
+// The phases are streamed iteration by iteration while each GPU table's rows come in about their
+// iterations' order (a row a couple of iterations early or late, work spanning iterations), and
+// computed from every piece at once when a table's iterations decrease further: the phases (and
+// the stages' pieces) must not depend on the rows' order.
+TEST(Iterations, PhasesDoNotDependOnTheRowsOrder) {
+  struct Work {
+    int kind;  // 0 kernel, 1 h2d copy, 2 d2h copy, 3 memset, 4 another process's kernel
+    TimeNs start, end;
+  };
+  constexpr int kIterations = 8;
+  std::vector<Work> work;
+  for (TimeNs i = 0; i < kIterations; ++i) {
+    const TimeNs base = 1000 * i;
+    work.push_back({1, base + 10, base + 60});
+    work.push_back({0, base + 50, base + 300});
+    work.push_back({0, base + 250, base + 400});  // overlaps the one before (another stream)
+    work.push_back({3, base + 420, base + 440});
+    work.push_back({0, base + 500, base + 700});
+    work.push_back({2, base + 690, base + 760});
+  }
+  work.push_back({4, 2300, 6600});  // spans iterations 2-6 (another process's: it extends no span)
+  work.push_back({0, 7950, 8100});  // ends past the last marker: lag extends the last span
+  auto build = [&](const std::vector<size_t>& order) {
+    Trace t;
+    for (TimeNs i = 0; i < kIterations; ++i) {
+      AddRange(t, "iteration", 1000 * i, 1000 * i + 1000);
+      AddRange(t, "preprocess", 1000 * i + 800, 1000 * i + 900, 100, 100, 1);
+      AddRange(t, "postprocess", 1000 * i + 850, 1000 * i + 950, 100, 100, 1);
+    }
+    AddApi(t, "cudaLaunchKernel", 2200, 2210, 99, 200);
+    for (size_t w : order) {
+      const Work& x = work[w];
+      if (x.kind == 0) AddKernel(t, "k", x.start, x.end);
+      if (x.kind == 1) AddCopy(t, CopyKind::kHtoD, 64, x.start, x.end);
+      if (x.kind == 2) AddCopy(t, CopyKind::kDtoH, 64, x.start, x.end, MemKind::kDevice, MemKind::kPinned);
+      if (x.kind == 3) AddMemset(t, 64, x.start, x.end);
+      if (x.kind == 4) AddKernel(t, "theirs", x.start, x.end, 0, 8, 99);
+    }
+    return t;
+  };
+  std::vector<size_t> in_order(work.size());  // by start
+  for (size_t i = 0; i < in_order.size(); ++i) in_order[i] = i;
+  auto by = [&](auto key) {
+    std::vector<size_t> order = in_order;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key(work[a]) < key(work[b]); });
+    return order;
+  };
+  in_order = by([](const Work& w) { return w.start; });
+  const IterationAnalysis expected = Analyze(build(in_order));
+  ASSERT_EQ(expected.iterations.size(), static_cast<size_t>(kIterations));
+  EXPECT_EQ(PhaseOf(expected.iterations[0], Phase::kH2d), 50);
+  EXPECT_EQ(PhaseOf(expected.iterations[3], Phase::kInfer), 1000 - 50 - 70);  // the long kernel fills the rest
+  EXPECT_EQ(expected.iterations[7].end, 8100);
+  EXPECT_EQ(expected.stage_pieces.size(), 2u * kIterations);
+
+  // Iterations decrease: every piece at once.
+  const std::vector<size_t> reversed(in_order.rbegin(), in_order.rend());
+  // Iteration 1's rows before iteration 0's, 3's before 2's, ...: streamed.
+  const std::vector<size_t> late = by([](const Work& w) { return std::pair{(w.start / 1000) ^ 1, w.start}; });
+  // The work that spans iterations first: its later pieces wait (read far ahead).
+  const std::vector<size_t> early = by([](const Work& w) { return w.end - w.start < 1000; });
+  for (const auto& order : {reversed, late, early}) {
+    const IterationAnalysis a = Analyze(build(order));
+    ASSERT_EQ(a.iterations.size(), expected.iterations.size());
+    for (size_t i = 0; i < a.iterations.size(); ++i) {
+      const Iteration& x = a.iterations[i];
+      const Iteration& y = expected.iterations[i];
+      EXPECT_EQ(x.start, y.start) << i;
+      EXPECT_EQ(x.end, y.end) << i;
+      EXPECT_EQ(x.phase_ns, y.phase_ns) << i;
+      EXPECT_EQ(x.gpu_busy_ns, y.gpu_busy_ns) << i;
+      EXPECT_EQ(x.pre_range_ns, y.pre_range_ns) << i;
+      EXPECT_EQ(x.post_range_ns, y.post_range_ns) << i;
+      EXPECT_EQ(x.infer_range_ns, y.infer_range_ns) << i;
+    }
+    ASSERT_EQ(a.stage_pieces.size(), expected.stage_pieces.size());
+    for (size_t i = 0; i < a.stage_pieces.size(); ++i) {
+      EXPECT_EQ(a.stage_pieces[i].iteration, expected.stage_pieces[i].iteration);
+      EXPECT_EQ(a.stage_pieces[i].start, expected.stage_pieces[i].start);
+      EXPECT_EQ(a.stage_pieces[i].end, expected.stage_pieces[i].end);
+      EXPECT_EQ(a.stage_pieces[i].post, expected.stage_pieces[i].post);
+    }
+  }
 }
 
 TEST(Iterations, WorkWithoutLaunchUsesItsStartElseItsEnd) {

@@ -80,6 +80,38 @@ TEST(Summary, OverlappingWorkOnSeveralStreamsCountsOnce) {
   EXPECT_EQ(s.streams[2].stream, 9);
 }
 
+// Work that takes more streams in turn than the lanes' small cache holds (Lanes::Of), on two
+// devices, rows out of time order: each stream and device still gets exactly its own work.
+TEST(Summary, ManyStreamsInTurnOnTwoDevices) {
+  Trace t;
+  constexpr int kStreams = 11;
+  for (int round = 4; round >= 0; --round)  // the later rounds first
+    for (int st = 0; st < kStreams; ++st)
+      for (int32_t device : {1, 0}) AddKernel(t, "k", 100 * round + st, 100 * round + st + 10, device, 20 + st);
+  Summary s = Summarize(t, {});
+  ASSERT_EQ(s.devices.size(), 2u);
+  ASSERT_EQ(s.streams.size(), 2u * kStreams);
+  for (size_t i = 0; i < s.streams.size(); ++i) {
+    const StreamSummary& st = s.streams[i];
+    EXPECT_EQ(st.device, static_cast<int32_t>(i / kStreams));
+    EXPECT_EQ(st.stream, 20 + static_cast<int64_t>(i % kStreams));
+    EXPECT_EQ(st.kernels, 5u);
+    EXPECT_EQ(st.busy_ns, 50);
+    EXPECT_EQ(st.first_start_ns, static_cast<TimeNs>(i % kStreams));
+    EXPECT_EQ(st.last_end_ns, 400 + static_cast<TimeNs>(i % kStreams) + 10);
+  }
+  for (const DeviceSummary& d : s.devices) {
+    EXPECT_EQ(d.kernels, 5u * kStreams);
+    EXPECT_EQ(d.busy_ns, 5 * 20);  // [100 r, 100 r + 20) each round
+    EXPECT_EQ(d.gap_count, 4u);
+  }
+  ASSERT_EQ(s.kernels_by_start.size(), t.kernels.size());
+  for (size_t i = 1; i < s.kernels_by_start.size(); ++i) {
+    const uint32_t a = s.kernels_by_start[i - 1], b = s.kernels_by_start[i];
+    EXPECT_TRUE(t.kernels.start[a] < t.kernels.start[b] || (t.kernels.start[a] == t.kernels.start[b] && a < b));
+  }
+}
+
 TEST(Summary, DevicesAreSeparateAndNamedFromTraceDevices) {
   Trace t;
   t.devices.push_back(Device{1, "NVIDIA H200", 132, 0, 0, 9, 0});

@@ -9,11 +9,14 @@
 #include <vector>
 
 #include "analysis_test_util.h"
+#include "analyzer/analysis/rules/rule_helpers.h"
 #include "analyzer/util/intervals.h"
 #include "trace_builder.h"
 #include "tracegate/analyzer/amdahl.h"
 #include "tracegate/analyzer/analysis.h"
 #include "tracegate/analyzer/findings.h"
+#include "tracegate/analyzer/iterations.h"
+#include "tracegate/analyzer/summary.h"
 
 namespace tg {
 
@@ -189,6 +192,61 @@ TEST(Claims, ManyPieceClaimsTakeOnlyTheirFreeTime) {
   EXPECT_DOUBLE_EQ(c.parts[1].share, 0.2 * 20 / 30);
   EXPECT_DOUBLE_EQ(c.parts[2].share, 0.25 * 10 / 18);
   EXPECT_DOUBLE_EQ(c.parts[3].share, 0.1 * 10 / 14);
+}
+
+// RelateFindings reads the first located part of a space in place when it is a union already,
+// and builds the union when it is not (touching, out of order or empty pieces): the shares are
+// the same either way, and so is the rest of the space's assignment.
+TEST(Claims, FirstLocatedPartReadInPlaceOrUnited) {
+  auto gpu = [](double share, std::vector<Interval> v) { return ClaimPart{ClaimSpace::kGpu, share, std::move(v)}; };
+  auto shares = [&](std::vector<Interval> first) {
+    std::vector<Finding> f{Made("p", 0.3, 8, false, {gpu(0.3, std::move(first))}),
+                           Made("q", 0.2, 4, false, {gpu(0.2, {{10, 20}, {25, 45}})}),
+                           Made("r", 0.1, 2, false, {gpu(0.1, {{0, 8}, {44, 60}})})};
+    std::vector<double> out;
+    for (const CombinedPart& part : RelateFindings(f).parts) out.push_back(part.share);
+    return out;
+  };
+  const std::vector<double> in_place = shares({{0, 10}, {20, 30}, {40, 50}});
+  ASSERT_EQ(in_place.size(), 3u);
+  EXPECT_DOUBLE_EQ(in_place[1], 0.2 * 20 / 30);  // q keeps [10, 20) and [30, 40)
+  EXPECT_DOUBLE_EQ(in_place[2], 0.1 * 10 / 24);  // r keeps [50, 60): [0, 50) is taken
+  for (const std::vector<Interval>& first :
+       {std::vector<Interval>{{0, 5}, {5, 10}, {20, 30}, {40, 50}}, std::vector<Interval>{{20, 30}, {0, 10}, {40, 50}},
+        std::vector<Interval>{{0, 10}, {12, 12}, {20, 30}, {40, 50}}}) {
+    const std::vector<double> united = shares(first);
+    ASSERT_EQ(united.size(), in_place.size());
+    for (size_t i = 1; i < united.size(); ++i) EXPECT_DOUBLE_EQ(united[i], in_place[i]);
+  }
+}
+
+// A claim's GPU-busy part reads the summary's busy union clipped to the spans (GpuBusy) or, before
+// GpuBusy is made, the summary's union itself with the claim clipped first: the same pieces.
+TEST(Claims, BusyInIsWhereTimesGpuBusyPieceForPiece) {
+  Trace t;
+  AddRange(t, "iteration", 0, 1000);
+  AddRange(t, "iteration", 1500, 2500);
+  AddKernel(t, "a", 100, 300);
+  AddKernel(t, "b", 300, 400);         // touches a: one busy piece
+  AddKernel(t, "c", 900, 1700, 0, 8);  // across the hole between the iterations
+  AddKernel(t, "d", 2000, 2100);
+  AddKernel(t, "e", 2600, 2700);  // after the last iteration
+  IterationAnalysis its;
+  ASSERT_TRUE(AnalyzeIterations(t, {}, &its).ok());
+  const Summary s = Summarize(t, {});
+  FindingsInput in;
+  in.trace = &t;
+  in.summary = &s;
+  in.iterations = &its;
+  const RulesConfig rules;
+  const internal::RuleContext fresh(in, rules), made(in, rules);
+  for (const std::vector<Interval>& where :
+       {std::vector<Interval>{{0, 3000}}, std::vector<Interval>{{50, 150}, {350, 950}},
+        std::vector<Interval>{{1000, 1600}, {2050, 2650}}, std::vector<Interval>{}}) {
+    const std::vector<Interval> expected = IntersectUnions(where, made.GpuBusy());
+    EXPECT_EQ(fresh.BusyIn(where), expected);
+    EXPECT_EQ(made.BusyIn(where), expected);
+  }
 }
 
 // The invariants: parts sum to at most 1, each part at most its finding's P, and the combined

@@ -195,7 +195,8 @@ struct Summary {
   std::vector<QualityEntry> quality;
   // For the rules, kept from the sweep that orders every device's GPU work by time (so no rule
   // sorts a table again): kernel rows by start time, and the union of all GPU work of every
-  // device, sorted and disjoint. Not part of the report.
+  // device, sorted and disjoint. Not part of the report: RunAnalysis releases both once its rules
+  // have run (they would be most of the memory its result holds beyond the iterations).
   std::vector<uint32_t> kernels_by_start;
   std::vector<std::pair<TimeNs, TimeNs>> gpu_busy;
 };
