@@ -76,7 +76,9 @@ std::string ParseServingGroups(const std::string& text, std::vector<ServingGroup
 // Writes the trace to `path` and its known answers to `answers_path` (JSON: per group count,
 // tokens, latency_total_ms, mean/p50/p95/p99_latency_ms, ms_per_token, tokens_per_s, computed as
 // the report's serving section computes them; the steps' latencies; the graph replays). Returns
-// the events written, or -1 on I/O error.
-long long WriteServingRun(const char* path, const ServingRunSpec& spec, const char* answers_path);
+// the events written, or -1 on I/O error. With `capture_path` (may be null) also the trace of the
+// graphs' capture (WriteServingCapture), and the answers gain the ops each replayed kernel takes.
+long long WriteServingRun(const char* path, const ServingRunSpec& spec, const char* answers_path,
+                          const char* capture_path = nullptr);
 
 }  // namespace tg::bench

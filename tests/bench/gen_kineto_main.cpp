@@ -2,7 +2,7 @@
 // tracegate-gen-kineto --events N [--streams S] [--seed X] --ranks R -o DIR
 // tracegate-gen-kineto --shape dense|stacks|serving --steps N [--streams S] [--seed X] -o FILE [--store DB] [--nsys DB]
 // tracegate-gen-kineto --serving N [--mix KIND:BUCKET=W,...] [--slow KIND:BUCKET=F,...] [--noise PCT] [--seed X]
-//                      -o FILE [--answers FILE]
+//                      -o FILE [--answers FILE] [--capture-out FILE]
 // Writes the Kineto JSON FILE; --store also writes it as a tracegate store, --nsys as an
 // Nsight-Systems-shaped SQLite export (same rows; see gen_store.h). With --ranks, the R ranks of one
 // job into DIR (rank-<r>.json, N events each; see WriteKinetoRanks). With --shape, N steps of one of
@@ -27,14 +27,14 @@ int main(int argc, char** argv) {
   std::string store, nsys;
   tg::bench::ServingRunSpec serving;
   bool serving_run = false;
-  std::string answers;
+  std::string answers, capture_out;
   const char* usage =
       "usage: tracegate-gen-kineto --events N [--streams S] [--seed X] -o FILE [--store DB] [--nsys DB]\n"
       "       tracegate-gen-kineto --events N [--streams S] [--seed X] --ranks R -o DIR\n"
       "       tracegate-gen-kineto --shape dense|stacks|serving --steps N [--streams S] [--seed X] -o FILE "
       "[--store DB] [--nsys DB]\n"
       "       tracegate-gen-kineto --serving N [--mix KIND:BUCKET=W,...] [--slow KIND:BUCKET=F,...] [--noise PCT] "
-      "[--seed X] -o FILE [--answers FILE]\n";
+      "[--seed X] -o FILE [--answers FILE] [--capture-out FILE]\n";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (i + 1 >= argc) { std::fputs(usage, stderr); return 2; }
@@ -56,14 +56,15 @@ int main(int argc, char** argv) {
       }
     } else if (a == "--noise") serving.noise_pct = std::atof(v);
     else if (a == "--answers") answers = v;
+    else if (a == "--capture-out") capture_out = v;
     else { std::fputs(usage, stderr); return 2; }
   }
   if (!path || events <= 0 || streams <= 0 || streams > 32 || ranks < 0 || ranks > 4096) {
     std::fputs(usage, stderr);
     return 2;
   }
-  if (!serving_run && (!serving.mix.empty() || !serving.slow.empty() || !answers.empty())) {
-    std::fputs(usage, stderr);  // --mix, --slow and --answers belong to --serving
+  if (!serving_run && (!serving.mix.empty() || !serving.slow.empty() || !answers.empty() || !capture_out.empty())) {
+    std::fputs(usage, stderr);  // --mix, --slow, --answers and --capture-out belong to --serving
     return 2;
   }
   if (serving_run) {
@@ -78,13 +79,15 @@ int main(int argc, char** argv) {
         answers.resize(answers.size() - 5);
       answers += ".answers.json";
     }
-    long long n = tg::bench::WriteServingRun(path, serving, answers.c_str());
+    long long n =
+        tg::bench::WriteServingRun(path, serving, answers.c_str(), capture_out.empty() ? nullptr : capture_out.c_str());
     if (n < 0) {
       std::perror(path);
       return 2;
     }
-    std::fprintf(stderr, "wrote %lld events (%lld serving steps) to %s, the known answers to %s\n", n, serving.steps,
-                 path, answers.c_str());
+    std::fprintf(stderr, "wrote %lld events (%lld serving steps) to %s, the known answers to %s%s%s\n", n,
+                 serving.steps, path, answers.c_str(), capture_out.empty() ? "" : ", the graphs' capture to ",
+                 capture_out.c_str());
     return 0;
   }
   if (ranks > 0) {

@@ -498,11 +498,27 @@ std::vector<PlannedStep> PlanServingRun(const ServingRunSpec& spec) {
   return steps;
 }
 
+// The durations of a step's 8 kernels (graph: a decode step's replay), in launch order: the kernel
+// time between the first kernel's start and 40 us before the step's end, less 1 us between
+// kernels, shared by kWeights.
+std::vector<int64_t> ServingKernelLengths(const PlannedStep& p, bool graph) {
+  constexpr int kKernels = 8;
+  constexpr int64_t kWeights[kKernels] = {1, 4, 1, 1, 6, 3, 1, 1};
+  const int64_t first = graph ? 60'000 : 50'000;
+  const int64_t kernel_ns = (p.latency_ns - 40'000) - first - (kKernels - 1) * 1'000;
+  std::vector<int64_t> out;
+  int64_t given = 0;
+  for (int k = 0; k < kKernels; ++k) {
+    out.push_back(k + 1 == kKernels ? kernel_ns - given : kernel_ns * kWeights[k] / 18);
+    given += out.back();
+  }
+  return out;
+}
+
 // One planned step at w.host: the upload, the kernels (a graph replay for decode), the stream
 // synchronize, and the annotation around them, which lasts exactly latency_ns.
 void ServingRunStep(Writer& w, const PlannedStep& p) {
   constexpr int kKernels = 8;
-  constexpr int64_t kWeights[kKernels] = {1, 4, 1, 1, 6, 3, 1, 1};  // of the step's kernel time
   const int64_t start = w.host, end = start + p.latency_ns;
   const long long step_ext = w.ext++;
   const long long upload = w.ext++;
@@ -510,14 +526,12 @@ void ServingRunStep(Writer& w, const PlannedStep& p) {
   w.Memcpy(true, 7, start + 30'000, 5'000, upload, 256LL * p.tokens, false);
   ++w.corr;
   const bool graph = p.kind == ServingKind::kDecode;
-  const int64_t first = start + (graph ? 60'000 : 50'000), gpu_end = end - 40'000;
-  const int64_t kernel_ns = gpu_end - first - (kKernels - 1) * 1'000;
-  int64_t t = first, given = 0;
+  const std::vector<int64_t> lengths = ServingKernelLengths(p, graph);
+  int64_t t = start + (graph ? 60'000 : 50'000);
   const long long launch = w.ext++;
   if (graph) w.Launch("cudaGraphLaunch", start + 40'000, 15'000, launch, false);
   for (int k = 0; k < kKernels; ++k) {
-    const int64_t len = k + 1 == kKernels ? kernel_ns - given : kernel_ns * kWeights[k] / 18;
-    given += len;
+    const int64_t len = lengths[static_cast<size_t>(k)];
     if (!graph) {
       w.Launch("cudaLaunchKernel", start + 35'000 + k * 12'000, 10'000, w.ext, false);
       w.Kernel(kServingKernels[k], 7, t, len, w.ext++, false, 132);
@@ -541,6 +555,70 @@ void ServingRunStep(Writer& w, const PlannedStep& p) {
   w.host = end + 30'000 + static_cast<int64_t>(w.step++ * 7919 % 50) * 1'000;
 }
 
+// The decode graphs' capture (--capture-out): one graph per decode token bucket B of the mix,
+// captured as vLLM does for batch size 2B (capture_<2B>_FULL, a stream capture of the step's 8
+// kernel launches, each inside its op and under the model's forward frame). Graphs of 32 tokens
+// or fewer run the attention as vllm::unified_attention_with_output, larger ones as
+// vllm::flash_attn_varlen_func: graphs of the same launch count that differ, so each replay is
+// matched by its step's tokens (the smallest captured size that holds them).
+constexpr const char* kCapturedOps[] = {
+    "_C::rms_norm", "aten::mm", "_C::rotary_embedding", "_C_cache_ops::reshape_and_cache_flash",
+    nullptr,        "aten::mm", "_C::silu_and_mul",     "triton_poi_fused_add_0"};
+constexpr const char* kCapturedFrame = "vllm/model_executor/models/llama.py(240): forward";
+
+const char* CapturedOp(int k, long long size) {
+  if (kCapturedOps[k]) return kCapturedOps[k];
+  return size <= 32 ? "vllm::unified_attention_with_output" : "vllm::flash_attn_varlen_func";
+}
+
+// The capture sizes: 2B for each decode bucket B of the planned steps, ascending.
+std::vector<long long> CaptureSizes(const std::vector<PlannedStep>& steps) {
+  std::vector<long long> sizes;
+  for (const PlannedStep& p : steps)
+    if (p.kind == ServingKind::kDecode) sizes.push_back(2 * p.bucket);
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  return sizes;
+}
+
+// The captured size a decode step's replay is: the smallest that holds its tokens.
+long long CaptureSizeOf(const PlannedStep& p, const std::vector<long long>& sizes) {
+  return *std::lower_bound(sizes.begin(), sizes.end(), p.tokens);
+}
+
+bool WriteServingCapture(const char* path, const std::vector<long long>& sizes) {
+  FILE* out = std::fopen(path, "w");
+  if (!out) return false;
+  std::fputs("{\n \"schemaVersion\": 1,\n \"traceEvents\": [", out);
+  long long corr = 1, t = 1'000'000;  // us
+  bool first = true;
+  auto ev = [&](const char* cat, const char* name, long long ts, long long dur, long long correlation) {
+    std::fprintf(out,
+                 "%s\n  {\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", \"pid\": 1, \"tid\": 1, \"ts\": %lld, "
+                 "\"dur\": %lld%s",
+                 first ? "" : ",", cat, name, ts, dur, correlation >= 0 ? "" : "}");
+    if (correlation >= 0) std::fprintf(out, ", \"args\": {\"correlation\": %lld}}", correlation);
+    first = false;
+  };
+  for (long long size : sizes) {
+    char name[64];
+    std::snprintf(name, sizeof name, "capture_%lld_FULL", size);
+    ev("user_annotation", name, t, 2'000, -1);
+    ev("cuda_runtime", "cudaStreamBeginCapture", t + 10, 5, corr++);
+    ev("python_function", kCapturedFrame, t + 50, 1'800, -1);
+    for (int k = 0; k < 8; ++k) {
+      const long long at = t + 100 + 200 * k;
+      ev("cpu_op", CapturedOp(k, size), at, 100, -1);
+      ev("python_function", "torch/_ops.py(840): __call__", at + 1, 98, -1);
+      ev("cuda_runtime", "cudaLaunchKernel", at + 10, 20, corr++);
+    }
+    ev("cuda_runtime", "cudaStreamEndCapture", t + 1'950, 10, corr++);
+    t += 10'000;
+  }
+  std::fputs("\n ],\n \"traceName\": \"tracegate-gen-kineto serving capture\"\n}\n", out);
+  return std::fclose(out) == 0;
+}
+
 // The shortest "%.<n>g" that reads back as the same double.
 std::string Exact(double v) {
   char b[40];
@@ -555,7 +633,8 @@ std::string Exact(double v) {
 // latency_ms = ns / 1e6, nearest-rank percentiles of the sorted latencies, the mean their sum in
 // ascending order over the count, ms_per_token = (summed ns / 1e6) / tokens, tokens_per_s =
 // tokens / (summed ns / 1e9).
-bool WriteServingAnswers(const char* path, const ServingRunSpec& spec, const std::vector<PlannedStep>& steps) {
+bool WriteServingAnswers(const char* path, const ServingRunSpec& spec, const std::vector<PlannedStep>& steps,
+                         bool captured) {
   FILE* out = std::fopen(path, "w");
   if (!out) return false;
   std::map<std::pair<int, long long>, std::vector<const PlannedStep*>> groups;
@@ -608,7 +687,36 @@ bool WriteServingAnswers(const char* path, const ServingRunSpec& spec, const std
                  Exact(static_cast<double>(tokens) / (static_cast<double>(total_ns) / 1e9)).c_str());
     first = false;
   }
-  std::fputs("\n ],\n \"step_latency_ns\": [", out);
+  if (captured) {  // the ops each replayed kernel takes from the capture, and their kernel time
+    const std::vector<long long> sizes = CaptureSizes(steps);
+    std::map<std::string, std::pair<long long, int64_t>> ops;  // op -> kernels, ns
+    long long launches = 0;
+    for (const PlannedStep& p : steps) {
+      if (p.kind != ServingKind::kDecode) continue;
+      ++launches;
+      const std::vector<int64_t> lengths = ServingKernelLengths(p, true);
+      for (int k = 0; k < 8; ++k) {
+        auto& o = ops[CapturedOp(k, CaptureSizeOf(p, sizes))];
+        o.first += 1;
+        o.second += lengths[static_cast<size_t>(k)];
+      }
+    }
+    const bool differ = sizes.size() > 1 && sizes.front() <= 32 && sizes.back() > 32;
+    std::fprintf(out,
+                 "\n ],\n \"capture\": {\"graphs\": %zu, \"launches\": %lld, \"kernels_mapped\": %lld, "
+                 "\"launch_count\": %lld, \"launch_count_and_capture_size\": %lld, \"frame\": \"%s\", \"ops\": {",
+                 sizes.size(), launches, 8 * launches, differ ? 0 : launches, differ ? launches : 0, kCapturedFrame);
+    bool first_op = true;
+    for (const auto& [op, v] : ops) {
+      std::fprintf(out, "%s\"%s\": [%lld, %lld]", first_op ? "" : ", ", op.c_str(), v.first,
+                   static_cast<long long>(v.second));
+      first_op = false;
+    }
+    std::fputs("}}", out);
+    std::fputs(",\n \"step_latency_ns\": [", out);
+  } else {
+    std::fputs("\n ],\n \"step_latency_ns\": [", out);
+  }
   for (size_t i = 0; i < steps.size(); ++i)
     std::fprintf(out, "%s%lld", i ? ", " : "", static_cast<long long>(steps[i].latency_ns));
   std::fputs("]\n}\n", out);
@@ -648,7 +756,8 @@ std::string ParseServingGroups(const std::string& text, std::vector<ServingGroup
   return "";
 }
 
-long long WriteServingRun(const char* path, const ServingRunSpec& spec, const char* answers_path) {
+long long WriteServingRun(const char* path, const ServingRunSpec& spec, const char* answers_path,
+                          const char* capture_path) {
   const std::vector<PlannedStep> steps = PlanServingRun(spec);
   FILE* out = std::fopen(path, "w");
   if (!out) return -1;
@@ -668,7 +777,8 @@ long long WriteServingRun(const char* path, const ServingRunSpec& spec, const ch
                " \"baseTimeNanoseconds\": 1700000000000000000\n}\n",
                spec.seed);
   if (std::fclose(out) != 0) return -1;
-  return WriteServingAnswers(answers_path, spec, steps) ? events : -1;
+  if (capture_path && !WriteServingCapture(capture_path, CaptureSizes(steps))) return -1;
+  return WriteServingAnswers(answers_path, spec, steps, capture_path != nullptr) ? events : -1;
 }
 
 }  // namespace tg::bench

@@ -16,6 +16,8 @@ kineto_vllm_decode_graph_capture_mi300.json.gz captured):
     a kernel name that only the graph ran must be the op its kernels took (when one op dominates).
   - without --capture: capture null with a reason, and those kernels' op null with a reason that
     names the graph replay.
+A generated serving run with its capture (tracegate-gen-kineto --serving --capture-out): the ops and
+kernel time per op equal the generator's known answers.
 Hand-made CUDA-like pairs (launch calls without kernel names): two graphs of the same size with
 other ops, told apart by the step's tokens and the capture sizes; a graph matched by its launch
 count; one with no captured graph of as many launches; and the errors (a capture trace holding no
@@ -278,11 +280,42 @@ def synthetic(tg, reports):
     print(f"synthetic pair: {c['kernels_mapped']} of {c['kernels']} kernels mapped, {c['matched_by']}")
 
 
+def generated(tg, reports):
+    """tracegate-gen-kineto --serving --capture-out: decode graphs captured per token bucket with
+    other attention ops below and above 32 tokens; the report's ops must equal the known answers."""
+    gen = os.path.join(os.path.dirname(tg), "tracegate-gen-kineto")
+    if not os.access(gen, os.X_OK):
+        failures.append(f"no {gen} (build the tracegate-gen-kineto target)")
+        return
+    with tempfile.TemporaryDirectory() as d:
+        trace, capture, answers = (os.path.join(d, n) for n in ("run.json", "capture.json", "answers.json"))
+        subprocess.run([gen, "--serving", "300", "--seed", "5", "-o", trace, "--answers", answers,
+                        "--capture-out", capture], check=True, capture_output=True)
+        with open(answers) as f:
+            want = json.load(f)["capture"]
+        out = os.path.join(reports, "generated_serving_with_capture.json")
+        r = run(tg, [trace, "--capture", capture], out)
+        if r.returncode != 0:
+            failures.append(f"generated: analyze --capture failed: {r.stderr.strip()}")
+            return
+    with open(out) as f:
+        c = json.load(f)["serving"]["graph_replay"]["capture"]
+    check("generated: counts", (c["graphs"], c["launches"], c["launches_mapped"], c["kernels_mapped"]),
+          (want["graphs"], want["launches"], want["launches"], want["kernels_mapped"]))
+    check("generated: matched by", c["matched_by"],
+          {"launch_count": want["launch_count"], "launch_count_and_capture_size": want["launch_count_and_capture_size"]})
+    check("generated: ops", {o["op"]: [o["kernels"], o["kernel_ns"]] for o in c["ops"]}, want["ops"])
+    check("generated: frames", {o["frame"] for o in c["ops"]}, {want["frame"]})
+    print(f"generated run: {c['kernels_mapped']} replayed kernels of {c['launches']} decode steps mapped by "
+          f"capture size to {c['graphs']} graphs")
+
+
 def main():
     tg, shared, reports = sys.argv[1], sys.argv[2], sys.argv[3]
     os.makedirs(reports, exist_ok=True)
     shared_pair(tg, shared, reports)
     synthetic(tg, reports)
+    generated(tg, reports)
     for f in failures:
         print("MISMATCH", f)
     return 1 if failures else 0
