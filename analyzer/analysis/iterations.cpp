@@ -108,7 +108,11 @@ MarkerChoice ChooseServingMarkers(const Trace& t, uint8_t on_gpu, std::vector<Se
     if (v < 0) {
       const std::string_view name = t.Name(r.name[i]);
       ServingStep unused;
-      v = (name.starts_with("execute_") || name.starts_with("step[")) && ParseServingStep(name, &unused) ? 1 : 0;
+      v = (name.starts_with("execute_") || name.starts_with("step[") || name.starts_with("executeStep: ") ||
+           name.starts_with("[Executor] _forward_step ") || name.starts_with("_forward_step ")) &&
+                  ParseServingStep(name, &unused)
+              ? 1
+              : 0;
     }
     if (v == 1) all.push_back({r.start[i], r.end[i], r.pid[i], i});
   }
@@ -340,7 +344,10 @@ Status FindIterations(const Trace& t, const IterationOptions& o, NameMatcher& ma
       out->step_form = StepFormName(forms);
       const char* what = forms == kStepFormVllm     ? "vLLM execute_<tokens>_context_<n>..._generation_<m>..."
                          : forms == kStepFormSglang ? "SGLang step[<MODE> ...]"
-                                                    : "vLLM execute_... and SGLang step[...]";
+                         : forms == kStepFormTrtllm
+                             ? "TensorRT-LLM _forward_step / executeStep: <n> ctx reqs, <m> gen reqs"
+                         : forms == (kStepFormVllm | kStepFormSglang) ? "vLLM execute_... and SGLang step[...]"
+                                                                      : "serving step";
       out->source = Plural(out->found, "serving step", "serving steps") + " from " + what +
                     (*gpu_markers ? " GPU annotations in " : " annotations in ") + where + " (no ranges match " +
                     quoted + "; docs/SERVING.md)";

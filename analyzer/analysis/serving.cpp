@@ -123,8 +123,27 @@ bool ParseSglangStep(std::string_view name, ServingStep* out) {
   return true;
 }
 
+bool ParseTrtllmStep(std::string_view name, ServingStep* out) {
+  Cursor c{name};
+  c.Lit("[Executor] ");  // the PyTorch backend's prefix, when there is one
+  int64_t iteration = 0;
+  if (c.Lit("_forward_step ")) {
+    if (!c.Num(&iteration) || !c.Lit(": ")) return false;
+  } else if (!c.Lit("executeStep: ")) {
+    return false;
+  }
+  ServingStep s;
+  if (!c.Num(&s.prefill_requests) || !c.Lit(" ctx reqs, ") || !c.Num(&s.decode_requests) || !c.Lit(" gen reqs") ||
+      !c.Done())
+    return false;
+  s.forms = kStepFormTrtllm;
+  s.kind = KindOf(s.prefill_requests, s.decode_requests);
+  *out = s;
+  return true;
+}
+
 bool ParseServingStep(std::string_view name, ServingStep* out) {
-  return ParseVllmStep(name, out) || ParseSglangStep(name, out);
+  return ParseVllmStep(name, out) || ParseSglangStep(name, out) || ParseTrtllmStep(name, out);
 }
 
 bool ParseCaptureStep(std::string_view name, int64_t* size, std::string* mode) {
@@ -152,12 +171,10 @@ void MergeServingStep(ServingStep& into, const ServingStep& from) {
 }
 
 std::string StepFormName(uint8_t forms) {
-  switch (forms) {
-    case kStepFormVllm: return "vllm";
-    case kStepFormSglang: return "sglang";
-    case kStepFormVllm | kStepFormSglang: return "vllm+sglang";
-    default: return "";
-  }
+  std::string out;
+  for (auto [bit, name] : {std::pair{kStepFormVllm, "vllm"}, {kStepFormSglang, "sglang"}, {kStepFormTrtllm, "trtllm"}})
+    if (forms & bit) out += (out.empty() ? "" : "+") + std::string(name);
+  return out;
 }
 
 int64_t TokenBucketMin(int64_t tokens) {

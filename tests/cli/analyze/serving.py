@@ -175,12 +175,48 @@ def capture(tg, path):
     print(f"capture: {len(names)} capture annotations {sorted(set(names))}, no steps")
 
 
+def trtllm(tg):
+    """A hand-made TensorRT-LLM trace: NVTX-style step ranges of both forms (the PyTorch executor's
+    `[Executor] _forward_step N: P ctx reqs, D gen reqs`, the C++ batch manager's `executeStep: ...`),
+    each launching one kernel. Kinds from the request counts, tokens unknown (null), and the
+    groups by kind with no token bucket."""
+    events = [{"ph": "X", "cat": "cpu_op", "name": "aten::empty", "pid": 7, "tid": 7, "ts": 1, "dur": 1}]
+    names = [f"[Executor] _forward_step {i}: {1 if i % 4 == 0 else 0} ctx reqs, 16 gen reqs" for i in range(8)]
+    names += ["executeStep: 2 ctx reqs, 0 gen reqs", "executeStep: 0 ctx reqs, 5 gen reqs"]
+    for i, name in enumerate(names):
+        ts = 1000 + 1000 * i
+        events.append({"ph": "X", "cat": "user_annotation", "name": name, "pid": 7, "tid": 7, "ts": ts, "dur": 500})
+        events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 7, "ts": ts + 10,
+                       "dur": 5, "args": {"correlation": i + 1}})
+        events.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": ts + 20, "dur": 400,
+                       "args": {"correlation": i + 1, "device": 0, "stream": 7}})
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "trtllm_synthetic.trace.json")
+        with open(path, "w") as f:
+            json.dump({"traceEvents": events}, f)
+        r = report(tg, path)
+    rows = r["iteration_table"]
+    want = []
+    for name in names:
+        m = re.search(r"(\d+) ctx reqs, (\d+) gen reqs$", name)
+        p, g = int(m.group(1)), int(m.group(2))
+        want.append(("mixed" if p and g else "prefill" if p else "decode", None, p, g))
+    check("trtllm: steps", [(x["step_kind"], x["tokens"], x["prefill_requests"], x["decode_requests"]) for x in rows],
+          want)
+    check("trtllm: step_form", r["iteration_source"]["step_form"], "trtllm")
+    groups = r["serving"]["groups"]
+    check("trtllm: groups", [(g["kind"], g["token_bucket_min"], g["count"], g["tokens"]) for g in groups],
+          [("prefill", None, 1, None), ("decode", None, 7, None), ("mixed", None, 2, None)])
+    print(f"trtllm synthetic: {len(rows)} steps, groups {[(g['kind'], g['count']) for g in groups]}")
+
+
 def main():
     global OUT
     tg, shared = sys.argv[1], sys.argv[2]
     if len(sys.argv) > 3:
         OUT = sys.argv[3]
     synthetic(tg)
+    trtllm(tg)
     for name, fn in (("kineto_vllm_decode_graph_replay_mi300.json.gz", replay),
                      ("kineto_vllm_decode_graph_capture_mi300.json.gz", capture)):
         path = os.path.join(shared, name)

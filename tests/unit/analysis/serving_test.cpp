@@ -98,6 +98,24 @@ TEST(Serving, SglangSteps) {
     EXPECT_FALSE(Parses(bad)) << bad;
 }
 
+TEST(Serving, TrtllmSteps) {
+  // The PyTorch backend's NVTX range and the C++ batch manager's.
+  ServingStep decode = Parse("[Executor] _forward_step 812: 0 ctx reqs, 64 gen reqs");
+  EXPECT_EQ(decode.forms, kStepFormTrtllm);
+  EXPECT_EQ(decode.kind, StepKind::kDecode);
+  EXPECT_EQ(decode.prefill_requests, 0);
+  EXPECT_EQ(decode.decode_requests, 64);
+  EXPECT_EQ(decode.tokens, -1);  // the range gives no token count: unknown, not guessed
+  EXPECT_EQ(Parse("_forward_step 3: 2 ctx reqs, 0 gen reqs").kind, StepKind::kPrefill);
+  EXPECT_EQ(Parse("executeStep: 1 ctx reqs, 7 gen reqs").kind, StepKind::kMixed);
+  EXPECT_EQ(StepFormName(kStepFormTrtllm), "trtllm");
+  EXPECT_EQ(StepFormName(kStepFormVllm | kStepFormTrtllm), "vllm+trtllm");
+  for (const char* bad :
+       {"_forward_step 3: 2 ctx reqs", "executeStep: 1 ctx reqs, 7 gen reqs ", "executeStep 1 ctx reqs, 7 gen reqs",
+        "[Executor] _forward_step x: 0 ctx reqs, 1 gen reqs", "executeStep: -1 ctx reqs, 2 gen reqs"})
+    EXPECT_FALSE(Parses(bad)) << bad;
+}
+
 TEST(Serving, CaptureAndBuckets) {
   int64_t size = 0;
   std::string mode;
@@ -200,6 +218,26 @@ TEST(Serving, VllmStepsAreIterationsAndGroups) {
   EXPECT_EQ(sv.kernel_ns, all);
   ASSERT_TRUE(sv.has_graph_ratio);
   EXPECT_DOUBLE_EQ(sv.graph_kernel_ratio, static_cast<double>(7960 + 500) / static_cast<double>(all));
+}
+
+TEST(Serving, TrtllmRangesAreSteps) {
+  Trace t;
+  Step(t, "[Executor] _forward_step 10: 0 ctx reqs, 8 gen reqs", 0, 1000, 1);
+  Step(t, "[Executor] _forward_step 11: 1 ctx reqs, 8 gen reqs", 10'000, 2000, 2);
+  Step(t, "[Executor] _forward_step 12: 0 ctx reqs, 9 gen reqs", 20'000, 3000, 3);
+  const IterationAnalysis a = Analyze(t);
+  ASSERT_TRUE(a.from_markers);
+  ASSERT_EQ(a.iterations.size(), 3u);
+  EXPECT_EQ(a.step_form, "trtllm");
+  EXPECT_NE(a.source.find("3 serving steps from TensorRT-LLM"), std::string::npos) << a.source;
+  EXPECT_EQ(a.iterations[1].serving.kind, StepKind::kMixed);
+  const ApiIndex index(t.api_calls);
+  const ServingAnalysis sv = AnalyzeServing(t, a, index);
+  ASSERT_EQ(sv.groups.size(), 2u);  // decode and mixed, tokens unknown
+  EXPECT_EQ(sv.groups[0].kind, StepKind::kDecode);
+  EXPECT_EQ(sv.groups[0].count, 2u);
+  EXPECT_EQ(sv.groups[0].bucket_min, -1);
+  EXPECT_EQ(sv.groups[0].tokens, -1);
 }
 
 TEST(Serving, SglangNestedAndOverlappingFormsAreOneStep) {

@@ -9,6 +9,10 @@
 //   SGLang  step[<MODE> key=value ...]   MODE EXTEND (prefill), DECODE, MIXED (prefill and
 //           decode in one batch), others kept with an unknown kind; bs= is the batch's requests,
 //           toks= its tokens. Unknown keys are ignored.
+//   TensorRT-LLM (NVTX ranges, in Nsight Systems exports)
+//           [Executor] _forward_step <iteration>: <P> ctx reqs, <D> gen reqs   (PyTorch backend)
+//           executeStep: <P> ctx reqs, <D> gen reqs                          (C++ batch manager)
+//           P: context (prefill) requests, D: generation (decode) requests; no token count.
 //   capture capture_<size>_<MODE> (vLLM's CUDA/HIP graph capture): never a step (it records a
 //           graph, it serves nothing); counted in ServingAnalysis::capture_steps.
 // A field the annotation does not give is -1 (null in the report), never guessed.
@@ -32,7 +36,7 @@ enum class StepKind : uint8_t { kUnknown, kPrefill, kDecode, kMixed };
 inline constexpr const char* kStepKindNames[] = {"unknown", "prefill", "decode", "mixed"};
 
 // Which annotation form a step came from (bit flags: one step may carry both).
-enum StepForm : uint8_t { kStepFormNone = 0, kStepFormVllm = 1, kStepFormSglang = 2 };
+enum StepForm : uint8_t { kStepFormNone = 0, kStepFormVllm = 1, kStepFormSglang = 2, kStepFormTrtllm = 4 };
 
 struct ServingStep {
   uint8_t forms = kStepFormNone;  // StepForm bits; none: not a serving step
@@ -47,13 +51,14 @@ struct ServingStep {
 // Parses one annotation name; false (out untouched) when it is neither form.
 bool ParseVllmStep(std::string_view name, ServingStep* out);
 bool ParseSglangStep(std::string_view name, ServingStep* out);
-bool ParseServingStep(std::string_view name, ServingStep* out);  // either form
+bool ParseTrtllmStep(std::string_view name, ServingStep* out);
+bool ParseServingStep(std::string_view name, ServingStep* out);  // any form
 // capture_<size>_<MODE>: size and mode; false when the name is not one.
 bool ParseCaptureStep(std::string_view name, int64_t* size, std::string* mode);
 // Fills the fields `into` lacks from `from` (the other form of the same step) and ORs the forms;
 // the kind is recomputed from the request counts when both are known.
 void MergeServingStep(ServingStep& into, const ServingStep& from);
-// "vllm", "sglang", "vllm+sglang", "" for none.
+// The forms joined by '+' in the order vllm, sglang, trtllm ("vllm", "vllm+sglang", ...); "" for none.
 std::string StepFormName(uint8_t forms);
 
 // The power-of-two token bucket [min, 2 min) of `tokens` (0: [0, 1)); -1 when tokens is unknown.
