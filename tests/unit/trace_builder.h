@@ -75,6 +75,19 @@ inline size_t AddRange(Trace& t, std::string_view name, TimeNs start, TimeNs end
   return t.ranges.size() - 1;
 }
 
+// A range of `domain` ("cpu_op", "python_function", ...) on thread 100 of process 100.
+inline size_t AddRangeIn(Trace& t, std::string_view domain, std::string_view name, TimeNs start, TimeNs end) {
+  Range r;
+  r.start = start;
+  r.end = end;
+  r.name = t.strings.Intern(name);
+  r.domain = t.strings.Intern(domain);
+  r.pid = 100;
+  r.tid = 100;
+  t.ranges.Add(r);
+  return t.ranges.size() - 1;
+}
+
 inline size_t AddSync(Trace& t, SyncKind kind, TimeNs start, TimeNs end, int64_t correlation = kUnknownId,
                       int32_t device = 0, int64_t stream = 7) {
   Sync s;

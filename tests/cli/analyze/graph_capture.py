@@ -126,6 +126,16 @@ def run(tg, args, out=None):
     return subprocess.run(cmd, capture_output=True, text=True)
 
 
+def analyzed(what, tg, args, out):
+    """The report `analyze ARGS -o OUT` wrote, or None (with the failure recorded)."""
+    r = run(tg, args, out)
+    if r.returncode != 0:
+        failures.append(f"{what}: analyze {' '.join(args[1:])} failed: {r.stderr.strip()}")
+        return None
+    with open(out) as f:
+        return json.load(f)
+
+
 def shared_pair(tg, shared, reports):
     replay = os.path.join(shared, "kineto_vllm_decode_graph_replay_mi300.json.gz")
     capture = os.path.join(shared, "kineto_vllm_decode_graph_capture_mi300.json.gz")
@@ -160,12 +170,9 @@ def shared_pair(tg, shared, reports):
             ops_by_name[k["name"]][op_base(op) if op else None] += 1
             mapped += 1
     out = os.path.join(reports, "vllm_replay_with_capture.json")
-    r = run(tg, [replay, "--capture", capture], out)
-    if r.returncode != 0:
-        failures.append(f"shared: analyze --capture failed: {r.stderr.strip()}")
+    doc = analyzed("shared", tg, [replay, "--capture", capture], out)
+    if doc is None:
         return
-    with open(out) as f:
-        doc = json.load(f)
     cap = doc["serving"]["graph_replay"]["capture"]
     check("shared: kernels mapped", (cap["kernels_mapped"], cap["kernels"]), (mapped, sum(map(len, graph_kernels.values()))))
     check("shared: launches mapped", (cap["launches_mapped"], cap["launches"]), (1, 1))
@@ -189,9 +196,9 @@ def shared_pair(tg, shared, reports):
           f"{checked} kernel-table rows checked")
     # Without --capture: the replay says it cannot name them.
     out = os.path.join(reports, "vllm_replay_without_capture.json")
-    r = run(tg, [replay], out)
-    with open(out) as f:
-        doc = json.load(f)
+    doc = analyzed("shared", tg, [replay], out)
+    if doc is None:
+        return
     g = doc["serving"]["graph_replay"]
     check("shared: capture without --capture", g.get("capture", "absent"), None)
     check("shared: capture_reason", "capture_reason" in g, True)
@@ -246,12 +253,9 @@ def synthetic(tg, reports):
         with open(rpath, "w") as f:
             json.dump({"traceEvents": rep}, f)
         out = os.path.join(reports, "synthetic_replay_with_capture.json")
-        r = run(tg, [rpath, "--capture", cpath], out)
-        if r.returncode != 0:
-            failures.append(f"synthetic: analyze --capture failed: {r.stderr.strip()}")
+        doc = analyzed("synthetic", tg, [rpath, "--capture", cpath], out)
+        if doc is None:
             return
-        with open(out) as f:
-            doc = json.load(f)
         c = doc["serving"]["graph_replay"]["capture"]
         check("synthetic: counts", (c["graphs"], c["launches"], c["launches_mapped"], c["kernels"], c["kernels_mapped"]),
               (3, 3, 2, 10, 5))
@@ -294,12 +298,10 @@ def generated(tg, reports):
         with open(answers) as f:
             want = json.load(f)["capture"]
         out = os.path.join(reports, "generated_serving_with_capture.json")
-        r = run(tg, [trace, "--capture", capture], out)
-        if r.returncode != 0:
-            failures.append(f"generated: analyze --capture failed: {r.stderr.strip()}")
-            return
-    with open(out) as f:
-        c = json.load(f)["serving"]["graph_replay"]["capture"]
+        doc = analyzed("generated", tg, [trace, "--capture", capture], out)
+    if doc is None:
+        return
+    c = doc["serving"]["graph_replay"]["capture"]
     check("generated: counts", (c["graphs"], c["launches"], c["launches_mapped"], c["kernels_mapped"]),
           (want["graphs"], want["launches"], want["launches"], want["kernels_mapped"]))
     check("generated: matched by", c["matched_by"],

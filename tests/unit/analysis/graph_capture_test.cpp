@@ -17,22 +17,11 @@ namespace {
 using testing::AddApi;
 using testing::AddKernel;
 using testing::AddRange;
-
-size_t AddIn(Trace& t, std::string_view domain, std::string_view name, TimeNs start, TimeNs end) {
-  Range r;
-  r.start = start;
-  r.end = end;
-  r.name = t.strings.Intern(name);
-  r.domain = t.strings.Intern(domain);
-  r.pid = 100;
-  r.tid = 100;
-  t.ranges.Add(r);
-  return t.ranges.size() - 1;
-}
+using testing::AddRangeIn;
 
 // One launch inside op `op` at `at`, with a cudaLaunchKernel call.
 void Launch(Trace& t, std::string_view op, TimeNs at, int64_t correlation) {
-  AddIn(t, "cpu_op", op, at, at + 50);
+  AddRangeIn(t, "cpu_op", op, at, at + 50);
   AddApi(t, "cudaLaunchKernel", at + 5, at + 10, correlation);
 }
 
@@ -82,10 +71,10 @@ TEST(GraphCapture, AnnotationsBoundCapturesWithoutBeginEndCalls) {
 TEST(GraphCapture, CallerFrameSkipsTheFrameworkAndBuiltins) {
   Trace t;
   AddApi(t, "hipStreamBeginCapture", 10, 11, 1);
-  AddIn(t, "python_function", "model.py(12): forward", 100, 400);
-  AddIn(t, "python_function", "/opt/venv/lib/site-packages/torch/nn/functional.py(3): linear", 110, 390);
-  AddIn(t, "python_function", "<built-in function linear>", 120, 380);
-  AddIn(t, "python_function", "mytorch/ops.py(1): run", 500, 700);  // "mytorch/" is not torch/
+  AddRangeIn(t, "python_function", "model.py(12): forward", 100, 400);
+  AddRangeIn(t, "python_function", "/opt/venv/lib/site-packages/torch/nn/functional.py(3): linear", 110, 390);
+  AddRangeIn(t, "python_function", "<built-in function linear>", 120, 380);
+  AddRangeIn(t, "python_function", "mytorch/ops.py(1): run", 500, 700);  // "mytorch/" is not torch/
   Launch(t, "aten::linear", 200, 2);
   Launch(t, "aten::add", 550, 3);
   Launch(t, "aten::mul", 800, 4);  // no frame holds it
@@ -102,7 +91,7 @@ TEST(GraphCapture, CallerFrameSkipsTheFrameworkAndBuiltins) {
 // when negative).
 Trace Replay(size_t kernels, int64_t tokens) {
   Trace t;
-  AddIn(t, "cpu_op", "aten::empty", 0, 10);
+  AddRangeIn(t, "cpu_op", "aten::empty", 0, 10);
   if (tokens >= 0)
     AddRange(t, "execute_" + std::to_string(tokens) + "_context_0_generation_" + std::to_string(tokens), 100, 5000);
   AddApi(t, "cudaGraphLaunch", 200, 220, 77);

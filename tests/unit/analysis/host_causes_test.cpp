@@ -34,14 +34,7 @@ size_t C(IdleCause c) { return static_cast<size_t>(c); }
 
 // A Python frame (python_function) or cpu_op on the main thread.
 void Frame(Trace& t, std::string_view name, TimeNs s, TimeNs e, const char* domain = "python_function") {
-  Range r;
-  r.start = s;
-  r.end = e;
-  r.name = t.strings.Intern(name);
-  r.domain = t.strings.Intern(domain);
-  r.pid = 100;
-  r.tid = 100;
-  t.ranges.Add(r);
+  testing::AddRangeIn(t, domain, name, s, e);
 }
 
 // A kernel [s, e) launched by cudaLaunchKernel [ls, le).
