@@ -247,15 +247,12 @@ GraphCaptureMapping MapGraphKernels(const Trace& replay, const internal::ApiInde
       out.sources.push_back(g.source);
   const KernelTable& k = replay.kernels;
   const ApiTable& api = replay.api_calls;
-  // The graph-launched kernels, grouped by their launch call.
-  std::vector<int8_t> graph_call(replay.strings.size(), -1);
+  // The graph-launched kernels (LinkOps marked them), grouped by their launch call.
   std::vector<std::pair<uint32_t, uint32_t>> launched;  // (call, kernel row)
-  for (size_t i = 0; i < k.size(); ++i) {
+  for (size_t i = 0; i < k.size() && i < links->kernel_launch_found.size(); ++i) {
+    if (links->kernel_launch_found[i] != OpLinks::kGraphLaunched) continue;
     const int64_t call = index.Find(k.correlation[i], k.pid[i]);
-    if (call < 0) continue;
-    int8_t& g = graph_call[api.name[static_cast<size_t>(call)]];
-    if (g < 0) g = ApiRoleOf(replay.Name(api.name[static_cast<size_t>(call)])) == ApiRole::kGraphLaunch ? 1 : 0;
-    if (g == 1) launched.emplace_back(static_cast<uint32_t>(call), static_cast<uint32_t>(i));
+    launched.emplace_back(static_cast<uint32_t>(call), static_cast<uint32_t>(i));
   }
   std::sort(launched.begin(), launched.end(), [&](const auto& a, const auto& b) {
     return std::tie(api.start[a.first], a.first, k.start[a.second], a.second) <

@@ -85,7 +85,8 @@ struct GraphCaptureMapping {
 };
 
 // Matches the replay's graph launches to `graphs` and writes the captured op of each matched
-// kernel into links->kernels (links from LinkOps on `replay`).
+// kernel into links->kernels (links from LinkOps on `replay`, whose kernel_launch_found says which
+// kernels a graph launch ran).
 GraphCaptureMapping MapGraphKernels(const Trace& replay, const internal::ApiIndex& index,
                                     const std::vector<CapturedGraph>& graphs, OpLinks* links);
 
