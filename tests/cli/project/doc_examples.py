@@ -12,8 +12,9 @@ succeeds (exit 0), unless the next command is `echo $?`, whose shown output is t
 
 The commands of one page run in order, in one scratch directory laid out as the checkout:
 `build/tracegate` (the binary under test) and `build/tracegate-gen-kineto` (beside it), `tests/` and `ci/` (links to the repository's), a copy
-of `baselines/`, and `../shared/traces`. A block that names ../shared/traces is skipped, with a
-printed reason, when they are absent. --print shows each command's real output instead of
+of `baselines/`, and `../shared/traces`. When they are absent, a block that names
+../shared/traces is skipped with a printed reason, and so is every later block of its page (they
+may read what it wrote). --print shows each command's real output instead of
 checking it (to write a page).
 """
 
@@ -111,11 +112,16 @@ def main():
                 os.symlink(gen, os.path.join(checkout, "build", "tracegate-gen-kineto"))
             last_rc = 0
             nblocks = 0
+            no_shared_since = None  # the line of the first block skipped for want of ../shared/traces
             for line, steps in blocks(page):
                 nblocks += 1
                 text = "\n".join(c for c, _ in steps)
-                if "../shared/traces" in text and not os.path.isdir(shared):
-                    print(f"{rel}:{line}: skipped: the block reads ../shared/traces, absent here ({shared})")
+                if "../shared/traces" in text and not os.path.isdir(shared) and no_shared_since is None:
+                    no_shared_since = line
+                if no_shared_since is not None:
+                    why = ("the block reads ../shared/traces" if line == no_shared_since else
+                           f"it follows the block at line {no_shared_since}, skipped")
+                    print(f"{rel}:{line}: skipped: {why} (../shared/traces is absent here: {shared})")
                     skipped += 1
                     continue
                 for k, (cmd, shown) in enumerate(steps):
