@@ -59,9 +59,14 @@ Status AnalyzeCriticalPath(const Trace& t, const IterationAnalysis& its, const s
   TG_RETURN_IF_ERROR(internal::ReplayEngine(t, its, ReplayChange{}, index, &replay, &rec));
   const ApiTable& a = t.api_calls;
 
-  std::vector<Kept> top;  // a heap: the shortest kept on top
+  std::vector<Kept> top;     // a heap: the shortest kept on top
+  std::vector<Kept> detail;  // the same, for detail_iteration's whole path
   auto keep = [&](const PathSegment& s, int64_t pid, int64_t tid) {
     KeepLargest(top, options.top_segments, Kept{s, pid, tid}, Longer);
+    if (s.iteration == options.detail_iteration) {
+      out->detail_total++;
+      KeepLargest(detail, options.detail_cap, Kept{s, pid, tid}, Longer);
+    }
   };
   // host_compute by frame: the name of the event that decided each piece (HostModel::Split).
   struct FrameSum {
@@ -220,9 +225,8 @@ Status AnalyzeCriticalPath(const Trace& t, const IterationAnalysis& its, const s
   }
   out->iterations = its.iterations.size();
 
-  // The longest segments, named.
-  std::sort(top.begin(), top.end(), Longer);
-  for (const Kept& k : top) {
+  // A kept segment, named.
+  auto named = [&](const Kept& k) {
     PathTopSegment s;
     s.kind = k.seg.kind;
     s.iteration = its.iterations[k.seg.iteration].index;
@@ -269,7 +273,19 @@ Status AnalyzeCriticalPath(const Trace& t, const IterationAnalysis& its, const s
         if (best != HostModel::kNoEvent) s.name = host->ShortName(best);
       }
     }
-    out->top.push_back(std::move(s));
+    return s;
+  };
+  // The longest segments, named.
+  std::sort(top.begin(), top.end(), Longer);
+  for (const Kept& k : top) out->top.push_back(named(k));
+  // The drawn iteration's path, in time order.
+  if (options.detail_iteration < its.iterations.size()) {
+    out->has_detail = true;
+    out->detail_index = its.iterations[options.detail_iteration].index;
+    std::sort(detail.begin(), detail.end(), [](const Kept& x, const Kept& y) {
+      return x.seg.start != y.seg.start ? x.seg.start < y.seg.start : x.seg.duration < y.seg.duration;
+    });
+    for (const Kept& k : detail) out->detail.push_back(named(k));
   }
   // host_compute by frame, the largest first (ties: by name).
   std::vector<PathFrame> all;

@@ -634,6 +634,17 @@ void SeparateSpans(std::vector<Iteration>& its) {
 
 }  // namespace
 
+size_t MedianIterationPosition(const IterationAnalysis& it) {
+  std::vector<double> ms;
+  ms.reserve(it.iterations.size());
+  for (const Iteration& i : it.iterations) ms.push_back(NsToMs(i.latency_ns()));
+  if (ms.empty()) return 0;
+  std::vector<double> sorted = ms;
+  std::sort(sorted.begin(), sorted.end());
+  const double median = NearestRank(sorted, 50);
+  return static_cast<size_t>(std::find(ms.begin(), ms.end(), median) - ms.begin());
+}
+
 void internal::ComputeIterationStats(IterationAnalysis* out) {
   out->latency_ms = SampleStats{};
   out->total_ns = 0;

@@ -32,6 +32,13 @@ FusionOptions FusionFromRules(const RulesConfig& rules) {
   return f;
 }
 
+// The report's timeline draws the median iteration: its whole path is kept for the drawing.
+CriticalPathOptions PathOptions(const IterationAnalysis& iterations) {
+  CriticalPathOptions o;
+  o.detail_iteration = MedianIterationPosition(iterations);
+  return o;
+}
+
 }  // namespace
 
 Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* out) {
@@ -188,7 +195,7 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   // iteration there is none. Only when asked (AnalysisConfig::critical_path).
   if (config.critical_path && !out->iterations.iterations.empty())
     critical_path = AnalyzeCriticalPath(trace, out->iterations, out->kernel_classes, &*api_index, host_source(),
-                                        CriticalPathOptions{}, &out->critical_path);
+                                        PathOptions(out->iterations), &out->critical_path);
   fusion_task.Wait();
   // The critical path read them until now.
   host.reset();

@@ -69,6 +69,48 @@ const char* ClassWord(const std::string& kind) {
   return kind == "memcpy" ? "copy" : kind == "memset" ? "memset" : kind == "collective" ? "communication" : "compute";
 }
 
+// The critical path's kinds (critical_path.h) as the lane draws them: GPU work in its lane's
+// colours, the host's kinds in theirs.
+const char* PathClass(const std::string& kind) {
+  if (kind == "communication") return "collective";
+  if (kind.rfind("kernel_", 0) == 0) return "kernel";
+  if (kind == "copy") return "memcpy";
+  if (kind == "memset") return "memset";
+  if (kind == "launch_call") return "launch";
+  if (kind == "runtime_call") return "api";
+  if (kind == "sync_wait") return "sync";
+  if (kind == "host_compute") return "cp-host";
+  if (kind == "launch_delay") return "cp-delay";
+  if (kind == "gpu_gap") return "cp-gap";
+  return "cp-none";
+}
+
+// One segment of timeline.critical_path: [start_offset_ns, duration_ns, kind, name, device,
+// stream, pid, tid].
+struct PathRow {
+  double start = 0, duration = 0;
+  std::string kind, name;
+  int64_t device = -1, stream = -1, tid = -1;
+  bool gpu = false;
+};
+std::vector<PathRow> ReadPath(const json& tl) {
+  std::vector<PathRow> out;
+  for (const json& r : Array(Object(tl, "critical_path"), "segments")) {
+    if (!r.is_array() || r.size() < 8 || !r[0].is_number() || !r[1].is_number()) continue;
+    PathRow p;
+    p.start = r[0].get<double>();
+    p.duration = std::max(0.0, r[1].get<double>());
+    p.kind = r[2].is_string() ? r[2].get<std::string>() : "";
+    p.name = r[3].is_string() ? r[3].get<std::string>() : "";
+    p.gpu = r[4].is_number_integer() || r[5].is_number_integer();
+    p.device = r[4].is_number_integer() ? r[4].get<int64_t>() : -1;
+    p.stream = r[5].is_number_integer() ? r[5].get<int64_t>() : -1;
+    p.tid = r[7].is_number_integer() ? r[7].get<int64_t>() : -1;
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
 // The first view and the element placement, as the page script does it (the page reads the same
 // without the script).
 struct View {
@@ -331,6 +373,23 @@ std::string DetailSvg(const json& doc, const std::vector<NumberedGap>& gaps, con
     body += StrFormat("<rect class=\"lane\" data-lane=\"%zu\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\"/>\n",
                       lane_index, kX0, ly, kPlotW, h);
   };
+  // The critical path (analyze --critical-path): a lane of its own on top, and each segment
+  // outlined where it ran (a GPU stream's lane, a host thread's calls) once the lanes are placed.
+  const std::vector<PathRow> path = ReadPath(tl);
+  std::map<int64_t, double> thread_y;                      // tid -> its calls' (or ranges') row
+  std::map<std::pair<int64_t, int64_t>, double> stream_y;  // (device, stream) -> its lane
+  auto path_title = [&](const PathRow& p) {
+    return "critical path: " + p.kind + (p.name.empty() ? std::string() : " (" + p.name + ")") + ", " +
+           DurationText(p.duration) + " at " + AtText(drawn.start + p.start);
+  };
+  if (!path.empty()) {
+    body += SvgText(kX0 - 8, y + 12, "lane-label group-label", "critical path");
+    lane_bg(y, call_h);
+    for (const PathRow& p : path)
+      body += v.Rect(drawn.start + p.start, p.duration, y, call_h, PathClass(p.kind), 0.5, path_title(p));
+    ++lane_index;
+    y += call_h + lane_gap + 4;
+  }
   for (const json& thread : host) {
     std::vector<Row> calls, ranges;
     int depth = 0;
@@ -346,6 +405,7 @@ std::string DetailSvg(const json& doc, const std::vector<NumberedGap>& gaps, con
       }
     }
     const std::string who = "thread " + IdText(IdOf(thread, "tid"));
+    thread_y.emplace(IdOf(thread, "tid"), y);
     if (!calls.empty()) {
       body += SvgText(kX0 - 8, y + 12, "lane-label", who);
       lane_bg(y, call_h);
@@ -383,6 +443,7 @@ std::string DetailSvg(const json& doc, const std::vector<NumberedGap>& gaps, con
       std::string title = "GPU " + IdText(device) + " " + label;
       if (auto busy = Number(*lane, "busy_ns"); busy) title += ": stream busy " + DurationText(*busy);
       body += SvgText(kX0 - 8, y + 14, "lane-label", label);
+      stream_y.emplace(std::pair{device, IdOf(*lane, "stream")}, y);
       lane_bg(y, lane_h);
       for (const json& g : Array(tl, "gaps")) {
         if (IdOf(g, "device") != device) continue;
@@ -400,6 +461,15 @@ std::string DetailSvg(const json& doc, const std::vector<NumberedGap>& gaps, con
       }
       ++lane_index;
       y += lane_h + lane_gap;
+    }
+  }
+  for (const PathRow& p : path) {
+    if (p.gpu) {
+      if (auto at = stream_y.find({p.device, p.stream}); at != stream_y.end())
+        body += v.Rect(drawn.start + p.start, p.duration, at->second, lane_h, "cp-mark", 0.5, path_title(p));
+    } else if (p.kind != "host_compute" && p.kind != "unattributed") {
+      if (auto at = thread_y.find(p.tid); at != thread_y.end())
+        body += v.Rect(drawn.start + p.start, p.duration, at->second, call_h, "cp-mark", 0.5, path_title(p));
     }
   }
   for (const char* key : {"marker_start_offset_ns", "marker_end_offset_ns"})
@@ -463,6 +533,17 @@ std::string TimelineHtml(const json& doc, const std::vector<NumberedGap>& gaps) 
          "<span class=\"key gap\"></span>idle &nbsp; host:<span class=\"key launch\"></span>launch"
          "<span class=\"key sync\"></span>sync/wait<span class=\"key copy\"></span>copy call<span class=\"key api\"></span>"
          "other call<span class=\"key range\"></span>range</p>\n";
+  if (const json* cp = Find(tl, "critical_path"); cp && cp->is_object()) {
+    out +=
+        "<p class=\"legend-line\">critical path (its own lane on top; outlined in the lanes where it ran):"
+        "<span class=\"key cp-host\"></span>host compute<span class=\"key cp-delay\"></span>launch delay"
+        "<span class=\"key cp-gap\"></span>stream gap, with the GPU and host colours above for work and calls";
+    const double cp_dropped = Number(*cp, "segments_dropped").value_or(0);
+    if (cp_dropped > 0)
+      out += Esc(StrFormat(" (%.0f of its %.0f segments, the shortest, are not drawn)", cp_dropped,
+                           Number(*cp, "segments_total").value_or(0)));
+    out += "</p>\n";
+  }
   out += OverviewSvg(doc, gaps, drawn);
   if (!drawn.present) return out;
   if (Array(tl, "lanes").empty() && Array(tl, "host").empty())

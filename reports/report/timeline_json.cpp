@@ -40,18 +40,6 @@ using LaneKey = std::pair<int32_t, int64_t>;  // (device, stream): std::map orde
 
 json IdOrNull(int64_t id) { return id == kUnknownId ? json(nullptr) : json(id); }
 
-// The position (in analysis.iterations) of the kept iteration whose latency is the nearest-rank
-// median; the first such iteration when several have that latency.
-size_t MedianIteration(const IterationAnalysis& it) {
-  std::vector<double> ms;
-  ms.reserve(it.iterations.size());
-  for (const Iteration& i : it.iterations) ms.push_back(NsToMs(i.latency_ns()));
-  std::vector<double> sorted = ms;
-  std::sort(sorted.begin(), sorted.end());
-  double median = NearestRank(sorted, 50);
-  return static_cast<size_t>(std::find(ms.begin(), ms.end(), median) - ms.begin());
-}
-
 // Every GPU item of iteration `pos`, grouped by lane.
 // Each lane's vector is sized by a first counting pass: a trace that is one long iteration (no
 // step markers) puts all of its GPU work here, and growing the vectors by doubling would hold up
@@ -342,7 +330,7 @@ json TimelineJson(const Trace& trace, const Analysis& analysis, size_t item_cap)
     doc["overview"] = OverviewJson(trace, it, kTimelineOverviewBins);
     return doc;
   }
-  const size_t pos = MedianIteration(it);
+  const size_t pos = MedianIterationPosition(it);
   const Iteration& iter = it.iterations[pos];
   doc["iteration"] = iter.index;
   doc["selection"] = "median latency (nearest rank) of " + std::to_string(it.iterations.size()) +
@@ -404,6 +392,21 @@ json TimelineJson(const Trace& trace, const Analysis& analysis, size_t item_cap)
   doc["gaps"] = GapsJson(DeviceGaps(lanes, iter.start, iter.end), iter.start, kTimelineGapCap, &gaps_total);
   doc["gaps_total"] = gaps_total;
   doc["host"] = HostJson(trace, it, pos, iter, kTimelineHostCap, kTimelineHostLanes);
+  // The drawn iteration's critical path (analyze --critical-path keeps it: critical_path.h).
+  const CriticalPathResult& cp = analysis.critical_path;
+  if (cp.has_detail && cp.detail_index == iter.index) {
+    json rows = json::array();
+    for (const PathTopSegment& s : cp.detail)
+      rows.push_back({s.start - iter.start, s.duration, kPathKindNames[static_cast<size_t>(s.kind)],
+                      s.name.empty() ? json(nullptr) : json(s.name), s.gpu ? IdOrNull(s.device) : json(nullptr),
+                      s.gpu ? IdOrNull(s.stream) : json(nullptr), s.gpu ? json(nullptr) : IdOrNull(s.pid),
+                      s.gpu ? json(nullptr) : IdOrNull(s.tid)});
+    doc["critical_path"] = {
+        {"columns", {"start_offset_ns", "duration_ns", "kind", "name", "device", "stream", "pid", "tid"}},
+        {"segments_total", cp.detail_total},
+        {"segments_dropped", cp.detail_total - cp.detail.size()},
+        {"segments", std::move(rows)}};
+  }
   doc["overview"] = OverviewJson(trace, it, kTimelineOverviewBins);
   return doc;
 }

@@ -77,6 +77,8 @@ svg .group-label { font-weight: 600; }
 .gap { fill: #e15759; fill-opacity: 0.3; }
 .launch { fill: #59a14f; } .sync { fill: #e15759; } .copy { fill: #edc948; } .api { fill: #a0a4ab; }
 .range { fill: #76b7b2; fill-opacity: 0.75; stroke: #fff; stroke-width: 0.5; }
+.cp-host { fill: #8cd17d; } .cp-delay { fill: #ff9da7; } .cp-gap { fill: #d4a6c8; } .cp-none { fill: #d3d3d3; }
+.cp-mark { fill: none; stroke: #d62728; stroke-width: 1.5; }
 .busy { fill: #4e79a7; } .ov-window { fill: none; stroke: #1d2330; stroke-width: 1.5; }
 .ov-iter { fill: #d9dde5; } .ov-drawn { fill: #8d99ae; }
 .gapnum circle { fill: #c0392b; } .gapnum text { fill: #fff; font-weight: 600; font-size: 11px; text-anchor: middle; }
@@ -90,7 +92,7 @@ rect.trend-avg { fill: #4e79a7; stroke: none; } rect.trend-p95 { fill: #f28e2b; 
 .key.kernel { background: #4e79a7; } .key.collective { background: #b07aa1; } .key.memcpy { background: #f28e2b; }
 .key.memset { background: #9c755f; } .key.gap { background: #f3bcbd; } .key.launch { background: #59a14f; }
 .key.sync { background: #e15759; } .key.copy { background: #edc948; } .key.api { background: #a0a4ab; }
-.key.range { background: #76b7b2; } .key.pt-saved { background: #4e79a7; } .key.pt-pass { background: #59a14f; }
+.key.range { background: #76b7b2; } .key.cp-host { background: #8cd17d; } .key.cp-delay { background: #ff9da7; } .key.cp-gap { background: #d4a6c8; } .key.pt-saved { background: #4e79a7; } .key.pt-pass { background: #59a14f; }
 .key.pt-regression { background: #d62728; } .key.pt-cannot_judge { background: #bab0ac; } .key.trend-avg { background: #4e79a7; } .key.trend-p95 { background: #f28e2b; }
 .legend-line { font-size: 13px; margin: 4px 0; }
 svg.tl-zoom { cursor: grab; touch-action: none; } svg.tl-zoom.dragging { cursor: grabbing; }

@@ -38,6 +38,20 @@ python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sy
 assert isinstance(a["critical_path"], dict) and "critical_path" not in b
 k=a["critical_path"]; assert sum(v["total_ns"] for v in k["kinds"].values()) == k["step_total_ns"]' \
   "$dir/critical_path.json" "$dir/store.json" && ok || fail "critical_path section: present with --critical-path, absent without, kinds summing to the steps"
+# The timeline keeps the drawn iteration's whole path: its segments in time order, not
+# overlapping, summing to the iteration's span (recomputed here from the rows); the page marks it.
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); t=r["timeline"]; cp=t["critical_path"]
+rows=cp["segments"]; assert rows and cp["segments_dropped"] == 0 and cp["segments_total"] == len(rows)
+assert sum(x[1] for x in rows) == t["duration_ns"], (sum(x[1] for x in rows), t["duration_ns"])
+assert rows[0][0] == 0 and all(a[0] + a[1] <= b[0] for a, b in zip(rows, rows[1:]))
+assert "critical_path" not in json.load(open(sys.argv[2]))["timeline"]' \
+  "$dir/critical_path.json" "$dir/store.json" && ok || fail "timeline.critical_path: the drawn iteration's path, summing to its span"
+if "$tg" analyze "$alexnet" --critical-path -q --html "$dir/cp.html" 2>"$dir/err" &&
+  [ "$(grep -o 'class="cp-mark"' "$dir/cp.html" | wc -l)" -gt 0 ] && grep -q '>critical path</text>' "$dir/cp.html"; then
+  ok
+else
+  fail "the page marks the critical path: $(cat "$dir/err")"
+fi
 if "$tg" baseline save "$alexnet" --name alexnet --dir "$dir/baselines" >/dev/null; then
   reports+=("$dir/baselines/alexnet.json"); ok
 else

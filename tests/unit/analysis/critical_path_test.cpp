@@ -207,6 +207,75 @@ TEST(CriticalPath, KeepsAFixedNumberOfSegments) {
   EXPECT_GT(r.segments, 200u * 6);
 }
 
+// One iteration's whole path is kept for the timeline's drawing: its segments in time order,
+// without overlap, summing to the iteration's latency; the same segments on_segment sees for it;
+// with a cap, the longest of them.
+TEST(CriticalPath, KeepsTheDrawnIterationsWholePath) {
+  const Trace t = Generate({{"ampere_sgemm_128x64_nn", 300}, {"relu_kernel", 200}, {"softmax_kernel", 100}}, 5);
+  IterationOptions o;
+  o.skip = 0;
+  IterationAnalysis its;
+  ASSERT_TRUE(AnalyzeIterations(t, o, &its).ok());
+  KernelClassifier classifier;
+  ASSERT_TRUE(KernelClassifier::Create({}, &classifier).ok());
+  const std::vector<KernelClass> classes = ClassifyKernels(t, classifier);
+  CriticalPathOptions options;
+  options.detail_iteration = 2;
+  std::vector<PathSegment> seen;
+  options.on_segment = [&](const PathSegment& s) {
+    if (s.iteration == 2 && s.duration > 0) seen.push_back(s);
+  };
+  CriticalPathResult r;
+  ASSERT_TRUE(AnalyzeCriticalPath(t, its, classes, nullptr, nullptr, options, &r).ok());
+  ASSERT_TRUE(r.has_detail);
+  EXPECT_EQ(r.detail_index, its.iterations[2].index);
+  EXPECT_EQ(r.detail_total, seen.size());
+  ASSERT_EQ(r.detail.size(), seen.size());
+  TimeNs sum = 0;
+  for (size_t i = 0; i < r.detail.size(); ++i) {
+    sum += r.detail[i].duration;
+    if (i > 0) {
+      EXPECT_GE(r.detail[i].start, r.detail[i - 1].start + r.detail[i - 1].duration) << i;
+    }
+    // on_segment sees the path from the end backwards.
+    const PathSegment& s = seen[seen.size() - 1 - i];
+    EXPECT_EQ(r.detail[i].start, s.start) << i;
+    EXPECT_EQ(r.detail[i].kind, s.kind) << i;
+  }
+  EXPECT_EQ(sum, its.iterations[2].latency_ns());
+  EXPECT_EQ(r.detail.front().start, its.iterations[2].start);
+  // The kernels on it are named and placed on their stream.
+  size_t kernels = 0;
+  for (const PathTopSegment& s : r.detail)
+    if (s.kind == PathKind::kKernelGemm) {
+      ++kernels;
+      EXPECT_EQ(s.name, "ampere_sgemm_128x64_nn");
+      EXPECT_TRUE(s.gpu);
+      EXPECT_EQ(s.stream, 7);
+    }
+  EXPECT_EQ(kernels, 1u);
+
+  options.detail_cap = 3;
+  CriticalPathResult capped;
+  ASSERT_TRUE(AnalyzeCriticalPath(t, its, classes, nullptr, nullptr, options, &capped).ok());
+  ASSERT_EQ(capped.detail.size(), 3u);
+  EXPECT_EQ(capped.detail_total, r.detail_total);
+  std::vector<TimeNs> longest;
+  for (const PathTopSegment& s : r.detail) longest.push_back(s.duration);
+  std::sort(longest.rbegin(), longest.rend());
+  std::vector<TimeNs> kept;
+  for (const PathTopSegment& s : capped.detail) kept.push_back(s.duration);
+  std::sort(kept.rbegin(), kept.rend());
+  EXPECT_EQ(kept, std::vector<TimeNs>(longest.begin(), longest.begin() + 3));
+
+  // Without one, none.
+  options.detail_iteration = SIZE_MAX;
+  CriticalPathResult none;
+  ASSERT_TRUE(AnalyzeCriticalPath(t, its, classes, nullptr, nullptr, options, &none).ok());
+  EXPECT_FALSE(none.has_detail);
+  EXPECT_TRUE(none.detail.empty());
+}
+
 TEST(CriticalPath, NoIterationsIsAnError) {
   Trace t;
   FinalizeTrace(t);

@@ -126,6 +126,11 @@ struct PathFrame {
 struct CriticalPathOptions {
   size_t top_segments = 10;  // the longest segments kept
   size_t top_frames = 10;    // the host frames with the most host_compute time kept
+  // One iteration's whole path, for drawing (the report's timeline draws the median iteration,
+  // MedianIterationPosition): its position among the kept iterations (SIZE_MAX: none), and the
+  // most segments kept of it (the longest, when it has more).
+  size_t detail_iteration = SIZE_MAX;
+  size_t detail_cap = 2000;
   // Called for every segment of every path (tests; nothing is kept for them), from the
   // iteration's end backwards; and once per iteration with its sums per kind.
   std::function<void(const PathSegment&)> on_segment;
@@ -141,6 +146,12 @@ struct CriticalPathResult {
   std::vector<PathFrame> frames;         // host_compute by frame, the largest first, at most top_frames
   TimeNs frames_other_ns = 0;            // host_compute in the other frames
   bool has_frames = false;               // the trace has host frames on the paths' threads
+  // CriticalPathOptions::detail_iteration's path: its segments of positive length in time order
+  // (at most detail_cap, the longest), how many it has, and the iteration (Iteration::index).
+  std::vector<PathTopSegment> detail;
+  uint64_t detail_total = 0;
+  size_t detail_index = 0;
+  bool has_detail = false;
   std::vector<std::string> edges;        // the dependencies the path follows, one line each
   std::vector<std::string> assumptions;  // what it takes as given
 };

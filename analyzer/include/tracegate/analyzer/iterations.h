@@ -150,6 +150,11 @@ class ApiIndex;
 Status AnalyzeIterations(const Trace& trace, const IterationOptions& options,
                          const std::function<const internal::ApiIndex&()>& api_index, IterationAnalysis* out);
 
+// The position (in out->iterations) of the kept iteration whose latency is the nearest-rank
+// median, the first such one when several have it; 0 without kept iterations. The report's
+// timeline draws it, and the critical path keeps its whole path for the drawing.
+size_t MedianIterationPosition(const IterationAnalysis& iterations);
+
 namespace internal {
 // The statistics over the kept iterations (latency, throughput, phase ratios and means).
 void ComputeIterationStats(IterationAnalysis* out);
