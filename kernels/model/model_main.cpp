@@ -3,7 +3,8 @@
 //   tracegate record -o unfused.db -- tracegate-model
 //   tracegate record -o fused.db -- tracegate-model --fuse res3
 // Pattern knobs (each provokes one finding): --host-gap-us, --split-h2d, --pageable, --post-ms,
-// --streams. Exit 0 on success, 1 on a CUDA / cuDNN error, 2 on bad flags.
+// --streams. --slow makes a stage's blocks do a known multiple of their work (predict's pairs). Exit 0 on success, 1 on
+// a CUDA / cuDNN error, 2 on bad flags.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
@@ -31,6 +32,10 @@ int main(int argc, char** argv) {
   app.add_option("--post-ms", o.post_ms, "extra CPU time in post (post-processing bound)")->capture_default_str();
   app.add_option("--streams", o.streams, "split the batch over N streams (1: single-stream)")->capture_default_str();
   app.add_flag("--sync-stages", o.sync_stages, "wait for the GPU at the end of every stage range (predict --range)");
+  std::string slow;
+  app.add_option("--slow", slow,
+                 "STAGE=F[,...]: the stage's blocks do F (1-8) times their work, each block run again "
+                 "round(blocks x (F - 1)) times in all (a known change for tracegate predict)");
   app.add_option("--device", o.device, "CUDA device")->capture_default_str();
   app.add_option("--seed", o.seed, "seed of the random weights and images")->capture_default_str();
   try {
@@ -46,6 +51,10 @@ int main(int argc, char** argv) {
   }
   o.precision = *p;
   o.fuse = SplitList(fuse);
+  if (const std::string err = ParseSlow(slow, o); !err.empty()) {
+    std::fprintf(stderr, "tracegate-model: %s\n", err.c_str());
+    return 2;
+  }
   if (const std::string err = ValidateModelOptions(o); !err.empty()) {
     std::fprintf(stderr, "tracegate-model: %s\n", err.c_str());
     return 2;
@@ -55,6 +64,14 @@ int main(int argc, char** argv) {
   std::printf("tracegate-model: batch %zu %s, fused stages: %s, %d iterations (+%d warm-up), %d stream(s)\n", o.batch,
               std::string(PrecisionName(o.precision)).c_str(), fused.empty() ? "none" : fused.c_str(), o.iterations,
               o.warmup, o.streams);
+  for (const auto& [stage, f] : o.slow)
+    for (const StageSpec& st : ModelStages(o.image))
+      if (st.name == stage) {
+        size_t extra = 0;
+        for (size_t b = 0; b < st.blocks; ++b) extra += SlowRepeats(f, st.blocks, b);
+        std::printf("slow: %s's %zu blocks run %zu extra times per iteration (x%.4g of their work; asked x%.4g)\n",
+                    stage.c_str(), st.blocks, extra, double(st.blocks + extra) / double(st.blocks), f);
+      }
   if (o.host_gap_us > 0) {
     const size_t sites = HostGapSitesPerIteration(o);
     std::printf("host gap: %lld us before each of %zu launches per iteration (%.3f ms of host time per iteration)\n",

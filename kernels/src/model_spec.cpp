@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 namespace tg::kernels {
 namespace {
@@ -90,6 +91,37 @@ std::vector<std::string> SplitList(const std::string& value) {
     begin = end + 1;
   }
   return items;
+}
+
+std::string ParseSlow(const std::string& value, ModelOptions& o) {
+  o.slow.clear();
+  for (const std::string& item : SplitList(value)) {
+    const size_t eq = item.find('=');
+    const std::string stage = item.substr(0, eq);
+    if (eq == std::string::npos || !KnownStage(stage))
+      return "--slow: '" + item + "' is not STAGE=FACTOR with a stage res2, res3, res4 or res5 (e.g. res4=1.5)";
+    char* end = nullptr;
+    const std::string text = item.substr(eq + 1);
+    const double f = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(f) || f < 1 || f > 8)
+      return "--slow: the factor of " + stage + " must be a number between 1 and 8, not '" + text + "'";
+    for (const auto& [seen, unused] : o.slow)
+      if (seen == stage) return "--slow: " + stage + " is given twice";
+    o.slow.emplace_back(stage, f);
+  }
+  return "";
+}
+
+double SlowFactor(const ModelOptions& o, const std::string& stage) {
+  for (const auto& [name, f] : o.slow)
+    if (name == stage) return f;
+  return 1;
+}
+
+size_t SlowRepeats(double factor, size_t blocks, size_t index) {
+  if (index >= blocks || !(factor > 1)) return 0;
+  auto rounded = [&](size_t i) { return static_cast<size_t>(std::floor(static_cast<double>(i) * (factor - 1) + 0.5)); };
+  return rounded(index + 1) - rounded(index);
 }
 
 size_t HostGapSitesPerIteration(const ModelOptions& o) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 
 namespace tg::kernels {
@@ -153,6 +154,38 @@ TEST(KernelsModelSpec, SplitListTrimsAndDropsEmpty) {
   EXPECT_EQ(SplitList(" all "), (std::vector<std::string>{"all"}));
   EXPECT_TRUE(SplitList("").empty());
   EXPECT_TRUE(SplitList(" , ").empty());
+}
+
+// --slow res4=1.5: 6 blocks get round(6 x 0.5) = 3 extra runs, one every other block from the first;
+// the repeats of every block sum to round(blocks x (F - 1)) for any factor.
+TEST(KernelsModelSpec, SlowSpreadsTheExtraRuns) {
+  std::vector<size_t> res4;
+  for (size_t b = 0; b < 6; ++b) res4.push_back(SlowRepeats(1.5, 6, b));
+  EXPECT_EQ(res4, (std::vector<size_t>{1, 0, 1, 0, 1, 0}));
+  for (double f : {1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 8.0})
+    for (size_t blocks : {3u, 4u, 6u}) {
+      size_t extra = 0;
+      for (size_t b = 0; b < blocks; ++b) extra += SlowRepeats(f, blocks, b);
+      EXPECT_EQ(extra, static_cast<size_t>(std::floor(static_cast<double>(blocks) * (f - 1) + 0.5)))
+          << f << " x " << blocks;
+    }
+  EXPECT_EQ(SlowRepeats(2.0, 4, 4), 0u);  // past the last block
+}
+
+TEST(KernelsModelSpec, SlowParsesAndNamesTheProblem) {
+  ModelOptions o;
+  EXPECT_EQ(ParseSlow("res4=1.5, res2=2", o), "");
+  ASSERT_EQ(o.slow.size(), 2u);
+  EXPECT_EQ(SlowFactor(o, "res4"), 1.5);
+  EXPECT_EQ(SlowFactor(o, "res2"), 2.0);
+  EXPECT_EQ(SlowFactor(o, "res3"), 1.0);
+  EXPECT_EQ(ParseSlow("", o), "");
+  EXPECT_TRUE(o.slow.empty());
+  EXPECT_NE(ParseSlow("res7=2", o).find("res2, res3, res4 or res5"), std::string::npos);
+  EXPECT_NE(ParseSlow("res4", o).find("STAGE=FACTOR"), std::string::npos);
+  EXPECT_NE(ParseSlow("res4=0.5", o).find("between 1 and 8"), std::string::npos);
+  EXPECT_NE(ParseSlow("res4=x", o).find("between 1 and 8"), std::string::npos);
+  EXPECT_NE(ParseSlow("res4=2,res4=3", o).find("given twice"), std::string::npos);
 }
 
 }  // namespace

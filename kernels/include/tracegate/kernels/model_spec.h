@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tracegate/kernels/reference.h"
@@ -56,7 +57,20 @@ struct ModelOptions {
   uint64_t seed = 1;
   bool sync_stages = false;    // synchronize the stream at the end of every stage range, so that
                                // host ranges res2..res5 span their GPU work (predict --range)
+  // --slow res4=1.5: the stage's blocks do F times their work: each block is run again (it is
+  // idempotent: y from x) SlowRepeats times, round(blocks x (F - 1)) extra runs in all, spread
+  // evenly. A before/after pair with a known change for `tracegate predict` (issue 31).
+  std::vector<std::pair<std::string, double>> slow;
 };
+
+// Parses --slow "res4=1.5[,res3=2]" into o.slow; "" or one line naming the problem (an unknown
+// stage, a stage twice, a factor not in [1, 8]).
+std::string ParseSlow(const std::string& value, ModelOptions& o);
+// The factor --slow gives `stage` (1 when it names none).
+double SlowFactor(const ModelOptions& o, const std::string& stage);
+// How many extra runs block `index` of a stage of `blocks` blocks gets under factor F:
+// R((index + 1)(F - 1)) - R(index (F - 1)), R rounding half up, so the stage gets R(blocks (F - 1)).
+size_t SlowRepeats(double factor, size_t blocks, size_t index);
 
 // Validates `o` (and expands --fuse "all"/"none"); returns "" or one line naming the problem,
 // e.g. "--fuse: unknown stage 'res7' (stages: res2, res3, res4, res5, all, none)".
