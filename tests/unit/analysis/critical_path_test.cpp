@@ -41,14 +41,19 @@ struct PathRun {
   std::set<size_t> kernels_on_path;  // kernel rows whose duration is on a path
 };
 
-PathRun Analyze(const Trace& t) {
-  PathRun r;
+// The trace's iterations (none skipped as warm-up) and its kernels' classes.
+void Prepare(const Trace& t, IterationAnalysis* its, std::vector<KernelClass>* classes) {
   IterationOptions o;
   o.skip = 0;
-  EXPECT_TRUE(AnalyzeIterations(t, o, &r.its).ok());
+  EXPECT_TRUE(AnalyzeIterations(t, o, its).ok());
   KernelClassifier classifier;
   EXPECT_TRUE(KernelClassifier::Create({}, &classifier).ok());
-  r.classes = ClassifyKernels(t, classifier);
+  *classes = ClassifyKernels(t, classifier);
+}
+
+PathRun Analyze(const Trace& t) {
+  PathRun r;
+  Prepare(t, &r.its, &r.classes);
   CriticalPathOptions options;
   options.on_iteration = [&](size_t, const std::array<TimeNs, kPathKindCount>& k) { r.per_iteration.push_back(k); };
   options.on_segment = [&](const PathSegment& s) {
@@ -192,16 +197,13 @@ TEST(CriticalPath, TheLongKernelOnAnotherStreamDecides) {
 // At most the asked number of segments is kept, however many iterations there are.
 TEST(CriticalPath, KeepsAFixedNumberOfSegments) {
   const Trace t = Generate({{"ampere_sgemm_128x64_nn", 30}, {"relu_kernel", 20}}, 200);
-  IterationOptions o;
-  o.skip = 0;
   IterationAnalysis its;
-  ASSERT_TRUE(AnalyzeIterations(t, o, &its).ok());
-  KernelClassifier classifier;
-  ASSERT_TRUE(KernelClassifier::Create({}, &classifier).ok());
+  std::vector<KernelClass> classes;
+  Prepare(t, &its, &classes);
   CriticalPathOptions options;
   options.top_segments = 3;
   CriticalPathResult r;
-  ASSERT_TRUE(AnalyzeCriticalPath(t, its, ClassifyKernels(t, classifier), nullptr, nullptr, options, &r).ok());
+  ASSERT_TRUE(AnalyzeCriticalPath(t, its, classes, nullptr, nullptr, options, &r).ok());
   EXPECT_EQ(r.iterations, 200u);
   EXPECT_EQ(r.top.size(), 3u);
   EXPECT_GT(r.segments, 200u * 6);
@@ -212,13 +214,9 @@ TEST(CriticalPath, KeepsAFixedNumberOfSegments) {
 // with a cap, the longest of them.
 TEST(CriticalPath, KeepsTheDrawnIterationsWholePath) {
   const Trace t = Generate({{"ampere_sgemm_128x64_nn", 300}, {"relu_kernel", 200}, {"softmax_kernel", 100}}, 5);
-  IterationOptions o;
-  o.skip = 0;
   IterationAnalysis its;
-  ASSERT_TRUE(AnalyzeIterations(t, o, &its).ok());
-  KernelClassifier classifier;
-  ASSERT_TRUE(KernelClassifier::Create({}, &classifier).ok());
-  const std::vector<KernelClass> classes = ClassifyKernels(t, classifier);
+  std::vector<KernelClass> classes;
+  Prepare(t, &its, &classes);
   CriticalPathOptions options;
   options.detail_iteration = 2;
   std::vector<PathSegment> seen;
