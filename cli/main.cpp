@@ -223,8 +223,10 @@ int main(int argc, char** argv) {
   auto* graph_opt = p->add_option("--graph", predict.graph_regex,
                                   "Replay: each kept iteration's launches as one CUDA graph launch (the host no longer "
                                   "delays the GPU); with REGEX, only the launches inside matching host ranges")
-                        ->expected(0, 1);
-  p->add_option("--json", predict.json_out, "Write the prediction as JSON here (docs/PREDICTION.md)");
+                        ->expected(0, 1)
+                        ->type_name("[REGEX]");
+  p->add_option("--json", predict.json_out, "Write the prediction as JSON here (docs/PREDICTION.md)")
+      ->type_name("FILE");
   AddIterationOptions(p, predict.iterations);
 
   tg::cli::ExportArgs exp;

@@ -134,12 +134,20 @@ Status Predict(const PredictSettings& s, const Trace* trace, const TraceLoader& 
       return InvalidInput("--speedup S needs a part to speed up: --kernels REGEX, --class CLASS or --host REGEX");
     return MeasureOn(s, trace, load, out);
   }
+  if (replay_only && !measure)
+    return InvalidInput(
+        "--class, --host, --launch-us, --remove-syncs and --graph are changes the replay makes to a trace: give the "
+        "trace file first (before --graph, whose optional REGEX would take it)");
   if (replay_only)
     return InvalidInput(!s.method.empty()
                             ? "--class, --host, --launch-us, --remove-syncs and --graph are changes the replay makes: "
                               "drop --method amdahl"
                             : "--class, --host, --launch-us, --remove-syncs and --graph are changes the replay makes; "
                               "it replays a trace and takes no --range, --launched-in, --fraction or --part");
+  if (measure && measures == 0)
+    return InvalidInput(
+        "predict TRACE needs a change: --kernels REGEX, --class CLASS or --host REGEX with --speedup S, --launch-us "
+        "N, --remove-syncs REGEX or --graph (replayed), or --range / --launched-in REGEX with --speedup S (Amdahl)");
   if (measure && measures != 1)
     return InvalidInput("predict TRACE needs exactly one of --kernels REGEX, --range REGEX or --launched-in REGEX");
   if (!measure && measures > 0)
