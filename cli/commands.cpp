@@ -167,13 +167,15 @@ int RunPredict(const PredictArgs& args) {
                 static_cast<double>(r.base_total_ns) / n / 1e6, static_cast<double>(r.predicted_total_ns) / n / 1e6,
                 r.speedup(), (r.speedup() - 1) * 100);
     dropped();
-    if (!args.kernels_regex.empty() || !args.kernel_class.empty())
+    for (size_t k = 0; k < r.selections.size(); ++k)
       std::printf("  changed: %llu kernels (%.3f ms of GPU time) run %.4gx faster\n",
-                  static_cast<unsigned long long>(r.kernels_changed), static_cast<double>(r.kernel_part_ns) / 1e6,
-                  args.speedup);
+                  static_cast<unsigned long long>(r.selections[k].kernels),
+                  static_cast<double>(r.selections[k].part_ns) / 1e6,
+                  k == 0 ? args.speedup : args.more_kernels[k - 1].speedup);
     if (!args.host_regex.empty())
       std::printf("  changed: %.3f ms of host time inside ranges matching '%s' run %.4gx faster\n",
-                  static_cast<double>(r.host_part_ns) / 1e6, args.host_regex.c_str(), args.speedup);
+                  static_cast<double>(r.host_part_ns) / 1e6, args.host_regex.c_str(),
+                  args.host_speedup > 0 ? args.host_speedup : args.speedup);
     if (r.launches_changed > 0)
       std::printf("  changed: %llu launch calls take %.4g us each\n",
                   static_cast<unsigned long long>(r.launches_changed), args.launch_us);

@@ -147,20 +147,43 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
   rec = ReplayRecord{};
   if (!(change.kernel_speedup > 0) || !std::isfinite(change.kernel_speedup))
     return InvalidInput("--speedup must be a finite number above 0");
+  for (const KernelSelection& k : change.more_kernels)
+    if (!(k.speedup > 0) || !std::isfinite(k.speedup)) return InvalidInput("--speedup must be a finite number above 0");
   if (its.iterations.empty()) return InvalidInput("no kept iterations to replay");
   if (!(change.host_speedup > 0) || !std::isfinite(change.host_speedup))
     return InvalidInput("--speedup must be a finite number above 0");
-  std::optional<std::regex> kernels_re, syncs_re, host_re;
+  std::optional<std::regex> syncs_re, host_re;
   TG_RETURN_IF_ERROR(Compile(change.host_regex, "--host", &host_re));
-  TG_RETURN_IF_ERROR(Compile(change.kernels_regex, "--kernels", &kernels_re));
   TG_RETURN_IF_ERROR(Compile(change.remove_syncs_regex, "--remove-syncs", &syncs_re));
   std::optional<std::regex> graph_re;
   TG_RETURN_IF_ERROR(Compile(change.graph ? change.graph_regex : std::string(), "--graph", &graph_re));
-  KernelClass kernel_class = KernelClass::kOther;
-  if (!change.kernel_class.empty() && !ParseKernelClass(change.kernel_class, &kernel_class)) {
-    std::string names;
-    for (const char* n : kKernelClassNames) names += std::string(names.empty() ? "" : ", ") + n;
-    return InvalidInput("--class '" + change.kernel_class + "': expected one of " + names);
+  // The kernel selections: the first (kernels_regex / kernel_class), then more_kernels.
+  struct Selection {
+    KernelSelection given;
+    std::optional<std::regex> re;
+    bool by_class = false;
+    KernelClass cls = KernelClass::kOther;
+    std::vector<int8_t> match;  // per name: -1 not yet searched
+  };
+  std::vector<Selection> selections;
+  {
+    std::vector<KernelSelection> given;
+    if (!change.kernels_regex.empty() || !change.kernel_class.empty())
+      given.push_back({change.kernels_regex, change.kernel_class, change.kernel_speedup});
+    given.insert(given.end(), change.more_kernels.begin(), change.more_kernels.end());
+    for (const KernelSelection& g : given) {
+      Selection& sel = selections.emplace_back();
+      sel.given = g;
+      TG_RETURN_IF_ERROR(Compile(g.regex, "--kernels", &sel.re));
+      sel.by_class = !g.kernel_class.empty();
+      if (sel.by_class && !ParseKernelClass(g.kernel_class, &sel.cls)) {
+        std::string names;
+        for (const char* n : kKernelClassNames) names += std::string(names.empty() ? "" : ", ") + n;
+        return InvalidInput("--class '" + g.kernel_class + "': expected one of " + names);
+      }
+      if (!sel.re && !sel.by_class) return InvalidInput("a kernel selection needs --kernels REGEX or --class CLASS");
+      sel.match.assign(t.strings.size(), -1);
+    }
   }
   const ApiTable& a = t.api_calls;
   std::optional<ApiIndex> own_index;
@@ -169,21 +192,33 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
 
   // Which names the change touches, once per name; --class: the class of every kernel row, by
   // its launching op, then by name (ClassifyKernels with the default patterns).
-  std::vector<int8_t> kernel_match(t.strings.size(), -1);
   std::vector<KernelClass> classes;
-  if (!change.kernel_class.empty()) {
+  if (std::any_of(selections.begin(), selections.end(), [](const Selection& x) { return x.by_class; })) {
     KernelClassifier classifier;
     TG_RETURN_IF_ERROR(KernelClassifier::Create({}, &classifier));
     const OpLinks ops = LinkOps(t, index);
     classes = ClassifyKernels(t, classifier, &ops.kernels, &ops.extra_names);
   }
-  auto sped_up = [&](size_t row) {
-    if (!kernels_re && classes.empty()) return false;
-    if (!classes.empty() && classes[row] != kernel_class) return false;
-    if (!kernels_re) return true;
-    int8_t& m = kernel_match[t.kernels.name[row]];
-    if (m < 0) m = std::regex_search(Demangle(t.Name(t.kernels.name[row])), *kernels_re) ? 1 : 0;
-    return m == 1;
+  // The selections kernel row `row` is in: the first's index (-1 for none), and whether a second one
+  // holds it too.
+  auto selected = [&](size_t row, bool* twice = nullptr) -> int {
+    int found = -1;
+    for (size_t k = 0; k < selections.size(); ++k) {
+      Selection& sel = selections[k];
+      if (sel.by_class && classes[row] != sel.cls) continue;
+      if (sel.re) {
+        int8_t& m = sel.match[t.kernels.name[row]];
+        if (m < 0) m = std::regex_search(Demangle(t.Name(t.kernels.name[row])), *sel.re) ? 1 : 0;
+        if (m != 1) continue;
+      }
+      if (found >= 0) {
+        if (twice) *twice = true;
+        return found;
+      }
+      found = static_cast<int>(k);
+      if (!twice) return found;
+    }
+    return found;
   };
   std::vector<int8_t> call_class(t.strings.size(), -1);  // bit 0 sync, bit 1 launch, bit 2 removed sync
   auto class_of = [&](size_t row) {
@@ -527,8 +562,9 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
     }
     rec.act_bound[i] = bound;
     TimeNs dur = x.end - x.start;
-    if (x.kind == 0 && sped_up(x.row))
-      dur = static_cast<TimeNs>(std::llround(static_cast<double>(dur) / change.kernel_speedup));
+    if (const int k = x.kind == 0 ? selected(x.row) : -1; k >= 0)
+      dur = static_cast<TimeNs>(
+          std::llround(static_cast<double>(dur) / selections[static_cast<size_t>(k)].given.speedup));
     act_start[i] = s;
     act_end[i] = s + dur;
   };
@@ -566,6 +602,8 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
   };
   std::vector<TimeNs> last_recorded(its.iterations.size(), kNever), last_new(its.iterations.size(), kNever);
   std::vector<int32_t> last_act(its.iterations.size(), -1);
+  out->selections.assign(selections.size(), {});
+  std::string overlap;  // a kernel two selections hold
   auto gpu_ends = [&](const std::vector<int32_t>& owner, size_t kind) {
     for (uint32_t i = 0; i < acts.size(); ++i) {
       if (acts[i].kind != kind || acts[i].row >= owner.size() || owner[acts[i].row] < 0) continue;
@@ -575,9 +613,13 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
         last_new[k] = act_end[i];
         last_act[k] = static_cast<int32_t>(i);
       }
-      if (kind == 0 && sped_up(acts[i].row)) {
+      bool twice = false;
+      if (const int sel = kind == 0 ? selected(acts[i].row, &twice) : -1; sel >= 0) {
         out->kernels_changed++;
         out->kernel_part_ns += acts[i].end - acts[i].start;
+        out->selections[static_cast<size_t>(sel)].kernels++;
+        out->selections[static_cast<size_t>(sel)].part_ns += acts[i].end - acts[i].start;
+        if (twice && overlap.empty()) overlap = Demangle(t.Name(t.kernels.name[acts[i].row]));
       }
     }
   };
@@ -615,12 +657,17 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
     for (const auto& [key, u] : host_union) out->host_part_ns += u.Upto(it.end) - u.Upto(it.start);
   if (host_re && out->host_part_ns == 0)
     return InvalidInput("--host '" + change.host_regex + "' matches no host range inside the kept iterations");
-  if (kernels_re && classes.empty() && out->kernels_changed == 0)
-    return InvalidInput("--kernels '" + change.kernels_regex + "' matches no kernel of the kept iterations");
-  if (!classes.empty() && out->kernels_changed == 0)
-    return InvalidInput("--class " + change.kernel_class +
-                        (kernels_re ? " with --kernels '" + change.kernels_regex + "'" : "") +
+  for (size_t k = 0; k < selections.size(); ++k) {
+    if (out->selections[k].kernels > 0) continue;
+    const KernelSelection& g = selections[k].given;
+    if (g.kernel_class.empty())
+      return InvalidInput("--kernels '" + g.regex + "' matches no kernel of the kept iterations");
+    return InvalidInput("--class " + g.kernel_class + (g.regex.empty() ? "" : " with --kernels '" + g.regex + "'") +
                         " matches no kernel of the kept iterations");
+  }
+  if (!overlap.empty())
+    return InvalidInput("two kernel selections (--kernels / --class) both hold '" + overlap +
+                        "': give disjoint ones, each with its own --speedup");
   if (change.graph && out->graph_folded == 0)
     return InvalidInput(graph_re ? "--graph '" + change.graph_regex +
                                        "' matches no host range holding two launch calls inside the kept iterations"

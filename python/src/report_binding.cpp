@@ -181,6 +181,11 @@ void BindReports(py::module_& m) {
       .def_readwrite("peak_tflops", &tg::AnalysisSettings::peak_tflops)
       .def_readwrite("critical_path", &tg::AnalysisSettings::critical_path)
       .def_readwrite("captures", &tg::AnalysisSettings::captures);
+  py::class_<tg::KernelSelection>(m, "KernelSelection")
+      .def(py::init<>())
+      .def_readwrite("regex", &tg::KernelSelection::regex)
+      .def_readwrite("kernel_class", &tg::KernelSelection::kernel_class)
+      .def_readwrite("speedup", &tg::KernelSelection::speedup);
   py::class_<tg::PredictSettings>(m, "PredictSettings")
       .def(py::init<>())
       .def_readwrite("fraction", &tg::PredictSettings::fraction)
@@ -198,6 +203,8 @@ void BindReports(py::module_& m) {
       .def_readwrite("graph", &tg::PredictSettings::graph)
       .def_readwrite("graph_regex", &tg::PredictSettings::graph_regex)
       .def_readwrite("json_out", &tg::PredictSettings::json_out)
+      .def_readwrite("host_speedup", &tg::PredictSettings::host_speedup)
+      .def_readwrite("more_kernels", &tg::PredictSettings::more_kernels)
       .def_readwrite("iterations", &tg::PredictSettings::iterations);
 
   py::class_<Report, std::shared_ptr<Report>>(m, "Report")

@@ -326,7 +326,7 @@ class Prediction(dict):
 
 def predict(trace=None, *, fraction=None, speedup=None, parts=(), kernels=None, range=None, launched_in=None,
             iteration=None, skip="auto", phases=None, method=None, kernel_class=None, host=None, launch_us=None,
-            remove_syncs=None, graph=False, json=None):
+            remove_syncs=None, graph=False, json=None, host_speedup=None, more_kernels=()):
     """What a change gains, as ``tracegate predict``. With ``trace`` (a path or a Trace) and a
     change the replay can make, the trace is replayed under it (the default; Amdahl's figure
     beside it): ``kernels`` (regex) and/or ``kernel_class`` ("gemm", "conv", ...) with
@@ -335,7 +335,10 @@ def predict(trace=None, *, fraction=None, speedup=None, parts=(), kernels=None, 
     Amdahl's law alone (``method="amdahl"``, or ``fraction``, ``parts``, ``range``,
     ``launched_in``): P from ``fraction`` or measured on ``trace`` with exactly one of ``kernels``,
     ``range`` or ``launched_in``; more parts as ``parts=[(P, S), ...]`` (S may be
-    float("inf")). ``json``: also write the prediction there, as ``--json``."""
+    float("inf")). ``json``: also write the prediction there, as ``--json``. ``host_speedup``:
+    the host part's own speedup (default ``speedup``); ``more_kernels=[(regex, kernel_class, S),
+    ...]``: further kernel selections with their own speedups (regex or class may be None), as
+    ``--kernels R --speedup S`` repeated."""
     s = _native.PredictSettings()
     s.fraction = -1.0 if fraction is None else float(fraction)
     s.speedup = -1.0 if speedup is None else float(speedup)
@@ -352,6 +355,15 @@ def predict(trace=None, *, fraction=None, speedup=None, parts=(), kernels=None, 
     s.graph = bool(graph)
     s.graph_regex = graph if isinstance(graph, str) else ""
     s.json_out = os.fspath(json) if json is not None else ""
+    s.host_speedup = -1.0 if host_speedup is None else float(host_speedup)
+    more = []
+    for regex, kernel_class_, factor in more_kernels:
+        k = _native.KernelSelection()
+        k.regex = regex or ""
+        k.kernel_class = kernel_class_ or ""
+        k.speedup = float(factor)
+        more.append(k)
+    s.more_kernels = more
     native_trace = None
     if isinstance(trace, Trace):
         native_trace = trace._native

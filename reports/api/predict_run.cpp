@@ -28,6 +28,8 @@ Status ParsePart(const std::string& p, AmdahlPart* part) {
   return Status::Ok();
 }
 
+double HostSpeedup(const PredictSettings& s) { return s.host_speedup > 0 ? s.host_speedup : s.speedup; }
+
 // Amdahl's figure beside the replay, from the replay's own measures: the sped-up kernels' and
 // host ranges' shares of the kept iterations. Not expressible (no figure) for launches, syncs
 // and graphs, which are not a share of the step made faster.
@@ -37,14 +39,19 @@ void AmdahlBesideReplay(const PredictSettings& s, Prediction* out) {
   const double total = static_cast<double>(r.base_total_ns);
   if (!s.kernels_regex.empty() || !s.kernel_class.empty()) {
     out->measured = true;
-    out->share.part_ns = r.kernel_part_ns;
+    out->share.part_ns = r.selections.front().part_ns;
     out->share.total_ns = r.base_total_ns;
-    out->share.matched = r.kernels_changed;
-    out->share.share = std::min(1.0, static_cast<double>(r.kernel_part_ns) / total);
+    out->share.matched = r.selections.front().kernels;
+    out->share.share = std::min(1.0, static_cast<double>(out->share.part_ns) / total);
     out->parts.push_back({out->share.share, s.speedup});
   }
+  // The further selections' parts follow the first's.
+  const size_t first = !s.kernels_regex.empty() || !s.kernel_class.empty() ? 1 : 0;
+  for (size_t k = 0; k < s.more_kernels.size() && first + k < r.selections.size(); ++k)
+    out->parts.push_back(
+        {std::min(1.0, static_cast<double>(r.selections[first + k].part_ns) / total), s.more_kernels[k].speedup});
   if (!s.host_regex.empty())
-    out->parts.push_back({std::min(1.0, static_cast<double>(r.host_part_ns) / total), s.speedup});
+    out->parts.push_back({std::min(1.0, static_cast<double>(r.host_part_ns) / total), HostSpeedup(s)});
   if (out->parts.empty() || !ValidateAmdahl(out->parts).ok()) {
     out->parts.clear();
     return;
@@ -68,7 +75,8 @@ Status Measure(const PredictSettings& s, const IterationOptions& io, const Trace
     change.kernel_class = s.kernel_class;
     change.kernel_speedup = kernels ? s.speedup : 1;
     change.host_regex = s.host_regex;
-    change.host_speedup = s.host_regex.empty() ? 1 : s.speedup;
+    change.host_speedup = s.host_regex.empty() ? 1 : HostSpeedup(s);
+    change.more_kernels = s.more_kernels;
     change.launch_us = s.launch_us;
     change.remove_syncs_regex = s.remove_syncs_regex;
     change.graph = s.graph;
@@ -111,10 +119,11 @@ Status Predict(const PredictSettings& s, const Trace* trace, const TraceLoader& 
   if (!s.method.empty() && s.method != "amdahl" && s.method != "replay")
     return InvalidInput("--method '" + s.method + "': expected amdahl or replay");
   // The changes only the replay makes, and whether the request is one the replay can make.
-  const bool replay_only =
-      !s.kernel_class.empty() || !s.host_regex.empty() || s.launch_us >= 0 || !s.remove_syncs_regex.empty() || s.graph;
+  const bool replay_only = !s.kernel_class.empty() || !s.host_regex.empty() || s.launch_us >= 0 ||
+                           !s.remove_syncs_regex.empty() || s.graph || !s.more_kernels.empty();
   const bool amdahl_only = !s.range_regex.empty() || !s.launched_regex.empty() || s.fraction >= 0 || !s.parts.empty();
-  const bool selects = !s.kernels_regex.empty() || !s.kernel_class.empty() || !s.host_regex.empty();
+  const bool selects =
+      !s.kernels_regex.empty() || !s.kernel_class.empty() || !s.host_regex.empty() || !s.more_kernels.empty();
   out->method = !s.method.empty()                                                      ? s.method
                 : measure && !amdahl_only && (replay_only || !s.kernels_regex.empty()) ? "replay"
                                                                                        : "amdahl";
@@ -129,7 +138,8 @@ Status Predict(const PredictSettings& s, const Trace* trace, const TraceLoader& 
       return InvalidInput(
           "--method replay needs a change: --kernels REGEX, --class CLASS or --host REGEX with --speedup S, "
           "--launch-us N, --remove-syncs REGEX or --graph");
-    if (selects && s.speedup < 0) return InvalidInput("--speedup S is required with --kernels, --class or --host");
+    if (selects && s.speedup < 0 && (!s.kernels_regex.empty() || !s.kernel_class.empty() || s.host_speedup < 0))
+      return InvalidInput("--speedup S is required with --kernels, --class or --host");
     if (!selects && s.speedup >= 0)
       return InvalidInput("--speedup S needs a part to speed up: --kernels REGEX, --class CLASS or --host REGEX");
     return MeasureOn(s, trace, load, out);
@@ -216,12 +226,25 @@ nlohmann::json PredictionJson(const PredictSettings& s, const Prediction& p) {
   const bool kernels = !s.kernels_regex.empty() || !s.kernel_class.empty();
   changes["kernels"] = p.replayed && kernels ? json{{"regex", OrNull(s.kernels_regex)},
                                                     {"class", OrNull(s.kernel_class)},
-                                                    {"matched", r.kernels_changed},
-                                                    {"recorded_ms", Ms(r.kernel_part_ns)}}
+                                                    {"speedup", s.speedup},
+                                                    {"matched", r.selections.front().kernels},
+                                                    {"recorded_ms", Ms(r.selections.front().part_ns)}}
                                              : json(nullptr);
-  changes["host"] = p.replayed && !s.host_regex.empty()
-                        ? json{{"regex", s.host_regex}, {"recorded_ms", Ms(r.host_part_ns)}}
-                        : json(nullptr);
+  json more = json::array();
+  for (size_t k = 0; p.replayed && k < s.more_kernels.size(); ++k) {
+    const size_t at = k + (kernels ? 1 : 0);
+    if (at >= r.selections.size()) break;
+    more.push_back({{"regex", OrNull(s.more_kernels[k].regex)},
+                    {"class", OrNull(s.more_kernels[k].kernel_class)},
+                    {"speedup", s.more_kernels[k].speedup},
+                    {"matched", r.selections[at].kernels},
+                    {"recorded_ms", Ms(r.selections[at].part_ns)}});
+  }
+  changes["more_kernels"] = more;
+  changes["host"] =
+      p.replayed && !s.host_regex.empty()
+          ? json{{"regex", s.host_regex}, {"speedup", HostSpeedup(s)}, {"recorded_ms", Ms(r.host_part_ns)}}
+          : json(nullptr);
   changes["launch_us"] =
       p.replayed && s.launch_us >= 0 ? json{{"us", s.launch_us}, {"launches", r.launches_changed}} : json(nullptr);
   changes["graph"] = p.replayed && s.graph ? json{{"regex", OrNull(s.graph_regex)},

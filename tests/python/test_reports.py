@@ -171,6 +171,15 @@ def test_predict_is_the_cli_predict(cli, tmp_path):
     assert {k: p[k] for k in written} == written
     assert p["method"] == "replay" and p["amdahl_speedup"] is None
     assert f"speedup {p.overall_speedup:.4f}" in r.stdout
+    # Further selections with their own speedups, as --speedup repeated.
+    out2 = os.path.join(str(tmp_path), "p2.json")
+    cli("predict", RANK0, "--class", "gemm", "--speedup", "1.2", "--class", "elementwise", "--speedup", "2",
+        "--json", out2, check=0)
+    p = tg.predict(RANK0, kernel_class="gemm", speedup=1.2, more_kernels=[(None, "elementwise", 2)])
+    with open(out2, encoding="utf-8") as f:
+        written = json.load(f)
+    assert {k: p[k] for k in written} == written
+    assert p["changes"]["more_kernels"][0]["class"] == "elementwise" and len(p["parts"]) == 2
     p = tg.predict(tg.load(RANK0), kernels="cutlass", speedup=1.146)
     assert p["method"] == "replay" and p["amdahl_speedup"] == pytest.approx(1.0057059364246974)
     for args, kwargs in [(["--speedup", "2"], {"speedup": 2}),

@@ -47,6 +47,13 @@ check "replay graph" "graph launches replace" predict "$alexnet" --graph
 check "replay graph range" "2 graph launches replace 78 launch calls" predict "$alexnet" --graph 'forward'
 check "graph not amdahl" "amdahl: cannot express this change" predict "$alexnet" --graph
 check "combined" "graph launches replace" predict "$alexnet" --class gemm --speedup 1.2 --launch-us 2 --graph
+# Each --speedup speeds up the selections given since the previous one.
+check "paired speedups" "run 2x faster" predict "$alexnet" --class gemm --speedup 1.2 --class conv --speedup 2
+check "paired host" "matching 'forward' run 3x faster" predict "$alexnet" --class conv --speedup 2 --host forward --speedup 3
+bad predict "$alexnet" --class gemm --speedup 1.5 --class conv
+bad predict "$alexnet" --speedup 1.5 --speedup 2 --class gemm
+bad predict "$alexnet" --class gemm --class conv --speedup 2
+bad predict "$alexnet" --kernels . --speedup 2 --class conv --speedup 3
 bad predict "$alexnet" --host forward
 bad predict "$alexnet" --host forward --speedup 2 --method amdahl
 bad predict "$alexnet" --launch-us 2 --method amdahl
@@ -84,6 +91,8 @@ json_check "json replay speedup" "abs(p['overall_speedup'] - p['base_latency_ms'
   predict "$alexnet" --kernels gemm --speedup 1.5
 json_check "json graph" "p['amdahl_speedup'] is None and p['changes']['graph']['graph_launches'] >= 1 and any('--graph' in a for a in p['assumptions'])" \
   predict "$alexnet" --class gemm --speedup 1.2 --launch-us 2 --graph
+json_check "json paired" "[k['speedup'] for k in [p['changes']['kernels']] + p['changes']['more_kernels']] == [1.2, 2] and p['amdahl_speedup'] is not None and len(p['changes']['parts']) == 2" \
+  predict "$alexnet" --class gemm --speedup 1.2 --class conv --speedup 2
 json_check "json amdahl" "p['method'] == 'amdahl' and p['changes']['measured']['by'] == 'kernels' and p['amdahl_speedup'] == p['overall_speedup']" \
   predict "$alexnet" --kernels gemm --speedup 1.5 --method amdahl
 json_check "json fraction" "p['method'] == 'amdahl' and p['trace'] is None and p['base_latency_ms'] is None and abs(p['overall_speedup'] - 1.0129) < 1e-3" \

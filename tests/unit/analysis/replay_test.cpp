@@ -303,6 +303,35 @@ TEST(Replay, ClassSelectsTheKernelsOfAClass) {
       << s.message();
 }
 
+// Two kernel selections, each with its own speedup (--kernels gemm --speedup 1.5 --kernels softmax
+// --speedup 2), replayed together; two selections holding one kernel are refused.
+TEST(Replay, KernelSelectionsWithTheirOwnSpeedups) {
+  const std::vector<Op> ops = {{"gemm", 300}, {"relu", 200}, {"gemm", 300}, {"softmax", 200}};
+  const Trace before = Generate(ops, Model{}, 6);
+  ReplayChange change;
+  change.kernels_regex = "gemm";
+  change.kernel_speedup = 1.5;
+  change.more_kernels.push_back({"softmax", "", 2});
+  const ReplayRun run = ReplayMean(before, change);
+  ASSERT_EQ(run.r.selections.size(), 2u);
+  EXPECT_EQ(run.r.selections[0].kernels, 12u);
+  EXPECT_EQ(run.r.selections[1].kernels, 6u);
+  EXPECT_EQ(run.r.selections[1].part_ns, 6 * 200 * kUs);
+  std::vector<Op> faster = ops;
+  faster[0].kernel_us = faster[2].kernel_us = 200;
+  faster[3].kernel_us = 100;
+  const double truth = MeanMs(Iterations(Generate(faster, Model{}, 6)));
+  EXPECT_NEAR(run.predicted_ms, truth, 0.02 * truth) << run.base_ms;
+  change.more_kernels = {{"", "reduction", 2}};  // softmax is a reduction: the same kernels by class
+  EXPECT_EQ(ReplayMean(before, change).r.predicted_total_ns, run.r.predicted_total_ns);
+  change.more_kernels = {{"gemm|softmax", "", 2}};
+  ReplayResult r;
+  const Status s = Replay(before, Iterations(before), change, &r);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("two kernel selections (--kernels / --class) both hold 'gemm'"), std::string::npos)
+      << s.message();
+}
+
 // Changes replayed together in one pass: faster GEMMs, 2 us launch calls and a graph launch per
 // step, on a loop the GPU just decides (40 us GEMMs and 5 us kernels, launched every 21 us): the
 // graph alone gains nothing (0.206 ms), the GEMMs 1.2x faster alone make it launch-bound and gain

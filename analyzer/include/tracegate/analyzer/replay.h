@@ -38,6 +38,13 @@
 
 namespace tg {
 
+// A further set of kernels sped up by its own factor (--kernels R --speedup S given again).
+struct KernelSelection {
+  std::string regex;         // demangled name searched, case-insensitive ("" : any)
+  std::string kernel_class;  // a kKernelClassNames name ("" : any); with regex: both
+  double speedup = 1;
+};
+
 struct ReplayChange {
   std::string kernels_regex;       // kernels whose demangled name matches (searched, case-insensitive)
   double kernel_speedup = 1;       // ... run this many times faster (> 0)
@@ -50,6 +57,9 @@ struct ReplayChange {
   std::string kernel_class;
   bool graph = false;       // each kept iteration's launches as one graph launch (see above)
   std::string graph_regex;  // with graph: only the launches inside host ranges matching this
+  // Further kernel selections, each with its own speedup; no kernel may be in two selections
+  // (kernels_regex / kernel_class being the first).
+  std::vector<KernelSelection> more_kernels;
 };
 
 struct IterationReplay {
@@ -62,6 +72,12 @@ struct ReplayResult {
   TimeNs base_total_ns = 0, predicted_total_ns = 0;
   uint64_t kernels_changed = 0;  // kernels of the kept iterations the change sped up
   TimeNs kernel_part_ns = 0;     // their summed recorded duration (Amdahl's P times the total)
+  // Per kernel selection (the first, then more_kernels): its kernels and their recorded time.
+  struct Selected {
+    uint64_t kernels = 0;
+    TimeNs part_ns = 0;
+  };
+  std::vector<Selected> selections;
   TimeNs host_part_ns = 0;       // host time of the kept iterations inside the matching host ranges
   uint64_t syncs_removed = 0;
   uint64_t launches_changed = 0;

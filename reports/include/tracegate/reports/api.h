@@ -79,6 +79,9 @@ struct PredictSettings {
   bool graph = false;              // --graph (replay): each kept iteration's launches as one graph launch
   std::string graph_regex;         // --graph REGEX: only the launches inside matching host ranges
   std::string json_out;            // --json FILE: WritePredictionJson's file (the CLI writes it)
+  double host_speedup = -1;        // the --host part's own --speedup (-1: speedup)
+  // Further kernel selections with their own speedups (--kernels R --speedup S repeated).
+  std::vector<KernelSelection> more_kernels;
 };
 struct Prediction {
   std::string method;                // "replay" or "amdahl": what decided the prediction
