@@ -312,6 +312,56 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
     }
   }
 
+  // The host ranges the change speeds up: their union per thread, with running sums of its length.
+  struct Union {
+    std::vector<std::pair<TimeNs, TimeNs>> pieces;
+    std::vector<TimeNs> before;    // before[i]: the length of pieces[0..i)
+    TimeNs Upto(TimeNs t) const {  // the union's length before t
+      auto it = std::upper_bound(pieces.begin(), pieces.end(), t,
+                                 [](TimeNs x, const std::pair<TimeNs, TimeNs>& p) { return x < p.first; });
+      if (it == pieces.begin()) return 0;
+      const size_t i = static_cast<size_t>(it - pieces.begin()) - 1;
+      return before[i] + std::min(t, pieces[i].second) - pieces[i].first;
+    }
+  };
+  std::map<std::pair<int64_t, int64_t>, Union> host_union;
+  if (host_re) {
+    const RangeTable& r = t.ranges;
+    std::vector<int8_t> match(t.strings.size(), -1);
+    std::map<std::pair<int64_t, int64_t>, std::vector<std::pair<TimeNs, TimeNs>>> raw;
+    for (size_t i = 0; i < r.size(); ++i) {
+      if (r.on_gpu[i] || r.end[i] <= r.start[i]) continue;
+      int8_t& m = match[r.name[i]];
+      if (m < 0) {
+        const std::string_view n = t.Name(r.name[i]);
+        m = std::regex_search(n.begin(), n.end(), *host_re) ? 1 : 0;
+      }
+      if (m == 1) raw[{r.pid[i], r.tid[i]}].emplace_back(r.start[i], r.end[i]);
+    }
+    for (auto& [key, v] : raw) {
+      std::sort(v.begin(), v.end());
+      Union& u = host_union[key];
+      for (const auto& [s, e] : v) {
+        if (!u.pieces.empty() && s <= u.pieces.back().second)
+          u.pieces.back().second = std::max(u.pieces.back().second, e);
+        else u.pieces.emplace_back(s, e);
+      }
+      TimeNs sum = 0;
+      for (const auto& [s, e] : u.pieces) {
+        u.before.push_back(sum);
+        sum += e - s;
+      }
+    }
+  }
+  // The host time a thread saves in [x, y) (x may be kNever: from the beginning).
+  std::vector<const Union*> thread_union(threads.size(), nullptr);
+  for (const auto& [key, u] : host_union)
+    if (const int64_t th = threads.Find(key); th >= 0) thread_union[static_cast<size_t>(th)] = &u;
+  auto saving = [&](const Union* u, TimeNs x, TimeNs y) -> TimeNs {
+    if (!u || y <= x) return 0;
+    const TimeNs inside = u->Upto(y) - (x == kNever ? 0 : u->Upto(x));
+    return static_cast<TimeNs>(std::llround(static_cast<double>(inside) * (1 - 1 / change.host_speedup)));
+  };
   // --graph: each launch call folded into a graph launch gets the graph's first launch call
   // (itself for the first); -1 for the others. A graph: the launch calls of one thread inside one
   // kept iteration (and one matching host range with a regex), in recorded order.
@@ -368,57 +418,6 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
   auto folded = [&](int64_t c) {  // a launch call folded into a graph launch made before it
     return c >= 0 && !graph_first.empty() && graph_first[static_cast<size_t>(c)] >= 0 &&
            graph_first[static_cast<size_t>(c)] != c;
-  };
-
-  // The host ranges the change speeds up: their union per thread, with running sums of its length.
-  struct Union {
-    std::vector<std::pair<TimeNs, TimeNs>> pieces;
-    std::vector<TimeNs> before;    // before[i]: the length of pieces[0..i)
-    TimeNs Upto(TimeNs t) const {  // the union's length before t
-      auto it = std::upper_bound(pieces.begin(), pieces.end(), t,
-                                 [](TimeNs x, const std::pair<TimeNs, TimeNs>& p) { return x < p.first; });
-      if (it == pieces.begin()) return 0;
-      const size_t i = static_cast<size_t>(it - pieces.begin()) - 1;
-      return before[i] + std::min(t, pieces[i].second) - pieces[i].first;
-    }
-  };
-  std::map<std::pair<int64_t, int64_t>, Union> host_union;
-  if (host_re) {
-    const RangeTable& r = t.ranges;
-    std::vector<int8_t> match(t.strings.size(), -1);
-    std::map<std::pair<int64_t, int64_t>, std::vector<std::pair<TimeNs, TimeNs>>> raw;
-    for (size_t i = 0; i < r.size(); ++i) {
-      if (r.on_gpu[i] || r.end[i] <= r.start[i]) continue;
-      int8_t& m = match[r.name[i]];
-      if (m < 0) {
-        const std::string_view n = t.Name(r.name[i]);
-        m = std::regex_search(n.begin(), n.end(), *host_re) ? 1 : 0;
-      }
-      if (m == 1) raw[{r.pid[i], r.tid[i]}].emplace_back(r.start[i], r.end[i]);
-    }
-    for (auto& [key, v] : raw) {
-      std::sort(v.begin(), v.end());
-      Union& u = host_union[key];
-      for (const auto& [s, e] : v) {
-        if (!u.pieces.empty() && s <= u.pieces.back().second)
-          u.pieces.back().second = std::max(u.pieces.back().second, e);
-        else u.pieces.emplace_back(s, e);
-      }
-      TimeNs sum = 0;
-      for (const auto& [s, e] : u.pieces) {
-        u.before.push_back(sum);
-        sum += e - s;
-      }
-    }
-  }
-  // The host time a thread saves in [x, y) (x may be kNever: from the beginning).
-  std::vector<const Union*> thread_union(threads.size(), nullptr);
-  for (const auto& [key, u] : host_union)
-    if (const int64_t th = threads.Find(key); th >= 0) thread_union[static_cast<size_t>(th)] = &u;
-  auto saving = [&](const Union* u, TimeNs x, TimeNs y) -> TimeNs {
-    if (!u || y <= x) return 0;
-    const TimeNs inside = u->Upto(y) - (x == kNever ? 0 : u->Upto(x));
-    return static_cast<TimeNs>(std::llround(static_cast<double>(inside) * (1 - 1 / change.host_speedup)));
   };
   // Host threads: the recorded end of the call that ended last on each.
   std::vector<TimeNs> thread_last_end(threads.size(), kNever);
