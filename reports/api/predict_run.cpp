@@ -1,5 +1,7 @@
-// `tracegate predict` without its printing: the settings checked, P measured on a trace or taken
-// from --fraction, the --part list parsed, and Amdahl's law applied (tracegate/reports/api.h).
+// `tracegate predict` without its printing: the settings checked, the method chosen (the replay
+// by default with a trace and a change it can make), the trace replayed under the change with
+// Amdahl's figure beside it, or P measured on a trace or taken from --fraction, the --part list
+// parsed, and Amdahl's law applied; and the prediction as JSON (tracegate/reports/api.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
