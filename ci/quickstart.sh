@@ -76,7 +76,7 @@ echo "== tracegate gate: the same trace against the stored baseline baselines/ht
   --junit "$out/gate.xml" --md "$out/gate.md"
 echo "== tracegate predict: the seed's fused Conv+BN+Add+ReLU (141/123 TOPS) on 10% of the run"
 "$tg" predict --fraction 0.1 --speedup 1.146
-echo "== tracegate predict: the same speedup on the rank-0 trace's cutlass GEMMs, P measured"
+echo "== tracegate predict: the same speedup on the rank-0 trace's cutlass GEMMs, replayed (Amdahl beside it)"
 "$tg" predict "$trace2" --kernels cutlass --speedup 1.146
 echo "== tracegate convert / export"
 "$tg" convert "$trace" -o "$out/alexnet.db"

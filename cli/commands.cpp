@@ -148,38 +148,66 @@ int RunAnalyze(const AnalyzeArgs& args) {
 
 int RunPredict(const PredictArgs& args) {
   Prediction p;
+  if (!args.json_out.empty() && !args.trace.empty()) {
+    if (Status s = CheckOutputPath(args.trace, args.json_out); !s.ok()) return Fail(s);
+  }
   if (Status s = Predict(args, nullptr, Load, &p); !s.ok()) return Fail(s);
+  if (!args.json_out.empty()) {
+    if (Status s = WritePredictionJson(args, p, args.json_out); !s.ok()) return Fail(s);
+  }
+  auto dropped = [&] {
+    if (p.skipped > 0)
+      std::printf("  (the first %zu of %zu iterations dropped as warm-up by --skip %s; --skip 0 keeps them)\n",
+                  p.skipped, p.found, p.skip_auto ? "auto" : std::to_string(p.skipped).c_str());
+  };
   if (p.replayed) {
     const ReplayResult& r = p.replay;
     const double n = static_cast<double>(std::max<size_t>(1, r.iterations.size()));
     std::printf("replay: %zu iteration(s), mean %.3f ms -> %.3f ms: speedup %.4f (%+.1f%%)\n", r.iterations.size(),
                 static_cast<double>(r.base_total_ns) / n / 1e6, static_cast<double>(r.predicted_total_ns) / n / 1e6,
                 r.speedup(), (r.speedup() - 1) * 100);
-    if (!args.kernels_regex.empty())
+    dropped();
+    for (size_t k = 0; k < r.selections.size(); ++k)
       std::printf("  changed: %llu kernels (%.3f ms of GPU time) run %.4gx faster\n",
-                  static_cast<unsigned long long>(r.kernels_changed), static_cast<double>(r.kernel_part_ns) / 1e6,
-                  args.speedup);
+                  static_cast<unsigned long long>(r.selections[k].kernels),
+                  static_cast<double>(r.selections[k].part_ns) / 1e6,
+                  k == 0 ? args.speedup : args.more_kernels[k - 1].speedup);
     if (!args.host_regex.empty())
       std::printf("  changed: %.3f ms of host time inside ranges matching '%s' run %.4gx faster\n",
-                  static_cast<double>(r.host_part_ns) / 1e6, args.host_regex.c_str(), args.speedup);
+                  static_cast<double>(r.host_part_ns) / 1e6, args.host_regex.c_str(),
+                  args.host_speedup > 0 ? args.host_speedup : args.speedup);
     if (r.launches_changed > 0)
       std::printf("  changed: %llu launch calls take %.4g us each\n",
                   static_cast<unsigned long long>(r.launches_changed), args.launch_us);
+    if (args.graph)
+      std::printf("  changed: %llu graph launches replace %llu launch calls\n",
+                  static_cast<unsigned long long>(r.graph_launches),
+                  static_cast<unsigned long long>(r.graph_launches + r.graph_folded));
     if (r.syncs_removed > 0)
       std::printf("  changed: %llu synchronising calls no longer wait\n",
                   static_cast<unsigned long long>(r.syncs_removed));
+    if (p.amdahl) {
+      std::printf("amdahl: speedup %s", SpeedupText(p.overall).c_str());
+      if (std::isfinite(p.overall)) std::printf(" (%+.1f%%)", (p.overall - 1) * 100);
+      std::printf(", upper bound %s: the bound if the sped-up part were all on the critical path\n",
+                  SpeedupText(p.bound).c_str());
+      for (size_t i = 0; i < p.parts.size(); ++i)
+        std::printf("  part %zu: P = %.4f, S = %s\n", i + 1, p.parts[i].fraction,
+                    SpeedupText(p.parts[i].speedup).c_str());
+    } else {
+      std::printf(
+          "amdahl: cannot express this change (launch costs, removed syncs and graphs are not a share of "
+          "the step made faster)\n");
+    }
     for (const std::string& a : r.assumptions) std::printf("  held fixed: %s\n", a.c_str());
-    if (p.parts.empty()) return kExitOk;
-    std::printf("Amdahl's law for the same change (the bound when the kernels are on the critical path):\n");
+    return kExitOk;
   }
   if (p.measured) {
     const MeasuredShare& m = p.share;
     std::printf("measured: %llu %s take %.3f ms of %.3f ms in %zu iteration(s) -> P = %.4f\n",
                 static_cast<unsigned long long>(m.matched), p.by_ranges ? "ranges" : "kernels",
                 static_cast<double>(m.part_ns) / 1e6, static_cast<double>(m.total_ns) / 1e6, p.iterations, m.share);
-    if (p.skipped > 0)
-      std::printf("  (the first %zu of %zu iterations dropped as warm-up by --skip %s; --skip 0 keeps them)\n",
-                  p.skipped, p.found, p.skip_auto ? "auto" : std::to_string(p.skipped).c_str());
+    dropped();
     if (!p.by_ranges)
       std::printf("  (assumes the matched kernels are on the critical path: nothing else runs meanwhile)\n");
   }

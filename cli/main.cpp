@@ -49,12 +49,18 @@ constexpr const char* kExportFooter =
     "  tracegate export run.db --chrome run.trace.json";
 
 constexpr const char* kPredictFooter =
-    "Amdahl's law: overall = 1 / ((1 - sum P) + sum P/S); the bound as S -> infinity is 1 / (1 - sum P).\n"
+    "With a trace, the replay is the default: the trace re-timed under the change (launches, stream order,\n"
+    "syncs kept), Amdahl's bound printed beside it. The changes given together are replayed together in one\n"
+    "pass; one --speedup applies to every part it speeds up (--kernels/--class and --host), several pair with\n"
+    "the selections given before each (--class gemm --speedup 1.2 --kernels softmax --speedup 2). Amdahl's law alone\n"
+    "(--method amdahl, or --fraction, --part, --range, --launched-in): overall = 1 / ((1 - sum P) + sum P/S);\n"
+    "the bound as S -> infinity is 1 / (1 - sum P). docs/PREDICTION.md has the model.\n"
     "Examples:\n"
     "  tracegate predict --fraction 0.1 --speedup 1.146        # 1.013\n"
     "  tracegate predict --part 0.1:1.146 --part 0.05:2\n"
-    "  tracegate predict run.db --kernels 'conv|bn_fw' --speedup 1.146\n"
-    "  tracegate predict run.db --kernels gemm --speedup 1.1 --method replay   # re-timed, Amdahl beside";
+    "  tracegate predict run.db --kernels gemm --speedup 1.1   # replayed, Amdahl beside\n"
+    "  tracegate predict run.db --class gemm --speedup 1.2 --launch-us 2 --graph --json prediction.json\n"
+    "  tracegate predict run.db --launched-in 'conv|bn_fw' --speedup 1.146   # Amdahl (a range's kernels)";
 
 // The options that decide the verdict, shared by gate and compare.
 void AddVerdictOptions(CLI::App* cmd, tg::cli::VerdictArgs& v) {
@@ -191,26 +197,56 @@ int main(int argc, char** argv) {
                  "rules.json overriding the thresholds of the rules across ranks (see docs/RULES.md)");
 
   tg::cli::PredictArgs predict;
-  auto* p = app.add_subcommand("predict", "Amdahl's law: whole-run speedup from a part's share P and speedup S");
+  auto* p = app.add_subcommand(
+      "predict", "What a change gains: the trace replayed under it, Amdahl's bound beside it (or Amdahl's law alone)");
   p->footer(kPredictFooter);
-  p->add_option("trace", predict.trace, "Trace to measure P from (with --kernels or --range)");
+  p->add_option("trace", predict.trace, "Trace to replay under the change, or to measure P from");
   p->add_option("--fraction", predict.fraction, "P: share of the run that is sped up (0..1)")->check(CLI::Range(0.0, 1.0));
-  p->add_option("--speedup", predict.speedup, "S: speedup of that part (> 0)")->check(CLI::PositiveNumber);
+  // --kernels, --class, --host and --speedup may repeat: each --speedup speeds up the selections
+  // given since the previous one (PairSpeedups below).
+  std::vector<std::string> kernels_v, class_v, host_v;
+  std::vector<double> speedup_v;
+  auto* speedup_opt = p->add_option("--speedup", speedup_v,
+                                    "S: speedup of that part (> 0); repeated, each speeds up the --kernels, --class "
+                                    "and --host given since the previous one")
+                          ->check(CLI::PositiveNumber)
+                          ->allow_extra_args(false)
+                          ->type_name("FLOAT");
   p->add_option("--part", predict.parts, "P:S for one of several parts (repeatable; S may be inf)");
-  p->add_option("--kernels", predict.kernels_regex, "Regex of kernel names whose time is P (needs TRACE)");
+  auto* kernels_opt = p->add_option("--kernels", kernels_v,
+                                    "Regex of kernel names that run --speedup times faster (needs TRACE; with --class: "
+                                    "both)")
+                          ->allow_extra_args(false)
+                          ->type_name("REGEX");
+  auto* class_opt = p->add_option("--class", class_v,
+                                  "Kernels of this class run --speedup times faster: communication, attention, conv, "
+                                  "gemm, transform, normalization, activation, elementwise, reduction, other (by "
+                                  "launching op, then name)")
+                        ->allow_extra_args(false)
+                        ->type_name("CLASS");
   p->add_option("--range", predict.range_regex, "Regex of range names whose time is P (needs TRACE)");
   p->add_option("--launched-in", predict.launched_regex,
                 "Regex of range names: the GPU time of the kernels launched inside them is P (needs TRACE)");
   p->add_option("--method", predict.method,
-                "amdahl (the bound from P and S) or replay (re-time the trace under the change, keeping its "
-                "launches, stream order and syncs; Amdahl printed beside it)")
-      ->default_val("amdahl");
-  p->add_option("--host", predict.host_regex,
-                "Replay: host ranges (Python frames, ops, NVTX) whose name matches run --speedup times faster");
+                "replay (the default with a trace: re-time it under the change, keeping its launches, stream order "
+                "and syncs; Amdahl printed beside it) or amdahl (the bound from P and S)");
+  auto* host_opt =
+      p->add_option("--host", host_v,
+                    "Replay: host ranges (Python frames, ops, NVTX) whose name matches run --speedup times "
+                    "faster")
+          ->allow_extra_args(false)
+          ->type_name("REGEX");
   p->add_option("--launch-us", predict.launch_us, "Replay: every launch call takes N us (the host's launch cost)")
       ->check(CLI::NonNegativeNumber);
   p->add_option("--remove-syncs", predict.remove_syncs_regex,
                 "Replay: synchronising calls whose name matches this regex no longer wait");
+  auto* graph_opt = p->add_option("--graph", predict.graph_regex,
+                                  "Replay: each kept iteration's launches as one CUDA graph launch (the host no longer "
+                                  "delays the GPU); with REGEX, only the launches inside matching host ranges")
+                        ->expected(0, 1)
+                        ->type_name("[REGEX]");
+  p->add_option("--json", predict.json_out, "Write the prediction as JSON here (docs/PREDICTION.md)")
+      ->type_name("FILE");
   AddIterationOptions(p, predict.iterations);
 
   tg::cli::ExportArgs exp;
@@ -338,7 +374,78 @@ int main(int argc, char** argv) {
     return tg::cli::RunAnalyze(analyze);
   }
   if (mg->parsed()) return tg::cli::RunMerge(merge);
-  if (p->parsed()) return tg::cli::RunPredict(predict);
+  if (p->parsed()) {
+    predict.graph = graph_opt->count() > 0;
+    // PairSpeedups: one --speedup speeds up every selection; several pair with the selections
+    // given before each.
+    struct Group {
+      std::string kernels, cls, host;
+      bool kernels_set = false, cls_set = false, host_set = false;
+      double speedup = -1;
+    };
+    std::vector<Group> groups(1);
+    auto speedup_text = [](double v) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%g", v);
+      return std::string(buf);
+    };
+    size_t ik = 0, ic = 0, ih = 0, is = 0;
+    const bool paired = speedup_v.size() > 1;
+    for (CLI::Option* o : p->parse_order()) {
+      Group& g = groups.back();
+      bool twice = false;
+      if (o == kernels_opt) {
+        twice = g.kernels_set;
+        g.kernels = kernels_v[ik++];
+        g.kernels_set = true;
+      } else if (o == class_opt) {
+        twice = g.cls_set;
+        g.cls = class_v[ic++];
+        g.cls_set = true;
+      } else if (o == host_opt) {
+        twice = g.host_set;
+        g.host = host_v[ih++];
+        g.host_set = true;
+      } else if (o == speedup_opt) {
+        g.speedup = speedup_v[is++];
+        if (paired && !g.kernels_set && !g.cls_set && !g.host_set)
+          return tg::cli::Fail(tg::InvalidInput("--speedup " + speedup_text(g.speedup) +
+                                                " follows no --kernels, --class or --host of its own"));
+        if (paired) groups.emplace_back();
+      }
+      if (twice)
+        return tg::cli::Fail(
+            tg::InvalidInput(std::string(o == kernels_opt ? "--kernels"
+                                         : o == class_opt ? "--class"
+                                                          : "--host") +
+                             " given twice before one --speedup: give each selection its own --speedup after it"));
+    }
+    if (paired && (groups.back().kernels_set || groups.back().cls_set || groups.back().host_set))
+      return tg::cli::Fail(
+          tg::InvalidInput("--kernels, --class or --host after the last --speedup: give it its own --speedup"));
+    if (paired) groups.pop_back();
+    if (!paired) groups.front().speedup = speedup_v.empty() ? -1 : speedup_v.front();
+    predict.speedup = groups.front().speedup;
+    bool first_kernels = true, host_seen = false;
+    for (const Group& g : groups) {
+      if (g.host_set) {
+        if (host_seen) return tg::cli::Fail(tg::InvalidInput("--host given twice: one --host per prediction"));
+        host_seen = true;
+        predict.host_regex = g.host;
+        predict.host_speedup = g.speedup;
+      }
+      if (!g.kernels_set && !g.cls_set) continue;
+      if (first_kernels) {
+        predict.kernels_regex = g.kernels;
+        predict.kernel_class = g.cls;
+        predict.speedup = g.speedup;
+        first_kernels = false;
+      } else {
+        predict.more_kernels.push_back({g.kernels, g.cls, g.speedup});
+      }
+    }
+    return tg::cli::RunPredict(predict);
+  }
   if (e->parsed()) return tg::cli::RunExport(exp);
   if (c->parsed()) return tg::cli::RunConvert(conv);
   if (sc->parsed()) return tg::cli::RunSchema(schema_out);

@@ -15,6 +15,8 @@
 
 #include "analyzer/analysis/correlation.h"
 #include "analyzer/util/demangle.h"
+#include "tracegate/analyzer/kernel_class.h"
+#include "tracegate/analyzer/op_links.h"
 
 namespace tg {
 
@@ -99,6 +101,36 @@ Status Compile(const std::string& pattern, const char* option, std::optional<std
   return Status::Ok();
 }
 
+// The host ranges of each thread whose name matches `re`, merged into disjoint sorted pieces.
+std::map<std::pair<int64_t, int64_t>, std::vector<std::pair<TimeNs, TimeNs>>> MatchingHostPieces(const Trace& t,
+                                                                                                 const std::regex& re) {
+  const RangeTable& r = t.ranges;
+  std::vector<int8_t> match(t.strings.size(), -1);
+  std::map<std::pair<int64_t, int64_t>, std::vector<std::pair<TimeNs, TimeNs>>> raw, merged;
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (r.on_gpu[i] || r.end[i] <= r.start[i]) continue;
+    int8_t& m = match[r.name[i]];
+    if (m < 0) {
+      const std::string_view n = t.Name(r.name[i]);
+      m = std::regex_search(n.begin(), n.end(), re) ? 1 : 0;
+    }
+    if (m == 1) raw[{r.pid[i], r.tid[i]}].emplace_back(r.start[i], r.end[i]);
+  }
+  for (auto& [key, v] : raw) {
+    std::sort(v.begin(), v.end());
+    auto& out = merged[key];
+    for (const auto& [s, e] : v) {
+      if (!out.empty() && s <= out.back().second) out.back().second = std::max(out.back().second, e);
+      else out.emplace_back(s, e);
+    }
+  }
+  return merged;
+}
+
+// An activity its stream held back to back: launched at least the process's smallest launch delay
+// before the previous activity of its stream ended, so the launch did not decide its start.
+bool HeldBackToBack(TimeNs launch, TimeNs min_delay, TimeNs previous_end) { return launch + min_delay <= previous_end; }
+
 }  // namespace
 
 Status Replay(const Trace& t, const IterationAnalysis& its, const ReplayChange& change, ReplayResult* out) {
@@ -115,25 +147,78 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
   rec = ReplayRecord{};
   if (!(change.kernel_speedup > 0) || !std::isfinite(change.kernel_speedup))
     return InvalidInput("--speedup must be a finite number above 0");
+  for (const KernelSelection& k : change.more_kernels)
+    if (!(k.speedup > 0) || !std::isfinite(k.speedup)) return InvalidInput("--speedup must be a finite number above 0");
   if (its.iterations.empty()) return InvalidInput("no kept iterations to replay");
   if (!(change.host_speedup > 0) || !std::isfinite(change.host_speedup))
     return InvalidInput("--speedup must be a finite number above 0");
-  std::optional<std::regex> kernels_re, syncs_re, host_re;
+  std::optional<std::regex> syncs_re, host_re;
   TG_RETURN_IF_ERROR(Compile(change.host_regex, "--host", &host_re));
-  TG_RETURN_IF_ERROR(Compile(change.kernels_regex, "--kernels", &kernels_re));
   TG_RETURN_IF_ERROR(Compile(change.remove_syncs_regex, "--remove-syncs", &syncs_re));
+  std::optional<std::regex> graph_re;
+  TG_RETURN_IF_ERROR(Compile(change.graph ? change.graph_regex : std::string(), "--graph", &graph_re));
+  // The kernel selections: the first (kernels_regex / kernel_class), then more_kernels.
+  struct Selection {
+    KernelSelection given;
+    std::optional<std::regex> re;
+    bool by_class = false;
+    KernelClass cls = KernelClass::kOther;
+    std::vector<int8_t> match;  // per name: -1 not yet searched
+  };
+  std::vector<Selection> selections;
+  {
+    std::vector<KernelSelection> given;
+    if (!change.kernels_regex.empty() || !change.kernel_class.empty())
+      given.push_back({change.kernels_regex, change.kernel_class, change.kernel_speedup});
+    given.insert(given.end(), change.more_kernels.begin(), change.more_kernels.end());
+    for (const KernelSelection& g : given) {
+      Selection& sel = selections.emplace_back();
+      sel.given = g;
+      TG_RETURN_IF_ERROR(Compile(g.regex, "--kernels", &sel.re));
+      sel.by_class = !g.kernel_class.empty();
+      if (sel.by_class && !ParseKernelClass(g.kernel_class, &sel.cls)) {
+        std::string names;
+        for (const char* n : kKernelClassNames) names += std::string(names.empty() ? "" : ", ") + n;
+        return InvalidInput("--class '" + g.kernel_class + "': expected one of " + names);
+      }
+      if (!sel.re && !sel.by_class) return InvalidInput("a kernel selection needs --kernels REGEX or --class CLASS");
+      sel.match.assign(t.strings.size(), -1);
+    }
+  }
   const ApiTable& a = t.api_calls;
   std::optional<ApiIndex> own_index;
   if (!api_index) own_index.emplace(a);
   const ApiIndex& index = api_index ? *api_index : *own_index;
 
-  // Which names the change touches, once per name.
-  std::vector<int8_t> kernel_match(t.strings.size(), -1);
-  auto sped_up = [&](size_t row) {
-    if (!kernels_re) return false;
-    int8_t& m = kernel_match[t.kernels.name[row]];
-    if (m < 0) m = std::regex_search(Demangle(t.Name(t.kernels.name[row])), *kernels_re) ? 1 : 0;
-    return m == 1;
+  // Which names the change touches, once per name; --class: the class of every kernel row, by
+  // its launching op, then by name (ClassifyKernels with the default patterns).
+  std::vector<KernelClass> classes;
+  if (std::any_of(selections.begin(), selections.end(), [](const Selection& x) { return x.by_class; })) {
+    KernelClassifier classifier;
+    TG_RETURN_IF_ERROR(KernelClassifier::Create({}, &classifier));
+    const OpLinks ops = LinkOps(t, index);
+    classes = ClassifyKernels(t, classifier, &ops.kernels, &ops.extra_names);
+  }
+  // The selections kernel row `row` is in: the first's index (-1 for none), and whether a second one
+  // holds it too.
+  auto selected = [&](size_t row, bool* twice = nullptr) -> int {
+    int found = -1;
+    for (size_t k = 0; k < selections.size(); ++k) {
+      Selection& sel = selections[k];
+      if (sel.by_class && classes[row] != sel.cls) continue;
+      if (sel.re) {
+        int8_t& m = sel.match[t.kernels.name[row]];
+        if (m < 0) m = std::regex_search(Demangle(t.Name(t.kernels.name[row])), *sel.re) ? 1 : 0;
+        if (m != 1) continue;
+      }
+      if (found >= 0) {
+        if (twice) *twice = true;
+        return found;
+      }
+      found = static_cast<int>(k);
+      if (!twice) return found;
+    }
+    return found;
   };
   std::vector<int8_t> call_class(t.strings.size(), -1);  // bit 0 sync, bit 1 launch, bit 2 removed sync
   auto class_of = [&](size_t row) {
@@ -277,6 +362,63 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
     const TimeNs inside = u->Upto(y) - (x == kNever ? 0 : u->Upto(x));
     return static_cast<TimeNs>(std::llround(static_cast<double>(inside) * (1 - 1 / change.host_speedup)));
   };
+  // --graph: each launch call folded into a graph launch gets the graph's first launch call
+  // (itself for the first); -1 for the others. A graph: the launch calls of one thread inside one
+  // kept iteration (and one matching host range with a regex), in recorded order.
+  std::vector<int32_t> graph_first(change.graph ? a.size() : 0, -1);
+  auto iteration_at = [&](TimeNs at) -> int64_t {  // the kept iteration whose span holds `at`, or -1
+    auto it = std::upper_bound(its.iterations.begin(), its.iterations.end(), at,
+                               [](TimeNs x, const Iteration& i) { return x < i.start; });
+    if (it == its.iterations.begin() || at >= std::prev(it)->end) return -1;
+    return std::prev(it) - its.iterations.begin();
+  };
+  // Per process, the median gap between back-to-back activities: how a graph's kernels follow
+  // each other on a stream.
+  std::vector<TimeNs> graph_gap(procs.size(), 0);
+  if (change.graph) {
+    std::map<std::pair<int64_t, int64_t>, std::vector<std::pair<TimeNs, TimeNs>>> pieces;
+    if (graph_re) pieces = MatchingHostPieces(t, *graph_re);
+    std::vector<uint32_t> order;
+    for (uint32_t c = 0; c < a.size(); ++c)
+      if (class_of(c) & 2) order.push_back(c);
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return a.start[x] < a.start[y]; });
+    std::map<std::tuple<int64_t, uint32_t, int64_t>, int32_t> first;  // (iteration, thread, range piece)
+    for (uint32_t c : order) {
+      const int64_t k = iteration_at(a.start[c]);
+      if (k < 0) continue;
+      int64_t piece = -1;
+      if (graph_re) {
+        auto p = pieces.find({a.pid[c], a.tid[c]});
+        if (p == pieces.end()) continue;
+        const auto& v = p->second;
+        auto at = std::upper_bound(v.begin(), v.end(), a.start[c],
+                                   [](TimeNs x, const std::pair<TimeNs, TimeNs>& q) { return x < q.first; });
+        if (at == v.begin() || a.start[c] >= std::prev(at)->second) continue;
+        piece = std::prev(at) - v.begin();
+      }
+      const auto [it, fresh] = first.try_emplace({k, call_thread[c], piece}, static_cast<int32_t>(c));
+      graph_first[c] = it->second;
+      ++(fresh ? out->graph_launches : out->graph_folded);
+    }
+    std::vector<std::vector<TimeNs>> gaps(procs.size());
+    for (size_t i = 0; i < acts.size(); ++i) {
+      const int32_t p = prev[i];
+      if (p < 0 || acts[i].call < 0) continue;
+      const Activity& q = acts[static_cast<size_t>(p)];
+      if (HeldBackToBack(a.start[static_cast<size_t>(acts[i].call)], min_delay[act_proc[i]], q.end))
+        gaps[act_proc[i]].push_back(acts[i].start - q.end);
+    }
+    for (size_t p = 0; p < procs.size(); ++p) {
+      if (gaps[p].empty()) continue;
+      std::nth_element(gaps[p].begin(), gaps[p].begin() + static_cast<std::ptrdiff_t>(gaps[p].size() / 2),
+                       gaps[p].end());
+      graph_gap[p] = std::max<TimeNs>(0, gaps[p][gaps[p].size() / 2]);
+    }
+  }
+  auto folded = [&](int64_t c) {  // a launch call folded into a graph launch made before it
+    return c >= 0 && !graph_first.empty() && graph_first[static_cast<size_t>(c)] >= 0 &&
+           graph_first[static_cast<size_t>(c)] != c;
+  };
   // Host threads: the recorded end of the call that ended last on each.
   std::vector<TimeNs> thread_last_end(threads.size(), kNever);
   // Host threads: the shift (new - recorded) of the call that ended last on each.
@@ -315,12 +457,19 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
   act_end.assign(acts.size(), kNever);
   rec.act_bound.assign(acts.size(), ActBound::kNone);
 
+  // Per process, the activity logged so far that ends last under the change; per synchronising
+  // call, that activity when the call started: the work done before it in the recording, which a
+  // change can make end after the call starts (the host running ahead of the GPU), when the call
+  // waits for it too.
+  std::vector<std::pair<TimeNs, int32_t>> proc_last(procs.size(), {kNever, -1});
+  std::map<uint32_t, std::pair<TimeNs, int32_t>> sync_before;
   auto start_call = [&](uint32_t c) {
     if (call_start[c] != kNever) return;
     const uint32_t th = call_thread[c];
     call_start[c] = a.start[c] + thread_shift[th] - saving(thread_union[th], thread_last_end[th], a.start[c]);
     rec.call_prev[c] = thread_last_call[th];
     call_log[c] = static_cast<uint32_t>(ended[call_proc[c]].size());
+    if (class_of(c) & 1) sync_before[c] = proc_last[call_proc[c]];
   };
   auto end_call = [&](uint32_t c) {
     start_call(c);
@@ -353,9 +502,23 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
           e = call_start[c] + wake;
         }
       }
+      // Work that had ended before it started, now ending later: waited for too.
+      const auto before = sync_before.find(c);
+      if (!(cls & 4) && before != sync_before.end() && before->second.second >= 0) {
+        const TimeNs wake = last_recorded != kNever ? std::max<TimeNs>(0, a.end[c] - last_recorded) : dur;
+        if (before->second.first + wake > e) {
+          e = before->second.first + wake;
+          rec.call_waited[c] = before->second.second;
+        }
+        sync_before.erase(before);
+      }
+    } else if ((cls & 2) && folded(c)) {
+      e = call_start[c];  // folded into the graph launch made before it
+      if (iteration_at(a.start[c]) >= 0) out->launch_part_ns += dur;
     } else if ((cls & 2) && change.launch_us >= 0) {
       e = call_start[c] + static_cast<TimeNs>(std::llround(change.launch_us * 1000));
       out->launches_changed++;
+      if (iteration_at(a.start[c]) >= 0) out->launch_part_ns += dur;
     }
     call_end[c] = e;
     const uint32_t th = call_thread[c];
@@ -377,22 +540,30 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
       s = (call_start[c] != kNever ? call_start[c] : a.start[c]) + delay;
       bound = ActBound::kLaunch;
     }
+    // Folded into a graph launch: launched with the graph's first launch call.
+    const bool in_graph = folded(x.call);
+    if (in_graph)
+      s = call_start[static_cast<size_t>(graph_first[static_cast<size_t>(x.call)])] + min_delay[act_proc[i]];
     if (p >= 0) {
       const size_t q = static_cast<size_t>(p);
       const bool busy = x.call >= 0 && acts[q].end > a.start[static_cast<size_t>(x.call)];
       // Back to back on a busy stream: the recorded gap after the previous one; else only after it.
-      const TimeNs gap = x.call < 0 || busy ? x.start - acts[q].end : 0;
+      TimeNs gap = x.call < 0 || busy ? x.start - acts[q].end : 0;
+      // In a graph: the recorded gap where the stream held it back to back, else the graph's gap.
+      if (in_graph && !HeldBackToBack(a.start[static_cast<size_t>(x.call)], min_delay[act_proc[i]], acts[q].end))
+        gap = graph_gap[act_proc[i]];
       const TimeNs after = (act_end[q] != kNever ? act_end[q] : acts[q].end) + gap;
       // The stream holds it when it would start later, or as late on a busy stream.
-      if (bound == ActBound::kNone || after > s || (after == s && (busy || x.call < 0))) {
+      if (bound == ActBound::kNone || after > s || (after == s && (busy || x.call < 0 || in_graph))) {
         bound = ActBound::kStream;
         s = std::max(s, after);
       }
     }
     rec.act_bound[i] = bound;
     TimeNs dur = x.end - x.start;
-    if (x.kind == 0 && sped_up(x.row))
-      dur = static_cast<TimeNs>(std::llround(static_cast<double>(dur) / change.kernel_speedup));
+    if (const int k = x.kind == 0 ? selected(x.row) : -1; k >= 0)
+      dur = static_cast<TimeNs>(
+          std::llround(static_cast<double>(dur) / selections[static_cast<size_t>(k)].given.speedup));
     act_start[i] = s;
     act_end[i] = s + dur;
   };
@@ -405,6 +576,8 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
         start_act(p.id);
         // Logged under the process that launched it (a GPU row's own pid may be the device's).
         ended[act_log_proc[p.id]].push_back({acts[p.id].end, act_end[p.id], p.id});
+        if (act_end[p.id] > proc_last[act_log_proc[p.id]].first)
+          proc_last[act_log_proc[p.id]] = {act_end[p.id], static_cast<int32_t>(p.id)};
         break;
     }
   }
@@ -428,6 +601,8 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
   };
   std::vector<TimeNs> last_recorded(its.iterations.size(), kNever), last_new(its.iterations.size(), kNever);
   std::vector<int32_t> last_act(its.iterations.size(), -1);
+  out->selections.assign(selections.size(), {});
+  std::string overlap;  // a kernel two selections hold
   auto gpu_ends = [&](const std::vector<int32_t>& owner, size_t kind) {
     for (uint32_t i = 0; i < acts.size(); ++i) {
       if (acts[i].kind != kind || acts[i].row >= owner.size() || owner[acts[i].row] < 0) continue;
@@ -437,9 +612,13 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
         last_new[k] = act_end[i];
         last_act[k] = static_cast<int32_t>(i);
       }
-      if (kind == 0 && sped_up(acts[i].row)) {
+      bool twice = false;
+      if (const int sel = kind == 0 ? selected(acts[i].row, &twice) : -1; sel >= 0) {
         out->kernels_changed++;
         out->kernel_part_ns += acts[i].end - acts[i].start;
+        out->selections[static_cast<size_t>(sel)].kernels++;
+        out->selections[static_cast<size_t>(sel)].part_ns += acts[i].end - acts[i].start;
+        if (twice && overlap.empty()) overlap = Demangle(t.Name(t.kernels.name[acts[i].row]));
       }
     }
   };
@@ -477,8 +656,21 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
     for (const auto& [key, u] : host_union) out->host_part_ns += u.Upto(it.end) - u.Upto(it.start);
   if (host_re && out->host_part_ns == 0)
     return InvalidInput("--host '" + change.host_regex + "' matches no host range inside the kept iterations");
-  if (kernels_re && out->kernels_changed == 0)
-    return InvalidInput("--kernels '" + change.kernels_regex + "' matches no kernel of the kept iterations");
+  for (size_t k = 0; k < selections.size(); ++k) {
+    if (out->selections[k].kernels > 0) continue;
+    const KernelSelection& g = selections[k].given;
+    if (g.kernel_class.empty())
+      return InvalidInput("--kernels '" + g.regex + "' matches no kernel of the kept iterations");
+    return InvalidInput("--class " + g.kernel_class + (g.regex.empty() ? "" : " with --kernels '" + g.regex + "'") +
+                        " matches no kernel of the kept iterations");
+  }
+  if (!overlap.empty())
+    return InvalidInput("two kernel selections (--kernels / --class) both hold '" + overlap +
+                        "': give disjoint ones, each with its own --speedup");
+  if (change.graph && out->graph_folded == 0)
+    return InvalidInput(graph_re ? "--graph '" + change.graph_regex +
+                                       "' matches no host range holding two launch calls inside the kept iterations"
+                                 : "--graph: no kept iteration has two launch calls to make one graph launch of");
   if (syncs_re && out->syncs_removed == 0)
     return InvalidInput("--remove-syncs '" + change.remove_syncs_regex + "' matches no synchronising call that waited");
   out->assumptions = {
@@ -489,6 +681,14 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
       "durations of everything the change does not name as recorded",
       "streams wait only for themselves and their launches (event waits across streams not modelled)",
   };
+  if (change.graph) {
+    out->assumptions.push_back(
+        "--graph: each graph launch's kernels are launched at its first launch call, with the process's smallest "
+        "launch delay; a kernel follows the previous one of its stream after the gap recorded when the stream held "
+        "it back to back (launched at least that delay before the previous one ended), else after the process's "
+        "median such gap (0 when there is none); the folded launch calls take no time; host time between calls, "
+        "syncs and the kernels' durations stay as recorded");
+  }
   return Status::Ok();
 }
 

@@ -92,8 +92,10 @@ void WriteText(const std::string& path, const std::string& text) {
   ThrowIfError(tg::internal::WriteFileAtomic(path, text));
 }
 
-py::dict PredictionDict(const tg::Prediction& p) {
-  py::dict d;
+py::dict PredictionDict(const tg::PredictSettings& settings, const tg::Prediction& p) {
+  // The keys of `predict --json` (tracegate.prediction.v1.schema.json), then the measurement and
+  // Amdahl's parts as tuples.
+  py::dict d = JsonToPython(tg::PredictionJson(settings, p));
   d["measured"] = p.measured;
   if (p.measured) {
     py::dict m;
@@ -111,7 +113,6 @@ py::dict PredictionDict(const tg::Prediction& p) {
   py::list parts;
   for (const tg::AmdahlPart& part : p.parts) parts.append(py::make_tuple(part.fraction, part.speedup));
   d["parts"] = parts;
-  d["overall_speedup"] = p.overall;
   d["upper_bound"] = p.bound;
   return d;
 }
@@ -124,7 +125,8 @@ py::dict Predict(const tg::PredictSettings& settings, std::optional<TracePtr> tr
     s = tg::Predict(settings, trace ? trace->get() : nullptr, &p);
   }
   ThrowIfError(s);
-  return PredictionDict(p);
+  if (!settings.json_out.empty()) ThrowIfError(tg::WritePredictionJson(settings, p, settings.json_out));
+  return PredictionDict(settings, p);
 }
 
 }  // namespace
@@ -179,6 +181,11 @@ void BindReports(py::module_& m) {
       .def_readwrite("peak_tflops", &tg::AnalysisSettings::peak_tflops)
       .def_readwrite("critical_path", &tg::AnalysisSettings::critical_path)
       .def_readwrite("captures", &tg::AnalysisSettings::captures);
+  py::class_<tg::KernelSelection>(m, "KernelSelection")
+      .def(py::init<>())
+      .def_readwrite("regex", &tg::KernelSelection::regex)
+      .def_readwrite("kernel_class", &tg::KernelSelection::kernel_class)
+      .def_readwrite("speedup", &tg::KernelSelection::speedup);
   py::class_<tg::PredictSettings>(m, "PredictSettings")
       .def(py::init<>())
       .def_readwrite("fraction", &tg::PredictSettings::fraction)
@@ -188,6 +195,16 @@ void BindReports(py::module_& m) {
       .def_readwrite("kernels_regex", &tg::PredictSettings::kernels_regex)
       .def_readwrite("range_regex", &tg::PredictSettings::range_regex)
       .def_readwrite("launched_regex", &tg::PredictSettings::launched_regex)
+      .def_readwrite("method", &tg::PredictSettings::method)
+      .def_readwrite("kernel_class", &tg::PredictSettings::kernel_class)
+      .def_readwrite("host_regex", &tg::PredictSettings::host_regex)
+      .def_readwrite("launch_us", &tg::PredictSettings::launch_us)
+      .def_readwrite("remove_syncs_regex", &tg::PredictSettings::remove_syncs_regex)
+      .def_readwrite("graph", &tg::PredictSettings::graph)
+      .def_readwrite("graph_regex", &tg::PredictSettings::graph_regex)
+      .def_readwrite("json_out", &tg::PredictSettings::json_out)
+      .def_readwrite("host_speedup", &tg::PredictSettings::host_speedup)
+      .def_readwrite("more_kernels", &tg::PredictSettings::more_kernels)
       .def_readwrite("iterations", &tg::PredictSettings::iterations);
 
   py::class_<Report, std::shared_ptr<Report>>(m, "Report")

@@ -313,21 +313,32 @@ def gate(new, baseline, threshold=5, *, dir="baselines", skip="auto", junit=None
 
 
 class Prediction(dict):
-    """predict's result: parts [(P, S), ...], overall_speedup, upper_bound (inf when unbounded),
-    and, when P was measured on a trace, measurement {share, part_ns, total_ns, matched,
-    matched_what, iterations, found, skipped, skip_auto}."""
+    """predict's result: the keys of ``tracegate predict --json`` (docs/PREDICTION.md: method,
+    base_latency_ms, predicted_latency_ms, overall_speedup (the replay's when replayed, else
+    Amdahl's), amdahl_speedup (None when Amdahl's law cannot express the change), amdahl_bound,
+    assumptions, changes, iterations, ...), and parts [(P, S), ...] (Amdahl's), upper_bound (inf
+    when unbounded), and, when P was measured on a trace, measurement {share, part_ns, total_ns,
+    matched, matched_what, iterations, found, skipped, skip_auto}."""
 
     overall_speedup = property(lambda self: self["overall_speedup"])
     upper_bound = property(lambda self: self["upper_bound"])
 
 
 def predict(trace=None, *, fraction=None, speedup=None, parts=(), kernels=None, range=None, launched_in=None,
-            iteration=None, skip="auto", phases=None):
-    """Amdahl's law, as ``tracegate predict``: the whole run's speedup from a share P sped up by S.
-    P from ``fraction``, or measured on ``trace`` (a path or a Trace) with exactly one of
-    ``kernels`` (regex of kernel names), ``range`` (regex of range names) or ``launched_in``
-    (kernels launched inside matching ranges); more parts as ``parts=[(P, S), ...]`` (S may be
-    float("inf"))."""
+            iteration=None, skip="auto", phases=None, method=None, kernel_class=None, host=None, launch_us=None,
+            remove_syncs=None, graph=False, json=None, host_speedup=None, more_kernels=()):
+    """What a change gains, as ``tracegate predict``. With ``trace`` (a path or a Trace) and a
+    change the replay can make, the trace is replayed under it (the default; Amdahl's figure
+    beside it): ``kernels`` (regex) and/or ``kernel_class`` ("gemm", "conv", ...) with
+    ``speedup``, ``host`` (regex of host ranges) with ``speedup``, ``launch_us``,
+    ``remove_syncs`` (regex), ``graph`` (True, or a regex of host ranges), all replayed together.
+    Amdahl's law alone (``method="amdahl"``, or ``fraction``, ``parts``, ``range``,
+    ``launched_in``): P from ``fraction`` or measured on ``trace`` with exactly one of ``kernels``,
+    ``range`` or ``launched_in``; more parts as ``parts=[(P, S), ...]`` (S may be
+    float("inf")). ``json``: also write the prediction there, as ``--json``. ``host_speedup``:
+    the host part's own speedup (default ``speedup``); ``more_kernels=[(regex, kernel_class, S),
+    ...]``: further kernel selections with their own speedups (regex or class may be None), as
+    ``--kernels R --speedup S`` repeated."""
     s = _native.PredictSettings()
     s.fraction = -1.0 if fraction is None else float(fraction)
     s.speedup = -1.0 if speedup is None else float(speedup)
@@ -336,6 +347,23 @@ def predict(trace=None, *, fraction=None, speedup=None, parts=(), kernels=None, 
     s.range_regex = range or ""
     s.launched_regex = launched_in or ""
     s.iterations = _iteration_settings(iteration, skip, phases)
+    s.method = method or ""
+    s.kernel_class = kernel_class or ""
+    s.host_regex = host or ""
+    s.launch_us = -1.0 if launch_us is None else float(launch_us)
+    s.remove_syncs_regex = remove_syncs or ""
+    s.graph = bool(graph)
+    s.graph_regex = graph if isinstance(graph, str) else ""
+    s.json_out = os.fspath(json) if json is not None else ""
+    s.host_speedup = -1.0 if host_speedup is None else float(host_speedup)
+    more = []
+    for regex, kernel_class_, factor in more_kernels:
+        k = _native.KernelSelection()
+        k.regex = regex or ""
+        k.kernel_class = kernel_class_ or ""
+        k.speedup = float(factor)
+        more.append(k)
+    s.more_kernels = more
     native_trace = None
     if isinstance(trace, Trace):
         native_trace = trace._native

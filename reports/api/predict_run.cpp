@@ -1,10 +1,15 @@
-// `tracegate predict` without its printing: the settings checked, P measured on a trace or taken
-// from --fraction, the --part list parsed, and Amdahl's law applied (tracegate/reports/api.h).
+// `tracegate predict` without its printing: the settings checked, the method chosen (the replay
+// by default with a trace and a change it can make), the trace replayed under the change with
+// Amdahl's figure beside it, or P measured on a trace or taken from --fraction, the --part list
+// parsed, and Amdahl's law applied; and the prediction as JSON (tracegate/reports/api.h).
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <string>
 
 #include "tracegate/analyzer/import.h"
 #include "tracegate/reports/api.h"
+#include "tracegate/reports/json_out.h"
 
 namespace tg {
 
@@ -25,6 +30,39 @@ Status ParsePart(const std::string& p, AmdahlPart* part) {
   return Status::Ok();
 }
 
+double HostSpeedup(const PredictSettings& s) { return s.host_speedup > 0 ? s.host_speedup : s.speedup; }
+
+// Amdahl's figure beside the replay, from the replay's own measures: the sped-up kernels' and
+// host ranges' shares of the kept iterations. Not expressible (no figure) for launches, syncs
+// and graphs, which are not a share of the step made faster.
+void AmdahlBesideReplay(const PredictSettings& s, Prediction* out) {
+  const ReplayResult& r = out->replay;
+  if (s.launch_us >= 0 || !s.remove_syncs_regex.empty() || s.graph || r.base_total_ns <= 0) return;
+  const double total = static_cast<double>(r.base_total_ns);
+  if (!s.kernels_regex.empty() || !s.kernel_class.empty()) {
+    out->measured = true;
+    out->share.part_ns = r.selections.front().part_ns;
+    out->share.total_ns = r.base_total_ns;
+    out->share.matched = r.selections.front().kernels;
+    out->share.share = std::min(1.0, static_cast<double>(out->share.part_ns) / total);
+    out->parts.push_back({out->share.share, s.speedup});
+  }
+  // The further selections' parts follow the first's.
+  const size_t first = !s.kernels_regex.empty() || !s.kernel_class.empty() ? 1 : 0;
+  for (size_t k = 0; k < s.more_kernels.size() && first + k < r.selections.size(); ++k)
+    out->parts.push_back(
+        {std::min(1.0, static_cast<double>(r.selections[first + k].part_ns) / total), s.more_kernels[k].speedup});
+  if (!s.host_regex.empty())
+    out->parts.push_back({std::min(1.0, static_cast<double>(r.host_part_ns) / total), HostSpeedup(s)});
+  if (out->parts.empty() || !ValidateAmdahl(out->parts).ok()) {
+    out->parts.clear();
+    return;
+  }
+  out->amdahl = true;
+  out->overall = AmdahlSpeedup(out->parts);
+  out->bound = AmdahlBound(out->parts);
+}
+
 Status Measure(const PredictSettings& s, const IterationOptions& io, const Trace& trace, Prediction* out) {
   IterationAnalysis it;
   TG_RETURN_IF_ERROR(AnalyzeIterations(trace, io, &it));
@@ -32,18 +70,24 @@ Status Measure(const PredictSettings& s, const IterationOptions& io, const Trace
   out->found = it.found;
   out->skipped = it.skipped;
   out->skip_auto = it.skip_auto;
-  if (s.method == "replay") {
+  if (out->method == "replay") {
     ReplayChange change;
+    const bool kernels = !s.kernels_regex.empty() || !s.kernel_class.empty();
     change.kernels_regex = s.kernels_regex;
-    change.kernel_speedup = s.kernels_regex.empty() ? 1 : s.speedup;
+    change.kernel_class = s.kernel_class;
+    change.kernel_speedup = kernels ? s.speedup : 1;
     change.host_regex = s.host_regex;
-    change.host_speedup = s.host_regex.empty() ? 1 : s.speedup;
+    change.host_speedup = s.host_regex.empty() ? 1 : HostSpeedup(s);
+    change.more_kernels = s.more_kernels;
     change.launch_us = s.launch_us;
     change.remove_syncs_regex = s.remove_syncs_regex;
+    change.graph = s.graph;
+    change.graph_regex = s.graph_regex;
     if (Status st = Replay(trace, it, change, &out->replay); !st.ok())
       return InvalidInput(s.trace + ": " + st.message());
     out->replayed = true;
-    if (s.kernels_regex.empty()) return Status::Ok();
+    AmdahlBesideReplay(s, out);
+    return Status::Ok();
   }
   MeasuredShare m;
   Status st = !s.range_regex.empty()      ? MeasureRangeShare(trace, it, s.range_regex, &m)
@@ -57,6 +101,15 @@ Status Measure(const PredictSettings& s, const IterationOptions& io, const Trace
   return Status::Ok();
 }
 
+Status MeasureOn(const PredictSettings& s, const Trace* trace, const TraceLoader& load, Prediction* out) {
+  IterationOptions io;
+  TG_RETURN_IF_ERROR(ToIterationOptions(s.iterations, &io));
+  if (trace) return Measure(s, io, *trace, out);
+  Trace loaded;
+  TG_RETURN_IF_ERROR(load ? load(s.trace, &loaded) : ImportTrace(s.trace, &loaded));
+  return Measure(s, io, loaded, out);
+}
+
 }  // namespace
 
 Status Predict(const PredictSettings& s, const Trace* trace, Prediction* out) { return Predict(s, trace, {}, out); }
@@ -65,33 +118,48 @@ Status Predict(const PredictSettings& s, const Trace* trace, const TraceLoader& 
   *out = Prediction{};
   const bool measure = !s.trace.empty() || trace != nullptr;
   const int measures = !s.kernels_regex.empty() + !s.range_regex.empty() + !s.launched_regex.empty();
-  if (s.method != "amdahl" && s.method != "replay")
+  if (!s.method.empty() && s.method != "amdahl" && s.method != "replay")
     return InvalidInput("--method '" + s.method + "': expected amdahl or replay");
-  const bool replay_only = s.method == "replay" && s.kernels_regex.empty();
-  if (s.method == "replay") {
+  // The changes only the replay makes, and whether the request is one the replay can make.
+  const bool replay_only = !s.kernel_class.empty() || !s.host_regex.empty() || s.launch_us >= 0 ||
+                           !s.remove_syncs_regex.empty() || s.graph || !s.more_kernels.empty();
+  const bool amdahl_only = !s.range_regex.empty() || !s.launched_regex.empty() || s.fraction >= 0 || !s.parts.empty();
+  const bool selects =
+      !s.kernels_regex.empty() || !s.kernel_class.empty() || !s.host_regex.empty() || !s.more_kernels.empty();
+  out->method = !s.method.empty()                                                      ? s.method
+                : measure && !amdahl_only && (replay_only || !s.kernels_regex.empty()) ? "replay"
+                                                                                       : "amdahl";
+  if (out->method == "replay") {
     if (!measure) return InvalidInput("--method replay re-times a trace: give the trace file first");
     if (!s.range_regex.empty() || !s.launched_regex.empty())
       return InvalidInput(
-          "--method replay re-times kernels (--kernels), launches (--launch-us) and syncs "
-          "(--remove-syncs); --range and --launched-in are for --method amdahl");
-    if (replay_only && s.launch_us < 0 && s.remove_syncs_regex.empty() && s.host_regex.empty())
-      return InvalidInput(
-          "--method replay needs a change: --kernels REGEX or --host REGEX with --speedup S, --launch-us N, or "
-          "--remove-syncs REGEX");
-    if ((!s.kernels_regex.empty() || !s.host_regex.empty()) && s.speedup < 0)
-      return InvalidInput("--speedup S is required with --kernels or --host");
-  } else if (s.launch_us >= 0 || !s.remove_syncs_regex.empty() || !s.host_regex.empty()) {
-    return InvalidInput("--host, --launch-us and --remove-syncs are changes the replay makes: add --method replay");
-  }
-  if (replay_only) {
+          "--method replay re-times kernels (--kernels, --class), host ranges (--host), launches (--launch-us, "
+          "--graph) and syncs (--remove-syncs); --range and --launched-in are for --method amdahl");
     if (s.fraction >= 0 || !s.parts.empty()) return InvalidInput("--fraction and --part are for --method amdahl");
-    IterationOptions io;
-    TG_RETURN_IF_ERROR(ToIterationOptions(s.iterations, &io));
-    if (trace) return Measure(s, io, *trace, out);
-    Trace loaded;
-    TG_RETURN_IF_ERROR(load ? load(s.trace, &loaded) : ImportTrace(s.trace, &loaded));
-    return Measure(s, io, loaded, out);
+    if (!selects && !replay_only)
+      return InvalidInput(
+          "--method replay needs a change: --kernels REGEX, --class CLASS or --host REGEX with --speedup S, "
+          "--launch-us N, --remove-syncs REGEX or --graph");
+    if (selects && s.speedup < 0 && (!s.kernels_regex.empty() || !s.kernel_class.empty() || s.host_speedup < 0))
+      return InvalidInput("--speedup S is required with --kernels, --class or --host");
+    if (!selects && s.speedup >= 0)
+      return InvalidInput("--speedup S needs a part to speed up: --kernels REGEX, --class CLASS or --host REGEX");
+    return MeasureOn(s, trace, load, out);
   }
+  if (replay_only && !measure)
+    return InvalidInput(
+        "--class, --host, --launch-us, --remove-syncs and --graph are changes the replay makes to a trace: give the "
+        "trace file first (before --graph, whose optional REGEX would take it)");
+  if (replay_only)
+    return InvalidInput(!s.method.empty()
+                            ? "--class, --host, --launch-us, --remove-syncs and --graph are changes the replay makes: "
+                              "drop --method amdahl"
+                            : "--class, --host, --launch-us, --remove-syncs and --graph are changes the replay makes; "
+                              "it replays a trace and takes no --range, --launched-in, --fraction or --part");
+  if (measure && measures == 0)
+    return InvalidInput(
+        "predict TRACE needs a change: --kernels REGEX, --class CLASS or --host REGEX with --speedup S, --launch-us "
+        "N, --remove-syncs REGEX or --graph (replayed), or --range / --launched-in REGEX with --speedup S (Amdahl)");
   if (measure && measures != 1)
     return InvalidInput("predict TRACE needs exactly one of --kernels REGEX, --range REGEX or --launched-in REGEX");
   if (!measure && measures > 0)
@@ -102,15 +170,7 @@ Status Predict(const PredictSettings& s, const Trace* trace, const TraceLoader& 
   if (!measure && s.fraction < 0 && s.speedup >= 0)
     return InvalidInput("--speedup needs --fraction P (or a trace with --kernels/--range)");
   if (measure) {
-    IterationOptions io;
-    TG_RETURN_IF_ERROR(ToIterationOptions(s.iterations, &io));
-    if (trace) {
-      TG_RETURN_IF_ERROR(Measure(s, io, *trace, out));
-    } else {
-      Trace loaded;
-      TG_RETURN_IF_ERROR(load ? load(s.trace, &loaded) : ImportTrace(s.trace, &loaded));
-      TG_RETURN_IF_ERROR(Measure(s, io, loaded, out));
-    }
+    TG_RETURN_IF_ERROR(MeasureOn(s, trace, load, out));
   } else if (s.fraction >= 0) {
     out->parts.push_back({s.fraction, s.speedup});
   }
@@ -122,9 +182,111 @@ Status Predict(const PredictSettings& s, const Trace* trace, const TraceLoader& 
   if (out->parts.empty())
     return InvalidInput("nothing to predict: give --fraction P --speedup S, --part P:S, or TRACE --kernels/--range/--launched-in");
   TG_RETURN_IF_ERROR(ValidateAmdahl(out->parts));
+  out->amdahl = true;
   out->overall = AmdahlSpeedup(out->parts);
   out->bound = AmdahlBound(out->parts);
   return Status::Ok();
+}
+
+namespace {
+
+nlohmann::json Finite(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
+nlohmann::json OrNull(const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); }
+double Ms(TimeNs ns) { return static_cast<double>(ns) / 1e6; }
+
+}  // namespace
+
+nlohmann::json PredictionJson(const PredictSettings& s, const Prediction& p) {
+  using nlohmann::json;
+  json j = json::object();
+  j["method"] = p.method;
+  j["trace"] = OrNull(s.trace);
+  const ReplayResult& r = p.replay;
+  const double n = static_cast<double>(std::max<size_t>(1, p.iterations));
+  json base = nullptr, predicted = nullptr;
+  if (p.replayed) {
+    base = Ms(r.base_total_ns) / n;
+    predicted = Ms(r.predicted_total_ns) / n;
+  } else if (p.measured && std::isfinite(p.overall) && p.overall > 0) {
+    base = Ms(p.share.total_ns) / n;
+    predicted = Ms(p.share.total_ns) / n / p.overall;
+  }
+  j["base_latency_ms"] = base;
+  j["predicted_latency_ms"] = predicted;
+  j["overall_speedup"] = Finite(p.speedup());
+  j["amdahl_speedup"] = p.amdahl ? Finite(p.overall) : json(nullptr);
+  j["amdahl_bound"] = p.amdahl ? Finite(p.bound) : json(nullptr);
+  json assumptions = json::array();
+  if (p.replayed)
+    for (const std::string& a : r.assumptions) assumptions.push_back(a);
+  if (p.amdahl)
+    assumptions.push_back(std::string(p.replayed ? "Amdahl's figure: " : "") +
+                          "the sped-up part lies on the critical path and nothing else moves (an upper bound)");
+  j["assumptions"] = assumptions;
+  json changes = json::object();
+  changes["speedup"] = s.speedup >= 0 ? json(s.speedup) : json(nullptr);
+  const bool kernels = !s.kernels_regex.empty() || !s.kernel_class.empty();
+  changes["kernels"] = p.replayed && kernels ? json{{"regex", OrNull(s.kernels_regex)},
+                                                    {"class", OrNull(s.kernel_class)},
+                                                    {"speedup", s.speedup},
+                                                    {"matched", r.selections.front().kernels},
+                                                    {"recorded_ms", Ms(r.selections.front().part_ns)}}
+                                             : json(nullptr);
+  json more = json::array();
+  for (size_t k = 0; p.replayed && k < s.more_kernels.size(); ++k) {
+    const size_t at = k + (kernels ? 1 : 0);
+    if (at >= r.selections.size()) break;
+    more.push_back({{"regex", OrNull(s.more_kernels[k].regex)},
+                    {"class", OrNull(s.more_kernels[k].kernel_class)},
+                    {"speedup", s.more_kernels[k].speedup},
+                    {"matched", r.selections[at].kernels},
+                    {"recorded_ms", Ms(r.selections[at].part_ns)}});
+  }
+  changes["more_kernels"] = more;
+  changes["host"] =
+      p.replayed && !s.host_regex.empty()
+          ? json{{"regex", s.host_regex}, {"speedup", HostSpeedup(s)}, {"recorded_ms", Ms(r.host_part_ns)}}
+          : json(nullptr);
+  changes["launch_us"] =
+      p.replayed && s.launch_us >= 0 ? json{{"us", s.launch_us}, {"launches", r.launches_changed}} : json(nullptr);
+  changes["graph"] = p.replayed && s.graph ? json{{"regex", OrNull(s.graph_regex)},
+                                                  {"graph_launches", r.graph_launches},
+                                                  {"launches_folded", r.graph_folded}}
+                                           : json(nullptr);
+  changes["launch_recorded_ms"] = p.replayed ? json(Ms(r.launch_part_ns)) : json(nullptr);
+  changes["remove_syncs"] = p.replayed && !s.remove_syncs_regex.empty()
+                                ? json{{"regex", s.remove_syncs_regex}, {"syncs", r.syncs_removed}}
+                                : json(nullptr);
+  json measured = nullptr;
+  if (p.measured && !p.replayed) {
+    const char* by = !s.range_regex.empty() ? "range" : !s.kernels_regex.empty() ? "kernels" : "launched_in";
+    const std::string& re = !s.range_regex.empty()     ? s.range_regex
+                            : !s.kernels_regex.empty() ? s.kernels_regex
+                                                       : s.launched_regex;
+    measured = {{"by", by},
+                {"regex", re},
+                {"matched", p.share.matched},
+                {"part_ms", Ms(p.share.part_ns)},
+                {"total_ms", Ms(p.share.total_ns)},
+                {"share", p.share.share}};
+  }
+  changes["measured"] = measured;
+  json parts = json::array();
+  for (const AmdahlPart& part : p.parts)
+    parts.push_back({{"fraction", part.fraction}, {"speedup", Finite(part.speedup)}});
+  changes["parts"] = parts;
+  j["changes"] = changes;
+  j["iterations_found"] = p.found;
+  j["iterations_skipped"] = p.skipped;
+  json its = json::array();
+  for (const IterationReplay& it : r.iterations)
+    its.push_back({{"index", it.index}, {"base_ns", it.base_ns}, {"predicted_ns", it.predicted_ns}});
+  j["iterations"] = its;
+  return j;
+}
+
+Status WritePredictionJson(const PredictSettings& s, const Prediction& p, const std::string& path) {
+  return WriteJsonFile(PredictionJson(s, p), path);
 }
 
 }  // namespace tg

@@ -151,17 +151,37 @@ def test_gate_by_name_records_the_history(cli, tmp_path):
     assert "gated" in history and "pass" in history
 
 
-def test_predict_is_the_cli_predict(cli):
+def test_predict_is_the_cli_predict(cli, tmp_path):
     r = cli("predict", "--fraction", "0.1", "--speedup", "1.146", "--part", "0.05:inf", check=0)
     p = tg.predict(fraction=0.1, speedup=1.146, parts=[(0.05, float("inf"))])
     assert f"overall speedup: {p.overall_speedup:.3f}" in r.stdout
     assert f"upper bound (every S -> infinity): {p.upper_bound:.3f}" in r.stdout
-    r = cli("predict", RANK0, "--kernels", "cutlass", "--speedup", "1.146", check=0)
-    p = tg.predict(RANK0, kernels="cutlass", speedup=1.146)
+    r = cli("predict", RANK0, "--kernels", "cutlass", "--speedup", "1.146", "--method", "amdahl", check=0)
+    p = tg.predict(RANK0, kernels="cutlass", speedup=1.146, method="amdahl")
     m = p["measurement"]
     assert f"measured: {m['matched']} kernels take {m['part_ns'] / 1e6:.3f} ms of {m['total_ns'] / 1e6:.3f} ms" in r.stdout
     assert re.search(rf"P = {m['share']:.4f}", r.stdout)
-    assert tg.predict(tg.load(RANK0), kernels="cutlass", speedup=1.146) == p
+    assert tg.predict(tg.load(RANK0), kernels="cutlass", speedup=1.146, method="amdahl") == p
+    # The replay, the default with a trace: the same dict as --json writes, Amdahl's figure beside it.
+    out = os.path.join(str(tmp_path), "p.json")
+    r = cli("predict", RANK0, "--class", "gemm", "--speedup", "1.2", "--launch-us", "2", "--graph", "--json", out, check=0)
+    p = tg.predict(RANK0, kernel_class="gemm", speedup=1.2, launch_us=2, graph=True)
+    with open(out, encoding="utf-8") as f:
+        written = json.load(f)
+    assert {k: p[k] for k in written} == written
+    assert p["method"] == "replay" and p["amdahl_speedup"] is None
+    assert f"speedup {p.overall_speedup:.4f}" in r.stdout
+    # Further selections with their own speedups, as --speedup repeated.
+    out2 = os.path.join(str(tmp_path), "p2.json")
+    cli("predict", RANK0, "--class", "gemm", "--speedup", "1.2", "--class", "elementwise", "--speedup", "2",
+        "--json", out2, check=0)
+    p = tg.predict(RANK0, kernel_class="gemm", speedup=1.2, more_kernels=[(None, "elementwise", 2)])
+    with open(out2, encoding="utf-8") as f:
+        written = json.load(f)
+    assert {k: p[k] for k in written} == written
+    assert p["changes"]["more_kernels"][0]["class"] == "elementwise" and len(p["parts"]) == 2
+    p = tg.predict(tg.load(RANK0), kernels="cutlass", speedup=1.146)
+    assert p["method"] == "replay" and p["amdahl_speedup"] == pytest.approx(1.0057059364246974)
     for args, kwargs in [(["--speedup", "2"], {"speedup": 2}),
                          ([RANK0, "--speedup", "2"], {"trace": RANK0, "speedup": 2}),
                          (["--part", "0.7:2", "--part", "0.5:2"], {"parts": ["0.7:2", "0.5:2"]})]:

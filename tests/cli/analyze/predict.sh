@@ -31,21 +31,80 @@ check "measured kernels" "P = " predict "$fixtures/real/kineto_alexnet_train_ste
 check "measured range" "ranges take" predict "$fixtures/real/kineto_alexnet_train_step.json.gz" --range 'forward' --speedup 1.2
 check "measured launched-in" "kernels take" predict "$fixtures/real/kineto_alexnet_train_step.json.gz" --launched-in 'forward' --speedup 1.2
 bad predict "$fixtures/real/kineto_alexnet_train_step.json.gz" --range forward --launched-in forward --speedup 2
-# The replay (issue 31): re-timed under the change, Amdahl beside it; its own changes need no P.
+# The replay (issue 31): the default with a trace; re-timed under the change, Amdahl beside it;
+# its own changes need no P; --method amdahl forces Amdahl's law.
 alexnet="$fixtures/real/kineto_alexnet_train_step.json.gz"
-check "replay kernels" "replay: 1 iteration(s)" predict "$alexnet" --kernels gemm --speedup 1.5 --method replay
-check "replay beside amdahl" "Amdahl's law for the same change" predict "$alexnet" --kernels gemm --speedup 1.5 --method replay
-check "replay held fixed" "held fixed: host time between calls" predict "$alexnet" --kernels gemm --speedup 1.5 --method replay
-check "replay launches" "launch calls take 2 us each" predict "$alexnet" --launch-us 2 --method replay
-check "replay host" "of host time inside ranges matching" predict "$alexnet" --host 'forward' --speedup 2 --method replay
-bad predict "$alexnet" --host forward --method replay
-bad predict "$alexnet" --host forward --speedup 2
-bad predict "$alexnet" --launch-us 2
+check "replay by default" "replay: 1 iteration(s)" predict "$alexnet" --kernels gemm --speedup 1.5
+check "replay beside amdahl" "amdahl: speedup " predict "$alexnet" --kernels gemm --speedup 1.5
+check "replay held fixed" "held fixed: host time between calls" predict "$alexnet" --kernels gemm --speedup 1.5
+check "replay explicit" "replay: 1 iteration(s)" predict "$alexnet" --kernels gemm --speedup 1.5 --method replay
+check "amdahl forced" "measured: " predict "$alexnet" --kernels gemm --speedup 1.5 --method amdahl
+check "replay launches" "launch calls take 2 us each" predict "$alexnet" --launch-us 2
+check "replay host" "of host time inside ranges matching" predict "$alexnet" --host 'forward' --speedup 2
+check "replay class" "kernels (" predict "$alexnet" --class conv --speedup 2
+check "replay class and kernels" "kernels (" predict "$alexnet" --class conv --kernels 'cudnn|implicit' --speedup 2
+check "replay graph" "graph launches replace" predict "$alexnet" --graph
+check "replay graph range" "2 graph launches replace 78 launch calls" predict "$alexnet" --graph 'forward'
+check "graph not amdahl" "amdahl: cannot express this change" predict "$alexnet" --graph
+check "combined" "graph launches replace" predict "$alexnet" --class gemm --speedup 1.2 --launch-us 2 --graph
+# Each --speedup speeds up the selections given since the previous one.
+check "paired speedups" "run 2x faster" predict "$alexnet" --class gemm --speedup 1.2 --class conv --speedup 2
+check "paired host" "matching 'forward' run 3x faster" predict "$alexnet" --class conv --speedup 2 --host forward --speedup 3
+bad predict "$alexnet" --class gemm --speedup 1.5 --class conv
+bad predict "$alexnet" --speedup 1.5 --speedup 2 --class gemm
+bad predict "$alexnet" --class gemm --class conv --speedup 2
+bad predict "$alexnet" --kernels . --speedup 2 --class conv --speedup 3
+bad predict "$alexnet" --host forward
+bad predict "$alexnet" --host forward --speedup 2 --method amdahl
+bad predict "$alexnet" --launch-us 2 --method amdahl
+bad predict "$alexnet" --class gemm --speedup 2 --range forward
+bad predict "$alexnet" --class matmul --speedup 2
+bad predict "$alexnet" --graph no_such_range_xyz
+bad predict "$alexnet" --graph --speedup 2
 bad predict --fraction 0.1 --speedup 2 --method replay
 bad predict "$alexnet" --range forward --speedup 2 --method replay
 bad predict "$alexnet" --method replay
 bad predict "$alexnet" --kernels gemm --speedup 2 --method guess
-bad predict "$alexnet" --remove-syncs 'no_such_sync' --method replay
+bad predict "$alexnet" --remove-syncs 'no_such_sync'
+
+# --json: the prediction, valid against reports/schema/tracegate.prediction.v1.schema.json.
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+root=$(cd "$fixtures/../.." && pwd)
+json_check() {  # json_check DESCRIPTION PYTHON_ASSERTION ARGS... : writes --json, validates, asserts on `p`
+  local what=$1 assertion=$2; shift 2
+  local out rc
+  rm -f "$tmp/p.json"
+  out=$("$tg" "$@" --json "$tmp/p.json" 2>&1); rc=$?
+  if [ $rc = 0 ] && python3 - "$root/reports/schema/tracegate.prediction.v1.schema.json" "$tmp/p.json" "$assertion" <<'PY'
+import json, sys
+import jsonschema
+schema = json.load(open(sys.argv[1])); p = json.load(open(sys.argv[2]))
+jsonschema.Draft202012Validator.check_schema(schema)
+jsonschema.Draft202012Validator(schema).validate(p)
+assert eval(sys.argv[3]), (sys.argv[3], p)
+PY
+  then passes=$((passes+1)); else fails=$((fails+1)); echo "FAIL: $what: tracegate $* --json -> rc $rc: $out"; fi
+}
+json_check "json replay" "p['method'] == 'replay' and p['amdahl_speedup'] is not None and p['changes']['kernels']['matched'] > 0 and len(p['iterations']) == 1" \
+  predict "$alexnet" --kernels gemm --speedup 1.5
+json_check "json replay speedup" "abs(p['overall_speedup'] - p['base_latency_ms'] / p['predicted_latency_ms']) < 1e-9" \
+  predict "$alexnet" --kernels gemm --speedup 1.5
+json_check "json graph" "p['amdahl_speedup'] is None and p['changes']['graph']['graph_launches'] >= 1 and any('--graph' in a for a in p['assumptions'])" \
+  predict "$alexnet" --class gemm --speedup 1.2 --launch-us 2 --graph
+json_check "json paired" "[k['speedup'] for k in [p['changes']['kernels']] + p['changes']['more_kernels']] == [1.2, 2] and p['amdahl_speedup'] is not None and len(p['changes']['parts']) == 2" \
+  predict "$alexnet" --class gemm --speedup 1.2 --class conv --speedup 2
+json_check "json amdahl" "p['method'] == 'amdahl' and p['changes']['measured']['by'] == 'kernels' and p['amdahl_speedup'] == p['overall_speedup']" \
+  predict "$alexnet" --kernels gemm --speedup 1.5 --method amdahl
+json_check "json fraction" "p['method'] == 'amdahl' and p['trace'] is None and p['base_latency_ms'] is None and abs(p['overall_speedup'] - 1.0129) < 1e-3" \
+  predict --fraction 0.1 --speedup 1.146
+# A bad --json path: exit 2, one line naming the file, nothing left behind.
+err=$("$tg" predict "$alexnet" --kernels gemm --speedup 1.5 --json "$tmp/no/such/dir/p.json" 2>&1 >/dev/null); rc=$?
+if [ $rc = 2 ] && [ "$(grep -c . <<<"$err")" = 1 ] && grep -qF "$tmp/no/such/dir/p.json" <<<"$err"; then passes=$((passes+1))
+else fails=$((fails+1)); echo "FAIL: bad --json path -> rc $rc: $err"; fi
+cp "$alexnet" "$tmp/copy.json.gz"
+err=$("$tg" predict "$tmp/copy.json.gz" --kernels gemm --speedup 1.5 --json "$tmp/copy.json.gz" 2>&1 >/dev/null); rc=$?
+if [ $rc = 2 ] && grep -qF "would overwrite the input trace" <<<"$err"; then passes=$((passes+1))
+else fails=$((fails+1)); echo "FAIL: --json onto the trace -> rc $rc: $err"; fi
 
 bad predict
 bad predict --fraction 0.1

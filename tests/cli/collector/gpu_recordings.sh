@@ -15,8 +15,8 @@ if grep -q '^REGRESSION: avg_latency_ms 20.672 -> 556.105 ms' <<<"$out" && ! gre
 else fail "compare --skip 0: $(head -1 <<<"$out")"; fi
 out=$("$tg" compare "$dir/resnet50_eager_b32.db" "$dir/resnet50_compile_b32.db" --skip x 2>&1)
 if [ $? = 2 ] && grep -q "skip 'x': expected auto or a number" <<<"$out"; then ok; else fail "compare --skip x: $out"; fi
-# predict measures P on the kept iterations and says what was dropped.
-out=$("$tg" predict "$dir/resnet50_eager_b32.db" --kernels bn_fw_inf --speedup 2 2>&1)
+# predict (Amdahl's law) measures P on the kept iterations and says what was dropped.
+out=$("$tg" predict "$dir/resnet50_eager_b32.db" --kernels bn_fw_inf --speedup 2 --method amdahl 2>&1)
 if grep -q ' of [0-9.]* ms in 29 iteration(s) -> P = ' <<<"$out" \
   && grep -q '^  (the first 1 of 30 iterations dropped as warm-up by --skip auto; --skip 0 keeps them)$' <<<"$out"; then ok
 else fail "predict: $out"; fi

@@ -21,6 +21,9 @@
 namespace tg {
 namespace {
 
+using testing::AddApi;
+using testing::AddKernel;
+using testing::AddRange;
 using testing::Generate;
 using testing::kUs;
 using testing::Model;
@@ -168,6 +171,196 @@ TEST(Replay, AChangeThatNamesNothingSaysSo) {
   change.kernels_regex = "gemm";
   change.kernel_speedup = 0;
   EXPECT_FALSE(Replay(t, its, change, &r).ok());
+}
+
+// The truth for --graph, from the causal model of causal_model.h: each step's launches are one
+// graph launch made at its first launch call, which takes m.launch_us; the other launch calls
+// take no time (the host's think time stays); every kernel starts once the graph launch's delay
+// has passed and its stream's previous kernel has ended, plus the back-to-back gap.
+Trace GenerateGraph(const std::vector<Op>& ops, const Model& m, int steps, const std::string& faster = "",
+                    double speedup = 1) {
+  Trace t;
+  TimeNs h = 0;
+  int64_t corr = 1;
+  std::map<int64_t, TimeNs> stream_free;
+  TimeNs last_end = 0;
+  for (int s = 0; s < steps; ++s) {
+    const TimeNs step_start = h;
+    h += 2 * kUs;
+    const TimeNs graph = h;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const Op& op = ops[i];
+      const TimeNs launch = i == 0 ? m.launch_us * kUs : 0;
+      AddApi(t, "cudaLaunchKernel", h, h + launch, corr);
+      TimeNs dur = op.kernel_us * kUs;
+      if (op.kernel == faster) dur = static_cast<TimeNs>(std::llround(static_cast<double>(dur) / speedup));
+      auto free = stream_free.find(op.stream);
+      TimeNs start = graph + m.delay_us * kUs;
+      if (free != stream_free.end()) start = std::max(start, free->second + m.gap_us * kUs);
+      AddKernel(t, op.kernel, start, start + dur, 0, op.stream, corr++);
+      stream_free[op.stream] = start + dur;
+      last_end = std::max(last_end, start + dur);
+      h += launch + op.think_us * kUs;
+    }
+    const TimeNs until = std::max(h, last_end) + m.wake_us * kUs;
+    AddApi(t, "cudaDeviceSynchronize", h, until, kUnknownId);
+    h = until + 2 * kUs;
+    AddRange(t, "ProfilerStep#" + std::to_string(s), step_start, h);
+    h += 3 * kUs;
+  }
+  FinalizeTrace(t);
+  return t;
+}
+
+struct ReplayRun {
+  ReplayResult r;
+  double base_ms = 0, predicted_ms = 0;
+};
+ReplayRun ReplayMean(const Trace& t, const ReplayChange& change) {
+  ReplayRun run;
+  const Status s = Replay(t, Iterations(t), change, &run.r);
+  EXPECT_TRUE(s.ok()) << s.message();
+  const double n = static_cast<double>(std::max<size_t>(1, run.r.iterations.size()));
+  run.base_ms = static_cast<double>(run.r.base_total_ns) / n / 1e6;
+  run.predicted_ms = static_cast<double>(run.r.predicted_total_ns) / n / 1e6;
+  return run;
+}
+
+// A launch-bound loop (20 us launch calls; a 60 us GEMM, then 15 kernels of 5 us, the first two
+// of them queued behind the GEMM, the rest launched onto an idle stream) as one graph launch per
+// step: the step shrinks to the GPU's busy time plus its gaps: 2 us to the first launch, 10 us of
+// launch delay, 60 + 15 x 5 us of kernels with 15 gaps of 1 us (the gap the stream showed while
+// busy), the sync's 5 us wake-up and 2 us after it: 169 us, from ~345 us.
+TEST(Replay, GraphShrinksALaunchBoundStepToTheGpuTime) {
+  std::vector<Op> ops = {{"gemm", 60}};
+  for (int i = 0; i < 15; ++i) ops.push_back({i % 2 ? "add" : "mul", 5});
+  Model m;
+  m.launch_us = 20;
+  const Trace before = Generate(ops, m, 6);
+  const double truth = MeanMs(Iterations(GenerateGraph(ops, m, 6)));
+  EXPECT_NEAR(truth, 0.169, 1e-9);
+  ReplayChange change;
+  change.graph = true;
+  const ReplayRun run = ReplayMean(before, change);
+  EXPECT_EQ(run.r.graph_launches, 6u);
+  EXPECT_EQ(run.r.graph_folded, 6u * 15);
+  EXPECT_NEAR(run.predicted_ms, truth, 0.02 * truth) << run.base_ms;
+  EXPECT_LT(run.predicted_ms, 0.55 * run.base_ms);  // ~0.345 ms recorded
+  // The step markers are host ranges: a graph of each one's launches is the same graph.
+  change.graph_regex = "ProfilerStep";
+  EXPECT_EQ(ReplayMean(before, change).r.predicted_total_ns, run.r.predicted_total_ns);
+  change.graph_regex = "no_such_range";
+  ReplayResult r;
+  const Status s = Replay(before, Iterations(before), change, &r);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("--graph 'no_such_range' matches no host range"), std::string::npos) << s.message();
+}
+
+// A GPU-bound loop: the host launches far ahead already; one graph launch per step gains ~nothing.
+TEST(Replay, GraphGainsNothingOnAGpuBoundStep) {
+  const std::vector<Op> ops = {{"gemm", 300}, {"relu", 200}, {"gemm", 300}, {"softmax", 200}};
+  const Trace before = Generate(ops, Model{}, 6);
+  const double truth = MeanMs(Iterations(GenerateGraph(ops, Model{}, 6)));
+  ReplayChange change;
+  change.graph = true;
+  const ReplayRun run = ReplayMean(before, change);
+  EXPECT_NEAR(run.predicted_ms, truth, 0.02 * truth);
+  EXPECT_LT(1 - run.predicted_ms / run.base_ms, 0.01) << run.base_ms << " " << run.predicted_ms;
+}
+
+// --class: the GEMMs by class (cuBLAS's name says gemm), alone and narrowed by --kernels.
+TEST(Replay, ClassSelectsTheKernelsOfAClass) {
+  const std::vector<Op> ops = {
+      {"ampere_sgemm_128x64_nn", 300}, {"relu", 200}, {"ampere_sgemm_64x32_tn", 300}, {"softmax", 200}};
+  ReplayChange change;
+  change.kernel_class = "gemm";
+  change.kernel_speedup = 1.5;
+  const Trace before = Generate(ops, Model{}, 6);
+  const ReplayRun run = ReplayMean(before, change);
+  EXPECT_EQ(run.r.kernels_changed, 12u);
+  // Truth: both GEMMs 1.5x faster (Generate speeds up one name; the model is linear in each).
+  std::vector<Op> faster = ops;
+  faster[0].kernel_us = 200;
+  faster[2].kernel_us = 200;
+  const double truth = MeanMs(Iterations(Generate(faster, Model{}, 6)));
+  EXPECT_NEAR(run.predicted_ms, truth, 0.02 * truth) << run.base_ms;
+  // With --kernels: only the class's kernels that match it.
+  change.kernels_regex = "128x64";
+  const ReplayRun one = ReplayMean(before, change);
+  EXPECT_EQ(one.r.kernels_changed, 6u);
+  const double truth_one = MeanMs(Iterations(Generate(ops, Model{}, 6, "ampere_sgemm_128x64_nn", 1.5)));
+  EXPECT_NEAR(one.predicted_ms, truth_one, 0.02 * truth_one);
+  change.kernels_regex = "relu";  // a relu is no gemm
+  ReplayResult r;
+  Status s = Replay(before, Iterations(before), change, &r);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("--class gemm with --kernels 'relu' matches no kernel"), std::string::npos) << s.message();
+  change.kernels_regex.clear();
+  change.kernel_class = "matmul";
+  s = Replay(before, Iterations(before), change, &r);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("--class 'matmul': expected one of communication, attention"), std::string::npos)
+      << s.message();
+}
+
+// Two kernel selections, each with its own speedup (--kernels gemm --speedup 1.5 --kernels softmax
+// --speedup 2), replayed together; two selections holding one kernel are refused.
+TEST(Replay, KernelSelectionsWithTheirOwnSpeedups) {
+  const std::vector<Op> ops = {{"gemm", 300}, {"relu", 200}, {"gemm", 300}, {"softmax", 200}};
+  const Trace before = Generate(ops, Model{}, 6);
+  ReplayChange change;
+  change.kernels_regex = "gemm";
+  change.kernel_speedup = 1.5;
+  change.more_kernels.push_back({"softmax", "", 2});
+  const ReplayRun run = ReplayMean(before, change);
+  ASSERT_EQ(run.r.selections.size(), 2u);
+  EXPECT_EQ(run.r.selections[0].kernels, 12u);
+  EXPECT_EQ(run.r.selections[1].kernels, 6u);
+  EXPECT_EQ(run.r.selections[1].part_ns, 6 * 200 * kUs);
+  std::vector<Op> faster = ops;
+  faster[0].kernel_us = faster[2].kernel_us = 200;
+  faster[3].kernel_us = 100;
+  const double truth = MeanMs(Iterations(Generate(faster, Model{}, 6)));
+  EXPECT_NEAR(run.predicted_ms, truth, 0.02 * truth) << run.base_ms;
+  change.more_kernels = {{"", "reduction", 2}};  // softmax is a reduction: the same kernels by class
+  EXPECT_EQ(ReplayMean(before, change).r.predicted_total_ns, run.r.predicted_total_ns);
+  change.more_kernels = {{"gemm|softmax", "", 2}};
+  ReplayResult r;
+  const Status s = Replay(before, Iterations(before), change, &r);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("two kernel selections (--kernels / --class) both hold 'gemm'"), std::string::npos)
+      << s.message();
+}
+
+// Changes replayed together in one pass: faster GEMMs, 2 us launch calls and a graph launch per
+// step, on a loop the GPU just decides (40 us GEMMs and 5 us kernels, launched every 21 us): the
+// graph alone gains nothing (0.206 ms), the GEMMs 1.2x faster alone make it launch-bound and gain
+// less than Amdahl says (0.184 ms, 1.118x; Amdahl 1.149x); together they gain more than either
+// (0.179 ms, exactly the truth).
+TEST(Replay, SeveralChangesReplayTogether) {
+  std::vector<Op> ops;
+  for (int i = 0; i < 8; ++i) ops.push_back({i % 2 ? "relu" : "gemm", i % 2 ? 5 : 40});
+  Model m;
+  m.launch_us = 20;
+  const Trace before = Generate(ops, m, 6);
+  Model fast = m;
+  fast.launch_us = 2;
+  const double truth = MeanMs(Iterations(GenerateGraph(ops, fast, 6, "gemm", 1.2)));
+  ReplayChange change;
+  change.kernels_regex = "^gemm$";
+  change.kernel_speedup = 1.2;
+  change.launch_us = 2;
+  change.graph = true;
+  const ReplayRun all = ReplayMean(before, change);
+  EXPECT_NEAR(all.predicted_ms, truth, 0.02 * truth) << all.base_ms;
+  // Each alone gains less than all together.
+  ReplayChange gemm_only;
+  gemm_only.kernels_regex = "^gemm$";
+  gemm_only.kernel_speedup = 1.2;
+  ReplayChange graph_only;
+  graph_only.graph = true;
+  EXPECT_LT(all.predicted_ms, ReplayMean(before, gemm_only).predicted_ms);
+  EXPECT_LT(all.predicted_ms, ReplayMean(before, graph_only).predicted_ms);
 }
 
 }  // namespace

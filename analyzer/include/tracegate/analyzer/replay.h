@@ -9,7 +9,15 @@
 //     ended while it waited has ended, plus the wake-up delay recorded;
 //   - a change re-times what it names: matching kernels run S times faster, the host time between
 //     calls that lies inside matching host ranges runs S times faster, launch calls take N us,
-//     matching synchronising calls no longer wait.
+//     matching synchronising calls no longer wait;
+//   - --graph: the launches of each kept iteration (per host thread; with a regex, of each
+//     matching host range inside one) become one graph launch, made at the first of them: every
+//     other kernel of it is launched at that call's start (plus the process's smallest launch
+//     delay), so a stream no longer waits for the host to launch it, only for its previous
+//     activity: after the gap recorded when the stream held it back to back (its launch came at
+//     least that smallest delay before the previous activity ended), else after the process's
+//     median such gap (what a stream shows between back-to-back work; 0 when there is none).
+//     The folded launch calls take no time; the host's own time between calls stays as recorded.
 // Left fixed (stated with every prediction): host think time, launch delays, the gaps between
 // back-to-back activities of a stream, and activities' durations other than the sped-up ones.
 // Not modelled yet: cross-stream event waits (each stream waits only for itself and its launch)
@@ -30,6 +38,13 @@
 
 namespace tg {
 
+// A further set of kernels sped up by its own factor (--kernels R --speedup S given again).
+struct KernelSelection {
+  std::string regex;         // demangled name searched, case-insensitive ("" : any)
+  std::string kernel_class;  // a kKernelClassNames name ("" : any); with regex: both
+  double speedup = 1;
+};
+
 struct ReplayChange {
   std::string kernels_regex;       // kernels whose demangled name matches (searched, case-insensitive)
   double kernel_speedup = 1;       // ... run this many times faster (> 0)
@@ -37,6 +52,14 @@ struct ReplayChange {
   double host_speedup = 1;         // ... run this many times faster: the host time between calls inside them
   double launch_us = -1;           // >= 0: every launch call (cu*Launch*, cuda*Launch*, hip*Launch*) takes this long
   std::string remove_syncs_regex;  // synchronising calls whose name matches no longer wait
+  // Kernels of this class (a kKernelClassNames name: by launching op, then by name, as
+  // ClassifyKernels) run kernel_speedup times faster; with kernels_regex, those that match both.
+  std::string kernel_class;
+  bool graph = false;       // each kept iteration's launches as one graph launch (see above)
+  std::string graph_regex;  // with graph: only the launches inside host ranges matching this
+  // Further kernel selections, each with its own speedup; no kernel may be in two selections
+  // (kernels_regex / kernel_class being the first).
+  std::vector<KernelSelection> more_kernels;
 };
 
 struct IterationReplay {
@@ -49,9 +72,18 @@ struct ReplayResult {
   TimeNs base_total_ns = 0, predicted_total_ns = 0;
   uint64_t kernels_changed = 0;  // kernels of the kept iterations the change sped up
   TimeNs kernel_part_ns = 0;     // their summed recorded duration (Amdahl's P times the total)
+  // Per kernel selection (the first, then more_kernels): its kernels and their recorded time.
+  struct Selected {
+    uint64_t kernels = 0;
+    TimeNs part_ns = 0;
+  };
+  std::vector<Selected> selections;
   TimeNs host_part_ns = 0;       // host time of the kept iterations inside the matching host ranges
   uint64_t syncs_removed = 0;
   uint64_t launches_changed = 0;
+  TimeNs launch_part_ns = 0;             // recorded duration of the kept iterations' launch calls the change re-timed
+  uint64_t graph_launches = 0;           // graph launches made (--graph): one per kept iteration and thread, or range
+  uint64_t graph_folded = 0;             // further launch calls folded into them (they take no time)
   std::vector<std::string> assumptions;  // what was held fixed, one line each
   double speedup() const {
     return predicted_total_ns > 0 ? static_cast<double>(base_total_ns) / static_cast<double>(predicted_total_ns) : 0;

@@ -57,8 +57,9 @@ Status ToAnalysisConfig(const AnalysisSettings& settings, AnalysisConfig* config
 // An output path must not be the input: writing would destroy the trace being read.
 Status CheckOutputPath(const std::string& in, const std::string& out);
 
-// `tracegate predict`: P from --fraction, or measured on a trace (exactly one of kernels_regex,
-// range_regex, launched_regex), and further parts "P:S".
+// `tracegate predict`: the replay of a trace under a change (tracegate/analyzer/replay.h) with
+// Amdahl's figure beside it, or Amdahl's law alone: P from --fraction, or measured on a trace
+// (exactly one of kernels_regex, range_regex, launched_regex), and further parts "P:S".
 struct PredictSettings {
   double fraction = -1;              // --fraction (with --speedup)
   double speedup = -1;               // --speedup
@@ -66,29 +67,48 @@ struct PredictSettings {
   std::string trace;                 // measure P from this trace
   std::string kernels_regex, range_regex, launched_regex;
   IterationSettings iterations;
-  // --method: "amdahl" (the bound from P and S) or "replay" (the trace re-timed under the change,
-  // tracegate/analyzer/replay.h, with Amdahl's figure beside it when --kernels gives a P).
-  std::string method = "amdahl";
+  // --method: "replay" (the trace re-timed under the change, Amdahl's figure beside it when it
+  // can express the change), "amdahl" (the bound from P and S), or "" (the default): replay when
+  // a trace is given and every change asked for can be replayed (not --range, --launched-in,
+  // --fraction, --part), else amdahl.
+  std::string method;
   std::string host_regex;          // --host (replay): host ranges whose time runs --speedup times faster
   double launch_us = -1;           // --launch-us (replay): every launch call takes this long
   std::string remove_syncs_regex;  // --remove-syncs (replay)
+  std::string kernel_class;        // --class (replay): kernels of this class (with kernels_regex: both)
+  bool graph = false;              // --graph (replay): each kept iteration's launches as one graph launch
+  std::string graph_regex;         // --graph REGEX: only the launches inside matching host ranges
+  std::string json_out;            // --json FILE: WritePredictionJson's file (the CLI writes it)
+  double host_speedup = -1;        // the --host part's own --speedup (-1: speedup)
+  // Further kernel selections with their own speedups (--kernels R --speedup S repeated).
+  std::vector<KernelSelection> more_kernels;
 };
 struct Prediction {
+  std::string method;                // "replay" or "amdahl": what decided the prediction
   bool measured = false;             // P came from a trace
   bool by_ranges = false;            // measured with range_regex (matched counts ranges, else kernels)
   MeasuredShare share;
   size_t iterations = 0, found = 0, skipped = 0;  // the measured trace's kept, found and dropped iterations
   bool skip_auto = false;
   std::vector<AmdahlPart> parts;     // the measured or --fraction part first, then --part ones
+  bool amdahl = false;               // Amdahl's law can express the change: overall and bound hold its figures
   double overall = 1, bound = 1;     // AmdahlSpeedup, AmdahlBound (+infinity when unbounded)
-  bool replayed = false;             // --method replay: `replay` holds the prediction
+  bool replayed = false;             // method replay: `replay` holds the prediction
   ReplayResult replay;
+  // The prediction: the replay's speedup when replayed, else Amdahl's.
+  double speedup() const { return replayed ? replay.speedup() : overall; }
 };
 // Checks the settings, then measures P where they ask for it: on `trace` when given, else on the
 // file settings.trace, read with `load` (ImportTrace when empty). Errors are the CLI's lines.
 using TraceLoader = std::function<Status(const std::string& path, Trace* trace)>;
 Status Predict(const PredictSettings& settings, const Trace* trace, const TraceLoader& load, Prediction* out);
 Status Predict(const PredictSettings& settings, const Trace* trace, Prediction* out);
+// The prediction as `predict --json` writes it (schema: reports/schema/tracegate.prediction.v1.schema.json):
+// method, base_latency_ms, predicted_latency_ms, overall_speedup, amdahl_speedup (null when
+// Amdahl's law cannot express the change), amdahl_bound, assumptions, changes, iterations.
+nlohmann::json PredictionJson(const PredictSettings& settings, const Prediction& prediction);
+// Writes it atomically (a temp file, then a rename); errors name the file.
+Status WritePredictionJson(const PredictSettings& settings, const Prediction& prediction, const std::string& path);
 
 // The options that decide the gate's verdict (compare takes them too).
 struct VerdictSettings {
