@@ -53,14 +53,14 @@ constexpr const char* kPredictFooter =
     "syncs kept), Amdahl's bound printed beside it. The changes given together are replayed together in one\n"
     "pass; one --speedup applies to every part it speeds up (--kernels/--class and --host), several pair with\n"
     "the selections given before each (--class gemm --speedup 1.2 --kernels softmax --speedup 2). Amdahl's law alone\n"
-    "(--method amdahl, or --fraction, --part, --range, --launched-in): overall = 1 / ((1 - sum P) + sum P/S);\n"
+    "(--method amdahl, or --fraction, --part, --range): overall = 1 / ((1 - sum P) + sum P/S);\n"
     "the bound as S -> infinity is 1 / (1 - sum P). docs/PREDICTION.md has the model.\n"
     "Examples:\n"
     "  tracegate predict --fraction 0.1 --speedup 1.146        # 1.013\n"
     "  tracegate predict --part 0.1:1.146 --part 0.05:2\n"
     "  tracegate predict run.db --kernels gemm --speedup 1.1   # replayed, Amdahl beside\n"
     "  tracegate predict run.db --class gemm --speedup 1.2 --launch-us 2 --graph --json prediction.json\n"
-    "  tracegate predict run.db --launched-in 'conv|bn_fw' --speedup 1.146   # Amdahl (a range's kernels)";
+    "  tracegate predict run.db --launched-in '^res3 blocks$' --speedup 1.146   # a stage's kernels, replayed";
 
 // The options that decide the verdict, shared by gate and compare.
 void AddVerdictOptions(CLI::App* cmd, tg::cli::VerdictArgs& v) {
@@ -226,7 +226,8 @@ int main(int argc, char** argv) {
                         ->type_name("CLASS");
   p->add_option("--range", predict.range_regex, "Regex of range names whose time is P (needs TRACE)");
   p->add_option("--launched-in", predict.launched_regex,
-                "Regex of range names: the GPU time of the kernels launched inside them is P (needs TRACE)");
+                "Regex of host range names (NVTX, ops): the kernels launched inside them run --speedup times faster "
+                "(replayed; with --kernels/--class, those that match all), or their GPU time is P (--method amdahl)");
   p->add_option("--method", predict.method,
                 "replay (the default with a trace: re-time it under the change, keeping its launches, stream order "
                 "and syncs; Amdahl printed beside it) or amdahl (the bound from P and S)");

@@ -164,12 +164,13 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
     bool by_class = false;
     KernelClass cls = KernelClass::kOther;
     std::vector<int8_t> match;  // per name: -1 not yet searched
+    std::vector<uint8_t> launched;  // --launched-in: per kernel row, 1 when launched inside a matching range
   };
   std::vector<Selection> selections;
   {
     std::vector<KernelSelection> given;
-    if (!change.kernels_regex.empty() || !change.kernel_class.empty())
-      given.push_back({change.kernels_regex, change.kernel_class, change.kernel_speedup});
+    if (!change.kernels_regex.empty() || !change.kernel_class.empty() || !change.kernels_launched_in.empty())
+      given.push_back({change.kernels_regex, change.kernel_class, change.kernel_speedup, change.kernels_launched_in});
     given.insert(given.end(), change.more_kernels.begin(), change.more_kernels.end());
     for (const KernelSelection& g : given) {
       Selection& sel = selections.emplace_back();
@@ -181,7 +182,21 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
         for (const char* n : kKernelClassNames) names += std::string(names.empty() ? "" : ", ") + n;
         return InvalidInput("--class '" + g.kernel_class + "': expected one of " + names);
       }
-      if (!sel.re && !sel.by_class) return InvalidInput("a kernel selection needs --kernels REGEX or --class CLASS");
+      if (!g.launched_in.empty()) {
+        std::optional<std::regex> in_re;
+        TG_RETURN_IF_ERROR(Compile(g.launched_in, "--launched-in", &in_re));
+        std::vector<size_t> rows;
+        for (size_t i = 0; i < t.ranges.size(); ++i) {
+          if (t.ranges.on_gpu[i]) continue;
+          const std::string_view n = t.Name(t.ranges.name[i]);
+          if (std::regex_search(n.begin(), n.end(), *in_re)) rows.push_back(i);
+        }
+        if (rows.empty()) return InvalidInput("--launched-in: no host range matches '" + g.launched_in + "'");
+        sel.launched.assign(t.kernels.size(), 0);
+        for (const auto& [range, row] : KernelsLaunchedIn(t, rows)) sel.launched[row] = 1;
+      }
+      if (!sel.re && !sel.by_class && sel.launched.empty())
+        return InvalidInput("a kernel selection needs --kernels REGEX, --class CLASS or --launched-in REGEX");
       sel.match.assign(t.strings.size(), -1);
     }
   }
@@ -206,6 +221,7 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
     for (size_t k = 0; k < selections.size(); ++k) {
       Selection& sel = selections[k];
       if (sel.by_class && classes[row] != sel.cls) continue;
+      if (!sel.launched.empty() && !sel.launched[row]) continue;
       if (sel.re) {
         int8_t& m = sel.match[t.kernels.name[row]];
         if (m < 0) m = std::regex_search(Demangle(t.Name(t.kernels.name[row])), *sel.re) ? 1 : 0;
@@ -659,10 +675,11 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
   for (size_t k = 0; k < selections.size(); ++k) {
     if (out->selections[k].kernels > 0) continue;
     const KernelSelection& g = selections[k].given;
-    if (g.kernel_class.empty())
-      return InvalidInput("--kernels '" + g.regex + "' matches no kernel of the kept iterations");
-    return InvalidInput("--class " + g.kernel_class + (g.regex.empty() ? "" : " with --kernels '" + g.regex + "'") +
-                        " matches no kernel of the kept iterations");
+    std::string what;
+    if (!g.kernel_class.empty()) what = "--class " + g.kernel_class;
+    if (!g.regex.empty()) what += (what.empty() ? "" : " with ") + std::string("--kernels '") + g.regex + "'";
+    if (!g.launched_in.empty()) what += (what.empty() ? "" : " with ") + std::string("--launched-in '") + g.launched_in + "'";
+    return InvalidInput(what + " matches no kernel of the kept iterations");
   }
   if (!overlap.empty())
     return InvalidInput("two kernel selections (--kernels / --class) both hold '" + overlap +

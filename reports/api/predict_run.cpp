@@ -32,6 +32,11 @@ Status ParsePart(const std::string& p, AmdahlPart* part) {
 
 double HostSpeedup(const PredictSettings& s) { return s.host_speedup > 0 ? s.host_speedup : s.speedup; }
 
+// The replay's first kernel selection: --kernels, --class and --launched-in together.
+bool FirstKernels(const PredictSettings& s) {
+  return !s.kernels_regex.empty() || !s.kernel_class.empty() || !s.launched_regex.empty();
+}
+
 // Amdahl's figure beside the replay, from the replay's own measures: the sped-up kernels' and
 // host ranges' shares of the kept iterations. Not expressible (no figure) for launches, syncs
 // and graphs, which are not a share of the step made faster.
@@ -39,7 +44,7 @@ void AmdahlBesideReplay(const PredictSettings& s, Prediction* out) {
   const ReplayResult& r = out->replay;
   if (s.launch_us >= 0 || !s.remove_syncs_regex.empty() || s.graph || r.base_total_ns <= 0) return;
   const double total = static_cast<double>(r.base_total_ns);
-  if (!s.kernels_regex.empty() || !s.kernel_class.empty()) {
+  if (FirstKernels(s)) {
     out->measured = true;
     out->share.part_ns = r.selections.front().part_ns;
     out->share.total_ns = r.base_total_ns;
@@ -48,7 +53,7 @@ void AmdahlBesideReplay(const PredictSettings& s, Prediction* out) {
     out->parts.push_back({out->share.share, s.speedup});
   }
   // The further selections' parts follow the first's.
-  const size_t first = !s.kernels_regex.empty() || !s.kernel_class.empty() ? 1 : 0;
+  const size_t first = FirstKernels(s) ? 1 : 0;
   for (size_t k = 0; k < s.more_kernels.size() && first + k < r.selections.size(); ++k)
     out->parts.push_back(
         {std::min(1.0, static_cast<double>(r.selections[first + k].part_ns) / total), s.more_kernels[k].speedup});
@@ -72,9 +77,10 @@ Status Measure(const PredictSettings& s, const IterationOptions& io, const Trace
   out->skip_auto = it.skip_auto;
   if (out->method == "replay") {
     ReplayChange change;
-    const bool kernels = !s.kernels_regex.empty() || !s.kernel_class.empty();
+    const bool kernels = FirstKernels(s);
     change.kernels_regex = s.kernels_regex;
     change.kernel_class = s.kernel_class;
+    change.kernels_launched_in = s.launched_regex;
     change.kernel_speedup = kernels ? s.speedup : 1;
     change.host_regex = s.host_regex;
     change.host_speedup = s.host_regex.empty() ? 1 : HostSpeedup(s);
@@ -123,27 +129,28 @@ Status Predict(const PredictSettings& s, const Trace* trace, const TraceLoader& 
   // The changes only the replay makes, and whether the request is one the replay can make.
   const bool replay_only = !s.kernel_class.empty() || !s.host_regex.empty() || s.launch_us >= 0 ||
                            !s.remove_syncs_regex.empty() || s.graph || !s.more_kernels.empty();
-  const bool amdahl_only = !s.range_regex.empty() || !s.launched_regex.empty() || s.fraction >= 0 || !s.parts.empty();
-  const bool selects =
-      !s.kernels_regex.empty() || !s.kernel_class.empty() || !s.host_regex.empty() || !s.more_kernels.empty();
-  out->method = !s.method.empty()                                                      ? s.method
-                : measure && !amdahl_only && (replay_only || !s.kernels_regex.empty()) ? "replay"
-                                                                                       : "amdahl";
+  const bool amdahl_only = !s.range_regex.empty() || s.fraction >= 0 || !s.parts.empty();
+  const bool selects = FirstKernels(s) || !s.host_regex.empty() || !s.more_kernels.empty();
+  out->method = !s.method.empty() ? s.method
+                : measure && !amdahl_only && (replay_only || !s.kernels_regex.empty() || !s.launched_regex.empty())
+                    ? "replay"
+                    : "amdahl";
   if (out->method == "replay") {
     if (!measure) return InvalidInput("--method replay re-times a trace: give the trace file first");
-    if (!s.range_regex.empty() || !s.launched_regex.empty())
+    if (!s.range_regex.empty())
       return InvalidInput(
-          "--method replay re-times kernels (--kernels, --class), host ranges (--host), launches (--launch-us, "
-          "--graph) and syncs (--remove-syncs); --range and --launched-in are for --method amdahl");
+          "--method replay re-times kernels (--kernels, --class, --launched-in), host ranges (--host), launches "
+          "(--launch-us, --graph) and syncs (--remove-syncs); --range is for --method amdahl");
     if (s.fraction >= 0 || !s.parts.empty()) return InvalidInput("--fraction and --part are for --method amdahl");
     if (!selects && !replay_only)
       return InvalidInput(
-          "--method replay needs a change: --kernels REGEX, --class CLASS or --host REGEX with --speedup S, "
-          "--launch-us N, --remove-syncs REGEX or --graph");
-    if (selects && s.speedup < 0 && (!s.kernels_regex.empty() || !s.kernel_class.empty() || s.host_speedup < 0))
-      return InvalidInput("--speedup S is required with --kernels, --class or --host");
+          "--method replay needs a change: --kernels REGEX, --class CLASS, --launched-in REGEX or --host REGEX with "
+          "--speedup S, --launch-us N, --remove-syncs REGEX or --graph");
+    if (selects && s.speedup < 0 && (FirstKernels(s) || s.host_speedup < 0))
+      return InvalidInput("--speedup S is required with --kernels, --class, --launched-in or --host");
     if (!selects && s.speedup >= 0)
-      return InvalidInput("--speedup S needs a part to speed up: --kernels REGEX, --class CLASS or --host REGEX");
+      return InvalidInput(
+          "--speedup S needs a part to speed up: --kernels REGEX, --class CLASS, --launched-in REGEX or --host REGEX");
     return MeasureOn(s, trace, load, out);
   }
   if (replay_only && !measure)
@@ -225,9 +232,10 @@ nlohmann::json PredictionJson(const PredictSettings& s, const Prediction& p) {
   j["assumptions"] = assumptions;
   json changes = json::object();
   changes["speedup"] = s.speedup >= 0 ? json(s.speedup) : json(nullptr);
-  const bool kernels = !s.kernels_regex.empty() || !s.kernel_class.empty();
+  const bool kernels = FirstKernels(s);
   changes["kernels"] = p.replayed && kernels ? json{{"regex", OrNull(s.kernels_regex)},
                                                     {"class", OrNull(s.kernel_class)},
+                                                    {"launched_in", OrNull(s.launched_regex)},
                                                     {"speedup", s.speedup},
                                                     {"matched", r.selections.front().kernels},
                                                     {"recorded_ms", Ms(r.selections.front().part_ns)}}

@@ -6,6 +6,7 @@ set -u
 tg=$1
 fixtures=$2
 fails=0; passes=0
+dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 check() {  # check DESCRIPTION PATTERN CMD... : stdout must contain PATTERN and exit 0
   local what=$1 pattern=$2; shift 2
   local out rc
@@ -29,7 +30,22 @@ check "two parts" "overall speedup: 1.039" predict --part 0.1:1.146 --part 0.05:
 check "infinite part" "overall speedup: 2.000" predict --part 0.5:inf
 check "measured kernels" "P = " predict "$fixtures/real/kineto_alexnet_train_step.json.gz" --kernels 'gemm' --speedup 1.5
 check "measured range" "ranges take" predict "$fixtures/real/kineto_alexnet_train_step.json.gz" --range 'forward' --speedup 1.2
-check "measured launched-in" "kernels take" predict "$fixtures/real/kineto_alexnet_train_step.json.gz" --launched-in 'forward' --speedup 1.2
+check "measured launched-in" "kernels take" predict "$fixtures/real/kineto_alexnet_train_step.json.gz" --launched-in 'forward' --speedup 1.2 --method amdahl
+# --launched-in is a replayed kernel selection too (a stage's kernels whatever their names): the
+# replay speeds up the same kernels whose GPU time Amdahl's P counts.
+"$tg" predict "$fixtures/real/kineto_alexnet_train_step.json.gz" --launched-in 'forward' --speedup 1.2 --json "$dir/li.json" >"$dir/li.txt" 2>&1
+"$tg" predict "$fixtures/real/kineto_alexnet_train_step.json.gz" --launched-in 'forward' --speedup 1.2 --method amdahl --json "$dir/la.json" >/dev/null 2>&1
+if python3 -c 'import json, sys
+r = json.load(open(sys.argv[1])); a = json.load(open(sys.argv[2]))
+k = r["changes"]["kernels"]
+assert r["method"] == "replay" and k["launched_in"] == "forward" and k["regex"] is None, k
+assert k["matched"] == a["changes"]["measured"]["matched"] > 0, (k, a["changes"]["measured"])
+assert abs(k["recorded_ms"] - a["changes"]["measured"]["part_ms"]) < 1e-6' "$dir/li.json" "$dir/la.json"; then
+  passes=$((passes+1))
+else
+  fails=$((fails+1)); echo "FAIL: predict --launched-in replayed: $(cat "$dir/li.txt")"
+fi
+bad predict "$fixtures/real/kineto_alexnet_train_step.json.gz" --launched-in 'no such range' --speedup 2
 bad predict "$fixtures/real/kineto_alexnet_train_step.json.gz" --range forward --launched-in forward --speedup 2
 # The replay (issue 31): the default with a trace; re-timed under the change, Amdahl beside it;
 # its own changes need no P; --method amdahl forces Amdahl's law.
@@ -68,7 +84,7 @@ bad predict "$alexnet" --kernels gemm --speedup 2 --method guess
 bad predict "$alexnet" --remove-syncs 'no_such_sync'
 
 # --json: the prediction, valid against reports/schema/tracegate.prediction.v1.schema.json.
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+tmp=$dir/json; mkdir -p "$tmp"
 root=$(cd "$fixtures/../.." && pwd)
 json_check() {  # json_check DESCRIPTION PYTHON_ASSERTION ARGS... : writes --json, validates, asserts on `p`
   local what=$1 assertion=$2; shift 2

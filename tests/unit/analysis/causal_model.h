@@ -22,6 +22,7 @@ struct Op {
   int64_t stream = 7;
   TimeNs think_us = 1;     // host time after the launch call, before the next one
   std::string frame = "";  // the host range that think time runs in (none when empty)
+  std::string launch_range = "";  // a host range around the launch call (a stage's NVTX range)
 };
 
 struct Model {
@@ -47,6 +48,7 @@ inline Trace Generate(const std::vector<Op>& ops, const Model& m, int steps, con
     for (size_t i = 0; i < ops.size(); ++i) {
       const Op& op = ops[i];
       AddApi(t, "cudaLaunchKernel", h, h + m.launch_us * kUs, corr);
+      if (!op.launch_range.empty()) AddRange(t, op.launch_range, h, h + m.launch_us * kUs);
       TimeNs dur = op.kernel_us * kUs;
       if (op.kernel == faster) dur = static_cast<TimeNs>(std::llround(static_cast<double>(dur) / speedup));
       TimeNs& free = stream_free[op.stream];

@@ -43,6 +43,7 @@ struct KernelSelection {
   std::string regex;         // demangled name searched, case-insensitive ("" : any)
   std::string kernel_class;  // a kKernelClassNames name ("" : any); with regex: both
   double speedup = 1;
+  std::string launched_in;   // host ranges (NVTX, ops, frames) the kernel's launch call lies in ("" : any); with the others: all
 };
 
 struct ReplayChange {
@@ -55,6 +56,9 @@ struct ReplayChange {
   // Kernels of this class (a kKernelClassNames name: by launching op, then by name, as
   // ClassifyKernels) run kernel_speedup times faster; with kernels_regex, those that match both.
   std::string kernel_class;
+  // Kernels launched inside host ranges whose name matches this (--launched-in: a stage's NVTX
+  // range); with kernels_regex / kernel_class, those that satisfy all.
+  std::string kernels_launched_in;
   bool graph = false;       // each kept iteration's launches as one graph launch (see above)
   std::string graph_regex;  // with graph: only the launches inside host ranges matching this
   // Further kernel selections, each with its own speedup; no kernel may be in two selections
