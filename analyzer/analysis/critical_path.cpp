@@ -176,6 +176,14 @@ Status AnalyzeCriticalPath(const Trace& t, const IterationAnalysis& its, const s
               id = p;
               break;
             }
+            case ActBound::kEvent: {
+              // A stream wait event: the recorded gap after the event's work on the other stream.
+              const size_t w = static_cast<size_t>(rec.act_waited[id]);
+              reached = emit(PathKind::kGpuGap, ActTable(x.kind), x.row, x.call, rec.act_end[w]);
+              node = Node::kActEnd;
+              id = w;
+              break;
+            }
             case ActBound::kNone:
               reached = emit(PathKind::kUnattributed, Table::kNone, -1, -1, lo);
               node = Node::kDone;
@@ -302,12 +310,17 @@ Status AnalyzeCriticalPath(const Trace& t, const IterationAnalysis& its, const s
       "launch: GPU work starts after its launch call started, plus the launch delay",
       "stream: GPU work starts after the previous work of its stream ended (plus the recorded gap when the stream was "
       "busy)",
+      "event wait: after a cudaStreamWaitEvent, the next GPU work its thread launches onto the waiting stream starts "
+      "after the event's work (the last work launched onto the recording stream before the cudaEventRecord) ended, "
+      "plus the recorded gap when that work held it back",
       "sync: a synchronising call returns after the GPU work of its process that ended last while it waited, plus its "
-      "wake-up delay",
+      "wake-up delay; a cudaEventSynchronize whose event's record the trace names, after the event's work",
       "iteration end: the later of its GPU work's end and its host thread's marker end",
   };
   out->assumptions = {
-      "cross-stream event waits (cudaStreamWaitEvent) are not edges: a stream waits only for itself and its launches",
+      "cross-stream event waits are edges only where the trace names the event's record (Kineto's wait_on_stream and "
+      "wait_on_cuda_event_record_corr_id, nsys' CUDA event records); without it a stream waits only for itself and "
+      "its launches",
       "collectives are not matched across ranks: a collective kernel's time counts as communication on this rank",
       "at a tie the stream edge binds work queued on a busy stream, the launch edge work on an idle one",
       "host threads are independent: time a thread spends blocked on another thread (an autograd backward thread, a "

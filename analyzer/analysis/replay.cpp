@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <regex>
+#include <tuple>
 #include <utility>
 
 #include "analyzer/analysis/correlation.h"
@@ -328,6 +329,79 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
     }
   }
 
+  // Cross-stream event edges, from the syncs that name their event's record (the recording
+  // stream and the cudaEventRecord call's correlation). The event's work: the last activity
+  // launched (by launch call start) onto the recording stream before the record call. A stream
+  // wait event: the first activity the waiting call's thread launches onto the waiting stream
+  // after it waits for that work; a cudaEventSynchronize returns after it. An edge the recorded
+  // times contradict (the waiting side began before the work ended) is left out.
+  std::vector<std::pair<uint32_t, uint32_t>>& waits = rec.wait_edges;  // by the waiting activity
+  waits.clear();
+  rec.sync_edges.clear();
+  std::vector<int32_t> call_event(a.size(), -1);  // a blocking event sync: the event's activity
+  {
+    const SyncTable& y = t.syncs;
+    bool any = false;
+    for (size_t r = 0; r < y.size() && !any; ++r)
+      any = y.record_correlation[r] != kUnknownId && y.wait_stream[r] != kUnknownId;
+    if (any) {
+      // Per (device, stream): (launch call start, activity start, activity) of the launched activities, sorted.
+      std::map<std::pair<int64_t, int64_t>, std::vector<std::tuple<TimeNs, TimeNs, uint32_t>>> launched;
+      for (uint32_t i = 0; i < acts.size(); ++i)
+        if (acts[i].call >= 0)
+          launched[stream_of(acts[i])].emplace_back(a.start[static_cast<size_t>(acts[i].call)], acts[i].start, i);
+      for (auto& [key, v] : launched) std::sort(v.begin(), v.end());
+      for (size_t r = 0; r < y.size(); ++r) {
+        if (y.record_correlation[r] == kUnknownId || y.wait_stream[r] == kUnknownId) continue;
+        if (y.kind[r] != SyncKind::kStreamWaitEvent && y.kind[r] != SyncKind::kEventSync) continue;
+        const int64_t call = index.Find(y.correlation[r], kUnknownId);
+        if (call < 0) continue;
+        const size_t c = static_cast<size_t>(call);
+        const int64_t record_call = index.Find(y.record_correlation[r], a.pid[c]);
+        if (record_call < 0 || a.pid[static_cast<size_t>(record_call)] != a.pid[c]) continue;
+        auto on = launched.find({y.device[r], y.wait_stream[r]});
+        if (on == launched.end()) continue;
+        const TimeNs recorded_at = a.start[static_cast<size_t>(record_call)];
+        auto last = std::lower_bound(on->second.begin(), on->second.end(),
+                                     std::tuple<TimeNs, TimeNs, uint32_t>{recorded_at, kNever, 0});
+        // The last launch before the record, of this process.
+        int64_t src = -1;
+        for (auto it = last; it != on->second.begin();) {
+          --it;
+          const size_t launch = static_cast<size_t>(acts[std::get<2>(*it)].call);
+          if (a.pid[launch] == a.pid[c]) {
+            src = std::get<2>(*it);
+            break;
+          }
+        }
+        if (src < 0) continue;
+        const TimeNs src_end = acts[static_cast<size_t>(src)].end;
+        if (y.kind[r] == SyncKind::kEventSync) {
+          if (!(class_of(c) & 1) || src_end > std::max(a.start[c], a.end[c])) continue;
+          int32_t& w = call_event[c];
+          if (w < 0 || acts[static_cast<size_t>(w)].end < src_end) w = static_cast<int32_t>(src);
+          continue;
+        }
+        auto waiting = launched.find({y.device[r], y.stream[r]});
+        if (waiting == launched.end() || waiting == on) continue;
+        auto next =
+            std::upper_bound(waiting->second.begin(), waiting->second.end(),
+                             std::tuple<TimeNs, TimeNs, uint32_t>{a.start[c], std::numeric_limits<TimeNs>::max(),
+                                                                  std::numeric_limits<uint32_t>::max()});
+        for (; next != waiting->second.end(); ++next) {
+          const size_t launch = static_cast<size_t>(acts[std::get<2>(*next)].call);
+          if (a.pid[launch] == a.pid[c] && a.tid[launch] == a.tid[c]) break;
+        }
+        if (next == waiting->second.end() || acts[std::get<2>(*next)].start < src_end) continue;
+        waits.emplace_back(std::get<2>(*next), static_cast<uint32_t>(src));
+      }
+      std::sort(waits.begin(), waits.end());
+      waits.erase(std::unique(waits.begin(), waits.end()), waits.end());
+    }
+  }
+  for (uint32_t c = 0; c < call_event.size(); ++c)
+    if (call_event[c] >= 0) rec.sync_edges.emplace_back(c, static_cast<uint32_t>(call_event[c]));
+
   // The host ranges the change speeds up: their union per thread, with running sums of its length.
   struct Union {
     std::vector<std::pair<TimeNs, TimeNs>> pieces;
@@ -472,6 +546,7 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
   act_start.assign(acts.size(), kNever);
   act_end.assign(acts.size(), kNever);
   rec.act_bound.assign(acts.size(), ActBound::kNone);
+  rec.act_waited.assign(acts.size(), -1);
 
   // Per process, the activity logged so far that ends last under the change; per synchronising
   // call, that activity when the call started: the work done before it in the recording, which a
@@ -493,7 +568,24 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
     const int8_t cls = class_of(c);
     TimeNs e = call_start[c] + dur;
     rec.call_sync[c] = static_cast<uint8_t>(cls & 3);
-    if (cls & 1) {
+    if (const int32_t w = call_event[c]; w >= 0) {
+      // An event sync: it returns after the event's work, its wake-up delay after it when that
+      // work ended while it waited, else at its own end at the earliest.
+      const size_t q = static_cast<size_t>(w);
+      const TimeNs work_end = act_end[q] != kNever ? act_end[q] : acts[q].end;
+      const bool waited = acts[q].end > a.start[c];
+      const TimeNs wake = waited ? std::max<TimeNs>(0, a.end[c] - acts[q].end) : 0;
+      const TimeNs own = waited ? wake : dur;
+      if (cls & 4) {
+        e = call_start[c] + (waited ? std::min(dur, wake) : dur);
+        if (waited) out->syncs_removed++;
+      } else if (work_end + wake >= call_start[c] + own && (waited || work_end > call_start[c] + own)) {
+        e = work_end + wake;
+        rec.call_waited[c] = w;
+      } else {
+        e = call_start[c] + own;
+      }
+    } else if (cls & 1) {
       // The work that ended while the call waited: the call returns its wake-up delay after it.
       TimeNs last_recorded = kNever, last_new = kNever;
       int32_t waited = -1;
@@ -543,16 +635,32 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
     thread_last_call[th] = static_cast<int32_t>(c);
     thread_history[th].push_back({thread_last_end[th], thread_shift[th], c});
   };
+  auto new_end = [&](size_t q) { return act_end[q] != kNever ? act_end[q] : acts[q].end; };
   auto start_act = [&](uint32_t i) {
     if (act_start[i] != kNever) return;
     const Activity& x = acts[i];
     TimeNs s = x.start;  // no launch call: it starts no earlier than recorded
     ActBound bound = ActBound::kNone;
     const int64_t p = prev[i];
+    // The event work its stream waited for (stream wait events): the one that ended last as
+    // recorded holds it back when it ended after its launch and after its stream's previous work.
+    auto wait_begin = std::lower_bound(waits.begin(), waits.end(), std::pair<uint32_t, uint32_t>{i, 0});
+    auto wait_end = wait_begin;
+    int64_t held_by = -1;
+    for (; wait_end != waits.end() && wait_end->first == i; ++wait_end)
+      if (held_by < 0 || acts[wait_end->second].end > acts[static_cast<size_t>(held_by)].end)
+        held_by = wait_end->second;
+    if (held_by >= 0) {
+      const TimeNs e = acts[static_cast<size_t>(held_by)].end;
+      if ((x.call >= 0 && e <= a.start[static_cast<size_t>(x.call)]) ||
+          (p >= 0 && e <= acts[static_cast<size_t>(p)].end))
+        held_by = -1;
+    }
+    const bool held = held_by >= 0;
     if (x.call >= 0) {
       const size_t c = static_cast<size_t>(x.call);
       const bool busy = p >= 0 && acts[static_cast<size_t>(p)].end > a.start[c];  // its stream busy at the launch
-      const TimeNs delay = busy ? min_delay[act_proc[i]] : x.start - a.start[c];
+      const TimeNs delay = busy || held ? min_delay[act_proc[i]] : x.start - a.start[c];
       s = (call_start[c] != kNever ? call_start[c] : a.start[c]) + delay;
       bound = ActBound::kLaunch;
     }
@@ -563,18 +671,30 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
     if (p >= 0) {
       const size_t q = static_cast<size_t>(p);
       const bool busy = x.call >= 0 && acts[q].end > a.start[static_cast<size_t>(x.call)];
-      // Back to back on a busy stream: the recorded gap after the previous one; else only after it.
-      TimeNs gap = x.call < 0 || busy ? x.start - acts[q].end : 0;
+      // Back to back on a busy stream: the recorded gap after the previous one; else (or when an
+      // event held it) only after it.
+      TimeNs gap = (x.call < 0 || busy) && !held ? x.start - acts[q].end : 0;
       // In a graph: the recorded gap where the stream held it back to back, else the graph's gap.
-      if (in_graph && !HeldBackToBack(a.start[static_cast<size_t>(x.call)], min_delay[act_proc[i]], acts[q].end))
+      if (in_graph && !held && !HeldBackToBack(a.start[static_cast<size_t>(x.call)], min_delay[act_proc[i]], acts[q].end))
         gap = graph_gap[act_proc[i]];
-      const TimeNs after = (act_end[q] != kNever ? act_end[q] : acts[q].end) + gap;
+      const TimeNs after = new_end(q) + gap;
       // The stream holds it when it would start later, or as late on a busy stream.
-      if (bound == ActBound::kNone || after > s || (after == s && (busy || x.call < 0 || in_graph))) {
+      if (bound == ActBound::kNone || after > s || (after == s && (busy || x.call < 0 || in_graph) && !held)) {
         bound = ActBound::kStream;
         s = std::max(s, after);
       }
     }
+    for (auto w = wait_begin; w != wait_end; ++w) {
+      // After the event's work; the recorded gap after the one that held it.
+      const size_t q = w->second;
+      const TimeNs after = new_end(q) + (static_cast<int64_t>(q) == held_by ? x.start - acts[q].end : 0);
+      if (after > s || (after == s && static_cast<int64_t>(q) == held_by)) {
+        bound = ActBound::kEvent;
+        rec.act_waited[i] = static_cast<int32_t>(q);
+        s = after;
+      }
+    }
+    if (bound != ActBound::kEvent) rec.act_waited[i] = -1;
     rec.act_bound[i] = bound;
     TimeNs dur = x.end - x.start;
     if (const int k = x.kind == 0 ? selected(x.row) : -1; k >= 0)
@@ -696,7 +816,8 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
       "each activity's launch delay as recorded, or the process's smallest when its stream was busy",
       "the gap between back-to-back activities of a stream as recorded",
       "durations of everything the change does not name as recorded",
-      "streams wait only for themselves and their launches (event waits across streams not modelled)",
+      "streams wait for themselves, their launches and the cross-stream event waits the trace names "
+      "(cudaStreamWaitEvent, cudaEventSynchronize with the event's record); other waits across streams not modelled",
   };
   if (change.graph) {
     out->assumptions.push_back(

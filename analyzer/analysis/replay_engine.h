@@ -8,11 +8,18 @@
 //                     (less what a --host change saves); none for a thread's first call;
 //   call end       <- its own start, plus its duration (a launch call under --launch-us: N us);
 //                  <- for a synchronising call, the end of the GPU work of its process that
-//                     ended last while it waited, plus its wake-up delay;
+//                     ended last while it waited, plus its wake-up delay; for a
+//                     cudaEventSynchronize whose event's record the trace names, the end of the
+//                     event's work instead (plus the wake-up delay when it ended while it waited);
 //   activity start <- its launch call's start, plus the launch delay;
 //                  <- the end of the previous activity of its stream, plus the recorded gap when
 //                     the stream was busy at the launch (or when it has no launch call);
-//                     none when it has neither (it starts as recorded);
+//                  <- for the first activity a thread launched onto a stream after a
+//                     cudaStreamWaitEvent on it: the end of the event's work (the last activity
+//                     launched onto the recording stream before the cudaEventRecord call), plus
+//                     the recorded gap when that work ended after the launch and after the
+//                     stream's previous activity (it held the activity back);
+//                     none when it has none of these (it starts as recorded);
 //   activity end   <- its start, plus its duration (divided by the speedup when the change names it).
 #pragma once
 
@@ -33,7 +40,7 @@ class ApiIndex;
 inline constexpr TimeNs kReplayNever = std::numeric_limits<TimeNs>::min();
 
 // What bound a node, written when ReplayEngine is given a record.
-enum class ActBound : uint8_t { kNone, kLaunch, kStream };
+enum class ActBound : uint8_t { kNone, kLaunch, kStream, kEvent };
 
 struct ReplayActivity {
   TimeNs start, end;  // recorded (end >= start)
@@ -48,9 +55,13 @@ struct ReplayRecord {
   std::vector<TimeNs> act_start, act_end;    // new times
   std::vector<int32_t> act_prev;             // the previous activity of its stream, -1 for none
   std::vector<ActBound> act_bound;           // which edge bound its start
+  std::vector<int32_t> act_waited;           // kEvent: the event's activity that bound it, else -1
   std::vector<TimeNs> call_start, call_end;  // new times of the API calls (by row)
   std::vector<int32_t> call_prev;            // the thread's previous call that bound its start, -1 for none
   std::vector<int32_t> call_waited;          // a sync's end: the activity it waited for, -1 when its own start bound it
+  // Cross-stream event edges the trace's syncs give (Sync::wait_stream, record_correlation):
+  std::vector<std::pair<uint32_t, uint32_t>> wait_edges;  // (waiting activity, event's activity), sorted
+  std::vector<std::pair<uint32_t, uint32_t>> sync_edges;  // (cudaEventSynchronize call row, event's activity)
   std::vector<uint8_t> call_sync;            // 1 for a synchronising call (IsSyncCall), 2 for a launch call
   // Per kept iteration: its new span, and what its end is: the activity that ended last
   // (end_act >= 0, then `tail` after it) or its host thread at host_end (end_call: the thread's

@@ -303,7 +303,8 @@ inline constexpr auto kSyncStore = MakeStoreTable(
     U32<&Sync::device>{"deviceId"}, Zero{"contextId"}, U32<&Sync::stream>{"streamId"},
     Nullable<&Sync::correlation>{"correlationId"}, GlobalPid<&Sync::pid>{"globalPid"},
     Enum<&Sync::kind, SyncKind::kUnknown, SyncKind::kContextSync>{"syncType"}, U32<&Sync::event_id>{"eventId"},
-    TgPid<&Sync::pid>{"tgPid"});
+    TgPid<&Sync::pid>{"tgPid"}, Nullable<&Sync::wait_stream>{"tgWaitStream"},
+    Nullable<&Sync::record_correlation>{"tgRecordCorrelation"});
 
 inline constexpr auto kApiStore = MakeStoreTable(
     "CUPTI_ACTIVITY_KIND_RUNTIME", Time<&ApiCall::start>{"start"}, Time<&ApiCall::end>{"end"},

@@ -89,8 +89,12 @@ static_assert(ColumnCheck<tg::Memset>()
                         &tg::Memset::pid)
                   .All());
 static_assert(ColumnCheck<tg::Sync>()
-                  .With(&tg::Sync::start, &tg::Sync::end, &tg::Sync::device, &tg::Sync::stream,
-                        &tg::Sync::correlation, &tg::Sync::kind, &tg::Sync::event_id, &tg::Sync::pid)
+                  .With(&tg::Sync::start, &tg::Sync::end, &tg::Sync::device, &tg::Sync::stream, &tg::Sync::correlation,
+                        &tg::Sync::kind, &tg::Sync::event_id, &tg::Sync::pid)
+                  // Not filled: CUPTI gives the recording stream and cudaEventRecord's correlation
+                  // only in CUPTI_ACTIVITY_KIND_CUDA_EVENT records (CUpti_ActivityCudaEvent2, joined
+                  // on cudaEventSyncId), which the collector does not enable yet.
+                  .With(&tg::Sync::wait_stream, &tg::Sync::record_correlation)
                   .All());
 static_assert(ColumnCheck<ApiCall>()
                   .With(&ApiCall::start, &ApiCall::end, &ApiCall::name, &ApiCall::kind, &ApiCall::pid,

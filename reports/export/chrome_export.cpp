@@ -75,7 +75,7 @@ static_assert(ColumnCheck<Memset>()
                   .All());
 static_assert(ColumnCheck<Sync>()
                   .With(&Sync::start, &Sync::end, &Sync::device, &Sync::stream, &Sync::correlation, &Sync::kind,
-                        &Sync::event_id)
+                        &Sync::event_id, &Sync::wait_stream, &Sync::record_correlation)
                   .With(&Sync::pid)
                   .All());
 static_assert(ColumnCheck<ApiCall>()
@@ -377,6 +377,9 @@ class Exporter {
     if (sync_device_[i] != s.device[i]) out_.Raw(",\"recorded device\":").Int(s.device[i]);
     out_.Raw(",\"cuda_sync_kind\":").Raw(kind);
     if (s.event_id[i] != kUnknownId) out_.Raw(",\"wait_on_cuda_event_id\":").Int(s.event_id[i]);
+    if (s.wait_stream[i] != kUnknownId) out_.Raw(",\"wait_on_stream\":").Int(s.wait_stream[i]);
+    if (s.record_correlation[i] != kUnknownId)
+      out_.Raw(",\"wait_on_cuda_event_record_corr_id\":").Int(s.record_correlation[i]);
     out_.Raw("}}");
   }
 

@@ -69,6 +69,9 @@ def memset_sql(store=True):
 def sync_sql(store=True):
     cols = gpu_common(store)
     cols.update({"kind": "syncType", "event_id": U32.format("eventId")})
+    if store:
+        cols.update({"wait_stream": "COALESCE(tgWaitStream, -1)",
+                     "record_correlation": "COALESCE(tgRecordCorrelation, -1)"})
     return "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", cols, ""
 
 

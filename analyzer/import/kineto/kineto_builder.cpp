@@ -159,7 +159,7 @@ static_assert(ColumnCheck<Memset>()
                   .All());
 static_assert(ColumnCheck<Sync>()
                   .With(&Sync::start, &Sync::end, &Sync::device, &Sync::stream, &Sync::correlation, &Sync::kind,
-                        &Sync::event_id, &Sync::pid)
+                        &Sync::event_id, &Sync::pid, &Sync::wait_stream, &Sync::record_correlation)
                   .All());
 static_assert(ColumnCheck<ApiCall>()
                   .With(&ApiCall::start, &ApiCall::end, &ApiCall::name, &ApiCall::kind, &ApiCall::pid,
@@ -307,11 +307,15 @@ void KinetoBuilder::AddComplete(const RawEvent& ev) {
       Sync s;
       s.start = start; s.end = end; s.device = device; s.stream = stream;
       s.correlation = correlation; s.pid = gpu_pid;
-      if (!ArgInt(ev.wait_event_id, kUnknownId, s.event_id) ||
+      if (!ArgInt(ev.wait_event_id, kUnknownId, s.event_id) || !ArgInt(ev.wait_stream, kUnknownId, s.wait_stream) ||
+          !ArgInt(ev.wait_record_corr, kUnknownId, s.record_correlation) ||
           (ev.sync_kind.type != FieldType::kAbsent && ev.sync_kind.type != FieldType::kString)) {
         quality_.Add(Quality::kMalformedEvent);
         return;
       }
+      // Kineto writes -1 where the sync waits on no recorded event.
+      if (s.wait_stream < 0) s.wait_stream = kUnknownId;
+      if (s.record_correlation < 0) s.record_correlation = kUnknownId;
       s.kind = SyncKindFrom(ev.sync_kind.type == FieldType::kString ? ev.sync_kind.text : name);
       pending(Table::kSync, trace_.syncs.size());
       trace_.syncs.Add(s);

@@ -255,12 +255,17 @@ struct MemberKey {
   uint64_t word[3] = {0, 0, 0};
   uint64_t mask[3] = {0, 0, 0};
 
-  // Whether `k` (kMemberNameReadable bytes readable) is this name: three loads, no loop, no call.
+  // Whether `k` (kMemberNameReadable bytes readable) is this name: three loads, no loop, no call;
+  // a name longer than the three words (wait_on_cuda_event_record_corr_id) compares its tail once
+  // the rest matched (k then has all its bytes).
   bool Is(std::string_view k) const {
     uint64_t w[3];
     std::memcpy(w, k.data(), sizeof w);
-    return (((w[0] ^ word[0]) & mask[0]) | ((w[1] ^ word[1]) & mask[1]) | ((w[2] ^ word[2]) & mask[2]) |
-            (k.size() ^ key.size())) == 0;
+    if ((((w[0] ^ word[0]) & mask[0]) | ((w[1] ^ word[1]) & mask[1]) | ((w[2] ^ word[2]) & mask[2]) |
+         (k.size() ^ key.size())) != 0)
+      return false;
+    return key.size() <= sizeof word ||
+           std::memcmp(k.data() + sizeof word, key.data() + sizeof word, key.size() - sizeof word) == 0;
   }
 };
 static_assert(kMemberNameReadable >= 24);
@@ -279,8 +284,8 @@ constexpr std::array<MemberKey, 64> MakeTable(const MemberKey (&keys)[N], KeyHas
   for (MemberKey k : keys) {
     // Not a constant expression (so a compile error) when two names share a slot or one is too long.
     if (!table[hash(k.key)].key.empty()) throw "member names collide: change the hash";
-    if (k.key.empty() || k.key.size() > 24) throw "member names must have 1 to 24 bytes";
-    for (size_t i = 0; i < k.key.size(); ++i) {
+    if (k.key.empty() || k.key.size() > 48) throw "member names must have 1 to 48 bytes";
+    for (size_t i = 0; i < k.key.size() && i < 24; ++i) {
       k.word[i / 8] |= uint64_t{static_cast<unsigned char>(k.key[i])} << (8 * (i % 8));
       k.mask[i / 8] |= uint64_t{0xFF} << (8 * (i % 8));
     }
@@ -312,6 +317,8 @@ constexpr MemberKey kArgsNames[] = {
     {"cuda_sync_kind", {&RawEvent::sync_kind}},
     {"registers per thread", {&RawEvent::registers}},
     {"wait_on_cuda_event_id", {&RawEvent::wait_event_id}},
+    {"wait_on_stream", {&RawEvent::wait_stream}},
+    {"wait_on_cuda_event_record_corr_id", {&RawEvent::wait_record_corr}},
     // PyTorch's collective metadata on NCCL kernels (record_param_comms)
     {"Collective name", {&RawEvent::coll_name}},
     {"dtype", {&RawEvent::coll_dtype}},

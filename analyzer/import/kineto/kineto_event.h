@@ -49,8 +49,8 @@ struct RawEvent {
   FieldType args = FieldType::kAbsent;  // kOther for an object or an array
   bool args_is_object = false;
   // args members
-  Field device, stream, correlation, bytes, registers, shared_memory, sync_kind, wait_event_id,
-      in_device, arg_name, arg_pid;
+  Field device, stream, correlation, bytes, registers, shared_memory, sync_kind, wait_event_id, wait_stream,
+      wait_record_corr, in_device, arg_name, arg_pid;
   // collective metadata (NCCL kernels)
   Field coll_name, coll_dtype, coll_in_nelems, coll_out_nelems, coll_group_size, coll_group, coll_group_ranks,
       coll_seq;
@@ -68,10 +68,10 @@ struct RawEvent {
     duplicate_key = false;
     // One store each (a loop over a list of their addresses costs several times more).
     ph.type = cat.type = name.type = pid.type = tid.type = ts.type = dur.type = id.type = FieldType::kAbsent;
-    device.type = stream.type = correlation.type = bytes.type = registers.type = shared_memory.type =
-        sync_kind.type = wait_event_id.type = in_device.type = arg_name.type = arg_pid.type = coll_name.type =
-            coll_dtype.type = coll_in_nelems.type = coll_out_nelems.type = coll_group_size.type = coll_group.type =
-                coll_group_ranks.type = coll_seq.type = FieldType::kAbsent;
+    device.type = stream.type = correlation.type = bytes.type = registers.type = shared_memory.type = sync_kind.type =
+        wait_event_id.type = wait_stream.type = wait_record_corr.type = in_device.type = arg_name.type = arg_pid.type =
+            coll_name.type = coll_dtype.type = coll_in_nelems.type = coll_out_nelems.type = coll_group_size.type =
+                coll_group.type = coll_group_ranks.type = coll_seq.type = FieldType::kAbsent;
     grid = Dim3{};  // read without a type check (absent = 0, 0, 0)
     block = Dim3{};
   }

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <iterator>
 #include <map>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "analyzer/import/nsys/sqlite_read.h"
@@ -87,12 +89,14 @@ static_assert(TimesFirst(internal::kKernelStore) && TimesFirst(internal::kMemcpy
 
 // Kernels, copies, memsets, syncs and API calls: every row with valid times, column by column
 // as its store table list says.
+// `join` and `instead`: as SelectColumns' `where` and `instead`.
 template <class Table, class... C>
-Status ReadTable(Source& src, const internal::StoreTable<C...>& columns, Table& t) {
+Status ReadTable(Source& src, const internal::StoreTable<C...>& columns, Table& t, std::string_view join = {},
+                 const std::unordered_map<std::string_view, std::string>* instead = nullptr) {
   const std::string table(columns.name);
   if (!src.Has(table)) return Status::Ok();
   internal::Stmt q;
-  TG_RETURN_IF_ERROR(SelectColumns(src, table, internal::SelectedColumns(columns), "", q));
+  TG_RETURN_IF_ERROR(SelectColumns(src, table, internal::SelectedColumns(columns), join, q, instead));
   t.Reserve(t.size() + RowEstimate(src, table));
   typename Table::RowType row;
   RowReader rd{src};
@@ -108,7 +112,31 @@ Status ReadTable(Source& src, const internal::StoreTable<C...>& columns, Table& 
 Status ReadKernels(Source& src) { return ReadTable(src, internal::kKernelStore, src.trace.kernels); }
 Status ReadMemcpys(Source& src) { return ReadTable(src, internal::kMemcpyStore, src.trace.memcpys); }
 Status ReadMemsets(Source& src) { return ReadTable(src, internal::kMemsetStore, src.trace.memsets); }
-Status ReadSyncs(Source& src) { return ReadTable(src, internal::kSyncStore, src.trace.syncs); }
+// Syncs. An nsys export links an event sync or stream wait event to its event's record through
+// eventSyncId: the record's stream and cudaEventRecord's correlation are in
+// CUPTI_ACTIVITY_KIND_CUDA_EVENT (when nsys recorded CUDA events), read into the store's
+// tgWaitStream / tgRecordCorrelation by a join (one record per eventSyncId and process).
+Status ReadSyncs(Source& src) {
+  const std::string sync(internal::kSyncStore.name), events = "CUPTI_ACTIVITY_KIND_CUDA_EVENT";
+  if (src.is_store || !src.Has(sync) || !src.Has(events)) return ReadTable(src, internal::kSyncStore, src.trace.syncs);
+  std::unordered_set<std::string> sc, ec;
+  TG_RETURN_IF_ERROR(internal::ColumnNames(src.db, sync, sc));
+  TG_RETURN_IF_ERROR(internal::ColumnNames(src.db, events, ec));
+  for (const char* c : {"eventSyncId", "globalPid"})
+    if (!sc.count(c) || !ec.count(c)) return ReadTable(src, internal::kSyncStore, src.trace.syncs);
+  if (!ec.count("streamId") || !ec.count("correlationId")) return ReadTable(src, internal::kSyncStore, src.trace.syncs);
+  const std::string s = internal::Quote(sync);
+  const std::string join =
+      "LEFT JOIN (SELECT eventSyncId AS tgSyncId, globalPid AS tgSyncPid, min(streamId) AS "
+      "tgEventStream, min(correlationId) AS tgEventCorrelation FROM " +
+      internal::Quote(events) +
+      " WHERE eventSyncId IS NOT NULL GROUP BY eventSyncId, globalPid) AS tgEvent ON "
+      "tgEvent.tgSyncId = " +
+      s + ".eventSyncId AND tgEvent.tgSyncPid = " + s + ".globalPid";
+  const std::unordered_map<std::string_view, std::string> instead{
+      {"tgWaitStream", "tgEvent.tgEventStream"}, {"tgRecordCorrelation", "tgEvent.tgEventCorrelation"}};
+  return ReadTable(src, internal::kSyncStore, src.trace.syncs, join, &instead);
+}
 Status ReadApiCalls(Source& src) { return ReadTable(src, internal::kApiStore, src.trace.api_calls); }
 
 // NVTX_EVENTS (or tracegate_gpu_ranges): marks and ranges; domain names from eventType 75 rows,

@@ -38,13 +38,20 @@ StringId NameResolver::operator()(int64_t id) {
 }
 
 Status SelectColumns(const Source& src, const std::string& table, const std::vector<std::string_view>& columns,
-                     std::string_view where, internal::Stmt& out) {
+                     std::string_view where, internal::Stmt& out,
+                     const std::unordered_map<std::string_view, std::string>* instead) {
   std::unordered_set<std::string> have;
   TG_RETURN_IF_ERROR(internal::ColumnNames(src.db, table, have));
   std::string q = "SELECT ";
   for (std::string_view c : columns) {
     if (q.size() > 7) q += ", ";
-    q += have.count(std::string(c)) ? internal::Quote(c) : "NULL";
+    if (have.count(std::string(c))) {
+      q += internal::Quote(c);
+    } else if (instead && instead->count(c)) {
+      q += instead->at(c);
+    } else {
+      q += "NULL";
+    }
   }
   q += " FROM " + internal::Quote(table);
   if (!where.empty()) {  // appended piecewise: GCC 12's -O3 -Wrestrict misreads " " + std::string

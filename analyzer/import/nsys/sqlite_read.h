@@ -62,10 +62,12 @@ struct Source {
 };
 
 // Prepares "SELECT c1, c2, ... FROM table <where>"; columns the table lacks read as NULL, since
-// nsys creates tables and columns only when it has data for them.
+// nsys creates tables and columns only when it has data for them, or as the expression `instead`
+// gives for them (a column of a table `where` joins).
 [[nodiscard]] Status SelectColumns(const Source& src, const std::string& table,
                                    const std::vector<std::string_view>& columns, std::string_view where,
-                                   internal::Stmt& out);
+                                   internal::Stmt& out,
+                                   const std::unordered_map<std::string_view, std::string>* instead = nullptr);
 // Rows in the table, for reserving (max(rowid): no full scan; an estimate when rows were deleted).
 size_t RowEstimate(const Source& src, const std::string& table);
 

@@ -142,6 +142,8 @@ void ExpectSameEvents(const Trace& a, const Trace& b) {
   EXPECT_EQ(a.syncs.kind, b.syncs.kind);
   EXPECT_EQ(a.syncs.event_id, b.syncs.event_id);
   EXPECT_EQ(a.syncs.pid, b.syncs.pid);
+  EXPECT_EQ(a.syncs.wait_stream, b.syncs.wait_stream);
+  EXPECT_EQ(a.syncs.record_correlation, b.syncs.record_correlation);
 
   EXPECT_EQ(a.api_calls.start, b.api_calls.start);
   EXPECT_EQ(a.api_calls.end, b.api_calls.end);
@@ -218,8 +220,8 @@ Trace FullTrace() {
   t.memsets.Add(Memset{5000, 5100, 0, 7, 200, 1 << 20, 0, MemKind::kDevice, 4242});
   t.memsets.Add(Memset{5200, 5300, 1, kUnknownId, kUnknownId, 64, -1, MemKind::kManaged, kUnknownId});
   t.syncs.Add(Sync{6000, 6100, 0, 7, 300, SyncKind::kStreamSync, kUnknownId, 4242});
-  t.syncs.Add(Sync{6200, 6300, 0, kUnknownId, 301, SyncKind::kEventSync, 77, 4242});
-  t.syncs.Add(Sync{6400, 6500, 1, 9, 302, SyncKind::kStreamWaitEvent, 78, 4243});
+  t.syncs.Add(Sync{6200, 6300, 0, kUnknownId, 301, SyncKind::kEventSync, 77, 4242, 7, 299});
+  t.syncs.Add(Sync{6400, 6500, 1, 9, 302, SyncKind::kStreamWaitEvent, 78, 4243, 13, kUnknownId});
   t.syncs.Add(Sync{6600, 6700, -1, kUnknownId, kUnknownId, SyncKind::kContextSync, kUnknownId, kUnknownId});
   t.syncs.Add(Sync{6800, 6900, 0, 7, 303, SyncKind::kUnknown, 79, 4242});
   t.api_calls.Add(ApiCall{900, 950, s("cudaLaunchKernel"), ApiKind::kRuntime, 4242, 4243, 11, 0});

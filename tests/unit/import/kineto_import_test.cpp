@@ -151,13 +151,18 @@ TEST(KinetoGolden, NewGenerationObjectWithFloatTimestamps) {
   EXPECT_EQ(s.event_id, 9);
   EXPECT_EQ(s.correlation, 109);
   EXPECT_EQ(s.device, 0);
+  EXPECT_EQ(s.wait_stream, 7);  // the event's record: wait_on_stream, wait_on_cuda_event_record_corr_id
+  EXPECT_EQ(s.record_correlation, 101);
   s = t.syncs.Row(1);
   EXPECT_EQ(s.kind, SyncKind::kStreamWaitEvent);
   EXPECT_EQ(s.stream, 20);
   EXPECT_EQ(s.event_id, 4);
   EXPECT_EQ(s.start, s.end);
+  EXPECT_EQ(s.wait_stream, 7);
+  EXPECT_EQ(s.record_correlation, kUnknownId);  // no wait_on_cuda_event_record_corr_id
   EXPECT_EQ(t.syncs.Row(2).kind, SyncKind::kStreamSync);
   EXPECT_EQ(t.syncs.Row(2).event_id, kUnknownId);
+  EXPECT_EQ(t.syncs.Row(2).wait_stream, kUnknownId);
   EXPECT_EQ(t.syncs.Row(3).kind, SyncKind::kContextSync);  // from the name: no cuda_sync_kind
 
   ASSERT_EQ(t.api_calls.size(), 3u);

@@ -192,6 +192,45 @@ INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
   (8700, 8800, 0, 1, 40, 23, 281546145660928, 43, 43, 32, 8, 1, 1, 256, 1, 1, 0, 0, 0, 0, 123);
 )sql";
 
+// Event syncs and stream wait events name their event's record through eventSyncId: the
+// record's stream and correlation come from CUPTI_ACTIVITY_KIND_CUDA_EVENT, matched within the
+// process (a record of another process with the same eventSyncId is not it).
+constexpr const char* kEventSyncSql = R"sql(
+CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start INTEGER NOT NULL, end INTEGER NOT NULL,
+  deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER, streamId INTEGER NOT NULL,
+  correlationId INTEGER, globalPid INTEGER, deprecatedSyncType INTEGER, syncType INTEGER NOT NULL,
+  eventId INTEGER NOT NULL, eventSyncId INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES
+  (5000, 5100, 0, 1, NULL, 9, 30, 281546145660928, NULL, 2, 5, 77),
+  (5200, 5300, 0, 1, NULL, 4294967295, 31, 281546145660928, NULL, 1, 5, 78),
+  (5400, 5500, 0, 1, NULL, 7, 32, 281546145660928, NULL, 3, 4294967295, NULL),
+  (5600, 5700, 0, 1, NULL, 9, 33, 281546145660928, NULL, 2, 5, 79);
+CREATE TABLE CUPTI_ACTIVITY_KIND_CUDA_EVENT (timestamp INTEGER, deviceId INTEGER NOT NULL,
+  contextId INTEGER NOT NULL, greenContextId INTEGER, streamId INTEGER NOT NULL, correlationId INTEGER,
+  globalPid INTEGER, eventId INTEGER NOT NULL, eventSyncId INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_CUDA_EVENT VALUES
+  (0, 0, 1, NULL, 7, 29, 281546145660928, 5, 77),
+  (0, 0, 1, NULL, 8, 28, 281546145660928, 5, 78),
+  (0, 0, 1, NULL, 8, 27, 999, 5, 79);
+)sql";
+
+TEST(NsysSyncs, EventSyncsReadTheirRecordFromCudaEvents) {
+  Trace t;
+  ASSERT_TRUE(ImportTrace(SmallExport("event_sync", kEventSyncSql), &t).ok());
+  ASSERT_EQ(t.syncs.size(), 4u);
+  EXPECT_EQ(t.syncs.kind[0], SyncKind::kStreamWaitEvent);
+  EXPECT_EQ(t.syncs.stream[0], 9);  // the waiting stream
+  EXPECT_EQ(t.syncs.wait_stream[0], 7);
+  EXPECT_EQ(t.syncs.record_correlation[0], 29);
+  EXPECT_EQ(t.syncs.kind[1], SyncKind::kEventSync);
+  EXPECT_EQ(t.syncs.wait_stream[1], 8);
+  EXPECT_EQ(t.syncs.record_correlation[1], 28);
+  EXPECT_EQ(t.syncs.wait_stream[2], kUnknownId);  // a stream sync: no event
+  EXPECT_EQ(t.syncs.record_correlation[2], kUnknownId);
+  EXPECT_EQ(t.syncs.wait_stream[3], kUnknownId);  // its eventSyncId's record is another process's
+  EXPECT_EQ(t.syncs.record_correlation[3], kUnknownId);
+}
+
 TEST(NsysNccl, KernelsLaunchedInsideNcclRangesGetTheCollectiveColumns) {
   Trace t;
   ASSERT_TRUE(ImportTrace(SmallExport("nccl", kNcclSql), &t).ok());

@@ -6,13 +6,16 @@
 //   kernel_<class>  a kernel's duration, by its class (kernel_class.h), except collectives:
 //   communication   a collective kernel's duration (NCCL, RCCL: the kCommunication class);
 //   copy, memset    a copy's / memset's duration;
-//   gpu_gap         the recorded gap between two back-to-back activities of a busy stream;
+//   gpu_gap         the recorded gap between two back-to-back activities of a busy stream, or
+//                   between an event's work and the work of another stream that waited for it
+//                   (cudaStreamWaitEvent);
 //   launch_delay    a launch call's start to its GPU work's start, where the launch bound it;
 //   launch_call     a launch call's own duration (cudaLaunchKernel, cuLaunchKernel, ...) where the
 //                   thread's next call waited on it;
 //   runtime_call    the same for the other runtime/driver calls (async copies, allocations, ...);
 //   sync_wait       a synchronising call's time after the GPU work it waited for ended (its
-//                   wake-up delay), or all of it when it waited for nothing;
+//                   wake-up delay; for a cudaEventSynchronize, the event's work), or all of it
+//                   when it waited for nothing;
 //   host_compute    host time between two calls of a thread (Python, the framework, CPU work),
 //                   split by host frame when the trace has them;
 //   unattributed    what no recorded dependency explains: before the path's first node when that

@@ -238,12 +238,20 @@ struct ColumnStorage<T, Sparse<Fill>> {
   X(MemKind, mem_kind, MemKind::kUnknown, Dense)    \
   X(int64_t, pid, kUnknownId, Dense)
 
-// Syncs: stream is -1 for context / event syncs without a stream.
-#define TG_SYNC_COLUMNS(X)                          \
-  TG_GPU_ACTIVITY_COLUMNS(X)                        \
-  X(SyncKind, kind, SyncKind::kUnknown, Dense)      \
-  X(int64_t, event_id, kUnknownId, Dense)           \
-  X(int64_t, pid, kUnknownId, Dense)
+// Syncs: stream is -1 for context / event syncs without a stream (for a stream wait event: the
+// waiting stream). For an event sync or a stream wait event, the event's record: the stream it
+// was recorded on (wait_stream) and the correlation id of its cudaEventRecord call
+// (record_correlation); kUnknownId where the source does not say. From Kineto's wait_on_stream
+// and wait_on_cuda_event_record_corr_id (-1 there reads as unknown), or an nsys export's
+// CUPTI_ACTIVITY_KIND_CUDA_EVENT row with the sync's eventSyncId; the CUPTI collector leaves them
+// unknown.
+#define TG_SYNC_COLUMNS(X)                                \
+  TG_GPU_ACTIVITY_COLUMNS(X)                              \
+  X(SyncKind, kind, SyncKind::kUnknown, Dense)            \
+  X(int64_t, event_id, kUnknownId, Dense)                 \
+  X(int64_t, pid, kUnknownId, Dense)                      \
+  X(int64_t, wait_stream, kUnknownId, Sparse<kUnknownId>) \
+  X(int64_t, record_correlation, kUnknownId, Sparse<kUnknownId>)
 
 #define TG_API_COLUMNS(X)                                                \
   X(TimeNs, start, 0, Dense)                                             \

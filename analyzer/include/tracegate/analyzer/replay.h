@@ -5,8 +5,13 @@
 //     calls (its own work: Python, the framework) kept as recorded;
 //   - each GPU activity starts when both its launch call has been made (plus the launch delay)
 //     and the previous activity of its stream has ended (plus the gap recorded between them);
+//   - a cross-stream event wait the trace names (a sync row with the event's record: Kineto's
+//     wait_on_stream and wait_on_cuda_event_record_corr_id): after a cudaStreamWaitEvent, the next
+//     GPU activity its thread launches onto the waiting stream starts once the event's work (the
+//     last activity launched onto the recording stream before the cudaEventRecord call) has ended;
 //   - a synchronising call (any *Synchronize, a synchronous copy) returns once the GPU work that
-//     ended while it waited has ended, plus the wake-up delay recorded;
+//     ended while it waited has ended, plus the wake-up delay recorded; a cudaEventSynchronize
+//     whose event's record the trace names, once the event's work has ended;
 //   - a change re-times what it names: matching kernels run S times faster, the host time between
 //     calls that lies inside matching host ranges runs S times faster, launch calls take N us,
 //     matching synchronising calls no longer wait;
@@ -20,8 +25,9 @@
 //     The folded launch calls take no time; the host's own time between calls stays as recorded.
 // Left fixed (stated with every prediction): host think time, launch delays, the gaps between
 // back-to-back activities of a stream, and activities' durations other than the sped-up ones.
-// Not modelled yet: cross-stream event waits (each stream waits only for itself and its launch)
-// and collectives across ranks.
+// Not modelled yet: event waits whose record the trace does not name (the CUPTI collector does
+// not carry it yet, nor do older Kineto files: there a stream waits only for itself and its
+// launches), cudaEventQuery polling, and collectives across ranks.
 //
 // With no change the replay gives back every recorded time exactly. Launch delay of an activity:
 // its start minus its launch call's start when its stream was idle at the launch; when the stream
