@@ -442,7 +442,7 @@ int main(int argc, char** argv) {
         predict.speedup = g.speedup;
         first_kernels = false;
       } else {
-        predict.more_kernels.push_back({g.kernels, g.cls, g.speedup});
+        predict.more_kernels.push_back({g.kernels, g.cls, g.speedup, ""});
       }
     }
     return tg::cli::RunPredict(predict);

@@ -353,7 +353,7 @@ TEST(Replay, KernelSelectionsWithTheirOwnSpeedups) {
   ReplayChange change;
   change.kernels_regex = "gemm";
   change.kernel_speedup = 1.5;
-  change.more_kernels.push_back({"softmax", "", 2});
+  change.more_kernels.push_back({"softmax", "", 2, ""});
   const ReplayRun run = ReplayMean(before, change);
   ASSERT_EQ(run.r.selections.size(), 2u);
   EXPECT_EQ(run.r.selections[0].kernels, 12u);
@@ -364,9 +364,9 @@ TEST(Replay, KernelSelectionsWithTheirOwnSpeedups) {
   faster[3].kernel_us = 100;
   const double truth = MeanMs(Iterations(Generate(faster, Model{}, 6)));
   EXPECT_NEAR(run.predicted_ms, truth, 0.02 * truth) << run.base_ms;
-  change.more_kernels = {{"", "reduction", 2}};  // softmax is a reduction: the same kernels by class
+  change.more_kernels = {{"", "reduction", 2, ""}};  // softmax is a reduction: the same kernels by class
   EXPECT_EQ(ReplayMean(before, change).r.predicted_total_ns, run.r.predicted_total_ns);
-  change.more_kernels = {{"gemm|softmax", "", 2}};
+  change.more_kernels = {{"gemm|softmax", "", 2, ""}};
   ReplayResult r;
   const Status s = Replay(before, Iterations(before), change, &r);
   EXPECT_FALSE(s.ok());
