@@ -164,7 +164,7 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
     std::optional<std::regex> re;
     bool by_class = false;
     KernelClass cls = KernelClass::kOther;
-    std::vector<int8_t> match;  // per name: -1 not yet searched
+    std::vector<int8_t> match;      // per name: -1 not yet searched
     std::vector<uint8_t> launched;  // --launched-in: per kernel row, 1 when launched inside a matching range
   };
   std::vector<Selection> selections;
@@ -675,7 +675,8 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
       // event held it) only after it.
       TimeNs gap = (x.call < 0 || busy) && !held ? x.start - acts[q].end : 0;
       // In a graph: the recorded gap where the stream held it back to back, else the graph's gap.
-      if (in_graph && !held && !HeldBackToBack(a.start[static_cast<size_t>(x.call)], min_delay[act_proc[i]], acts[q].end))
+      if (in_graph && !held &&
+          !HeldBackToBack(a.start[static_cast<size_t>(x.call)], min_delay[act_proc[i]], acts[q].end))
         gap = graph_gap[act_proc[i]];
       const TimeNs after = new_end(q) + gap;
       // The stream holds it when it would start later, or as late on a busy stream.
@@ -798,7 +799,8 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
     std::string what;
     if (!g.kernel_class.empty()) what = "--class " + g.kernel_class;
     if (!g.regex.empty()) what += (what.empty() ? "" : " with ") + std::string("--kernels '") + g.regex + "'";
-    if (!g.launched_in.empty()) what += (what.empty() ? "" : " with ") + std::string("--launched-in '") + g.launched_in + "'";
+    if (!g.launched_in.empty())
+      what += (what.empty() ? "" : " with ") + std::string("--launched-in '") + g.launched_in + "'";
     return InvalidInput(what + " matches no kernel of the kept iterations");
   }
   if (!overlap.empty())

@@ -233,13 +233,12 @@ nlohmann::json PredictionJson(const PredictSettings& s, const Prediction& p) {
   json changes = json::object();
   changes["speedup"] = s.speedup >= 0 ? json(s.speedup) : json(nullptr);
   const bool kernels = FirstKernels(s);
-  changes["kernels"] = p.replayed && kernels ? json{{"regex", OrNull(s.kernels_regex)},
-                                                    {"class", OrNull(s.kernel_class)},
-                                                    {"launched_in", OrNull(s.launched_regex)},
-                                                    {"speedup", s.speedup},
-                                                    {"matched", r.selections.front().kernels},
-                                                    {"recorded_ms", Ms(r.selections.front().part_ns)}}
-                                             : json(nullptr);
+  changes["kernels"] =
+      p.replayed && kernels
+          ? json{{"regex", OrNull(s.kernels_regex)},        {"class", OrNull(s.kernel_class)},
+                 {"launched_in", OrNull(s.launched_regex)}, {"speedup", s.speedup},
+                 {"matched", r.selections.front().kernels}, {"recorded_ms", Ms(r.selections.front().part_ns)}}
+          : json(nullptr);
   json more = json::array();
   for (size_t k = 0; p.replayed && k < s.more_kernels.size(); ++k) {
     const size_t at = k + (kernels ? 1 : 0);

@@ -189,7 +189,8 @@ TEST(Replay, KernelsLaunchedInAStageRange) {
   change.kernels_regex = "gemm_a";
   const Status none = Replay(before, its, change, &r);
   EXPECT_FALSE(none.ok());
-  EXPECT_NE(none.message().find("--kernels 'gemm_a' with --launched-in '^stage_b$' matches no kernel"), std::string::npos)
+  EXPECT_NE(none.message().find("--kernels 'gemm_a' with --launched-in '^stage_b$' matches no kernel"),
+            std::string::npos)
       << none.message();
   change.kernels_regex.clear();
   change.kernels_launched_in = "no such stage";

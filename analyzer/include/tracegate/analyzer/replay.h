@@ -49,7 +49,8 @@ struct KernelSelection {
   std::string regex;         // demangled name searched, case-insensitive ("" : any)
   std::string kernel_class;  // a kKernelClassNames name ("" : any); with regex: both
   double speedup = 1;
-  std::string launched_in;   // host ranges (NVTX, ops, frames) the kernel's launch call lies in ("" : any); with the others: all
+  std::string
+      launched_in;  // host ranges (NVTX, ops, frames) the kernel's launch call lies in ("" : any); with the others: all
 };
 
 struct ReplayChange {
