@@ -9,7 +9,10 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "trace_builder.h"
+#include "tracegate/analyzer/iterations.h"
 #include "tracegate/analyzer/model.h"
 
 namespace tg::testing {
@@ -32,6 +35,32 @@ struct Model {
   TimeNs wake_us = 5;     // sync return after the last kernel ends
   bool mid_sync = false;  // a cudaStreamSynchronize after the first half of the ops
 };
+
+// Ends step `s`, begun at step_start: a cudaDeviceSynchronize at *h that returns wake_us after the
+// last GPU work ends (at once when it has), 2 us of host time, the ProfilerStep marker, then 3 us
+// before the next step.
+inline void EndStep(Trace& t, TimeNs* h, TimeNs last_end, TimeNs wake_us, int s, TimeNs step_start) {
+  const TimeNs until = std::max(*h, last_end) + wake_us * kUs;
+  AddApi(t, "cudaDeviceSynchronize", *h, until, kUnknownId);
+  *h = until + 2 * kUs;
+  AddRange(t, "ProfilerStep#" + std::to_string(s), step_start, *h);
+  *h += 3 * kUs;
+}
+
+// The generated run's iterations (ProfilerStep markers), none skipped as warm-up.
+inline IterationAnalysis Iterations(const Trace& t) {
+  IterationOptions o;
+  o.skip = 0;
+  IterationAnalysis its;
+  EXPECT_TRUE(AnalyzeIterations(t, o, &its).ok());
+  return its;
+}
+
+inline double MeanMs(const IterationAnalysis& its) {
+  TimeNs total = 0;
+  for (const Iteration& it : its.iterations) total += it.latency_ns();
+  return static_cast<double>(total) / static_cast<double>(its.iterations.size()) / 1e6;
+}
 
 // Steps of `ops`, each ended by a cudaDeviceSynchronize, under ProfilerStep markers; a kernel
 // whose name is `faster` runs `speedup` times faster than recorded.
@@ -65,11 +94,7 @@ inline Trace Generate(const std::vector<Op>& ops, const Model& m, int steps, con
         h = until + 1 * kUs;
       }
     }
-    const TimeNs until = std::max(h, last_end) + m.wake_us * kUs;
-    AddApi(t, "cudaDeviceSynchronize", h, until, kUnknownId);
-    h = until + 2 * kUs;
-    AddRange(t, "ProfilerStep#" + std::to_string(s), step_start, h);
-    h += 3 * kUs;
+    EndStep(t, &h, last_end, m.wake_us, s, step_start);
   }
   FinalizeTrace(t);
   return t;

@@ -30,7 +30,9 @@ namespace {
 using testing::AddApi;
 using testing::AddKernel;
 using testing::AddRange;
+using testing::Iterations;
 using testing::kUs;
+using testing::MeanMs;
 
 constexpr TimeNs kLaunchUs = 4, kDelayUs = 10, kGapUs = 1, kWakeUs = 5, kEventGapUs = 2;
 constexpr int64_t kStreamA = 9, kStreamB = 7, kStreamC = 11;
@@ -104,28 +106,10 @@ Trace Generate(const Options& o, int steps) {
     }
     t.syncs.Add(y);
     for (int i = 0; i < 4; ++i) launch("tail", 40 * kUs, kStreamB, i == 0 ? after : 0);
-    const TimeNs until = std::max(h, last_end) + kWakeUs * kUs;
-    AddApi(t, "cudaDeviceSynchronize", h, until, kUnknownId);
-    h = until + 2 * kUs;
-    AddRange(t, "ProfilerStep#" + std::to_string(s), step_start, h);
-    h += 3 * kUs;
+    testing::EndStep(t, &h, last_end, kWakeUs, s, step_start);
   }
   FinalizeTrace(t);
   return t;
-}
-
-IterationAnalysis Iterations(const Trace& t) {
-  IterationOptions o;
-  o.skip = 0;
-  IterationAnalysis its;
-  EXPECT_TRUE(AnalyzeIterations(t, o, &its).ok());
-  return its;
-}
-
-double MeanMs(const IterationAnalysis& its) {
-  TimeNs total = 0;
-  for (const Iteration& it : its.iterations) total += it.latency_ns();
-  return static_cast<double>(total) / static_cast<double>(its.iterations.size()) / 1e6;
 }
 
 struct Outcome {

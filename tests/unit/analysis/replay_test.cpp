@@ -25,23 +25,11 @@ using testing::AddApi;
 using testing::AddKernel;
 using testing::AddRange;
 using testing::Generate;
+using testing::Iterations;
 using testing::kUs;
+using testing::MeanMs;
 using testing::Model;
 using testing::Op;
-
-IterationAnalysis Iterations(const Trace& t) {
-  IterationOptions o;
-  o.skip = 0;
-  IterationAnalysis its;
-  EXPECT_TRUE(AnalyzeIterations(t, o, &its).ok());
-  return its;
-}
-
-double MeanMs(const IterationAnalysis& its) {
-  TimeNs total = 0;
-  for (const Iteration& it : its.iterations) total += it.latency_ns();
-  return static_cast<double>(total) / static_cast<double>(its.iterations.size()) / 1e6;
-}
 
 struct Outcome {
   double base_ms, predicted_ms, truth_ms, amdahl;
@@ -245,11 +233,7 @@ Trace GenerateGraph(const std::vector<Op>& ops, const Model& m, int steps, const
       last_end = std::max(last_end, start + dur);
       h += launch + op.think_us * kUs;
     }
-    const TimeNs until = std::max(h, last_end) + m.wake_us * kUs;
-    AddApi(t, "cudaDeviceSynchronize", h, until, kUnknownId);
-    h = until + 2 * kUs;
-    AddRange(t, "ProfilerStep#" + std::to_string(s), step_start, h);
-    h += 3 * kUs;
+    testing::EndStep(t, &h, last_end, m.wake_us, s, step_start);
   }
   FinalizeTrace(t);
   return t;
