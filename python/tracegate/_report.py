@@ -329,12 +329,12 @@ def predict(trace=None, *, fraction=None, speedup=None, parts=(), kernels=None, 
             remove_syncs=None, graph=False, json=None, host_speedup=None, more_kernels=()):
     """What a change gains, as ``tracegate predict``. With ``trace`` (a path or a Trace) and a
     change the replay can make, the trace is replayed under it (the default; Amdahl's figure
-    beside it): ``kernels`` (regex) and/or ``kernel_class`` ("gemm", "conv", ...) with
-    ``speedup``, ``host`` (regex of host ranges) with ``speedup``, ``launch_us``,
-    ``remove_syncs`` (regex), ``graph`` (True, or a regex of host ranges), all replayed together.
-    Amdahl's law alone (``method="amdahl"``, or ``fraction``, ``parts``, ``range``,
-    ``launched_in``): P from ``fraction`` or measured on ``trace`` with exactly one of ``kernels``,
-    ``range`` or ``launched_in``; more parts as ``parts=[(P, S), ...]`` (S may be
+    beside it): ``kernels`` (regex), ``kernel_class`` ("gemm", "conv", ...) and/or
+    ``launched_in`` (regex of the host ranges the kernels were launched in) with ``speedup``,
+    ``host`` (regex of host ranges) with ``speedup``, ``launch_us``, ``remove_syncs`` (regex),
+    ``graph`` (True, or a regex of host ranges), all replayed together. Amdahl's law alone
+    (``method="amdahl"``, or ``fraction``, ``parts``, ``range``): P from ``fraction`` or
+    measured on ``trace`` with exactly one of ``kernels``, ``range`` or ``launched_in``; more parts as ``parts=[(P, S), ...]`` (S may be
     float("inf")). ``json``: also write the prediction there, as ``--json``. ``host_speedup``:
     the host part's own speedup (default ``speedup``); ``more_kernels=[(regex, kernel_class, S),
     ...]``: further kernel selections with their own speedups (regex or class may be None), as
