@@ -169,19 +169,15 @@ Status AnalyzeCriticalPath(const Trace& t, const IterationAnalysis& its, const s
               node = Node::kCallStart;
               id = static_cast<size_t>(x.call);
               break;
-            case ActBound::kStream: {
-              const size_t p = static_cast<size_t>(rec.act_prev[id]);
+            case ActBound::kStream:
+            case ActBound::kEvent: {
+              // The recorded gap after the previous work of its stream, or (a stream wait event)
+              // after the event's work on the other stream.
+              const size_t p =
+                  static_cast<size_t>(rec.act_bound[id] == ActBound::kStream ? rec.act_prev[id] : rec.act_waited[id]);
               reached = emit(PathKind::kGpuGap, ActTable(x.kind), x.row, x.call, rec.act_end[p]);
               node = Node::kActEnd;
               id = p;
-              break;
-            }
-            case ActBound::kEvent: {
-              // A stream wait event: the recorded gap after the event's work on the other stream.
-              const size_t w = static_cast<size_t>(rec.act_waited[id]);
-              reached = emit(PathKind::kGpuGap, ActTable(x.kind), x.row, x.call, rec.act_end[w]);
-              node = Node::kActEnd;
-              id = w;
               break;
             }
             case ActBound::kNone:

@@ -31,6 +31,14 @@ using testing::MeanMs;
 using testing::Model;
 using testing::Op;
 
+// A replay's mean step before and after the change, in ms.
+double BaseMs(const ReplayResult& r) {
+  return static_cast<double>(r.base_total_ns) / static_cast<double>(r.iterations.size()) / 1e6;
+}
+double PredictedMs(const ReplayResult& r) {
+  return static_cast<double>(r.predicted_total_ns) / static_cast<double>(r.iterations.size()) / 1e6;
+}
+
 struct Outcome {
   double base_ms, predicted_ms, truth_ms, amdahl;
 };
@@ -47,9 +55,7 @@ Outcome RunChange(const std::vector<Op>& ops, const Model& m, const std::string&
   EXPECT_TRUE(s.ok()) << s.message();
   MeasuredShare share;
   EXPECT_TRUE(MeasureKernelShare(before, its, change.kernels_regex, &share).ok());
-  const double n = static_cast<double>(r.iterations.size());
-  return {static_cast<double>(r.base_total_ns) / n / 1e6, static_cast<double>(r.predicted_total_ns) / n / 1e6,
-          MeanMs(Iterations(after)), AmdahlSpeedup(share.share, speedup)};
+  return {BaseMs(r), PredictedMs(r), MeanMs(Iterations(after)), AmdahlSpeedup(share.share, speedup)};
 }
 
 // Nothing changed: every step's time comes back exactly.
@@ -115,10 +121,9 @@ TEST(Replay, ARemovedSyncLetsTheHostRunAhead) {
   const Status s = Replay(before, its, change, &r);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(r.syncs_removed, 6u);
-  const double n = static_cast<double>(r.iterations.size());
-  const double predicted = static_cast<double>(r.predicted_total_ns) / n / 1e6;
+  const double predicted = PredictedMs(r);
   const double measured = MeanMs(Iterations(truth));
-  EXPECT_LT(predicted, static_cast<double>(r.base_total_ns) / n / 1e6);
+  EXPECT_LT(predicted, BaseMs(r));
   EXPECT_NEAR(predicted, measured, 0.02 * measured);
 }
 
@@ -137,10 +142,9 @@ TEST(Replay, FasterHostFramesShortenAHostBoundStep) {
   const Status s = Replay(before, its, change, &r);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(r.host_part_ns, 6 * 8 * 150 * kUs);
-  const double n = static_cast<double>(r.iterations.size());
-  const double predicted = static_cast<double>(r.predicted_total_ns) / n / 1e6;
+  const double predicted = PredictedMs(r);
   const double measured = MeanMs(Iterations(truth));
-  EXPECT_LT(measured, 0.7 * static_cast<double>(r.base_total_ns) / n / 1e6);
+  EXPECT_LT(measured, 0.7 * BaseMs(r));
   EXPECT_NEAR(predicted, measured, 0.02 * measured);
 }
 
@@ -163,8 +167,7 @@ TEST(Replay, KernelsLaunchedInAStageRange) {
   ASSERT_EQ(r.selections.size(), 1u);
   EXPECT_EQ(r.selections[0].kernels, 5u * 3);
   EXPECT_EQ(r.selections[0].part_ns, 5 * 3 * 200 * kUs);
-  const double n = static_cast<double>(r.iterations.size());
-  const double predicted = static_cast<double>(r.predicted_total_ns) / n / 1e6;
+  const double predicted = PredictedMs(r);
   const double measured = MeanMs(Iterations(truth));
   EXPECT_NEAR(predicted, measured, 0.02 * measured);
   ReplayChange by_name;
