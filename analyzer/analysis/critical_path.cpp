@@ -1,5 +1,5 @@
-// The critical path (tracegate/analyzer/critical_path.h): the replay's pass with no change, its
-// bindings walked back from each kept iteration's end.
+// The critical path (tracegate/analyzer/critical_path.h): the replay's graph with nothing changed
+// (recorded_graph.h), its bindings walked back from each kept iteration's end.
 #include "tracegate/analyzer/critical_path.h"
 
 #include <algorithm>
@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "analyzer/analysis/correlation.h"
-#include "analyzer/analysis/replay_engine.h"
+#include "analyzer/analysis/recorded_graph.h"
 #include "analyzer/analysis/summary_internal.h"
 #include "analyzer/host/host_model.h"
 #include "analyzer/util/demangle.h"
@@ -22,6 +22,7 @@ using internal::ActBound;
 using internal::ApiIndex;
 using internal::HostModel;
 using internal::KeepLargest;
+using internal::RecordedGraph;
 using internal::ReplayRecord;
 
 namespace {
@@ -54,10 +55,20 @@ Status AnalyzeCriticalPath(const Trace& t, const IterationAnalysis& its, const s
     uint64_t before_launch = 0;
     host = &own_host.emplace(t, internal::LaunchedCalls(t, *index, &before_launch), internal::HostModelOptions{});
   }
-  ReplayResult replay;
-  ReplayRecord rec;
-  TG_RETURN_IF_ERROR(internal::ReplayEngine(t, its, ReplayChange{}, index, &replay, &rec));
+  const RecordedGraph g(t, its, *index, options.kernels_by_start);
   const ApiTable& a = t.api_calls;
+  auto call_end = [&](size_t c) { return std::max(a.start[c], a.end[c]); };
+  // Without a marker's thread: per iteration, its call that ended last (the first by row at a tie).
+  std::vector<int32_t> last_call_of(its.iterations.size(), -1);
+  for (size_t c = 0; c < its.api_iteration.size() && c < a.size(); ++c) {
+    const int32_t k = its.api_iteration[c];
+    if (k < 0 || static_cast<size_t>(k) >= its.iterations.size()) continue;
+    if (its.iterations[static_cast<size_t>(k)].tid != kUnknownId) continue;
+    int32_t& best = last_call_of[static_cast<size_t>(k)];
+    if (call_end(c) <= g.End(static_cast<size_t>(k)).end &&
+        (best < 0 || call_end(c) > call_end(static_cast<size_t>(best))))
+      best = static_cast<int32_t>(c);
+  }
 
   std::vector<Kept> top;     // a heap: the shortest kept on top
   std::vector<Kept> detail;  // the same, for detail_iteration's whole path
@@ -68,25 +79,34 @@ Status AnalyzeCriticalPath(const Trace& t, const IterationAnalysis& its, const s
       KeepLargest(detail, options.detail_cap, Kept{s, pid, tid}, Longer);
     }
   };
-  // host_compute by frame: the name of the event that decided each piece (HostModel::Split).
+  // host_compute by frame name (a string id; the last slot: time in no frame, or in a frame with
+  // no name), with the last event of that name it met (its ShortName).
   struct FrameSum {
     TimeNs ns = 0;
     uint32_t event = HostModel::kNoEvent;
+    bool seen = false;
   };
-  std::unordered_map<std::string_view, FrameSum> frames;
+  std::vector<FrameSum> frames(t.strings.size() + 1);
+  const size_t no_frame = t.strings.size();
   HostModel::Hint hint;
   auto split_frames = [&](int64_t pid, int64_t tid, TimeNs from, TimeNs to) {
     const int32_t th = host->empty() ? HostModel::kNoThread : host->ThreadOf(pid, tid);
     if (th == HostModel::kNoThread) {
-      frames[std::string_view()].ns += to - from;
+      frames[no_frame].ns += to - from;
+      frames[no_frame].seen = true;
       return;
     }
     host->Split(
         th, from, to,
         [&](const internal::HostPiece& p) {
-          const std::string_view name = p.frame == HostModel::kNoEvent ? std::string_view() : host->EventName(p.frame);
-          FrameSum& f = frames[name];
+          size_t slot = no_frame;
+          if (p.frame != HostModel::kNoEvent) {
+            const StringId name = host->NameId(p.frame);
+            if (!t.Name(name).empty()) slot = name;
+          }
+          FrameSum& f = frames[slot];
           f.ns += p.end - p.start;
+          f.seen = true;
           if (p.frame != HostModel::kNoEvent) {
             f.event = p.frame;
             out->has_frames = true;
@@ -95,9 +115,15 @@ Status AnalyzeCriticalPath(const Trace& t, const IterationAnalysis& its, const s
         &hint);
   };
 
+  // An iteration's host_compute segments, as the walk meets them (latest first).
+  struct HostSegment {
+    int64_t pid, tid;
+    TimeNs from, to;
+  };
+  std::vector<HostSegment> host_pieces;
   for (size_t k = 0; k < its.iterations.size(); ++k) {
     const Iteration& it = its.iterations[k];
-    const ReplayRecord::IterationEnd& span = rec.iterations[k];
+    const ReplayRecord::IterationEnd& span = g.End(k);
     const TimeNs lo = span.start;
     TimeNs cursor = std::max(span.end, lo);
     std::array<TimeNs, kPathKindCount> sums{};
@@ -110,7 +136,7 @@ Status AnalyzeCriticalPath(const Trace& t, const IterationAnalysis& its, const s
       if (s.duration > 0) {
         sums[static_cast<size_t>(kind)] += s.duration;
         out->segments++;
-        if (kind == PathKind::kHostCompute) split_frames(pid, tid, next, cursor);
+        if (kind == PathKind::kHostCompute) host_pieces.push_back({pid, tid, next, cursor});
         keep(s, pid, tid);
       }
       cursor = next;
@@ -129,43 +155,39 @@ Status AnalyzeCriticalPath(const Trace& t, const IterationAnalysis& its, const s
     // GPU work; the path ends with whatever ended last: a call that ended after that work starts
     // the walk there instead (the host's own work after the last GPU work is on the path).
     int32_t last_call = -1;
-    if (!thread && span.end_act >= 0) {
-      const TimeNs gpu_end = rec.act_end[static_cast<size_t>(span.end_act)];
-      TimeNs best = gpu_end;
-      for (size_t c = 0; c < its.api_iteration.size() && c < a.size(); ++c)
-        if (its.api_iteration[c] == static_cast<int32_t>(k) && rec.call_end[c] > best && rec.call_end[c] <= span.end) {
-          best = rec.call_end[c];
-          last_call = static_cast<int32_t>(c);
-        }
-    }
+    if (!thread && span.end_act >= 0 && last_call_of[k] >= 0 &&
+        call_end(static_cast<size_t>(last_call_of[k])) > g.Act(static_cast<uint32_t>(span.end_act)).end)
+      last_call = last_call_of[k];
     if (last_call >= 0) {
       id = static_cast<size_t>(last_call);
-      node = emit(PathKind::kUnattributed, Table::kNone, -1, -1, rec.call_end[id]) ? Node::kDone : Node::kCallEnd;
+      node = emit(PathKind::kUnattributed, Table::kNone, -1, -1, call_end(id)) ? Node::kDone : Node::kCallEnd;
     } else if (span.end_act >= 0) {
       id = static_cast<size_t>(span.end_act);
-      node = emit(PathKind::kUnattributed, Table::kNone, -1, -1, rec.act_end[id]) ? Node::kDone : Node::kActEnd;
+      node = emit(PathKind::kUnattributed, Table::kNone, -1, -1, g.Act(static_cast<uint32_t>(id)).end) ? Node::kDone
+                                                                                                       : Node::kActEnd;
     } else if (span.end_call >= 0) {
       id = static_cast<size_t>(span.end_call);
-      node = emit(PathKind::kHostCompute, Table::kApi, -1, -1, rec.call_end[id], its.pid, it.tid) ? Node::kDone
-                                                                                                  : Node::kCallEnd;
+      node = emit(PathKind::kHostCompute, Table::kApi, -1, -1, call_end(id), its.pid, it.tid) ? Node::kDone
+                                                                                              : Node::kCallEnd;
     } else {
       emit(thread ? PathKind::kHostCompute : PathKind::kUnattributed, Table::kNone, -1, -1, lo, its.pid, it.tid);
     }
+    internal::ReplayActivity x{};  // the activity of the node (kActEnd, then its kActStart)
     while (node != Node::kDone) {
       bool reached = false;
       switch (node) {
         case Node::kActEnd: {
-          const auto& x = rec.acts[id];
-          reached = emit(act_kind(x), ActTable(x.kind), x.row, x.call, rec.act_start[id]);
+          x = g.Act(static_cast<uint32_t>(id));
+          reached = emit(act_kind(x), ActTable(x.kind), x.row, x.call, x.start);
           node = Node::kActStart;
           break;
         }
         case Node::kActStart: {
-          const auto& x = rec.acts[id];
-          switch (rec.act_bound[id]) {
+          int32_t from = -1;
+          switch (g.BindAct(static_cast<uint32_t>(id), x, &from)) {
             case ActBound::kLaunch:
-              reached = emit(PathKind::kLaunchDelay, ActTable(x.kind), x.row, x.call,
-                             rec.call_start[static_cast<size_t>(x.call)]);
+              reached =
+                  emit(PathKind::kLaunchDelay, ActTable(x.kind), x.row, x.call, a.start[static_cast<size_t>(x.call)]);
               node = Node::kCallStart;
               id = static_cast<size_t>(x.call);
               break;
@@ -173,9 +195,8 @@ Status AnalyzeCriticalPath(const Trace& t, const IterationAnalysis& its, const s
             case ActBound::kEvent: {
               // The recorded gap after the previous work of its stream, or (a stream wait event)
               // after the event's work on the other stream.
-              const size_t p =
-                  static_cast<size_t>(rec.act_bound[id] == ActBound::kStream ? rec.act_prev[id] : rec.act_waited[id]);
-              reached = emit(PathKind::kGpuGap, ActTable(x.kind), x.row, x.call, rec.act_end[p]);
+              const size_t p = static_cast<size_t>(from);
+              reached = emit(PathKind::kGpuGap, ActTable(x.kind), x.row, x.call, g.Act(static_cast<uint32_t>(p)).end);
               node = Node::kActEnd;
               id = p;
               break;
@@ -188,28 +209,29 @@ Status AnalyzeCriticalPath(const Trace& t, const IterationAnalysis& its, const s
           break;
         }
         case Node::kCallEnd: {
-          const int32_t w = rec.call_waited[id];
+          const int32_t w = g.CallWaited(static_cast<uint32_t>(id));
           const int64_t c = static_cast<int64_t>(id);
           if (w >= 0) {
             reached =
-                emit(PathKind::kSyncWait, Table::kApi, c, c, rec.act_end[static_cast<size_t>(w)], a.pid[id], a.tid[id]);
+                emit(PathKind::kSyncWait, Table::kApi, c, c, g.Act(static_cast<uint32_t>(w)).end, a.pid[id], a.tid[id]);
             node = Node::kActEnd;
             id = static_cast<size_t>(w);
           } else {
-            const PathKind kind = (rec.call_sync[id] & 1)   ? PathKind::kSyncWait
-                                  : (rec.call_sync[id] & 2) ? PathKind::kLaunchCall
-                                                            : PathKind::kRuntimeCall;
-            reached = emit(kind, Table::kApi, c, c, rec.call_start[id], a.pid[id], a.tid[id]);
+            const uint8_t sync = g.CallSync(static_cast<uint32_t>(id));
+            const PathKind kind = (sync & 1)   ? PathKind::kSyncWait
+                                  : (sync & 2) ? PathKind::kLaunchCall
+                                               : PathKind::kRuntimeCall;
+            reached = emit(kind, Table::kApi, c, c, a.start[id], a.pid[id], a.tid[id]);
             node = Node::kCallStart;
           }
           break;
         }
         case Node::kCallStart: {
-          const int32_t p = rec.call_prev[id];
+          const int32_t p = g.CallPrev(static_cast<uint32_t>(id));
           const int64_t c = static_cast<int64_t>(id);
           if (p >= 0) {
-            reached = emit(PathKind::kHostCompute, Table::kApi, c, c, rec.call_end[static_cast<size_t>(p)], a.pid[id],
-                           a.tid[id]);
+            reached =
+                emit(PathKind::kHostCompute, Table::kApi, c, c, call_end(static_cast<size_t>(p)), a.pid[id], a.tid[id]);
             node = Node::kCallEnd;
             id = static_cast<size_t>(p);
           } else {
@@ -223,6 +245,9 @@ Status AnalyzeCriticalPath(const Trace& t, const IterationAnalysis& its, const s
       if (reached) node = Node::kDone;
     }
     if (cursor > lo) emit(PathKind::kUnattributed, Table::kNone, -1, -1, lo);
+    // The host pieces by frame, in time order (the host model's hint reads forward).
+    for (auto p = host_pieces.rbegin(); p != host_pieces.rend(); ++p) split_frames(p->pid, p->tid, p->from, p->to);
+    host_pieces.clear();
     for (size_t i = 0; i < kPathKindCount; ++i) out->kind_ns[i] += sums[i];
     out->step_total_ns += span.end > lo ? span.end - lo : 0;
     if (options.on_iteration) options.on_iteration(k, sums);
@@ -293,8 +318,8 @@ Status AnalyzeCriticalPath(const Trace& t, const IterationAnalysis& its, const s
   }
   // host_compute by frame, the largest first (ties: by name).
   std::vector<PathFrame> all;
-  for (const auto& [name, f] : frames)
-    all.push_back({f.event == HostModel::kNoEvent ? std::string(name) : host->ShortName(f.event), f.ns});
+  for (const FrameSum& f : frames)
+    if (f.seen) all.push_back({f.event == HostModel::kNoEvent ? std::string() : host->ShortName(f.event), f.ns});
   std::sort(all.begin(), all.end(),
             [](const PathFrame& x, const PathFrame& y) { return x.ns != y.ns ? x.ns > y.ns : x.name < y.name; });
   for (size_t i = 0; i < all.size(); ++i) {

@@ -32,13 +32,8 @@ constexpr TimeNs kNever = internal::kReplayNever;
 
 bool Contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
-// A call that waits for the device: any *Synchronize, or a copy without Async (the synchronous
-// cudaMemcpy / hipMemcpy / cuMemcpyDtoH ...; not the peer copies, which only order).
-bool IsSyncCall(std::string_view n) {
-  const bool copy = Contains(n, "Memcpy") || Contains(n, "memcpy");
-  return Contains(n, "Synchronize") || (copy && !Contains(n, "Async") && !Contains(n, "async") && !Contains(n, "Peer"));
-}
-bool IsLaunchCall(std::string_view n) { return Contains(n, "Launch"); }
+using internal::IsLaunchCall;
+using internal::IsSyncCall;
 
 using Activity = internal::ReplayActivity;
 
@@ -139,6 +134,86 @@ Status Replay(const Trace& t, const IterationAnalysis& its, const ReplayChange& 
 }
 
 namespace internal {
+
+bool IsSyncCall(std::string_view n) {
+  const bool copy = Contains(n, "Memcpy") || Contains(n, "memcpy");
+  return Contains(n, "Synchronize") || (copy && !Contains(n, "Async") && !Contains(n, "async") && !Contains(n, "Peer"));
+}
+bool IsLaunchCall(std::string_view n) { return Contains(n, "Launch"); }
+
+bool HasEventRecords(const Trace& t) {
+  const SyncTable& y = t.syncs;
+  for (size_t r = 0; r < y.size(); ++r)
+    if (y.record_correlation[r] != kUnknownId && y.wait_stream[r] != kUnknownId) return true;
+  return false;
+}
+
+EventEdges FindEventEdges(const Trace& t, const ApiIndex& index, const std::vector<ReplayActivity>& acts) {
+  EventEdges out;
+  const ApiTable& a = t.api_calls;
+  const SyncTable& y = t.syncs;
+  auto stream_of = [&](const ReplayActivity& x) -> std::pair<int64_t, int64_t> {
+    switch (x.kind) {
+      case 0: return {t.kernels.device[x.row], t.kernels.stream[x.row]};
+      case 1: return {t.memcpys.device[x.row], t.memcpys.stream[x.row]};
+      default: return {t.memsets.device[x.row], t.memsets.stream[x.row]};
+    }
+  };
+  // Per (device, stream): (launch call start, activity start, activity) of the launched activities, sorted.
+  std::map<std::pair<int64_t, int64_t>, std::vector<std::tuple<TimeNs, TimeNs, uint32_t>>> launched;
+  for (uint32_t i = 0; i < acts.size(); ++i)
+    if (acts[i].call >= 0)
+      launched[stream_of(acts[i])].emplace_back(a.start[static_cast<size_t>(acts[i].call)], acts[i].start, i);
+  for (auto& [key, v] : launched) std::sort(v.begin(), v.end());
+  std::map<uint32_t, uint32_t> call_event;  // a blocking event sync: the event's activity
+  for (size_t r = 0; r < y.size(); ++r) {
+    if (y.record_correlation[r] == kUnknownId || y.wait_stream[r] == kUnknownId) continue;
+    if (y.kind[r] != SyncKind::kStreamWaitEvent && y.kind[r] != SyncKind::kEventSync) continue;
+    const int64_t call = index.Find(y.correlation[r], kUnknownId);
+    if (call < 0) continue;
+    const size_t c = static_cast<size_t>(call);
+    const int64_t record_call = index.Find(y.record_correlation[r], a.pid[c]);
+    if (record_call < 0 || a.pid[static_cast<size_t>(record_call)] != a.pid[c]) continue;
+    auto on = launched.find({y.device[r], y.wait_stream[r]});
+    if (on == launched.end()) continue;
+    const TimeNs recorded_at = a.start[static_cast<size_t>(record_call)];
+    auto last = std::lower_bound(on->second.begin(), on->second.end(),
+                                 std::tuple<TimeNs, TimeNs, uint32_t>{recorded_at, kNever, 0});
+    // The last launch before the record, of this process.
+    int64_t src = -1;
+    for (auto it = last; it != on->second.begin();) {
+      --it;
+      const size_t launch = static_cast<size_t>(acts[std::get<2>(*it)].call);
+      if (a.pid[launch] == a.pid[c]) {
+        src = std::get<2>(*it);
+        break;
+      }
+    }
+    if (src < 0) continue;
+    const TimeNs src_end = acts[static_cast<size_t>(src)].end;
+    if (y.kind[r] == SyncKind::kEventSync) {
+      if (!IsSyncCall(t.Name(a.name[c])) || src_end > std::max(a.start[c], a.end[c])) continue;
+      const auto [w, fresh] = call_event.try_emplace(static_cast<uint32_t>(c), static_cast<uint32_t>(src));
+      if (!fresh && acts[w->second].end < src_end) w->second = static_cast<uint32_t>(src);
+      continue;
+    }
+    auto waiting = launched.find({y.device[r], y.stream[r]});
+    if (waiting == launched.end() || waiting == on) continue;
+    auto next = std::upper_bound(waiting->second.begin(), waiting->second.end(),
+                                 std::tuple<TimeNs, TimeNs, uint32_t>{a.start[c], std::numeric_limits<TimeNs>::max(),
+                                                                      std::numeric_limits<uint32_t>::max()});
+    for (; next != waiting->second.end(); ++next) {
+      const size_t launch = static_cast<size_t>(acts[std::get<2>(*next)].call);
+      if (a.pid[launch] == a.pid[c] && a.tid[launch] == a.tid[c]) break;
+    }
+    if (next == waiting->second.end() || acts[std::get<2>(*next)].start < src_end) continue;
+    out.waits.emplace_back(std::get<2>(*next), static_cast<uint32_t>(src));
+  }
+  std::sort(out.waits.begin(), out.waits.end());
+  out.waits.erase(std::unique(out.waits.begin(), out.waits.end()), out.waits.end());
+  out.syncs.assign(call_event.begin(), call_event.end());
+  return out;
+}
 
 Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayChange& change, const ApiIndex* api_index,
                     ReplayResult* out, ReplayRecord* record) {
@@ -329,78 +404,15 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
     }
   }
 
-  // Cross-stream event edges, from the syncs that name their event's record (the recording
-  // stream and the cudaEventRecord call's correlation). The event's work: the last activity
-  // launched (by launch call start) onto the recording stream before the record call. A stream
-  // wait event: the first activity the waiting call's thread launches onto the waiting stream
-  // after it waits for that work; a cudaEventSynchronize returns after it. An edge the recorded
-  // times contradict (the waiting side began before the work ended) is left out.
+  // Cross-stream event edges (replay_engine.h).
   std::vector<std::pair<uint32_t, uint32_t>>& waits = rec.wait_edges;  // by the waiting activity
-  waits.clear();
-  rec.sync_edges.clear();
-  std::vector<int32_t> call_event(a.size(), -1);  // a blocking event sync: the event's activity
-  {
-    const SyncTable& y = t.syncs;
-    bool any = false;
-    for (size_t r = 0; r < y.size() && !any; ++r)
-      any = y.record_correlation[r] != kUnknownId && y.wait_stream[r] != kUnknownId;
-    if (any) {
-      // Per (device, stream): (launch call start, activity start, activity) of the launched activities, sorted.
-      std::map<std::pair<int64_t, int64_t>, std::vector<std::tuple<TimeNs, TimeNs, uint32_t>>> launched;
-      for (uint32_t i = 0; i < acts.size(); ++i)
-        if (acts[i].call >= 0)
-          launched[stream_of(acts[i])].emplace_back(a.start[static_cast<size_t>(acts[i].call)], acts[i].start, i);
-      for (auto& [key, v] : launched) std::sort(v.begin(), v.end());
-      for (size_t r = 0; r < y.size(); ++r) {
-        if (y.record_correlation[r] == kUnknownId || y.wait_stream[r] == kUnknownId) continue;
-        if (y.kind[r] != SyncKind::kStreamWaitEvent && y.kind[r] != SyncKind::kEventSync) continue;
-        const int64_t call = index.Find(y.correlation[r], kUnknownId);
-        if (call < 0) continue;
-        const size_t c = static_cast<size_t>(call);
-        const int64_t record_call = index.Find(y.record_correlation[r], a.pid[c]);
-        if (record_call < 0 || a.pid[static_cast<size_t>(record_call)] != a.pid[c]) continue;
-        auto on = launched.find({y.device[r], y.wait_stream[r]});
-        if (on == launched.end()) continue;
-        const TimeNs recorded_at = a.start[static_cast<size_t>(record_call)];
-        auto last = std::lower_bound(on->second.begin(), on->second.end(),
-                                     std::tuple<TimeNs, TimeNs, uint32_t>{recorded_at, kNever, 0});
-        // The last launch before the record, of this process.
-        int64_t src = -1;
-        for (auto it = last; it != on->second.begin();) {
-          --it;
-          const size_t launch = static_cast<size_t>(acts[std::get<2>(*it)].call);
-          if (a.pid[launch] == a.pid[c]) {
-            src = std::get<2>(*it);
-            break;
-          }
-        }
-        if (src < 0) continue;
-        const TimeNs src_end = acts[static_cast<size_t>(src)].end;
-        if (y.kind[r] == SyncKind::kEventSync) {
-          if (!(class_of(c) & 1) || src_end > std::max(a.start[c], a.end[c])) continue;
-          int32_t& w = call_event[c];
-          if (w < 0 || acts[static_cast<size_t>(w)].end < src_end) w = static_cast<int32_t>(src);
-          continue;
-        }
-        auto waiting = launched.find({y.device[r], y.stream[r]});
-        if (waiting == launched.end() || waiting == on) continue;
-        auto next =
-            std::upper_bound(waiting->second.begin(), waiting->second.end(),
-                             std::tuple<TimeNs, TimeNs, uint32_t>{a.start[c], std::numeric_limits<TimeNs>::max(),
-                                                                  std::numeric_limits<uint32_t>::max()});
-        for (; next != waiting->second.end(); ++next) {
-          const size_t launch = static_cast<size_t>(acts[std::get<2>(*next)].call);
-          if (a.pid[launch] == a.pid[c] && a.tid[launch] == a.tid[c]) break;
-        }
-        if (next == waiting->second.end() || acts[std::get<2>(*next)].start < src_end) continue;
-        waits.emplace_back(std::get<2>(*next), static_cast<uint32_t>(src));
-      }
-      std::sort(waits.begin(), waits.end());
-      waits.erase(std::unique(waits.begin(), waits.end()), waits.end());
-    }
+  std::vector<int32_t> call_event(a.size(), -1);                       // a blocking event sync: the event's activity
+  if (internal::HasEventRecords(t)) {
+    internal::EventEdges edges = internal::FindEventEdges(t, index, acts);
+    waits = std::move(edges.waits);
+    for (const auto& [c, w] : edges.syncs) call_event[c] = static_cast<int32_t>(w);
+    rec.sync_edges = std::move(edges.syncs);
   }
-  for (uint32_t c = 0; c < call_event.size(); ++c)
-    if (call_event[c] >= 0) rec.sync_edges.emplace_back(c, static_cast<uint32_t>(call_event[c]));
 
   // The host ranges the change speeds up: their union per thread, with running sums of its length.
   struct Union {

@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -74,6 +75,27 @@ struct ReplayRecord {
   };
   std::vector<IterationEnd> iterations;
 };
+
+// Cross-stream event edges, from the syncs that name their event's record (Sync::wait_stream,
+// record_correlation). The event's work: the last activity launched (by launch call start) onto
+// the recording stream before the cudaEventRecord call, by the waiting call's process. A stream
+// wait event: the first activity the waiting call's thread launches onto the waiting stream after
+// it waits for that work; a (synchronising) cudaEventSynchronize returns after it. An edge the
+// recorded times contradict (the waiting side began before the work ended) is left out.
+struct EventEdges {
+  std::vector<std::pair<uint32_t, uint32_t>> waits;  // (waiting activity, event's activity), sorted, unique
+  std::vector<std::pair<uint32_t, uint32_t>> syncs;  // (cudaEventSynchronize call row, event's activity), by call
+};
+// Whether the trace's syncs name any event record (else FindEventEdges finds none).
+bool HasEventRecords(const Trace& t);
+// `acts`: the activities as ReplayRecord::acts.
+EventEdges FindEventEdges(const Trace& t, const ApiIndex& index, const std::vector<ReplayActivity>& acts);
+
+// A call that waits for the device: any *Synchronize, or a copy without Async (the synchronous
+// cudaMemcpy / hipMemcpy / cuMemcpyDtoH ...; not the peer copies, which only order).
+bool IsSyncCall(std::string_view name);
+// A kernel launch call (cudaLaunchKernel, cuLaunchKernel, hipLaunchKernel, ...).
+bool IsLaunchCall(std::string_view name);
 
 // Runs the pass over the whole trace under `change` and fills `out` (Replay's result); with
 // `record`, also every node's new time and binding edge. `index`: the trace's API correlation

@@ -126,6 +126,7 @@ class HostModel {
                                 const std::vector<std::pair<uint32_t, TimeNs>>& anchors = {}) const;
 
   std::string_view EventName(uint32_t ev) const;
+  StringId NameId(uint32_t ev) const { return (ev & 1u) ? t_.api_calls.name[ev >> 1] : t_.ranges.name[ev >> 1]; }
   bool IsCall(uint32_t ev) const { return (ev & 1u) != 0; }
   // "image_processing_videomae.py: normalize" for a Python frame, the name otherwise.
   std::string ShortName(uint32_t ev) const;
@@ -162,7 +163,6 @@ class HostModel {
                      : std::max(t_.ranges.start[ev >> 1], t_.ranges.end[ev >> 1]);
   }
   TimeNs StartAt(uint32_t i) const { return Start(events_[i]); }  // i: index into events_
-  StringId NameId(uint32_t ev) const { return (ev & 1u) ? t_.api_calls.name[ev >> 1] : t_.ranges.name[ev >> 1]; }
   uint8_t NameClass(uint32_t ev) const;
   bool LaunchFree(uint32_t i, const Thread& th) const;  // i: index into events_
   // Index into events_ of the innermost event of `th` enclosing t, or kNoEvent.

@@ -1,6 +1,7 @@
 // RunAnalysis: the pipeline behind `tracegate analyze`, in dependency order.
 #include "tracegate/analyzer/analysis.h"
 
+#include <atomic>
 #include <exception>
 #include <future>
 #include <mutex>
@@ -33,9 +34,10 @@ FusionOptions FusionFromRules(const RulesConfig& rules) {
 }
 
 // The report's timeline draws the median iteration: its whole path is kept for the drawing.
-CriticalPathOptions PathOptions(const IterationAnalysis& iterations) {
+CriticalPathOptions PathOptions(const IterationAnalysis& iterations, const std::vector<uint32_t>& kernels_by_start) {
   CriticalPathOptions o;
   o.detail_iteration = MedianIterationPosition(iterations);
+  o.kernels_by_start = &kernels_by_start;
   return o;
 }
 
@@ -143,7 +145,20 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   // they are there. The communication figures (read by the report only) follow them on that
   // thread. Both read the iterations' spans and kernels, which the idle attribution leaves alone
   // (it writes only the iterations' phases and causes, and their phase statistics).
+  // The critical path (only when asked, AnalysisConfig::critical_path; with no kept iteration
+  // there is none) runs on whichever thread is free first: the side thread once the fusion
+  // candidates and the communication figures are found, or this one after the rules. It reads
+  // the iterations' spans and rows (which the idle attribution leaves alone), the kernel
+  // classes, the correlation index, the kernels by start and the host model (built once, by
+  // either thread).
   Status critical_path;
+  std::atomic<bool> path_taken{!config.critical_path || out->iterations.iterations.empty()};
+  auto find_path = [&] {
+    if (path_taken.exchange(true)) return;
+    critical_path =
+        AnalyzeCriticalPath(trace, out->iterations, out->kernel_classes, &*api_index, host_source(),
+                            PathOptions(out->iterations, out->summary.kernels_by_start), &out->critical_path);
+  };
   SideTask fusion_task([&] {
     if (config.rules.Enabled("fusion_candidate")) {
       FusionOptions fusion = FusionFromRules(config.rules);
@@ -152,6 +167,7 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
     }
     out->communication =
         AnalyzeCommunication(trace, out->iterations, out->kernel_classes, out->summary.kernels_by_start);
+    find_path();
   });
   // Every GPU-idle instant of the kept iterations to a cause; host compute around the GPU work
   // becomes pre / post where no range names them (the named stages are split there, so the
@@ -190,12 +206,7 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   in.precision = config.precision;
   in.reference = config.reference;
   out->findings = EvaluateRules(in, config.rules, RuleSubset::kAllButFusion);
-  // The critical path, while the fusion candidates may still be found: it reads the iterations'
-  // spans and rows, the kernel classes, the correlation index and the host model; with no kept
-  // iteration there is none. Only when asked (AnalysisConfig::critical_path).
-  if (config.critical_path && !out->iterations.iterations.empty())
-    critical_path = AnalyzeCriticalPath(trace, out->iterations, out->kernel_classes, &*api_index, host_source(),
-                                        PathOptions(out->iterations), &out->critical_path);
+  find_path();
   fusion_task.Wait();
   // The critical path read them until now.
   host.reset();

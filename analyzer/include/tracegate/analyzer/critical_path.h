@@ -1,6 +1,7 @@
-// The critical path of every kept iteration (issue 31): the replay's dependency pass
-// (analyzer/analysis/replay_engine.h, the same engine as `tracegate predict --method replay`) run
-// with no change records, for each node, which of its predecessors bound its time; walking those
+// The critical path of every kept iteration (issue 31): the replay's dependency graph
+// (analyzer/analysis/replay_engine.h, the same edges as `tracegate predict --method replay`) with
+// nothing changed, where every node keeps its recorded time and one of its predecessors bound it
+// (analyzer/analysis/recorded_graph.h finds which as the walk reaches the node); walking those
 // back from the iteration's end to its start gives the longest chain of dependencies, and every
 // nanosecond of the step goes to one kind of work on it:
 //   kernel_<class>  a kernel's duration, by its class (kernel_class.h), except collectives:
@@ -134,6 +135,8 @@ struct CriticalPathOptions {
   // most segments kept of it (the longest, when it has more).
   size_t detail_iteration = SIZE_MAX;
   size_t detail_cap = 2000;
+  // The kernel rows in (start, row) order (Summary::kernels_by_start), or null to sort them here.
+  const std::vector<uint32_t>* kernels_by_start = nullptr;
   // Called for every segment of every path (tests; nothing is kept for them), from the
   // iteration's end backwards; and once per iteration with its sums per kind.
   std::function<void(const PathSegment&)> on_segment;
