@@ -340,7 +340,8 @@ Status AnalyzeCriticalPath(const Trace& t, const IterationAnalysis& its, const s
   };
   out->assumptions = {
       "cross-stream event waits are edges only where the trace names the event's record (Kineto's wait_on_stream and "
-      "wait_on_cuda_event_record_corr_id, nsys' CUDA event records); without it a stream waits only for itself and "
+      "wait_on_cuda_event_record_corr_id, nsys' and tracegate record's CUDA event records); without it a stream waits "
+      "only for itself and "
       "its launches",
       "collectives are not matched across ranks: a collective kernel's time counts as communication on this rank",
       "at a tie the stream edge binds work queued on a busy stream, the launch edge work on an idle one",

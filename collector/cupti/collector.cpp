@@ -511,6 +511,12 @@ Status StartCollector(const RecordingOptions& options, const std::string& part_p
     g_session = s.get();  // before enabling: the first buffers may complete at once
   }
   bool usable = EnableCupti(*s);
+  {
+    // Event syncs wait for their CUDA event record only when CUPTI took the kind.
+    std::lock_guard<std::mutex> lock(g_convert);
+    s->converter->ExpectEventRecords(std::find(s->enabled.begin(), s->enabled.end(), CUPTI_ACTIVITY_KIND_CUDA_EVENT) !=
+                                     s->enabled.end());
+  }
   if (!s->missed.empty()) {
     std::string all;
     for (const std::string& m : s->missed) all += (all.empty() ? "" : "; ") + m;

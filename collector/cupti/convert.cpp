@@ -1,6 +1,7 @@
 // CUPTI activity records -> trace-model rows; see convert.h.
 #include "convert.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -39,6 +40,13 @@ SyncKind ToSyncKind(CUpti_ActivitySynchronizationType t) {
 
 // Stream and event ids of sync records: CUPTI_SYNCHRONIZATION_INVALID_VALUE when not applicable.
 int64_t SyncId(uint32_t v) { return v == CUPTI_SYNCHRONIZATION_INVALID_VALUE ? kUnknownId : v; }
+
+// cudaEventSyncId (sync and CUDA event records): CUPTI_SYNCHRONIZATION_INVALID_VALUE where not
+// applicable. 0 is read as not filled too (a zeroed buffer from a CUPTI that leaves it): matching
+// every such sync to one record would make edges that are not there.
+bool KnownEventSyncId(uint64_t v) {
+  return v != 0 && v != CUPTI_SYNCHRONIZATION_INVALID_VALUE && v != std::numeric_limits<uint64_t>::max();
+}
 
 // Graph ids are 0 for work not launched through a graph.
 int64_t GraphId(uint64_t v) { return v == 0 ? kUnknownId : static_cast<int64_t>(v); }
@@ -91,9 +99,7 @@ static_assert(ColumnCheck<tg::Memset>()
 static_assert(ColumnCheck<tg::Sync>()
                   .With(&tg::Sync::start, &tg::Sync::end, &tg::Sync::device, &tg::Sync::stream, &tg::Sync::correlation,
                         &tg::Sync::kind, &tg::Sync::event_id, &tg::Sync::pid)
-                  // Not filled: CUPTI gives the recording stream and cudaEventRecord's correlation
-                  // only in CUPTI_ACTIVITY_KIND_CUDA_EVENT records (CUpti_ActivityCudaEvent2, joined
-                  // on cudaEventSyncId), which the collector does not enable yet.
+                  // From the sync's CUPTI_ACTIVITY_KIND_CUDA_EVENT record (CudaEvent below).
                   .With(&tg::Sync::wait_stream, &tg::Sync::record_correlation)
                   .All());
 static_assert(ColumnCheck<ApiCall>()
@@ -176,6 +182,7 @@ void ActivityConverter::ConvertRecord(const CUpti_Activity& record, Trace& batch
     case CUPTI_ACTIVITY_KIND_MEMCPY2: return Copy(As<CUpti_ActivityMemcpyPtoP4>(record), batch);
     case CUPTI_ACTIVITY_KIND_MEMSET: return Memset(As<CUpti_ActivityMemset4>(record), batch);
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return Sync(As<CUpti_ActivitySynchronization2>(record), batch);
+    case CUPTI_ACTIVITY_KIND_CUDA_EVENT: return CudaEvent(As<CUpti_ActivityCudaEvent2>(record), batch);
     case CUPTI_ACTIVITY_KIND_RUNTIME: return Api(As<CUpti_ActivityAPI>(record), ApiKind::kRuntime, batch);
     case CUPTI_ACTIVITY_KIND_DRIVER: return Api(As<CUpti_ActivityAPI>(record), ApiKind::kDriver, batch);
     case CUPTI_ACTIVITY_KIND_MARKER: return Marker(As<CUpti_ActivityMarker2>(record), batch);
@@ -205,6 +212,10 @@ void ActivityConverter::Close(Trace& batch) {
   batch.quality.Add(Quality::kUnmatchedRangeEnd, open_ranges_.size() + pending_ends_.size());
   open_ranges_.clear();
   pending_ends_.clear();
+  for (auto& [sync_id, syncs] : held_syncs_)  // their record never came: wait_stream etc. unknown
+    for (auto& [y, context] : syncs) AddSync(y, context, batch);
+  held_syncs_.clear();
+  held_count_ = 0;
   for (auto& [context, syncs] : pending_syncs_)
     for (const tg::Sync& y : syncs) batch.syncs.Add(y);  // device stays -1
   pending_syncs_.clear();
@@ -269,11 +280,84 @@ void ActivityConverter::Sync(const CUpti_ActivitySynchronization2& r, Trace& bat
   y.kind = ToSyncKind(r.type);
   y.event_id = SyncId(r.cudaEventId);
   y.pid = pid_;
+  if ((y.kind == SyncKind::kEventSync || y.kind == SyncKind::kStreamWaitEvent) && KnownEventSyncId(r.cudaEventSyncId)) {
+    if (auto it = event_records_.find(r.cudaEventSyncId); it != event_records_.end()) {
+      y.wait_stream = it->second.stream;
+      y.record_correlation = it->second.correlation;
+    } else if (expect_event_records_) {  // its record may be in a buffer still to come
+      held_syncs_[r.cudaEventSyncId].emplace_back(y, r.contextId);
+      if (++held_count_ > kMaxHeldSyncs) {  // give up on the oldest recording's syncs
+        auto oldest = held_syncs_.begin();
+        for (auto& [held, context] : oldest->second) AddSync(held, context, batch);
+        held_count_ -= oldest->second.size();
+        held_syncs_.erase(oldest);
+      }
+      return;
+    }
+  }
+  AddSync(y, r.contextId, batch);
+}
+
+void ActivityConverter::AddSync(tg::Sync y, uint32_t context, Trace& batch) {
+  if (y.device < 0) y.device = DeviceOfContext(context);
   if (y.device < 0) {
-    pending_syncs_[r.contextId].push_back(y);
+    pending_syncs_[context].push_back(y);
     return;
   }
   batch.syncs.Add(y);
+}
+
+// A cudaEventSynchronize or cudaStreamWaitEvent waits for the event's latest cudaEventRecord
+// before the call. CUPTI names that record for us: each CUDA event record (one per cudaEventRecord
+// call) has a cudaEventSyncId of its own, and a sync record of type EVENT_SYNCHRONIZE or
+// STREAM_WAIT_EVENT carries the cudaEventSyncId of the record it waits on. The sync takes that
+// record's stream (wait_stream) and correlation id (record_correlation, the cudaEventRecord call's),
+// the rule of the nsys importer (sqlite_events.cpp ReadSyncs: a join on eventSyncId, one process).
+// Buffers come in no set order, so either may come first: a record is kept for the syncs still to
+// come, and a sync whose record has not come is held until it does (or Close).
+// Bounded: an event (by context and event id; CUDA reuses an event for many records) keeps its
+// latest kRecordsPerEvent records, a sync naming an older one stays unmatched; at most kMaxEvents
+// events are kept (beyond, the least recently recorded half is forgotten); at most kMaxHeldSyncs
+// syncs are held (beyond, those waiting on the lowest sync id, the oldest record, go out
+// unmatched). No record for a sync (event recorded before the recording started, or the kind
+// refused): wait_stream and record_correlation stay kUnknownId.
+void ActivityConverter::CudaEvent(const CUpti_ActivityCudaEvent2& r, Trace& batch) {
+  if (!KnownEventSyncId(r.cudaEventSyncId)) return;
+  EventHistory& h = event_history_[(uint64_t{r.contextId} << 32) | r.eventId];
+  if (h.count == kRecordsPerEvent) event_records_.erase(h.sync_ids[h.next]);  // the event's oldest
+  else ++h.count;
+  h.sync_ids[h.next] = r.cudaEventSyncId;
+  h.next = static_cast<uint32_t>((h.next + 1) % kRecordsPerEvent);
+  h.recorded = ++event_serial_;
+  const EventRecord record{static_cast<int64_t>(r.streamId), static_cast<int64_t>(r.correlationId)};
+  event_records_.insert_or_assign(r.cudaEventSyncId, record);
+  if (auto held = held_syncs_.find(r.cudaEventSyncId); held != held_syncs_.end()) {
+    for (auto& [y, context] : held->second) {
+      y.wait_stream = record.stream;
+      y.record_correlation = record.correlation;
+      AddSync(y, context, batch);
+    }
+    held_count_ -= held->second.size();
+    held_syncs_.erase(held);
+  }
+  if (event_history_.size() > kMaxEvents) ForgetOldEvents();
+}
+
+void ActivityConverter::ForgetOldEvents() {
+  std::vector<uint64_t> serials;
+  serials.reserve(event_history_.size());
+  for (const auto& [key, h] : event_history_) serials.push_back(h.recorded);
+  auto middle = serials.begin() + static_cast<std::ptrdiff_t>(serials.size() / 2);
+  std::nth_element(serials.begin(), middle, serials.end());
+  const uint64_t keep_from = *middle;
+  for (auto it = event_history_.begin(); it != event_history_.end();) {
+    if (it->second.recorded >= keep_from) {
+      ++it;
+      continue;
+    }
+    for (uint32_t i = 0; i < it->second.count; ++i) event_records_.erase(it->second.sync_ids[i]);
+    it = event_history_.erase(it);
+  }
 }
 
 void ActivityConverter::Api(const CUpti_ActivityAPI& r, ApiKind kind, Trace& batch) {

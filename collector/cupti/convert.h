@@ -43,6 +43,9 @@ inline constexpr RecordedKind kRecordedKinds[] = {
     {CUPTI_ACTIVITY_KIND_MEMCPY2, "peer-to-peer copies", true, EventKind::kMemcpy},
     {CUPTI_ACTIVITY_KIND_MEMSET, "memsets", true, EventKind::kMemset},
     {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "synchronization", true, EventKind::kSync},
+    // cudaEventRecord calls: no rows; they give event syncs their record (wait_stream,
+    // record_correlation). Always on, so a sync in a capture window finds a record made before it.
+    {CUPTI_ACTIVITY_KIND_CUDA_EVENT, "CUDA event records", false, EventKind::kKernel},
     {CUPTI_ACTIVITY_KIND_RUNTIME, "runtime API", true, EventKind::kRuntime},
     {CUPTI_ACTIVITY_KIND_DRIVER, "driver API", true, EventKind::kDriver},
     {CUPTI_ACTIVITY_KIND_MARKER, "NVTX markers and ranges", true, EventKind::kRange},
@@ -88,8 +91,18 @@ class ActivityConverter {
   void BeginBatch(Trace& batch);
 
   // End of recording: NVTX ranges still open, and ends whose start never came, are counted as
-  // unmatched_range_end into batch; syncs whose context never came are added with device -1.
+  // unmatched_range_end into batch; syncs whose context never came are added with device -1, and
+  // event syncs whose event record never came with wait_stream and record_correlation unknown.
   void Close(Trace& batch);
+
+  // Whether CUDA event records (CUPTI_ACTIVITY_KIND_CUDA_EVENT) are coming (default: true). When
+  // CUPTI refused the kind, event syncs are not held for a record that will not come.
+  void ExpectEventRecords(bool expect) { expect_event_records_ = expect; }
+
+  // Bounds of the event-record matching (see CudaEvent in convert.cpp).
+  static constexpr size_t kRecordsPerEvent = 8;             // latest records kept per (context, event)
+  static constexpr size_t kMaxEvents = size_t{1} << 16;     // events with records kept
+  static constexpr size_t kMaxHeldSyncs = size_t{1} << 16;  // syncs waiting for their record
 
   const AllocationTracker& allocations() const { return allocations_; }
   // CUPTI and driver overhead in ns by kind name ("cupti_buffer_flush", "driver_compiler", ...).
@@ -115,6 +128,10 @@ class ActivityConverter {
   void Copy(const CopyRecord& r, Trace& batch);
   void Memset(const CUpti_ActivityMemset4& r, Trace& batch);
   void Sync(const CUpti_ActivitySynchronization2& r, Trace& batch);
+  void CudaEvent(const CUpti_ActivityCudaEvent2& r, Trace& batch);
+  // A sync with what it can know now: its device from its context, or held for the context.
+  void AddSync(tg::Sync y, uint32_t context, Trace& batch);
+  void ForgetOldEvents();
   void Api(const CUpti_ActivityAPI& r, ApiKind kind, Trace& batch);
   void Marker(const CUpti_ActivityMarker2& r, Trace& batch);
   void Memory(const CUpti_ActivityMemory4& r);
@@ -133,6 +150,27 @@ class ActivityConverter {
   // per-context buffers in no set order): syncs by context id, NVTX end times by marker id.
   std::unordered_map<uint32_t, std::vector<tg::Sync>> pending_syncs_;
   std::unordered_map<uint32_t, TimeNs> pending_ends_;
+  // CUDA event records by cudaEventSyncId, the id CUPTI gives each cudaEventRecord call and copies
+  // into the syncs that wait on that recording (see CudaEvent in convert.cpp).
+  struct EventRecord {
+    int64_t stream = kUnknownId;
+    int64_t correlation = kUnknownId;
+  };
+  std::unordered_map<uint64_t, EventRecord> event_records_;
+  // Per (context << 32 | event id): the sync ids of its latest kRecordsPerEvent records (a ring),
+  // and when it was last recorded (a serial), to forget the least recently recorded events.
+  struct EventHistory {
+    std::array<uint64_t, kRecordsPerEvent> sync_ids{};
+    uint32_t count = 0, next = 0;
+    uint64_t recorded = 0;
+  };
+  std::unordered_map<uint64_t, EventHistory> event_history_;
+  uint64_t event_serial_ = 0;
+  // Event syncs whose record has not come yet, by cudaEventSyncId (with the sync's context id);
+  // at most kMaxHeldSyncs, the lowest sync ids given up first.
+  std::map<uint64_t, std::vector<std::pair<tg::Sync, uint32_t>>> held_syncs_;
+  size_t held_count_ = 0;
+  bool expect_event_records_ = true;
   // Kernel names. CUPTI shares one name string among all records of a kernel, so the pointer is
   // the key: a hit costs a hash of the pointer and a compare of the text with the entry's (strcmp,
   // no hashing): CUPTI may free a module's names when it is unloaded and a later module's name can

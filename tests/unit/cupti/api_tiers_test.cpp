@@ -87,6 +87,7 @@ TEST(ApiTiers, PlanByVersionAndOptions) {
   EXPECT_TRUE(Has(p.always, CUPTI_ACTIVITY_KIND_MARKER));
   EXPECT_TRUE(Has(p.always, CUPTI_ACTIVITY_KIND_MEMORY2));
   EXPECT_TRUE(Has(p.always, CUPTI_ACTIVITY_KIND_DEVICE));
+  EXPECT_TRUE(Has(p.always, CUPTI_ACTIVITY_KIND_CUDA_EVENT));  // a windowed sync finds an earlier record
   EXPECT_FALSE(Has(p.windowed, CUPTI_ACTIVITY_KIND_GRAPH_TRACE));
   EXPECT_EQ(p.apis.size(), AnalysisApis(true).size());
   EXPECT_EQ(p.tier, "default: the " + std::to_string(p.apis.size()) +

@@ -4,8 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstring>
+#include <filesystem>
 #include <limits>
+#include <string>
+
+#include "tracegate/analyzer/import.h"
+#include "tracegate/analyzer/store.h"
 
 namespace tg::cupti {
 namespace {
@@ -520,6 +527,7 @@ TEST(CuptiConvert, RecordedKindsTableMapsToOurVocabulary) {
   EXPECT_EQ(FindRecordedKind(CUPTI_ACTIVITY_KIND_DRIVER)->event, EventKind::kDriver);
   EXPECT_EQ(FindRecordedKind(CUPTI_ACTIVITY_KIND_MARKER)->event, EventKind::kRange);
   EXPECT_FALSE(FindRecordedKind(CUPTI_ACTIVITY_KIND_MEMORY2)->has_event);
+  EXPECT_FALSE(FindRecordedKind(CUPTI_ACTIVITY_KIND_CUDA_EVENT)->has_event);
   EXPECT_EQ(FindRecordedKind(CUPTI_ACTIVITY_KIND_PC_SAMPLING), nullptr);
   // Every kind once.
   for (size_t i = 0; i < std::size(kRecordedKinds); ++i)
@@ -558,6 +566,239 @@ TEST(CuptiConvert, RangeEndBeforeItsStartStillMakesTheRange) {
   Trace last;
   c.Close(last);
   EXPECT_EQ(last.quality.Get(Quality::kUnmatchedRangeEnd), 0u);
+}
+
+// CUDA event records (cudaEventRecord) and the event syncs that name them by cudaEventSyncId.
+CUpti_ActivityCudaEvent2 MakeEventRecord(uint32_t event, uint32_t stream, uint32_t correlation, uint64_t sync_id,
+                                         uint32_t context = 1) {
+  auto r = Zeroed<CUpti_ActivityCudaEvent2>(CUPTI_ACTIVITY_KIND_CUDA_EVENT);
+  r.contextId = context;
+  r.eventId = event;
+  r.streamId = stream;
+  r.correlationId = correlation;
+  r.deviceId = 0;
+  r.cudaEventSyncId = sync_id;
+  return r;
+}
+
+CUpti_ActivitySynchronization2 MakeEventWait(CUpti_ActivitySynchronizationType type, uint32_t event, uint64_t sync_id,
+                                             uint32_t correlation, uint32_t context = 1) {
+  CUpti_ActivitySynchronization2 r = MakeSync(type, context);
+  r.cudaEventId = event;
+  r.cudaEventSyncId = sync_id;
+  r.correlationId = correlation;
+  if (type == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT) r.streamId = 14;  // the waiting stream
+  return r;
+}
+
+void FeedContext(ActivityConverter& c, uint32_t context, uint32_t device, Trace& batch) {
+  auto ctx = Zeroed<CUpti_ActivityContext3>(CUPTI_ACTIVITY_KIND_CONTEXT);
+  ctx.contextId = context;
+  ctx.deviceId = device;
+  Feed(c, ctx, batch);
+}
+
+constexpr auto kWaitEvent = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT;
+constexpr auto kEventSync = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE;
+
+TEST(CuptiConvert, EventSyncsTakeTheStreamAndCorrelationOfTheirEventRecord) {
+  ActivityConverter c = MakeConverter();
+  Trace batch;
+  FeedContext(c, 1, 0, batch);
+  Feed(c, MakeEventRecord(5, 13, 40, 100), batch);
+  Feed(c, MakeEventWait(kWaitEvent, 5, 100, 41), batch);
+  Feed(c, MakeEventWait(kEventSync, 5, 100, 42), batch);
+  CUpti_ActivitySynchronization2 stream_sync = MakeSync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 1);
+  stream_sync.streamId = 13;
+  stream_sync.cudaEventSyncId = 100;  // not an event sync: no record is looked for
+  Feed(c, stream_sync, batch);
+
+  EXPECT_EQ(c.skipped_records(), 0u);  // the event record makes no row and is no unknown kind
+  EXPECT_EQ(batch.quality.Get(Quality::kUnknownCategorySkipped), 0u);
+  ASSERT_EQ(batch.syncs.size(), 3u);
+  Sync waited = batch.syncs.Row(0);
+  EXPECT_EQ(waited.kind, SyncKind::kStreamWaitEvent);
+  EXPECT_EQ(waited.stream, 14);
+  EXPECT_EQ(waited.event_id, 5);
+  EXPECT_EQ(waited.correlation, 41);
+  EXPECT_EQ(waited.device, 0);
+  EXPECT_EQ(waited.wait_stream, 13);
+  EXPECT_EQ(waited.record_correlation, 40);
+  Sync synced = batch.syncs.Row(1);
+  EXPECT_EQ(synced.kind, SyncKind::kEventSync);
+  EXPECT_EQ(synced.stream, kUnknownId);
+  EXPECT_EQ(synced.correlation, 42);
+  EXPECT_EQ(synced.wait_stream, 13);
+  EXPECT_EQ(synced.record_correlation, 40);
+  Sync other = batch.syncs.Row(2);
+  EXPECT_EQ(other.kind, SyncKind::kStreamSync);
+  EXPECT_EQ(other.wait_stream, kUnknownId);
+  EXPECT_EQ(other.record_correlation, kUnknownId);
+  Trace last;
+  c.Close(last);
+  EXPECT_EQ(last.syncs.size(), 0u);
+}
+
+// One event recorded twice: each sync gets the record it waited on (CUPTI's cudaEventSyncId: the
+// event's latest record before the call), even a sync of the first recording that comes late.
+TEST(CuptiConvert, ReusedEventSyncTakesTheRecordItWaitedOn) {
+  ActivityConverter c = MakeConverter();
+  Trace batch;
+  FeedContext(c, 1, 0, batch);
+  Feed(c, MakeEventRecord(5, 13, 40, 100), batch);
+  Feed(c, MakeEventWait(kWaitEvent, 5, 100, 41), batch);
+  Feed(c, MakeEventRecord(5, 15, 50, 101), batch);
+  Feed(c, MakeEventWait(kEventSync, 5, 101, 51), batch);
+  Trace later;  // another thread's buffer: a wait on the first recording
+  Feed(c, MakeEventWait(kWaitEvent, 5, 100, 45), later);
+
+  ASSERT_EQ(batch.syncs.size(), 2u);
+  EXPECT_EQ(batch.syncs.wait_stream[0], 13);
+  EXPECT_EQ(batch.syncs.record_correlation[0], 40);
+  EXPECT_EQ(batch.syncs.wait_stream[1], 15);
+  EXPECT_EQ(batch.syncs.record_correlation[1], 50);
+  ASSERT_EQ(later.syncs.size(), 1u);
+  EXPECT_EQ(later.syncs.correlation[0], 45);
+  EXPECT_EQ(later.syncs.wait_stream[0], 13);
+  EXPECT_EQ(later.syncs.record_correlation[0], 40);
+}
+
+// Buffers come in no set order: a sync whose record is in a later buffer waits for it, and one
+// whose context is later still waits for that too.
+TEST(CuptiConvert, EventSyncBeforeItsRecordIsMatchedWhenTheRecordComes) {
+  ActivityConverter c = MakeConverter();
+  Trace first, second, third;
+  FeedContext(c, 1, 2, first);
+  Feed(c, MakeEventWait(kWaitEvent, 5, 100, 41), first);
+  Feed(c, MakeEventWait(kEventSync, 6, 200, 61, /*context=*/7), first);  // context 7 not known yet
+  EXPECT_EQ(first.syncs.size(), 0u);
+  Feed(c, MakeEventRecord(5, 13, 40, 100), second);
+  Feed(c, MakeEventRecord(6, 16, 60, 200, /*context=*/7), second);
+  ASSERT_EQ(second.syncs.size(), 1u);
+  EXPECT_EQ(second.syncs.correlation[0], 41);
+  EXPECT_EQ(second.syncs.device[0], 2);
+  EXPECT_EQ(second.syncs.wait_stream[0], 13);
+  EXPECT_EQ(second.syncs.record_correlation[0], 40);
+  FeedContext(c, 7, 3, third);
+  ASSERT_EQ(third.syncs.size(), 1u);
+  EXPECT_EQ(third.syncs.correlation[0], 61);
+  EXPECT_EQ(third.syncs.device[0], 3);
+  EXPECT_EQ(third.syncs.wait_stream[0], 16);
+  EXPECT_EQ(third.syncs.record_correlation[0], 60);
+  Trace last;
+  c.Close(last);
+  EXPECT_EQ(last.syncs.size(), 0u);
+}
+
+TEST(CuptiConvert, EventSyncWithoutItsRecordKeepsUnknownColumns) {
+  ActivityConverter c = MakeConverter();
+  Trace batch;
+  FeedContext(c, 1, 0, batch);
+  Feed(c, MakeEventRecord(5, 13, 40, 100), batch);
+  // No sync id (CUPTI's invalid value, or 0: not filled): out at once, unmatched.
+  Feed(c, MakeEventWait(kWaitEvent, 5, CUPTI_SYNCHRONIZATION_INVALID_VALUE, 41), batch);
+  Feed(c, MakeEventWait(kEventSync, 5, 0, 42), batch);
+  ASSERT_EQ(batch.syncs.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(batch.syncs.wait_stream[i], kUnknownId);
+    EXPECT_EQ(batch.syncs.record_correlation[i], kUnknownId);
+  }
+  // A sync id whose record never comes (recorded before the recording began): held, then out at Close.
+  Feed(c, MakeEventWait(kWaitEvent, 8, 99, 43), batch);
+  EXPECT_EQ(batch.syncs.size(), 2u);
+  Trace last;
+  c.Close(last);
+  ASSERT_EQ(last.syncs.size(), 1u);
+  EXPECT_EQ(last.syncs.correlation[0], 43);
+  EXPECT_EQ(last.syncs.device[0], 0);
+  EXPECT_EQ(last.syncs.event_id[0], 8);
+  EXPECT_EQ(last.syncs.wait_stream[0], kUnknownId);
+  EXPECT_EQ(last.syncs.record_correlation[0], kUnknownId);
+}
+
+TEST(CuptiConvert, EventSyncIsNotHeldWhenCuptiRefusedEventRecords) {
+  ActivityConverter c = MakeConverter();
+  c.ExpectEventRecords(false);
+  Trace batch;
+  FeedContext(c, 1, 0, batch);
+  Feed(c, MakeEventWait(kWaitEvent, 5, 100, 41), batch);
+  ASSERT_EQ(batch.syncs.size(), 1u);
+  EXPECT_EQ(batch.syncs.wait_stream[0], kUnknownId);
+  EXPECT_EQ(batch.syncs.record_correlation[0], kUnknownId);
+}
+
+// Memory stays bounded: an event keeps its latest kRecordsPerEvent records, the converter its
+// kMaxEvents most recently recorded events and at most kMaxHeldSyncs syncs waiting for a record.
+TEST(CuptiConvert, EventRecordsAndHeldSyncsAreBounded) {
+  ActivityConverter c = MakeConverter();
+  Trace batch;
+  FeedContext(c, 1, 0, batch);
+  const uint64_t n = ActivityConverter::kRecordsPerEvent + 1;
+  for (uint64_t i = 1; i <= n; ++i) Feed(c, MakeEventRecord(5, static_cast<uint32_t>(i), 0, i), batch);
+  Feed(c, MakeEventWait(kEventSync, 5, 2, 41), batch);  // the oldest record kept
+  ASSERT_EQ(batch.syncs.size(), 1u);
+  EXPECT_EQ(batch.syncs.wait_stream[0], 2);
+  Feed(c, MakeEventWait(kEventSync, 5, 1, 42), batch);  // forgotten: held like one not come yet
+  EXPECT_EQ(batch.syncs.size(), 1u);
+
+  // Many events: the least recently recorded are forgotten, the latest kept.
+  for (uint32_t e = 0; e <= ActivityConverter::kMaxEvents; ++e)
+    Feed(c, MakeEventRecord(1000 + e, 7, e, 1000 + e), batch);
+  Feed(c, MakeEventRecord(5, 3, 0, 50), batch);  // event 5 recorded again: kept
+  Feed(c, MakeEventWait(kEventSync, 5, 50, 43), batch);
+  Feed(c, MakeEventWait(kEventSync, 1000 + ActivityConverter::kMaxEvents, 1000 + ActivityConverter::kMaxEvents, 44),
+       batch);
+  ASSERT_EQ(batch.syncs.size(), 3u);
+  EXPECT_EQ(batch.syncs.wait_stream[1], 3);
+  EXPECT_EQ(batch.syncs.record_correlation[2], static_cast<int64_t>(ActivityConverter::kMaxEvents));
+  Feed(c, MakeEventWait(kEventSync, 1000, 1000, 45), batch);  // the first of them: forgotten, held
+  EXPECT_EQ(batch.syncs.size(), 3u);
+
+  // Syncs held for records that do not come: beyond the bound, the lowest sync ids go out unmatched.
+  const uint64_t base = 1'000'000;
+  for (uint64_t i = 0; i < ActivityConverter::kMaxHeldSyncs; ++i)
+    Feed(c, MakeEventWait(kEventSync, 9, base + i, static_cast<uint32_t>(i)), batch);
+  // Held now: sync ids 1 and 1000 and the loop's; over the bound by 2, the two lowest went out.
+  ASSERT_EQ(batch.syncs.size(), 5u);
+  EXPECT_EQ(batch.syncs.correlation[3], 42);
+  EXPECT_EQ(batch.syncs.correlation[4], 45);
+  EXPECT_EQ(batch.syncs.wait_stream[3], kUnknownId);
+  Feed(c, MakeEventRecord(9, 21, 70, base + 5), batch);  // a late record still finds its held sync
+  ASSERT_EQ(batch.syncs.size(), 6u);
+  EXPECT_EQ(batch.syncs.correlation[5], 5);
+  EXPECT_EQ(batch.syncs.wait_stream[5], 21);
+  Trace last;
+  c.Close(last);
+  EXPECT_EQ(last.syncs.size(), ActivityConverter::kMaxHeldSyncs - 1);
+}
+
+// What the converter fills reaches the store (tgWaitStream, tgRecordCorrelation) and comes back.
+TEST(CuptiConvert, MatchedEventSyncSurvivesTheStore) {
+  ActivityConverter c = MakeConverter();
+  Trace batch;
+  FeedContext(c, 1, 0, batch);
+  Feed(c, MakeEventRecord(5, 13, 40, 100), batch);
+  Feed(c, MakeEventWait(kWaitEvent, 5, 100, 41), batch);
+  Feed(c, MakeEventWait(kEventSync, 5, 7, 42), batch);  // its record never comes
+  c.Close(batch);
+  ASSERT_EQ(batch.syncs.size(), 2u);
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("tg_cupti_event_" + std::to_string(::getpid()) + ".tgdb")).string();
+  Status w = WriteStore(batch, path);
+  ASSERT_TRUE(w.ok()) << w.message();
+  Trace back;
+  Status r = ImportSqlite(path, &back);
+  std::filesystem::remove(path);
+  ASSERT_TRUE(r.ok()) << r.message();
+  ASSERT_EQ(back.syncs.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    const size_t j = back.syncs.correlation[i] == 41 ? 0 : 1;
+    EXPECT_EQ(back.syncs.correlation[i], batch.syncs.correlation[j]);
+    EXPECT_EQ(back.syncs.wait_stream[i], batch.syncs.wait_stream[j]);
+    EXPECT_EQ(back.syncs.record_correlation[i], batch.syncs.record_correlation[j]);
+  }
+  EXPECT_EQ(back.syncs.wait_stream[back.syncs.correlation[0] == 41 ? 0 : 1], 13);
+  EXPECT_EQ(back.syncs.record_correlation[back.syncs.correlation[0] == 41 ? 0 : 1], 40);
 }
 
 }  // namespace

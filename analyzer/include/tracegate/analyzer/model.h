@@ -243,8 +243,8 @@ struct ColumnStorage<T, Sparse<Fill>> {
 // was recorded on (wait_stream) and the correlation id of its cudaEventRecord call
 // (record_correlation); kUnknownId where the source does not say. From Kineto's wait_on_stream
 // and wait_on_cuda_event_record_corr_id (-1 there reads as unknown), or an nsys export's
-// CUPTI_ACTIVITY_KIND_CUDA_EVENT row with the sync's eventSyncId; the CUPTI collector leaves them
-// unknown.
+// CUPTI_ACTIVITY_KIND_CUDA_EVENT row with the sync's eventSyncId, or the CUPTI collector's CUDA
+// event record with the sync's cudaEventSyncId (collector/cupti/convert.cpp).
 #define TG_SYNC_COLUMNS(X)                                \
   TG_GPU_ACTIVITY_COLUMNS(X)                              \
   X(SyncKind, kind, SyncKind::kUnknown, Dense)            \
