@@ -3,6 +3,7 @@
 #include "analyzer/host/host_model.h"
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <limits>
 #include <tuple>
@@ -242,16 +243,21 @@ int32_t HostModel::ThreadOfCall(size_t api_row) const {
 }
 
 bool HostModel::LaunchFree(uint32_t i, const Thread& th) const {
-  if (free_[i] == 0) {
+  // The cache is filled by whichever thread reads an entry first (the analysis reads the model on
+  // two threads at once): relaxed atomic byte accesses, the value being the same for every thread.
+  std::atomic_ref<uint8_t> cached(free_[i]);
+  uint8_t v = cached.load(std::memory_order_relaxed);
+  if (v == 0) {
     const uint32_t ev = events_[i];
     const TimeNs s = Start(ev), e = End(ev);
     const TimeNs* first = launch_starts_.data() + th.launch_begin;
     const TimeNs* last = launch_starts_.data() + th.launch_end;
     const TimeNs* it = std::lower_bound(first, last, s);
     // A call launches GPU work in its own extent (its start is in [s, e] for a zero-length one).
-    free_[i] = (it != last && (*it < e || *it == s)) ? 1 : 2;
+    v = (it != last && (*it < e || *it == s)) ? 1 : 2;
+    cached.store(v, std::memory_order_relaxed);
   }
-  return free_[i] == 2;
+  return v == 2;
 }
 
 HostModel::Cursor HostModel::Begin(const Thread& th, TimeNs t, uint32_t from) const {

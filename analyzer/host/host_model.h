@@ -175,7 +175,7 @@ class HostModel {
   std::vector<uint32_t> events_;       // (row << 1) | is_call
   std::vector<uint32_t> parent_;       // index into events_, kNoEvent at the top
   std::vector<uint8_t> annotation_;    // 1 for a user annotation / NVTX range (not an op, frame or call)
-  mutable std::vector<uint8_t> free_;  // launch-free cache: 0 unknown, 1 launches, 2 free
+  mutable std::vector<uint8_t> free_;  // launch-free cache: 0 unknown, 1 launches, 2 free (atomic_ref access)
   std::vector<TimeNs> launch_starts_;
   std::vector<std::pair<TimeNs, TimeNs>> captures_;
   std::vector<uint8_t> name_class_;  // per StringId, NameClass bits
