@@ -36,6 +36,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tracegate/analyzer/iterations.h"
@@ -51,6 +52,20 @@ struct KernelSelection {
   double speedup = 1;
   std::string
       launched_in;  // host ranges (NVTX, ops, frames) the kernel's launch call lies in ("" : any); with the others: all
+};
+
+// A speedup of located work (a finding's claim, tracegate/analyzer/findings.h): the time inside
+// `intervals` (sorted or not, [start, end) on the trace clock) runs `speedup` times faster
+// (+infinity: it takes no time). GPU (host = false): the part of every GPU activity's duration
+// (kernels, copies, memsets: a gpu claim covers whatever GPU work ran in its instants) inside
+// them; host (host = true): the host time between calls inside them on the kept iterations'
+// marker thread (IterationAnalysis::pid, each Iteration's tid), as --host scales matching ranges.
+// Where several of one kind overlap, an instant takes the largest speedup (as the combined
+// estimate gives each instant to the finding with the largest S).
+struct LocatedSpeedup {
+  bool host = false;
+  std::vector<std::pair<TimeNs, TimeNs>> intervals;
+  double speedup = 1;
 };
 
 struct ReplayChange {
@@ -71,6 +86,9 @@ struct ReplayChange {
   // Further kernel selections, each with its own speedup; no kernel may be in two selections
   // (kernels_regex / kernel_class being the first).
   std::vector<KernelSelection> more_kernels;
+  // Located speedups (LocatedSpeedup above); not with kernel selections (a kernel would have two
+  // speedups) nor, for a host one, with --host.
+  std::vector<LocatedSpeedup> located;
 };
 
 struct IterationReplay {
@@ -90,6 +108,13 @@ struct ReplayResult {
   };
   std::vector<Selected> selections;
   TimeNs host_part_ns = 0;       // host time of the kept iterations inside the matching host ranges
+  // What the located speedups covered inside the kept iterations: the GPU activities' recorded
+  // time inside the GPU intervals (summed over activities, so two streams at once count twice),
+  // the activities that had some, and the marker thread's host time between calls inside the host
+  // intervals (what they sped up).
+  TimeNs located_gpu_ns = 0;
+  uint64_t located_gpu_activities = 0;
+  TimeNs located_host_ns = 0;
   uint64_t syncs_removed = 0;
   uint64_t launches_changed = 0;
   TimeNs launch_part_ns = 0;             // recorded duration of the kept iterations' launch calls the change re-timed
