@@ -20,7 +20,8 @@
 //                     the recorded gap when that work ended after the launch and after the
 //                     stream's previous activity (it held the activity back);
 //                     none when it has none of these (it starts as recorded);
-//   activity end   <- its start, plus its duration (divided by the speedup when the change names it).
+//   activity end   <- its start, plus its duration (divided by the speedup when the change names it;
+//                     under located GPU speedups, its part inside their instants divided by theirs).
 #pragma once
 
 #include <cstdint>

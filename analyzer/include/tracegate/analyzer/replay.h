@@ -14,7 +14,8 @@
 //     whose event's record the trace names, once the event's work has ended;
 //   - a change re-times what it names: matching kernels run S times faster, the host time between
 //     calls that lies inside matching host ranges runs S times faster, launch calls take N us,
-//     matching synchronising calls no longer wait;
+//     matching synchronising calls no longer wait; located speedups (a finding's claim:
+//     LocatedSpeedup below) scale the GPU time or the host time between calls inside their instants;
 //   - --graph: the launches of each kept iteration (per host thread; with a regex, of each
 //     matching host range inside one) become one graph launch, made at the first of them: every
 //     other kernel of it is launched at that call's start (plus the process's smallest launch
