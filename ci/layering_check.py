@@ -53,6 +53,7 @@ PUBLIC_OWNER = {
     "tracegate/analyzer/graph_capture.h": "tracegate_analysis",
     "tracegate/analyzer/summary.h": "tracegate_analysis",
     "tracegate/analyzer/findings.h": "tracegate_rules",
+    "tracegate/analyzer/finding_replay.h": "tracegate_rules",
     "tracegate/analyzer/rules.h": "tracegate_rules",
     "tracegate/analyzer/analysis.h": "tracegate_pipeline",
     "tracegate/analyzer/cross_rank.h": "tracegate_ranks",

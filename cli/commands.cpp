@@ -167,6 +167,23 @@ int RunPredict(const PredictArgs& args) {
                 static_cast<double>(r.base_total_ns) / n / 1e6, static_cast<double>(r.predicted_total_ns) / n / 1e6,
                 r.speedup(), (r.speedup() - 1) * 100);
     dropped();
+    if (!p.findings_replayed.empty()) {
+      std::string names;
+      for (const std::string& f : p.findings_replayed) names += (names.empty() ? "" : ", ") + f;
+      const double speedup = p.parts.empty() ? 0 : p.parts.front().speedup;
+      const std::string how = p.findings_replayed.size() > 1
+                                  ? "run their S times faster (the largest S where they overlap)"
+                              : std::isfinite(speedup) ? "run " + SpeedupText(speedup) + "x faster (its S)"
+                                                       : std::string("take no time (its S is unbounded)");
+      std::printf("  changed: the claimed instants of %s %s %s\n",
+                  p.findings_replayed.size() == 1 ? "finding" : "findings", names.c_str(), how.c_str());
+      std::printf("  covered: %.3f ms of GPU time (%llu activities) and %.3f ms of host time between calls\n",
+                  static_cast<double>(r.located_gpu_ns) / 1e6,
+                  static_cast<unsigned long long>(r.located_gpu_activities),
+                  static_cast<double>(r.located_host_ns) / 1e6);
+      for (const auto& [ref, reason] : p.findings_left_out)
+        std::printf("  left out: %s: %s\n", ref.c_str(), reason.c_str());
+    }
     for (size_t k = 0; k < r.selections.size(); ++k)
       std::printf("  changed: %llu kernels (%.3f ms of GPU time) run %.4gx faster\n",
                   static_cast<unsigned long long>(r.selections[k].kernels),
@@ -192,8 +209,9 @@ int RunPredict(const PredictArgs& args) {
       std::printf(", upper bound %s: the bound if the sped-up part were all on the critical path\n",
                   SpeedupText(p.bound).c_str());
       for (size_t i = 0; i < p.parts.size(); ++i)
-        std::printf("  part %zu: P = %.4f, S = %s\n", i + 1, p.parts[i].fraction,
-                    SpeedupText(p.parts[i].speedup).c_str());
+        std::printf("  part %zu: P = %.4f, S = %s%s\n", i + 1, p.parts[i].fraction,
+                    SpeedupText(p.parts[i].speedup).c_str(),
+                    i < p.part_findings.size() ? (" (" + p.part_findings[i] + ")").c_str() : "");
     } else {
       std::printf(
           "amdahl: cannot express this change (launch costs, removed syncs and graphs are not a share of "

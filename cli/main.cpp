@@ -60,7 +60,9 @@ constexpr const char* kPredictFooter =
     "  tracegate predict --part 0.1:1.146 --part 0.05:2\n"
     "  tracegate predict run.db --kernels gemm --speedup 1.1   # replayed, Amdahl beside\n"
     "  tracegate predict run.db --class gemm --speedup 1.2 --launch-us 2 --graph --json prediction.json\n"
-    "  tracegate predict run.db --launched-in '^res3 blocks$' --speedup 1.146   # a stage's kernels, replayed";
+    "  tracegate predict run.db --launched-in '^res3 blocks$' --speedup 1.146   # a stage's kernels, replayed\n"
+    "  tracegate predict run.db --finding memory_bound     # a finding's claim replayed, its Amdahl beside\n"
+    "  tracegate predict run.db --finding all              # every replayable finding: the combined estimate replayed";
 
 // The options that decide the verdict, shared by gate and compare.
 void AddVerdictOptions(CLI::App* cmd, tg::cli::VerdictArgs& v) {
@@ -247,6 +249,17 @@ int main(int argc, char** argv) {
                         ->expected(0, 1)
                         ->type_name("[REGEX]");
   p->add_option("--json", predict.json_out, "Write the prediction as JSON here (docs/PREDICTION.md)")
+      ->type_name("FILE");
+  p->add_option("--finding", predict.findings,
+                "Replay: analyse TRACE as analyze does and replay this finding's claim (its located instants run its "
+                "S times faster); REF as analyze names findings (memory_bound, fusion_candidate#2); repeatable; all: "
+                "every replayable finding together (the combined estimate replayed). No other change with it")
+      ->allow_extra_args(false)
+      ->type_name("REF");
+  p->add_option("--rules", predict.rules_path,
+                "With --finding: rules.json overriding the rules' thresholds, as analyze")
+      ->type_name("FILE");
+  p->add_option("--costs", predict.costs_path, "With --finding: per-kernel FLOP/byte costs (roofline), as analyze")
       ->type_name("FILE");
   AddIterationOptions(p, predict.iterations);
 

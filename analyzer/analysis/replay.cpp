@@ -11,11 +11,13 @@
 #include <map>
 #include <optional>
 #include <regex>
+#include <set>
 #include <tuple>
 #include <utility>
 
 #include "analyzer/analysis/correlation.h"
 #include "analyzer/util/demangle.h"
+#include "analyzer/util/intervals.h"
 #include "tracegate/analyzer/kernel_class.h"
 #include "tracegate/analyzer/op_links.h"
 
@@ -141,6 +143,51 @@ bool IsSyncCall(std::string_view n) {
 }
 bool IsLaunchCall(std::string_view n) { return Contains(n, "Launch"); }
 
+std::vector<SpeedupPiece> MaxSpeedupPieces(const std::vector<LocatedSpeedup>& located, bool host) {
+  // A sweep over the intervals' ends: at each instant the largest speedup of those covering it.
+  std::vector<std::tuple<TimeNs, bool, double>> points;  // (time, starts, speedup)
+  for (const LocatedSpeedup& l : located) {
+    if (l.host != host) continue;
+    for (const auto& [b, e] : l.intervals) {
+      if (e <= b) continue;
+      points.emplace_back(b, true, l.speedup);
+      points.emplace_back(e, false, l.speedup);
+    }
+  }
+  std::sort(points.begin(), points.end());
+  std::vector<SpeedupPiece> out;
+  std::multiset<double> active;
+  for (size_t i = 0; i < points.size();) {
+    const TimeNs at = std::get<0>(points[i]);
+    for (; i < points.size() && std::get<0>(points[i]) == at; ++i) {
+      if (std::get<1>(points[i])) active.insert(std::get<2>(points[i]));
+      else active.erase(active.find(std::get<2>(points[i])));
+    }
+    if (!out.empty() && out.back().end == kNever) out.back().end = at;  // the open piece ends here
+    if (active.empty()) continue;
+    const double s = *active.rbegin();
+    if (!out.empty() && out.back().end == at && out.back().speedup == s) {
+      out.back().end = kNever;  // goes on
+      continue;
+    }
+    out.push_back({at, kNever, s});
+  }
+  return out;
+}
+
+TimeNs ScaledDuration(const std::vector<SpeedupPiece>& pieces, TimeNs start, TimeNs end, TimeNs* inside) {
+  *inside = 0;
+  if (end <= start || pieces.empty()) return std::max<TimeNs>(0, end - start);
+  auto p = std::partition_point(pieces.begin(), pieces.end(), [&](const SpeedupPiece& x) { return x.end <= start; });
+  double scaled = 0;
+  for (; p != pieces.end() && p->start < end; ++p) {
+    const TimeNs part = std::min(end, p->end) - std::max(start, p->start);
+    *inside += part;
+    if (std::isfinite(p->speedup)) scaled += static_cast<double>(part) / p->speedup;
+  }
+  return end - start - *inside + static_cast<TimeNs>(std::llround(scaled));
+}
+
 bool HasEventRecords(const Trace& t) {
   const SyncTable& y = t.syncs;
   for (size_t r = 0; r < y.size(); ++r)
@@ -228,6 +275,11 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
   if (its.iterations.empty()) return InvalidInput("no kept iterations to replay");
   if (!(change.host_speedup > 0) || !std::isfinite(change.host_speedup))
     return InvalidInput("--speedup must be a finite number above 0");
+  bool located_gpu = false, located_host = false;
+  for (const LocatedSpeedup& l : change.located) {
+    if (!(l.speedup > 0)) return InvalidInput("a located speedup must be above 0 (+infinity: the time disappears)");
+    (l.host ? located_host : located_gpu) = true;
+  }
   std::optional<std::regex> syncs_re, host_re;
   TG_RETURN_IF_ERROR(Compile(change.host_regex, "--host", &host_re));
   TG_RETURN_IF_ERROR(Compile(change.remove_syncs_regex, "--remove-syncs", &syncs_re));
@@ -276,6 +328,13 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
       sel.match.assign(t.strings.size(), -1);
     }
   }
+  if (located_gpu && !selections.empty())
+    return InvalidInput(
+        "a located GPU speedup cannot be combined with --kernels, --class or --launched-in (a kernel would have two "
+        "speedups)");
+  if (located_host && host_re) return InvalidInput("a located host speedup cannot be combined with --host");
+  const std::vector<internal::SpeedupPiece> gpu_pieces = MaxSpeedupPieces(change.located, false);
+  const std::vector<internal::SpeedupPiece> host_pieces = MaxSpeedupPieces(change.located, true);
   const ApiTable& a = t.api_calls;
   std::optional<ApiIndex> own_index;
   if (!api_index) own_index.emplace(a);
@@ -418,6 +477,16 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
   struct Union {
     std::vector<std::pair<TimeNs, TimeNs>> pieces;
     std::vector<TimeNs> before;    // before[i]: the length of pieces[0..i)
+    // Located host speedups: per piece the share of its time saved (1 - 1/S), and saved[i], the
+    // time pieces[0..i) save; empty for --host (one speedup).
+    std::vector<double> factor, saved;
+    double SavedUpto(TimeNs t) const {  // the time the pieces before t save
+      auto it = std::upper_bound(pieces.begin(), pieces.end(), t,
+                                 [](TimeNs x, const std::pair<TimeNs, TimeNs>& p) { return x < p.first; });
+      if (it == pieces.begin()) return 0;
+      const size_t i = static_cast<size_t>(it - pieces.begin()) - 1;
+      return saved[i] + static_cast<double>(std::min(t, pieces[i].second) - pieces[i].first) * factor[i];
+    }
     TimeNs Upto(TimeNs t) const {  // the union's length before t
       auto it = std::upper_bound(pieces.begin(), pieces.end(), t,
                                  [](TimeNs x, const std::pair<TimeNs, TimeNs>& p) { return x < p.first; });
@@ -455,12 +524,27 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
       }
     }
   }
+  // Located host speedups: one union on each kept iteration's marker thread.
+  if (located_host) {
+    Union u;
+    double sum = 0;
+    for (const internal::SpeedupPiece& p : host_pieces) {
+      u.pieces.emplace_back(p.start, p.end);
+      u.factor.push_back(std::isfinite(p.speedup) ? 1 - 1 / p.speedup : 1);
+      u.saved.push_back(sum);
+      sum += static_cast<double>(p.end - p.start) * u.factor.back();
+    }
+    for (const Iteration& it : its.iterations)
+      if (it.tid != kUnknownId && !u.pieces.empty()) host_union.try_emplace({its.pid, it.tid}, u);
+  }
   // The host time a thread saves in [x, y) (x may be kNever: from the beginning).
   std::vector<const Union*> thread_union(threads.size(), nullptr);
   for (const auto& [key, u] : host_union)
     if (const int64_t th = threads.Find(key); th >= 0) thread_union[static_cast<size_t>(th)] = &u;
   auto saving = [&](const Union* u, TimeNs x, TimeNs y) -> TimeNs {
     if (!u || y <= x) return 0;
+    if (!u->factor.empty())
+      return static_cast<TimeNs>(std::llround(u->SavedUpto(y) - (x == kNever ? 0 : u->SavedUpto(x))));
     const TimeNs inside = u->Upto(y) - (x == kNever ? 0 : u->Upto(x));
     return static_cast<TimeNs>(std::llround(static_cast<double>(inside) * (1 - 1 / change.host_speedup)));
   };
@@ -713,6 +797,10 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
     if (const int k = x.kind == 0 ? selected(x.row) : -1; k >= 0)
       dur = static_cast<TimeNs>(
           std::llround(static_cast<double>(dur) / selections[static_cast<size_t>(k)].given.speedup));
+    else if (!gpu_pieces.empty()) {
+      TimeNs inside = 0;
+      dur = internal::ScaledDuration(gpu_pieces, x.start, x.end, &inside);
+    }
     act_start[i] = s;
     act_end[i] = s + dur;
   };
@@ -761,6 +849,12 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
         last_new[k] = act_end[i];
         last_act[k] = static_cast<int32_t>(i);
       }
+      if (!gpu_pieces.empty()) {
+        TimeNs inside = 0;
+        internal::ScaledDuration(gpu_pieces, acts[i].start, acts[i].end, &inside);
+        out->located_gpu_ns += inside;
+        if (inside > 0) out->located_gpu_activities++;
+      }
       bool twice = false;
       if (const int sel = kind == 0 ? selected(acts[i].row, &twice) : -1; sel >= 0) {
         out->kernels_changed++;
@@ -801,8 +895,22 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
     out->predicted_total_ns += r.predicted_ns;
     out->iterations.push_back(r);
   }
-  for (const Iteration& it : its.iterations)
-    for (const auto& [key, u] : host_union) out->host_part_ns += u.Upto(it.end) - u.Upto(it.start);
+  if (host_re)
+    for (const Iteration& it : its.iterations)
+      for (const auto& [key, u] : host_union) out->host_part_ns += u.Upto(it.end) - u.Upto(it.start);
+  // Located host: the marker thread's time between calls inside the pieces, within its kept
+  // iterations.
+  for (const auto& [key, u] : host_union) {
+    if (!located_host) break;
+    std::vector<Interval> spans, calls;
+    for (const Iteration& it : its.iterations)
+      if (it.tid == key.second) spans.emplace_back(it.start, it.end);
+    for (size_t c = 0; c < a.size(); ++c)
+      if (a.pid[c] == key.first && a.tid[c] == key.second)
+        calls.emplace_back(a.start[c], std::max(a.start[c], a.end[c]));
+    const std::vector<Interval> inside = internal::IntersectUnions(u.pieces, internal::UnionOf(spans));
+    out->located_host_ns += internal::LengthOf(internal::SubtractUnions(inside, internal::UnionOf(calls)));
+  }
   if (host_re && out->host_part_ns == 0)
     return InvalidInput("--host '" + change.host_regex + "' matches no host range inside the kept iterations");
   for (size_t k = 0; k < selections.size(); ++k) {
@@ -825,14 +933,25 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
   if (syncs_re && out->syncs_removed == 0)
     return InvalidInput("--remove-syncs '" + change.remove_syncs_regex + "' matches no synchronising call that waited");
   out->assumptions = {
-      host_re ? "host time between calls as recorded outside the --host ranges"
-              : "host time between calls as recorded (Python, the framework, CPU work)",
+      host_re        ? "host time between calls as recorded outside the --host ranges"
+      : located_host ? "host time between calls as recorded outside the located host instants"
+                     : "host time between calls as recorded (Python, the framework, CPU work)",
       "each activity's launch delay as recorded, or the process's smallest when its stream was busy",
       "the gap between back-to-back activities of a stream as recorded",
       "durations of everything the change does not name as recorded",
       "streams wait for themselves, their launches and the cross-stream event waits the trace names "
       "(cudaStreamWaitEvent, cudaEventSynchronize with the event's record); other waits across streams not modelled",
   };
+  if (located_gpu)
+    out->assumptions.push_back(
+        "located GPU speedup: the part of each GPU activity (kernel, copy, memset) inside the located instants runs S "
+        "times faster, the largest S where several overlap; the rest of it, and its start's dependencies, as "
+        "recorded");
+  if (located_host)
+    out->assumptions.push_back(
+        "located host speedup: the host time between calls inside the located instants, on the kept iterations' "
+        "marker thread only, runs S times faster (the largest S where several overlap); time inside calls and on "
+        "other threads as recorded");
   if (change.graph) {
     out->assumptions.push_back(
         "--graph: each graph launch's kernels are launched at its first launch call, with the process's smallest "

@@ -20,7 +20,8 @@
 //                     the recorded gap when that work ended after the launch and after the
 //                     stream's previous activity (it held the activity back);
 //                     none when it has none of these (it starts as recorded);
-//   activity end   <- its start, plus its duration (divided by the speedup when the change names it).
+//   activity end   <- its start, plus its duration (divided by the speedup when the change names it;
+//                     under located GPU speedups, its part inside their instants divided by theirs).
 #pragma once
 
 #include <cstdint>
@@ -96,6 +97,18 @@ EventEdges FindEventEdges(const Trace& t, const ApiIndex& index, const std::vect
 bool IsSyncCall(std::string_view name);
 // A kernel launch call (cudaLaunchKernel, cuLaunchKernel, hipLaunchKernel, ...).
 bool IsLaunchCall(std::string_view name);
+
+// Located speedups (LocatedSpeedup) of one kind as one piecewise function: sorted, disjoint
+// pieces, each with the largest speedup of those covering it (adjacent pieces of equal speedup
+// merged; instants no interval covers have no piece).
+struct SpeedupPiece {
+  TimeNs start, end;
+  double speedup;
+};
+std::vector<SpeedupPiece> MaxSpeedupPieces(const std::vector<LocatedSpeedup>& located, bool host);
+// A duration [start, end) under them: the time outside the pieces as it was, the time inside each
+// piece divided by its speedup (rounded once, to the nearest ns); `inside`: the time inside.
+TimeNs ScaledDuration(const std::vector<SpeedupPiece>& pieces, TimeNs start, TimeNs end, TimeNs* inside);
 
 // Runs the pass over the whole trace under `change` and fills `out` (Replay's result); with
 // `record`, also every node's new time and binding edge. `index`: the trace's API correlation

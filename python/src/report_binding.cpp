@@ -205,7 +205,10 @@ void BindReports(py::module_& m) {
       .def_readwrite("json_out", &tg::PredictSettings::json_out)
       .def_readwrite("host_speedup", &tg::PredictSettings::host_speedup)
       .def_readwrite("more_kernels", &tg::PredictSettings::more_kernels)
-      .def_readwrite("iterations", &tg::PredictSettings::iterations);
+      .def_readwrite("iterations", &tg::PredictSettings::iterations)
+      .def_readwrite("findings", &tg::PredictSettings::findings)
+      .def_readwrite("rules_path", &tg::PredictSettings::rules_path)
+      .def_readwrite("costs_path", &tg::PredictSettings::costs_path);
 
   py::class_<Report, std::shared_ptr<Report>>(m, "Report")
       .def("to_python", [](const Report& r) { return JsonToPython(r.Doc()); })

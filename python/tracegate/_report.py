@@ -326,7 +326,8 @@ class Prediction(dict):
 
 def predict(trace=None, *, fraction=None, speedup=None, parts=(), kernels=None, range=None, launched_in=None,
             iteration=None, skip="auto", phases=None, method=None, kernel_class=None, host=None, launch_us=None,
-            remove_syncs=None, graph=False, json=None, host_speedup=None, more_kernels=()):
+            remove_syncs=None, graph=False, json=None, host_speedup=None, more_kernels=(), findings=(), rules=None,
+            costs=None):
     """What a change gains, as ``tracegate predict``. With ``trace`` (a path or a Trace) and a
     change the replay can make, the trace is replayed under it (the default; Amdahl's figure
     beside it): ``kernels`` (regex), ``kernel_class`` ("gemm", "conv", ...) and/or
@@ -338,7 +339,9 @@ def predict(trace=None, *, fraction=None, speedup=None, parts=(), kernels=None, 
     float("inf")). ``json``: also write the prediction there, as ``--json``. ``host_speedup``:
     the host part's own speedup (default ``speedup``); ``more_kernels=[(regex, kernel_class, S),
     ...]``: further kernel selections with their own speedups (regex or class may be None), as
-    ``--kernels R --speedup S`` repeated."""
+    ``--kernels R --speedup S`` repeated. ``findings=["memory_bound"]`` (or ``["all"]``): the
+    trace analysed as ``analyze`` does (``rules``, ``costs``: its files) and those findings'
+    claims replayed, as ``--finding``; no other change with it."""
     s = _native.PredictSettings()
     s.fraction = -1.0 if fraction is None else float(fraction)
     s.speedup = -1.0 if speedup is None else float(speedup)
@@ -364,6 +367,9 @@ def predict(trace=None, *, fraction=None, speedup=None, parts=(), kernels=None, 
         k.speedup = float(factor)
         more.append(k)
     s.more_kernels = more
+    s.findings = [findings] if isinstance(findings, str) else list(findings)
+    s.rules_path = os.fspath(rules) if rules is not None else ""
+    s.costs_path = os.fspath(costs) if costs is not None else ""
     native_trace = None
     if isinstance(trace, Trace):
         native_trace = trace._native

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "tracegate/analyzer/finding_replay.h"
 #include "tracegate/analyzer/import.h"
 #include "tracegate/reports/api.h"
 #include "tracegate/reports/json_out.h"
@@ -116,6 +117,94 @@ Status MeasureOn(const PredictSettings& s, const Trace* trace, const TraceLoader
   return Measure(s, io, loaded, out);
 }
 
+// --finding: the trace analysed as `analyze` does it, the findings' claims replayed as located
+// speedups, and Amdahl's figure beside it: the finding's own estimate, or for several the
+// combined estimate of those replayed (RelateFindings over them: each instant to the largest S).
+Status PredictFindings(const PredictSettings& s, const Trace* trace, const TraceLoader& load, Prediction* out) {
+  if (s.trace.empty() && !trace)
+    return InvalidInput("--finding replays findings of a trace: give the trace file first");
+  if (s.method == "amdahl")
+    return InvalidInput(
+        "--finding replays the findings' claims: drop --method amdahl (each finding's Amdahl "
+        "estimate is printed beside the replay)");
+  std::string others;
+  auto other = [&](bool given, const char* flag) {
+    if (given) others += (others.empty() ? "" : ", ") + std::string(flag);
+  };
+  other(!s.kernels_regex.empty() || !s.more_kernels.empty(), "--kernels");
+  other(!s.kernel_class.empty(), "--class");
+  other(!s.launched_regex.empty(), "--launched-in");
+  other(!s.host_regex.empty(), "--host");
+  other(s.speedup >= 0 || s.host_speedup >= 0, "--speedup");
+  other(s.launch_us >= 0, "--launch-us");
+  other(!s.remove_syncs_regex.empty(), "--remove-syncs");
+  other(s.graph, "--graph");
+  other(!s.range_regex.empty(), "--range");
+  other(s.fraction >= 0, "--fraction");
+  other(!s.parts.empty(), "--part");
+  if (!others.empty())
+    return InvalidInput(
+        "--finding replays the findings' own changes (their claimed instants, their S): give it "
+        "without " +
+        others);
+  out->method = "replay";
+  AnalysisSettings as;
+  as.iterations = s.iterations;
+  as.commit = "-";  // no report is written: the source revision is not looked up
+  as.rules_path = s.rules_path;
+  as.costs_path = s.costs_path;
+  AnalysisConfig config;
+  TG_RETURN_IF_ERROR(ToAnalysisConfig(as, &config));
+  Trace loaded;
+  if (!trace) {
+    TG_RETURN_IF_ERROR(load ? load(s.trace, &loaded) : ImportTrace(s.trace, &loaded));
+    trace = &loaded;
+  }
+  Analysis analysis;
+  if (Status st = RunAnalysis(*trace, config, &analysis); !st.ok()) return InvalidInput(s.trace + ": " + st.message());
+  const IterationAnalysis& it = analysis.iterations;
+  out->iterations = it.iterations.size();
+  out->found = it.found;
+  out->skipped = it.skipped;
+  out->skip_auto = it.skip_auto;
+  FindingsChange fc;
+  if (Status st = FindingsReplayChange(analysis.findings, s.findings, &fc); !st.ok())
+    return InvalidInput(s.trace + ": " + st.message());
+  if (Status st = Replay(*trace, it, fc.change, &out->replay); !st.ok())
+    return InvalidInput(s.trace + ": " + st.message());
+  out->replayed = true;
+  const std::vector<Finding>& f = analysis.findings;
+  const std::vector<std::string> refs = FindingRefs(f);
+  for (size_t i : fc.replayed) out->findings_replayed.push_back(refs[i]);
+  for (const FindingsChange::LeftOut& l : fc.left_out) out->findings_left_out.emplace_back(refs[l.finding], l.reason);
+  out->replay.assumptions.push_back(
+      "--finding: a finding's gpu parts are the GPU work in its claimed instants running its S times faster; its "
+      "idle and post parts the host work on the marker thread in its claimed instants (what keeps the GPU idle "
+      "there) running S times faster; where findings overlap, the largest S");
+  out->amdahl = true;
+  if (fc.replayed.size() == 1) {
+    const AmdahlEstimate& a = f[fc.replayed.front()].amdahl;
+    out->parts.push_back({a.share, a.speedup});
+    out->part_findings.push_back(refs[fc.replayed.front()]);
+    out->overall = a.overall;
+    out->bound = a.upper_bound;
+    return Status::Ok();
+  }
+  std::vector<Finding> chosen;
+  for (size_t i : fc.replayed) chosen.push_back(f[i]);
+  const std::vector<std::string> chosen_refs = FindingRefs(chosen);
+  const CombinedEstimate c = RelateFindings(chosen);
+  for (const CombinedPart& part : c.parts) {
+    const size_t j =
+        static_cast<size_t>(std::find(chosen_refs.begin(), chosen_refs.end(), part.finding) - chosen_refs.begin());
+    out->parts.push_back({part.share, part.speedup});
+    out->part_findings.push_back(j < fc.replayed.size() ? refs[fc.replayed[j]] : part.finding);
+  }
+  out->overall = c.overall;
+  out->bound = c.upper_bound;
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status Predict(const PredictSettings& s, const Trace* trace, Prediction* out) { return Predict(s, trace, {}, out); }
@@ -126,6 +215,7 @@ Status Predict(const PredictSettings& s, const Trace* trace, const TraceLoader& 
   const int measures = !s.kernels_regex.empty() + !s.range_regex.empty() + !s.launched_regex.empty();
   if (!s.method.empty() && s.method != "amdahl" && s.method != "replay")
     return InvalidInput("--method '" + s.method + "': expected amdahl or replay");
+  if (!s.findings.empty()) return PredictFindings(s, trace, load, out);
   // The changes only the replay makes, and whether the request is one the replay can make.
   const bool replay_only = !s.kernel_class.empty() || !s.host_regex.empty() || s.launch_us >= 0 ||
                            !s.remove_syncs_regex.empty() || s.graph || !s.more_kernels.empty();
@@ -282,6 +372,17 @@ nlohmann::json PredictionJson(const PredictSettings& s, const Prediction& p) {
   for (const AmdahlPart& part : p.parts)
     parts.push_back({{"fraction", part.fraction}, {"speedup", Finite(part.speedup)}});
   changes["parts"] = parts;
+  json findings = nullptr;
+  if (p.replayed && !p.findings_replayed.empty()) {
+    json left = json::array();
+    for (const auto& [ref, reason] : p.findings_left_out) left.push_back({{"finding", ref}, {"reason", reason}});
+    findings = {{"replayed", p.findings_replayed},
+                {"left_out", left},
+                {"gpu_recorded_ms", Ms(r.located_gpu_ns)},
+                {"gpu_activities", r.located_gpu_activities},
+                {"host_recorded_ms", Ms(r.located_host_ns)}};
+  }
+  changes["findings"] = findings;
   j["changes"] = changes;
   j["iterations_found"] = p.found;
   j["iterations_skipped"] = p.skipped;

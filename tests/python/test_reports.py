@@ -182,6 +182,15 @@ def test_predict_is_the_cli_predict(cli, tmp_path):
     assert p["changes"]["more_kernels"][0]["class"] == "elementwise" and len(p["parts"]) == 2
     p = tg.predict(tg.load(RANK0), kernels="cutlass", speedup=1.146)
     assert p["method"] == "replay" and p["amdahl_speedup"] == pytest.approx(1.0057059364246974)
+    # A finding's claim replayed, as --finding.
+    out3 = os.path.join(str(tmp_path), "p3.json")
+    cli("predict", RANK0, "--finding", "all", "--json", out3, check=0)
+    p = tg.predict(RANK0, findings="all")
+    with open(out3, encoding="utf-8") as f:
+        written = json.load(f)
+    assert {k: p[k] for k in written} == written
+    assert p["changes"]["findings"]["replayed"] == ["communication"]
+    assert p["changes"]["findings"]["left_out"][0]["finding"] == "idle_gaps"
     for args, kwargs in [(["--speedup", "2"], {"speedup": 2}),
                          ([RANK0, "--speedup", "2"], {"trace": RANK0, "speedup": 2}),
                          (["--part", "0.7:2", "--part", "0.5:2"], {"parts": ["0.7:2", "0.5:2"]})]:

@@ -134,6 +134,45 @@ err=$("$tg" predict "$tmp/copy.json.gz" --kernels gemm --speedup 1.5 --json "$tm
 if [ $rc = 2 ] && grep -qF "would overwrite the input trace" <<<"$err"; then passes=$((passes+1))
 else fails=$((fails+1)); echo "FAIL: --json onto the trace -> rc $rc: $err"; fi
 
+# --finding: a finding's claim replayed as located speedups (docs/PREDICTION.md, "Findings replayed").
+# kineto_sampled_rank0 has communication (gpu, located, S unbounded) and idle_gaps (idle, not located).
+rank0=$fixtures/real/kineto_sampled_rank0.json.gz
+check "finding" "changed: the claimed instants of finding communication take no time (its S is unbounded)" \
+  predict "$rank0" --finding communication
+check "finding all" "left out: idle_gaps: its idle part is not located" predict "$rank0" --finding all
+check "finding amdahl beside" "part 1: P = 0.1710, S = unbounded (communication)" predict "$rank0" --finding all
+json_check "json finding" "p['method'] == 'replay' and p['changes']['findings']['replayed'] == ['communication'] and p['changes']['findings']['left_out'] == [] and p['amdahl_speedup'] is not None and p['overall_speedup'] <= p['amdahl_speedup'] <= p['amdahl_bound'] and any('--finding' in a for a in p['assumptions'])" \
+  predict "$rank0" --finding communication
+json_check "json finding all" "p['changes']['findings']['left_out'][0]['finding'] == 'idle_gaps' and p['changes']['findings']['gpu_activities'] > 0 and p['changes']['kernels'] is None" \
+  predict "$rank0" --finding all
+json_check "json no finding" "p['changes']['findings'] is None" predict "$alexnet" --kernels gemm --speedup 1.5
+# The covered GPU time, recomputed from the trace JSON and the claim's intervals (the Chrome export's
+# findings track): exactly the replay's.
+covered() {  # covered TRACE REF
+  "$tg" analyze "$1" -o "$dir/fr.json" -q && "$tg" export "$1" --chrome "$dir/fc.json" >/dev/null &&
+    "$tg" predict "$1" --finding "$2" --json "$dir/ff.json" >/dev/null &&
+    python3 "$(dirname "$0")/finding_covered.py" "$1" "$dir/fr.json" "$dir/fc.json" "$dir/ff.json" "$2" >/dev/null
+}
+if covered "$rank0" communication; then passes=$((passes+1)); else fails=$((fails+1)); echo "FAIL: covered GPU time of communication"; fi
+shared=$root/../shared/traces
+if [ -d "$shared" ]; then
+  for f in memory_bound 'fusion_candidate#1'; do
+    if covered "$shared/kineto_hf_qwen_0.5b_mi300.json.gz" "$f"; then passes=$((passes+1))
+    else fails=$((fails+1)); echo "FAIL: covered GPU time of $f on kineto_hf_qwen_0.5b_mi300"; fi
+  done
+fi
+# An unknown ref: one line listing the refs that exist.
+err=$("$tg" predict "$rank0" --finding no_such_finding 2>&1 >/dev/null); rc=$?
+if [ $rc = 2 ] && [ "$(grep -c . <<<"$err")" = 1 ] && grep -qF "the findings are: communication, idle_gaps" <<<"$err"; then
+  passes=$((passes+1)); else fails=$((fails+1)); echo "FAIL: --finding unknown ref -> rc $rc: $err"; fi
+bad predict "$alexnet" --finding all                # idle_gaps and host_bound: neither located
+bad predict "$rank0" --finding idle_gaps            # not located
+bad predict "$rank0" --finding communication --kernels gemm --speedup 2
+bad predict "$rank0" --finding communication --graph
+bad predict "$rank0" --finding communication --method amdahl
+bad predict "$rank0" --finding communication --finding communication
+bad predict --finding all
+
 bad predict
 bad predict --fraction 0.1
 bad predict --fraction 1.5 --speedup 2

@@ -14,7 +14,8 @@
 //     whose event's record the trace names, once the event's work has ended;
 //   - a change re-times what it names: matching kernels run S times faster, the host time between
 //     calls that lies inside matching host ranges runs S times faster, launch calls take N us,
-//     matching synchronising calls no longer wait;
+//     matching synchronising calls no longer wait; located speedups (a finding's claim:
+//     LocatedSpeedup below) scale the GPU time or the host time between calls inside their instants;
 //   - --graph: the launches of each kept iteration (per host thread; with a regex, of each
 //     matching host range inside one) become one graph launch, made at the first of them: every
 //     other kernel of it is launched at that call's start (plus the process's smallest launch
@@ -36,6 +37,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tracegate/analyzer/iterations.h"
@@ -51,6 +53,20 @@ struct KernelSelection {
   double speedup = 1;
   std::string
       launched_in;  // host ranges (NVTX, ops, frames) the kernel's launch call lies in ("" : any); with the others: all
+};
+
+// A speedup of located work (a finding's claim, tracegate/analyzer/findings.h): the time inside
+// `intervals` (sorted or not, [start, end) on the trace clock) runs `speedup` times faster
+// (+infinity: it takes no time). GPU (host = false): the part of every GPU activity's duration
+// (kernels, copies, memsets: a gpu claim covers whatever GPU work ran in its instants) inside
+// them; host (host = true): the host time between calls inside them on the kept iterations'
+// marker thread (IterationAnalysis::pid, each Iteration's tid), as --host scales matching ranges.
+// Where several of one kind overlap, an instant takes the largest speedup (as the combined
+// estimate gives each instant to the finding with the largest S).
+struct LocatedSpeedup {
+  bool host = false;
+  std::vector<std::pair<TimeNs, TimeNs>> intervals;
+  double speedup = 1;
 };
 
 struct ReplayChange {
@@ -71,6 +87,9 @@ struct ReplayChange {
   // Further kernel selections, each with its own speedup; no kernel may be in two selections
   // (kernels_regex / kernel_class being the first).
   std::vector<KernelSelection> more_kernels;
+  // Located speedups (LocatedSpeedup above); not with kernel selections (a kernel would have two
+  // speedups) nor, for a host one, with --host.
+  std::vector<LocatedSpeedup> located;
 };
 
 struct IterationReplay {
@@ -90,6 +109,13 @@ struct ReplayResult {
   };
   std::vector<Selected> selections;
   TimeNs host_part_ns = 0;       // host time of the kept iterations inside the matching host ranges
+  // What the located speedups covered inside the kept iterations: the GPU activities' recorded
+  // time inside the GPU intervals (summed over activities, so two streams at once count twice),
+  // the activities that had some, and the marker thread's host time between calls inside the host
+  // intervals (what they sped up).
+  TimeNs located_gpu_ns = 0;
+  uint64_t located_gpu_activities = 0;
+  TimeNs located_host_ns = 0;
   uint64_t syncs_removed = 0;
   uint64_t launches_changed = 0;
   TimeNs launch_part_ns = 0;             // recorded duration of the kept iterations' launch calls the change re-timed

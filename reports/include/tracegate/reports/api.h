@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tracegate/analyzer/amdahl.h"
@@ -82,6 +83,11 @@ struct PredictSettings {
   double host_speedup = -1;        // the --host part's own --speedup (-1: speedup)
   // Further kernel selections with their own speedups (--kernels R --speedup S repeated).
   std::vector<KernelSelection> more_kernels;
+  // --finding REF (repeatable; "all"): the trace analysed as `analyze` does (the iteration options
+  // above, rules_path / costs_path as --rules / --costs), and the named findings' claims replayed
+  // as located speedups (tracegate/analyzer/finding_replay.h); no other change with it.
+  std::vector<std::string> findings;
+  std::string rules_path, costs_path;
 };
 struct Prediction {
   std::string method;                // "replay" or "amdahl": what decided the prediction
@@ -95,6 +101,11 @@ struct Prediction {
   double overall = 1, bound = 1;     // AmdahlSpeedup, AmdahlBound (+infinity when unbounded)
   bool replayed = false;             // method replay: `replay` holds the prediction
   ReplayResult replay;
+  // --finding: the refs replayed, those left out with why, and per Amdahl part the finding it is
+  // (the finding's own estimate for one, the combined estimate's parts for several).
+  std::vector<std::string> findings_replayed;
+  std::vector<std::pair<std::string, std::string>> findings_left_out;  // (ref, reason)
+  std::vector<std::string> part_findings;
   // The prediction: the replay's speedup when replayed, else Amdahl's.
   double speedup() const { return replayed ? replay.speedup() : overall; }
 };

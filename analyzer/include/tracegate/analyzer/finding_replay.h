@@ -1,0 +1,44 @@
+// Findings replayed (issue 31): a finding that is a speedup of located work (its claim's parts
+// all located in the gpu, idle or post space, its Amdahl estimate applicable with S > 1) becomes
+// a located change for the replay (tracegate/analyzer/replay.h): its gpu parts a GPU located
+// speedup with its S, its idle and post parts a host located speedup with its S (the host work
+// on the iterations' marker thread in those instants runs S times faster: an idle instant is
+// modelled as the host work behind it getting faster). Several findings make one change, each
+// instant taking the largest S of those claiming it, as the combined estimate gives each unit of
+// claimed time to the finding with the largest S (docs/PREDICTION.md, "Findings replayed").
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tracegate/analyzer/findings.h"
+#include "tracegate/analyzer/replay.h"
+#include "tracegate/analyzer/status.h"
+
+namespace tg {
+
+// Why the finding is not a speedup of located work the replay can make, one line; "" when it is.
+std::string FindingNotReplayable(const Finding& f);
+
+// Adds the finding's located speedups to `change` (InvalidInput with the reason when it is not
+// replayable; `ref` names it in the message).
+Status AddFindingChange(const Finding& f, const std::string& ref, ReplayChange* change);
+
+struct FindingsChange {
+  std::vector<size_t> replayed;  // indexes into the findings, in list order
+  ReplayChange change;           // their located speedups, together
+  struct LeftOut {
+    size_t finding;      // its index
+    std::string reason;  // FindingNotReplayable
+  };
+  std::vector<LeftOut> left_out;  // the findings asked for that are not replayable
+};
+
+// The findings named by `refs` (FindingRefs), or, with the single ref "all", every finding:
+// the replayable ones in one change, the others left out with why. InvalidInput for an unknown
+// ref (the line lists the refs that exist), a ref given twice, a named finding that is not
+// replayable (the reason), or nothing replayable at all.
+Status FindingsReplayChange(const std::vector<Finding>& findings, const std::vector<std::string>& refs,
+                            FindingsChange* out);
+
+}  // namespace tg
