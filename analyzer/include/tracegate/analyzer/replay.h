@@ -26,9 +26,9 @@
 //     The folded launch calls take no time; the host's own time between calls stays as recorded.
 // Left fixed (stated with every prediction): host think time, launch delays, the gaps between
 // back-to-back activities of a stream, and activities' durations other than the sped-up ones.
-// Not modelled yet: event waits whose record the trace does not name (the CUPTI collector does
-// not carry it yet, nor do older Kineto files: there a stream waits only for itself and its
-// launches), cudaEventQuery polling, and collectives across ranks.
+// Not modelled yet: event waits whose record the trace does not name (older Kineto files, nsys
+// exports without CUDA event records, recordings whose CUPTI refused them: there a stream waits
+// only for itself and its launches), cudaEventQuery polling, and collectives across ranks.
 //
 // With no change the replay gives back every recorded time exactly. Launch delay of an activity:
 // its start minus its launch call's start when its stream was idle at the launch; when the stream
