@@ -17,12 +17,13 @@
 #include <numeric>
 
 #include "analyzer/analysis/correlation.h"
+#include "analyzer/analysis/dense_ids.h"
 
 namespace tg::internal {
 
 namespace {
 
-// The kernel rows in (start, row) order.
+// A table's rows in (start, row) order, from its start column.
 std::vector<uint32_t> ByStart(const std::vector<TimeNs>& start) {
   std::vector<uint32_t> order(start.size());
   std::iota(order.begin(), order.end(), 0u);
@@ -30,27 +31,6 @@ std::vector<uint32_t> ByStart(const std::vector<TimeNs>& start) {
     std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return start[x] < start[y]; });
   return order;
 }
-
-// Dense ids for keys that come in runs: one map search per run.
-template <class Key>
-class Ids {
- public:
-  uint32_t Of(const Key& k) {
-    // The first few keys (a trace's streams, processes, threads are usually few) by a linear search.
-    for (size_t i = 0; i < few_.size(); ++i)
-      if (few_[i] == k) return static_cast<uint32_t>(i);
-    auto [it, fresh] = ids_.try_emplace(k, static_cast<uint32_t>(ids_.size()));
-    if (fresh && few_.size() < kFew && few_.size() + 1 == ids_.size()) few_.push_back(k);
-    return it->second;
-  }
-  size_t size() const { return ids_.size(); }
-  const std::map<Key, uint32_t>& Map() const { return ids_; }
-
- private:
-  static constexpr size_t kFew = 8;
-  std::map<Key, uint32_t> ids_;
-  std::vector<Key> few_;  // the keys of ids 0 .. kFew-1
-};
 
 }  // namespace
 
@@ -103,7 +83,7 @@ RecordedGraph::RecordedGraph(const Trace& t, const IterationAnalysis& its, const
   const std::vector<uint32_t> copies = ByStart(t.memcpys.start), sets = ByStart(t.memsets.start);
   // Each activity's predecessor on its stream, and the streams' activities in start order.
   prev_.assign(n, -1);
-  Ids<std::pair<int64_t, int64_t>> streams;
+  DenseIds<std::pair<int64_t, int64_t>> streams;
   std::vector<int32_t> last;
   std::vector<std::vector<uint32_t>> of_stream;
   auto visit = [&](uint32_t i, int64_t device, int64_t stream) {
@@ -167,7 +147,7 @@ RecordedGraph::RecordedGraph(const Trace& t, const IterationAnalysis& its, const
   // The calls of each thread by (end, row).
   std::map<std::pair<int64_t, int64_t>, uint32_t> thread_of;
   {
-    Ids<std::pair<int64_t, int64_t>> threads;
+    DenseIds<std::pair<int64_t, int64_t>> threads;
     std::vector<uint32_t> call_thread(a.size());
     for (size_t c = 0; c < a.size(); ++c) call_thread[c] = threads.Of({a.pid[c], a.tid[c]});
     thread_of = threads.Map();

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "analyzer/analysis/correlation.h"
+#include "analyzer/analysis/dense_ids.h"
 #include "analyzer/util/demangle.h"
 #include "analyzer/util/intervals.h"
 #include "tracegate/analyzer/kernel_class.h"
@@ -38,36 +39,7 @@ using internal::IsLaunchCall;
 using internal::IsSyncCall;
 
 using Activity = internal::ReplayActivity;
-
-// Dense indexes for keys that repeat in runs (a thread's calls, a process's activities): one map
-// search per run.
-template <class Key>
-class DenseIds {
- public:
-  uint32_t Of(const Key& k) {
-    if (has_last_ && k == last_) return last_id_;
-    auto [it, fresh] = ids_.try_emplace(k, static_cast<uint32_t>(keys_.size()));
-    if (fresh) keys_.push_back(k);
-    last_ = k;
-    last_id_ = it->second;
-    has_last_ = true;
-    return last_id_;
-  }
-  // The index of a key seen before, or -1.
-  int64_t Find(const Key& k) const {
-    auto it = ids_.find(k);
-    return it == ids_.end() ? -1 : static_cast<int64_t>(it->second);
-  }
-  size_t size() const { return keys_.size(); }
-  const Key& key(size_t i) const { return keys_[i]; }
-
- private:
-  std::map<Key, uint32_t> ids_;
-  std::vector<Key> keys_;
-  Key last_{};
-  uint32_t last_id_ = 0;
-  bool has_last_ = false;
-};
+using internal::DenseIds;
 
 // A stable sort of `v` by the unsigned key(x) (LSD radix, 11 bits a pass; digits all alike are skipped).
 template <class T, class KeyOf>
