@@ -179,6 +179,10 @@ int main(int argc, char** argv) {
   a->add_flag("--critical-path", analyze.critical_path,
               "Add the critical path of each kept iteration: its time by kind (kernels by class, copies, launches, "
               "syncs, host frames), summing to the step (docs/PREDICTION.md)");
+  a->add_flag("--replay-findings", analyze.replay_findings,
+              "Give each finding's gain as the what-if replay predicts it (its claim re-timed over the trace's "
+              "dependencies, as predict --finding), Amdahl's as its bound, and the findings' together; one replay "
+              "pass per finding (docs/PREDICTION.md)");
   a->add_option("--capture", analyze.captures,
                 "Trace of the CUDA/HIP graph capture whose replay TRACE holds (repeatable): each replayed kernel takes "
                 "the op and Python frame that launched it at capture time (docs/SERVING.md)")

@@ -234,8 +234,104 @@ EventEdges FindEventEdges(const Trace& t, const ApiIndex& index, const std::vect
   return out;
 }
 
+void BuildReplayPlan(const Trace& t, const ApiIndex& index, ReplayPlan* plan) {
+  *plan = ReplayPlan{};
+  const ApiTable& a = t.api_calls;
+  using Point = ReplayPlan::Point;
+  using enum ReplayPlan::PointType;
+  // The GPU activities, their launch calls, and each one's predecessor on its stream.
+  std::vector<Activity>& acts = plan->acts;
+  acts.reserve(t.GpuEventCount());
+  auto collect = [&](const auto& table, uint8_t kind) {
+    for (size_t i = 0; i < table.size(); ++i)
+      acts.push_back({table.start[i], std::max(table.start[i], table.end[i]), table.pid[i],
+                      index.Find(table.correlation[i], table.pid[i]), kind, static_cast<uint32_t>(i)});
+  };
+  collect(t.kernels, 0);
+  collect(t.memcpys, 1);
+  collect(t.memsets, 2);
+  auto stream_of = [&](const Activity& x) -> std::pair<int64_t, int64_t> {
+    switch (x.kind) {
+      case 0: return {t.kernels.device[x.row], t.kernels.stream[x.row]};
+      case 1: return {t.memcpys.device[x.row], t.memcpys.stream[x.row]};
+      default: return {t.memsets.device[x.row], t.memsets.stream[x.row]};
+    }
+  };
+  // Processes: of an activity's own pid (its launch delays), and of the pid it is logged under
+  // when it ends (its launch call's, else its own; a GPU row's own pid may be the device's).
+  DenseIds<int64_t>& procs = plan->procs;
+  std::vector<uint32_t>& act_proc = plan->act_proc;
+  std::vector<uint32_t>& act_log_proc = plan->act_log_proc;
+  act_proc.resize(acts.size());
+  act_log_proc.resize(acts.size());
+  for (size_t i = 0; i < acts.size(); ++i) {
+    act_proc[i] = procs.Of(acts[i].pid);
+    act_log_proc[i] = acts[i].call >= 0 ? procs.Of(a.pid[static_cast<size_t>(acts[i].call)]) : act_proc[i];
+  }
+  // Host threads, and the process each call's syncs read.
+  DenseIds<std::pair<int64_t, int64_t>>& threads = plan->threads;
+  std::vector<uint32_t>& call_thread = plan->call_thread;
+  std::vector<uint32_t>& call_proc = plan->call_proc;
+  call_thread.resize(a.size());
+  call_proc.resize(a.size());
+  for (size_t c = 0; c < a.size(); ++c) {
+    call_thread[c] = threads.Of({a.pid[c], a.tid[c]});
+    call_proc[c] = procs.Of(a.pid[c]);
+  }
+  // The smallest launch delay per process (activities whose stream was idle at the launch).
+  std::vector<TimeNs>& min_delay = plan->min_delay;
+  min_delay.assign(procs.size(), 0);
+  std::vector<uint8_t> has_delay(procs.size(), 0);
+  for (size_t i = 0; i < acts.size(); ++i) {
+    if (acts[i].call < 0) continue;
+    const TimeNs d = acts[i].start - a.start[static_cast<size_t>(acts[i].call)];
+    TimeNs& m = min_delay[act_proc[i]];
+    m = has_delay[act_proc[i]] ? std::min(m, d) : d;
+    has_delay[act_proc[i]] = 1;
+  }
+
+  // The points of the pass (ReplayPlan::points): written in (type, id) order, then sorted stably
+  // by time (timestamps are never negative).
+  std::vector<Point>& points = plan->points;
+  points.reserve(2 * (a.size() + acts.size()));
+  for (uint32_t i = 0; i < acts.size(); ++i) points.push_back({static_cast<uint64_t>(acts[i].end), i, kActEnd});
+  for (uint32_t i = 0; i < a.size(); ++i)
+    points.push_back({static_cast<uint64_t>(std::max(a.start[i], a.end[i])), i, kCallEnd});
+  for (uint32_t i = 0; i < a.size(); ++i) points.push_back({static_cast<uint64_t>(a.start[i]), i, kCallStart});
+  for (uint32_t i = 0; i < acts.size(); ++i) points.push_back({static_cast<uint64_t>(acts[i].start), i, kActStart});
+  if (!points.empty()) {
+    uint64_t lo = points.front().time;
+    for (const Point& p : points) lo = std::min(lo, p.time);
+    RadixSort(&points, [lo](const Point& p) { return p.time - lo; });
+  }
+  // Each activity's predecessor on its stream: the activity that started last before it, by
+  // (start, index), the order of the activities' start points.
+  std::vector<int32_t>& prev = plan->prev;
+  prev.assign(acts.size(), -1);
+  {
+    DenseIds<std::pair<int64_t, int64_t>> streams;
+    std::vector<int32_t> last;
+    for (const Point& p : points) {
+      if (p.type != kActStart) continue;
+      const uint32_t st = streams.Of(stream_of(acts[p.id]));
+      if (st >= last.size()) last.resize(st + 1, -1);
+      prev[p.id] = last[st];
+      last[st] = static_cast<int32_t>(p.id);
+    }
+  }
+
+  // Cross-stream event edges (replay_engine.h).
+  plan->call_event.assign(a.size(), -1);
+  if (internal::HasEventRecords(t)) {
+    internal::EventEdges edges = internal::FindEventEdges(t, index, acts);
+    plan->waits = std::move(edges.waits);
+    for (const auto& [c, w] : edges.syncs) plan->call_event[c] = static_cast<int32_t>(w);
+    plan->sync_edges = std::move(edges.syncs);
+  }
+}
+
 Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayChange& change, const ApiIndex* api_index,
-                    ReplayResult* out, ReplayRecord* record) {
+                    ReplayResult* out, ReplayRecord* record, const ReplayPlan* plan) {
   *out = ReplayResult{};
   ReplayRecord local;
   ReplayRecord& rec = record ? *record : local;
@@ -354,95 +450,27 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
     return c;
   };
 
-  // The GPU activities, their launch calls, and each one's predecessor on its stream.
-  std::vector<Activity>& acts = rec.acts;
-  acts.reserve(t.GpuEventCount());
-  auto collect = [&](const auto& table, uint8_t kind) {
-    for (size_t i = 0; i < table.size(); ++i)
-      acts.push_back({table.start[i], std::max(table.start[i], table.end[i]), table.pid[i],
-                      index.Find(table.correlation[i], table.pid[i]), kind, static_cast<uint32_t>(i)});
-  };
-  collect(t.kernels, 0);
-  collect(t.memcpys, 1);
-  collect(t.memsets, 2);
-  auto stream_of = [&](const Activity& x) -> std::pair<int64_t, int64_t> {
-    switch (x.kind) {
-      case 0: return {t.kernels.device[x.row], t.kernels.stream[x.row]};
-      case 1: return {t.memcpys.device[x.row], t.memcpys.stream[x.row]};
-      default: return {t.memsets.device[x.row], t.memsets.stream[x.row]};
-    }
-  };
-  // Processes: of an activity's own pid (its launch delays), and of the pid it is logged under
-  // when it ends (its launch call's, else its own; a GPU row's own pid may be the device's).
-  DenseIds<int64_t> procs;
-  std::vector<uint32_t> act_proc(acts.size()), act_log_proc(acts.size());
-  for (size_t i = 0; i < acts.size(); ++i) {
-    act_proc[i] = procs.Of(acts[i].pid);
-    act_log_proc[i] = acts[i].call >= 0 ? procs.Of(a.pid[static_cast<size_t>(acts[i].call)]) : act_proc[i];
-  }
-  // Host threads, and the process each call's syncs read.
-  DenseIds<std::pair<int64_t, int64_t>> threads;
-  std::vector<uint32_t> call_thread(a.size()), call_proc(a.size());
-  for (size_t c = 0; c < a.size(); ++c) {
-    call_thread[c] = threads.Of({a.pid[c], a.tid[c]});
-    call_proc[c] = procs.Of(a.pid[c]);
-  }
-  // The smallest launch delay per process (activities whose stream was idle at the launch).
-  std::vector<TimeNs> min_delay(procs.size(), 0);
-  std::vector<uint8_t> has_delay(procs.size(), 0);
-  for (size_t i = 0; i < acts.size(); ++i) {
-    if (acts[i].call < 0) continue;
-    const TimeNs d = acts[i].start - a.start[static_cast<size_t>(acts[i].call)];
-    TimeNs& m = min_delay[act_proc[i]];
-    m = has_delay[act_proc[i]] ? std::min(m, d) : d;
-    has_delay[act_proc[i]] = 1;
-  }
-
-  // The points of the pass, in recorded time order: at equal times an activity's end, then a
-  // call's end, then a call's start, then an activity's start.
-  enum : uint8_t { kActEnd = 0, kCallEnd = 1, kCallStart = 2, kActStart = 3 };
-  // Written in (type, id) order, then sorted stably by time (timestamps are never negative).
-  struct Point {
-    uint64_t time;
-    uint32_t id;
-    uint8_t type;
-  };
-  std::vector<Point> points;
-  points.reserve(2 * (a.size() + acts.size()));
-  for (uint32_t i = 0; i < acts.size(); ++i) points.push_back({static_cast<uint64_t>(acts[i].end), i, kActEnd});
-  for (uint32_t i = 0; i < a.size(); ++i)
-    points.push_back({static_cast<uint64_t>(std::max(a.start[i], a.end[i])), i, kCallEnd});
-  for (uint32_t i = 0; i < a.size(); ++i) points.push_back({static_cast<uint64_t>(a.start[i]), i, kCallStart});
-  for (uint32_t i = 0; i < acts.size(); ++i) points.push_back({static_cast<uint64_t>(acts[i].start), i, kActStart});
-  if (!points.empty()) {
-    uint64_t lo = points.front().time;
-    for (const Point& p : points) lo = std::min(lo, p.time);
-    RadixSort(&points, [lo](const Point& p) { return p.time - lo; });
-  }
-  // Each activity's predecessor on its stream: the activity that started last before it, by
-  // (start, index), the order of the activities' start points.
-  std::vector<int32_t>& prev = rec.act_prev;
-  prev.assign(acts.size(), -1);
-  {
-    DenseIds<std::pair<int64_t, int64_t>> streams;
-    std::vector<int32_t> last;
-    for (const Point& p : points) {
-      if (p.type != kActStart) continue;
-      const uint32_t st = streams.Of(stream_of(acts[p.id]));
-      if (st >= last.size()) last.resize(st + 1, -1);
-      prev[p.id] = last[st];
-      last[st] = static_cast<int32_t>(p.id);
-    }
-  }
-
-  // Cross-stream event edges (replay_engine.h).
-  std::vector<std::pair<uint32_t, uint32_t>>& waits = rec.wait_edges;  // by the waiting activity
-  std::vector<int32_t> call_event(a.size(), -1);                       // a blocking event sync: the event's activity
-  if (internal::HasEventRecords(t)) {
-    internal::EventEdges edges = internal::FindEventEdges(t, index, acts);
-    waits = std::move(edges.waits);
-    for (const auto& [c, w] : edges.syncs) call_event[c] = static_cast<int32_t>(w);
-    rec.sync_edges = std::move(edges.syncs);
+  // What no change alters (replay_engine.h, ReplayPlan): built here unless given.
+  std::optional<ReplayPlan> own_plan;
+  if (!plan) BuildReplayPlan(t, index, &own_plan.emplace());
+  const ReplayPlan& fixed = plan ? *plan : *own_plan;
+  using Point = ReplayPlan::Point;
+  using enum ReplayPlan::PointType;
+  const std::vector<Activity>& acts = fixed.acts;
+  const DenseIds<int64_t>& procs = fixed.procs;
+  const std::vector<uint32_t>&act_proc = fixed.act_proc, &act_log_proc = fixed.act_log_proc;
+  const DenseIds<std::pair<int64_t, int64_t>>& threads = fixed.threads;
+  const std::vector<uint32_t>&call_thread = fixed.call_thread, &call_proc = fixed.call_proc;
+  const std::vector<TimeNs>& min_delay = fixed.min_delay;
+  const std::vector<Point>& points = fixed.points;
+  const std::vector<int32_t>& prev = fixed.prev;
+  const std::vector<std::pair<uint32_t, uint32_t>>& waits = fixed.waits;  // by the waiting activity
+  const std::vector<int32_t>& call_event = fixed.call_event;
+  if (record) {
+    rec.acts = acts;
+    rec.act_prev = prev;
+    rec.wait_edges = waits;
+    rec.sync_edges = fixed.sync_edges;
   }
 
   // The host ranges the change speeds up: their union per thread, with running sums of its length.

@@ -30,6 +30,7 @@
 #include <utility>
 #include <vector>
 
+#include "analyzer/analysis/dense_ids.h"
 #include "tracegate/analyzer/iterations.h"
 #include "tracegate/analyzer/model.h"
 #include "tracegate/analyzer/replay.h"
@@ -110,10 +111,40 @@ std::vector<SpeedupPiece> MaxSpeedupPieces(const std::vector<LocatedSpeedup>& lo
 // piece divided by its speedup (rounded once, to the nearest ns); `inside`: the time inside.
 TimeNs ScaledDuration(const std::vector<SpeedupPiece>& pieces, TimeNs start, TimeNs end, TimeNs* inside);
 
+// What the pass reads that no change alters, built once for several replays of one trace (the
+// findings' gains, ReplayFindingGains): the activities and their processes, the host threads,
+// each process's smallest launch delay, the pass's points in recorded time order, each
+// activity's stream predecessor and the cross-stream event edges.
+struct ReplayPlan {
+  // The points of the pass, in recorded time order: at equal times an activity's end, then a
+  // call's end, then a call's start, then an activity's start.
+  enum PointType : uint8_t { kActEnd = 0, kCallEnd = 1, kCallStart = 2, kActStart = 3 };
+  struct Point {
+    uint64_t time;
+    uint32_t id;
+    uint8_t type;
+  };
+  std::vector<ReplayActivity> acts;  // kernels, then memcpys, then memsets
+  // Processes: of an activity's own pid (its launch delays), and of the pid it is logged under
+  // when it ends (its launch call's, else its own); per process the smallest launch delay.
+  DenseIds<int64_t> procs;
+  std::vector<uint32_t> act_proc, act_log_proc;
+  std::vector<TimeNs> min_delay;
+  DenseIds<std::pair<int64_t, int64_t>> threads;  // host threads (pid, tid)
+  std::vector<uint32_t> call_thread, call_proc;   // by API call row
+  std::vector<Point> points;
+  std::vector<int32_t> prev;                              // the previous activity of its stream, -1 for none
+  std::vector<std::pair<uint32_t, uint32_t>> waits;       // as ReplayRecord::wait_edges
+  std::vector<std::pair<uint32_t, uint32_t>> sync_edges;  // as ReplayRecord::sync_edges
+  std::vector<int32_t> call_event;                        // by call row: a blocking event sync's activity, else -1
+};
+void BuildReplayPlan(const Trace& trace, const ApiIndex& index, ReplayPlan* plan);
+
 // Runs the pass over the whole trace under `change` and fills `out` (Replay's result); with
 // `record`, also every node's new time and binding edge. `index`: the trace's API correlation
-// index, or null to build one. Errors as Replay's.
+// index, or null to build one; `plan`: BuildReplayPlan's for the trace (and `index`), or null to
+// build one. Errors as Replay's.
 Status ReplayEngine(const Trace& trace, const IterationAnalysis& iterations, const ReplayChange& change,
-                    const ApiIndex* index, ReplayResult* out, ReplayRecord* record);
+                    const ApiIndex* index, ReplayResult* out, ReplayRecord* record, const ReplayPlan* plan = nullptr);
 
 }  // namespace tg::internal

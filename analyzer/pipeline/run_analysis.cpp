@@ -16,6 +16,7 @@
 #include "analyzer/analysis/name_matcher.h"
 #include "analyzer/host/host_model.h"
 #include "analyzer/util/side_task.h"
+#include "tracegate/analyzer/finding_replay.h"
 
 namespace tg {
 
@@ -178,7 +179,8 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
     out->idle = internal::AttributeIterationIdle(trace, out->summary, finder, &out->iterations);
   }
   out->serving = AnalyzeServing(trace, out->iterations, *api_index);
-  if (!config.critical_path) host.reset(), api_index.reset();  // nothing below reads them then
+  if (!config.critical_path) host.reset();                                  // nothing below reads it then
+  if (!config.critical_path && !config.replay_findings) api_index.reset();  // nor this
   for (QualityEntry& q : out->summary.quality) {
     if (q.id == Quality::kDeviceBacklog) q.count = out->idle.backlog_items;
     if (q.id == Quality::kStartBeforeLaunch) q.count = before_launch;
@@ -208,9 +210,8 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   out->findings = EvaluateRules(in, config.rules, RuleSubset::kAllButFusion);
   find_path();
   fusion_task.Wait();
-  // The critical path read them until now.
+  // The critical path read them until now (the findings' replays below read the index).
   host.reset();
-  api_index.reset();
   TG_RETURN_IF_ERROR(critical_path);
   std::vector<Finding> fusion = EvaluateRules(in, config.rules, RuleSubset::kFusionOnly);
   // What the summary kept for the rules (summary.h): no report reads it.
@@ -219,6 +220,9 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   out->findings.insert(out->findings.end(), fusion.begin(), fusion.end());
   OrderFindings(out->findings);
   out->combined = RelateFindings(out->findings);
+  // Each finding's gain as the replay predicts it (Amdahl's is its bound), when asked.
+  if (config.replay_findings && !out->iterations.iterations.empty())
+    TG_RETURN_IF_ERROR(ReplayFindingGains(trace, out->iterations, &*api_index, &out->findings, &out->combined));
   return Status::Ok();
 }
 

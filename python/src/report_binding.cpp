@@ -180,6 +180,7 @@ void BindReports(py::module_& m) {
       .def_readwrite("peak_gbs", &tg::AnalysisSettings::peak_gbs)
       .def_readwrite("peak_tflops", &tg::AnalysisSettings::peak_tflops)
       .def_readwrite("critical_path", &tg::AnalysisSettings::critical_path)
+      .def_readwrite("replay_findings", &tg::AnalysisSettings::replay_findings)
       .def_readwrite("captures", &tg::AnalysisSettings::captures);
   py::class_<tg::KernelSelection>(m, "KernelSelection")
       .def(py::init<>())

@@ -45,7 +45,8 @@ def _iteration_settings(iteration=None, skip="auto", phases=None, batch=1):
 
 def _analysis_settings(*, top=10, gaps=10, small_copy_bytes=64 * 1024, iteration=None, skip="auto", phases=None,
                        batch=1, model=None, precision=None, commit=None, rules=None, costs=None, peak_gbs=None,
-                       peak_tflops=None, reference=None, critical_path=False, capture=None):
+                       peak_tflops=None, reference=None, critical_path=False, replay_findings=False,
+                       capture=None):
     s = _native.AnalysisSettings()
     s.top_k = int(top)
     s.largest_gaps = int(gaps)
@@ -60,6 +61,7 @@ def _analysis_settings(*, top=10, gaps=10, small_copy_bytes=64 * 1024, iteration
     s.peak_gbs = float(peak_gbs or 0)
     s.peak_tflops = float(peak_tflops or 0)
     s.critical_path = bool(critical_path)
+    s.replay_findings = bool(replay_findings)
     if capture is None:
         s.captures = []
     elif _is_path(capture):
@@ -166,8 +168,9 @@ def analyze(trace, *, output=None, md=None, html=None, jobs=None, **options):
     a directory or a list of paths (the job report). Options, as the CLI's: top=10, gaps=10,
     small_copy_bytes=65536, iteration=REGEX, skip="auto" or a count, phases={"pre": REGEX, ...}
     (or ["pre=REGEX"]), batch=1, model, precision, commit (default: the git HEAD of the current
-    directory), rules, costs, peak_gbs, peak_tflops, reference, critical_path=False, capture (a path or a list
-    of paths: the graph capture traces, as --capture). ``output``, ``md``, ``html``:
+    directory), rules, costs, peak_gbs, peak_tflops, reference, critical_path=False, replay_findings=False
+    (each finding's gain by the replay, as --replay-findings), capture (a path or a list of paths: the graph
+    capture traces, as --capture). ``output``, ``md``, ``html``:
     files to write the report to (JSON as -o, Markdown, HTML)."""
     settings = _analysis_settings(**options)
     source = trace.path if isinstance(trace, Trace) else os.fspath(trace) if _is_path(trace) else None

@@ -63,6 +63,7 @@ Status ToAnalysisConfig(const AnalysisSettings& a, AnalysisConfig* c) {
   if (c->commit.empty()) GitHead(&c->commit, &c->commit_reason);
   c->peak = PeakOverride{a.peak_gbs, a.peak_tflops};
   c->critical_path = a.critical_path;
+  c->replay_findings = a.replay_findings;
   if (!a.rules_path.empty())
     TG_RETURN_IF_ERROR(LoadRules(a.rules_path, &c->rules));
   if (!a.costs_path.empty())

@@ -2,6 +2,7 @@
 #include "reports/report/findings_json.h"
 
 #include <cmath>
+#include <optional>
 #include <string>
 
 namespace tg::internal {
@@ -31,6 +32,20 @@ json ClaimJson(const std::vector<ClaimPart>& parts) {
   return arr;
 }
 
+// The replay's estimate (analyze --critical-path): absent without it, null with the reason where
+// the replay could not make the change.
+void SetReplay(json& j, const std::optional<ReplayedGain>& replay, const std::string& reason) {
+  if (replay) {
+    j["replay"] = {{"overall_speedup", replay->overall},
+                   {"gain_pct", replay->gain_pct},
+                   {"base_total_ns", replay->base_total_ns},
+                   {"predicted_total_ns", replay->predicted_total_ns}};
+  } else if (!reason.empty()) {
+    j["replay"] = nullptr;
+    j["replay_reason"] = reason;
+  }
+}
+
 }  // namespace
 
 json CombinedJson(const CombinedEstimate& c) {
@@ -44,6 +59,8 @@ json CombinedJson(const CombinedEstimate& c) {
   SetOrNull(j, "overall_speedup", std::isfinite(c.overall), c.overall, "the parts cover the whole run");
   j["gain_pct"] = c.gain_pct;
   SetOrNull(j, "upper_bound", std::isfinite(c.upper_bound), c.upper_bound, "the parts cover the whole run");
+  SetReplay(j, c.replay, c.replay_reason);
+  if (c.replay) j["replay"]["findings"] = c.replayed;
   return j;
 }
 
@@ -66,18 +83,20 @@ json FindingsJson(const std::vector<Finding>& findings) {
       }
       involved.push_back(std::move(j));
     }
-    arr.push_back({{"id", f.id},
-                   {"title", f.title},
-                   {"priority", PriorityName(f.priority)},
-                   {"summary", f.summary},
-                   {"heuristic", f.heuristic},
-                   {"evidence_strength", EvidenceStrengthName(EvidenceStrengthOf(f))},
-                   {"evidence", std::move(evidence)},
-                   {"involved", std::move(involved)},
-                   {"strategies", f.strategies},
-                   {"amdahl", AmdahlJson(f.amdahl)},
-                   {"claim", ClaimJson(f.claim)},
-                   {"overlaps", f.overlaps}});
+    json j = {{"id", f.id},
+              {"title", f.title},
+              {"priority", PriorityName(f.priority)},
+              {"summary", f.summary},
+              {"heuristic", f.heuristic},
+              {"evidence_strength", EvidenceStrengthName(EvidenceStrengthOf(f))},
+              {"evidence", std::move(evidence)},
+              {"involved", std::move(involved)},
+              {"strategies", f.strategies},
+              {"amdahl", AmdahlJson(f.amdahl)},
+              {"claim", ClaimJson(f.claim)},
+              {"overlaps", f.overlaps}};
+    SetReplay(j, f.replay, f.replay_reason);
+    arr.push_back(std::move(j));
   }
   return arr;
 }

@@ -472,6 +472,7 @@ void PrintFinding(std::ostream& out, size_t n, const json& f) {
                    Number(a, "share").value_or(0), Speedup(a, "speedup").c_str(), Text(a, "basis").c_str(),
                    Text(a, "assumption").c_str(), Speedup(a, "overall_speedup").c_str(),
                    Number(a, "gain_pct").value_or(0), Speedup(a, "upper_bound").c_str());
+  if (std::string replay = internal::ReplayText(f); !replay.empty()) out << "     replay: " << replay << "\n";
   if (std::string overlap = internal::OverlapText(f); !overlap.empty()) out << "     " << overlap << "\n";
   const json& strategies = Array(f, "strategies");
   if (!strategies.empty() && strategies[0].is_string()) out << "     try: " << strategies[0].get<std::string>() << "\n";

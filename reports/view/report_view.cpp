@@ -163,11 +163,27 @@ std::string GainText(const json& finding) {
   if (!gain) return "n/a";
   auto overall = Number(a, "overall_speedup");
   auto bound = Number(a, "upper_bound");
-  std::string text = StrFormat("%+.1f%% (", *gain);
+  // The replay's estimate first where the report has it (analyze --critical-path), Amdahl's as its bound.
+  const json& replay = Object(finding, "replay");
+  auto replayed = Number(replay, "gain_pct");
+  std::string text = replayed ? StrFormat("%+.1f%% by the replay (%.3fx overall; Amdahl's bound %+.1f%%, ", *replayed,
+                                          Number(replay, "overall_speedup").value_or(1), *gain)
+                              : StrFormat("%+.1f%% (", *gain);
   text += overall ? StrFormat("%.3fx overall", *overall) : std::string("unbounded");
   text += bound ? StrFormat(", at most %.3fx", *bound) : std::string(", no upper bound");
   text += ")";
   return text;
+}
+
+std::string ReplayText(const json& obj) {
+  const json* replay = Find(obj, "replay");
+  if (!replay) return "";
+  if (auto gain = Number(*replay, "gain_pct"))
+    return StrFormat("%+.1f%% (%.3fx overall: %.3f -> %.3f ms summed over the kept iterations)", *gain,
+                     Number(*replay, "overall_speedup").value_or(1), Int(*replay, "base_total_ns") / 1e6,
+                     Int(*replay, "predicted_total_ns") / 1e6);
+  const std::string why = Text(obj, "replay_reason");
+  return "not replayed" + (why.empty() ? std::string() : ": " + why);
 }
 
 std::string OverlapText(const json& finding) {
@@ -197,6 +213,14 @@ std::string CombinedText(const json& doc) {
   for (const json& ref : Array(*c, "left_out"))
     if (ref.is_string()) left += (left.empty() ? "" : ", ") + ref.get<std::string>();
   if (!left.empty()) text += "; left out (they claim the run as a whole): " + left;
+  if (std::string replay = ReplayText(*c); !replay.empty()) {
+    std::string names;
+    for (const json& ref : Array(Object(*c, "replay"), "findings"))
+      if (ref.is_string()) names += (names.empty() ? "" : ", ") + ref.get<std::string>();
+    const bool several = names.find(',') != std::string::npos;
+    text += "; replayed" + std::string(several ? " together" : "") + (names.empty() ? "" : " (" + names + ")") + ": " +
+            replay;
+  }
   return text;
 }
 

@@ -77,6 +77,15 @@ def test_options_reach_the_analysis(cli, tmp_path):
     assert len(report["top_kernels"]) == 3
 
 
+def test_replay_findings_reaches_the_analysis(cli, tmp_path):
+    cli("analyze", RANK0, "-q", "-o", tmp_path / "cli.json", "--commit", "x", "--replay-findings", "--critical-path",
+        check=0)
+    report = tg.analyze(RANK0, commit="x", replay_findings=True, critical_path=True)
+    assert report.dict == json.loads(read(tmp_path / "cli.json"))
+    assert [f["id"] for f in report["findings"] if f["replay"]] == ["communication"]
+    assert "replay" not in tg.analyze(RANK0, commit="x")["combined_estimate"]
+
+
 def test_capture_reaches_the_analysis(cli, tmp_path):
     replay = os.path.join(SHARED, "kineto_vllm_decode_graph_replay_mi300.json.gz")
     capture = os.path.join(SHARED, "kineto_vllm_decode_graph_capture_mi300.json.gz")

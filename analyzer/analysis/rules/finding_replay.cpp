@@ -4,6 +4,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
+
+#include "analyzer/analysis/correlation.h"
+#include "analyzer/analysis/replay_engine.h"
+#include "analyzer/util/side_task.h"
 
 namespace tg {
 
@@ -78,6 +83,74 @@ Status FindingsReplayChange(const std::vector<Finding>& findings, const std::vec
                             ? "--finding all: the analysis found no findings"
                             : "--finding all: no finding is a speedup of located work the replay can make" + why + ")");
   }
+  return Status::Ok();
+}
+
+namespace {
+
+ReplayedGain GainOf(const ReplayResult& r) {
+  ReplayedGain g;
+  g.base_total_ns = r.base_total_ns;
+  g.predicted_total_ns = r.predicted_total_ns;
+  g.overall = r.speedup();
+  g.gain_pct = (g.overall - 1) * 100;
+  return g;
+}
+
+}  // namespace
+
+Status ReplayFindingGains(const Trace& trace, const IterationAnalysis& iterations, const internal::ApiIndex* index,
+                          std::vector<Finding>* findings, CombinedEstimate* combined) {
+  if (iterations.iterations.empty()) return InvalidInput("no kept iterations to replay the findings over");
+  const std::vector<std::string> refs = FindingRefs(*findings);
+  // The changes: each replayable finding's alone, then (for several) all of them at once.
+  std::vector<ReplayChange> changes;
+  std::vector<size_t> replayable;
+  ReplayChange all;
+  for (size_t i = 0; i < findings->size(); ++i) {
+    Finding& f = (*findings)[i];
+    f.replay.reset();
+    f.replay_reason = FindingNotReplayable(f);
+    if (!f.replay_reason.empty()) continue;
+    TG_RETURN_IF_ERROR(AddFindingChange(f, refs[i], &changes.emplace_back()));
+    TG_RETURN_IF_ERROR(AddFindingChange(f, refs[i], &all));
+    replayable.push_back(i);
+  }
+  if (replayable.size() > 1) changes.push_back(std::move(all));
+  combined->replay.reset();
+  combined->replay_reason.clear();
+  combined->replayed.clear();
+  for (size_t i : replayable) combined->replayed.push_back(refs[i]);
+  if (replayable.empty()) {
+    combined->replay_reason = "no finding is a speedup of located work the replay can make";
+    return Status::Ok();
+  }
+  // What no change alters is built once; the replays then run on two threads (each reads the
+  // trace, the index and the plan, and writes only its own result).
+  std::optional<internal::ApiIndex> own_index;
+  if (!index) index = &own_index.emplace(trace.api_calls);
+  internal::ReplayPlan plan;
+  internal::BuildReplayPlan(trace, *index, &plan);
+  std::vector<ReplayResult> results(changes.size());
+  std::vector<Status> status(changes.size());
+  auto run = [&](size_t first) {
+    for (size_t k = first; k < changes.size(); k += 2)
+      status[k] = internal::ReplayEngine(trace, iterations, changes[k], index, &results[k], nullptr, &plan);
+  };
+  {
+    internal::SideTask odd([&] { run(1); });
+    run(0);
+    odd.Wait();
+  }
+  for (size_t k = 0; k < replayable.size(); ++k) {
+    Finding& f = (*findings)[replayable[k]];
+    // A located change the replay refuses (it names nothing it can re-time) says so.
+    if (!status[k].ok()) f.replay_reason = "the replay refused its change: " + status[k].message();
+    else f.replay = GainOf(results[k]);
+  }
+  const size_t c = replayable.size() > 1 ? changes.size() - 1 : 0;  // the combined change (one finding: its own)
+  if (!status[c].ok()) combined->replay_reason = "the replay refused the findings' change: " + status[c].message();
+  else combined->replay = GainOf(results[c]);
   return Status::Ok();
 }
 

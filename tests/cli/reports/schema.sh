@@ -46,6 +46,30 @@ assert sum(x[1] for x in rows) == t["duration_ns"], (sum(x[1] for x in rows), t[
 assert rows[0][0] == 0 and all(a[0] + a[1] <= b[0] for a, b in zip(rows, rows[1:]))
 assert "critical_path" not in json.load(open(sys.argv[2]))["timeline"]' \
   "$dir/critical_path.json" "$dir/store.json" && ok || fail "timeline.critical_path: the drawn iteration's path, summing to its span"
+# With --replay-findings every finding carries the replay's estimate, or null and why (alexnet: none
+# is replayable); the sampled rank's communication is: its replayed gain stays within its Amdahl
+# figure, and the combined estimate replayed (one finding: the same figures) too.
+analyze replay_alexnet "$alexnet" --replay-findings
+analyze replay_sampled "$fixtures/real/kineto_sampled_rank0.json.gz" --replay-findings
+python3 -c 'import json,sys
+for path in sys.argv[1:3]:
+    r = json.load(open(path))
+    for f in r["findings"]:
+        assert "replay" in f, (path, f["id"])
+        assert f["replay"] is not None or f["replay_reason"], (path, f["id"])
+        if f["replay"]:
+            g = f["replay"]; assert g["overall_speedup"] == g["base_total_ns"] / g["predicted_total_ns"], g
+            assert g["overall_speedup"] <= f["amdahl"]["overall_speedup"] + 1e-9, (f["id"], g)
+a = json.load(open(sys.argv[1])); s = json.load(open(sys.argv[2]))
+assert all(f["replay"] is None for f in a["findings"]) and a["combined_estimate"]["replay"] is None
+assert [f["id"] for f in s["findings"] if f["replay"]] == ["communication"], s["findings"]
+c = dict(s["combined_estimate"]["replay"]); assert c.pop("findings") == ["communication"], c
+assert c == [f for f in s["findings"] if f["replay"]][0]["replay"]
+for path in sys.argv[3:]:
+    b = json.load(open(path))
+    assert all("replay" not in f for f in b["findings"]) and "replay" not in b["combined_estimate"], path' \
+  "$dir/replay_alexnet.json" "$dir/replay_sampled.json" "$dir/store.json" "$dir/critical_path.json" && ok ||
+  fail "findings replayed with --replay-findings: each with the replay's estimate or why not; none without"
 if "$tg" analyze "$alexnet" --critical-path -q --html "$dir/cp.html" 2>"$dir/err" &&
   [ "$(grep -o 'class="cp-mark"' "$dir/cp.html" | wc -l)" -gt 0 ] && grep -q '>critical path</text>' "$dir/cp.html"; then
   ok
@@ -80,5 +104,11 @@ broken bad_date 'r["profiling_date"] = "yesterday"'
 broken kernel_table_row 'del r["kernel_table"][0]["count"]'
 broken timeline_kind 'r["timeline"]["lanes"][0]["items"][0][2] = "fence"'
 broken timeline_without_reason 'r["timeline"]["iteration"] = None'
+brokencp() {  # brokencp NAME PYTHON_STATEMENT: as broken, on the --replay-findings report of the sampled rank
+  python3 -c "import json; r=json.load(open('$dir/replay_sampled.json')); $2; json.dump(r, open('$dir/broken_$1.json', 'w'))"
+  if $validate "$dir/broken_$1.json" 2>/dev/null; then fail "broken report '$1' passed validation"; else ok; fi
+}
+brokencp replay_without_reason 'f = [f for f in r["findings"] if not f["replay"]][0]; f.pop("replay_reason")'
+brokencp replay_missing_total 'del [f for f in r["findings"] if f["replay"]][0]["replay"]["predicted_total_ns"]'
 
 finish schema

@@ -255,16 +255,24 @@ TEST(FindingReplay, ClaimsBecomeLocatedSpeedups) {
 }
 
 // Every replayable finding of the real traces, replayed alone and all together: the replayed
-// gain never exceeds the finding's Amdahl figure, nor its bound (the combined estimate's for all).
+// gain never exceeds the finding's Amdahl figure, nor its bound (the combined estimate's for all),
+// and analyze --replay-findings reports the same figures (Finding::replay, CombinedEstimate::replay).
 void CheckFile(const std::string& path) {
   Trace t;
   const Status s = ImportTrace(path, &t);
   ASSERT_TRUE(s.ok()) << path << ": " << s.message();
   AnalysisConfig config;
   config.commit = "-";
+  config.replay_findings = true;  // analyze --replay-findings: every finding replayed (Finding::replay)
   Analysis a;
   ASSERT_TRUE(RunAnalysis(t, config, &a).ok()) << path;
   if (a.iterations.iterations.empty()) return;
+  for (const Finding& f : a.findings) {
+    EXPECT_EQ(f.replay_reason.empty(), f.replay.has_value()) << path << " " << f.id << ": " << f.replay_reason;
+    if (!f.replay) {
+      EXPECT_EQ(f.replay_reason, FindingNotReplayable(f)) << path << " " << f.id;
+    }
+  }
   const std::vector<std::string> refs = FindingRefs(a.findings);
   size_t replayed = 0;
   for (size_t i = 0; i < a.findings.size(); ++i) {
@@ -277,15 +285,28 @@ void CheckFile(const std::string& path) {
     const AmdahlEstimate& e = a.findings[i].amdahl;
     EXPECT_LE(r.speedup(), e.upper_bound * (1 + 1e-9)) << path << " " << refs[i];
     EXPECT_LE(r.speedup(), e.overall * (1 + 1e-9)) << path << " " << refs[i] << " P " << e.share << " S " << e.speedup;
+    // analyze's figure is this replay's: `predict --finding REF` and the report agree.
+    ASSERT_TRUE(a.findings[i].replay.has_value()) << path << " " << refs[i];
+    EXPECT_EQ(a.findings[i].replay->base_total_ns, r.base_total_ns) << path << " " << refs[i];
+    EXPECT_EQ(a.findings[i].replay->predicted_total_ns, r.predicted_total_ns) << path << " " << refs[i];
+    EXPECT_DOUBLE_EQ(a.findings[i].replay->overall, r.speedup()) << path << " " << refs[i];
     ::testing::Test::RecordProperty(fs::path(path).filename().string() + ":" + refs[i],
                                     std::to_string(r.speedup()) + " <= " + std::to_string(e.overall));
     ++replayed;
   }
-  if (replayed == 0) return;
+  if (replayed == 0) {
+    EXPECT_FALSE(a.combined.replay.has_value()) << path;
+    EXPECT_EQ(a.combined.replay_reason, "no finding is a speedup of located work the replay can make") << path;
+    return;
+  }
   FindingsChange all;
   ASSERT_TRUE(FindingsReplayChange(a.findings, {"all"}, &all).ok());
   ReplayResult r;
   ASSERT_TRUE(Replay(t, a.iterations, all.change, &r).ok()) << path;
+  // The combined estimate replayed is `predict --finding all`.
+  ASSERT_TRUE(a.combined.replay.has_value()) << path << ": " << a.combined.replay_reason;
+  EXPECT_EQ(a.combined.replay->predicted_total_ns, r.predicted_total_ns) << path;
+  EXPECT_EQ(a.combined.replay->base_total_ns, r.base_total_ns) << path;
   std::vector<Finding> chosen;
   for (size_t i : all.replayed) chosen.push_back(a.findings[i]);
   const CombinedEstimate c = RelateFindings(chosen);

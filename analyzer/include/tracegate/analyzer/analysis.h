@@ -34,8 +34,12 @@ struct AnalysisConfig {
   std::string commit_reason;              // why commit is "" (report key commit_reason)
   std::optional<ReferenceRun> reference;  // int8_no_gain
   // --critical-path: compute Analysis::critical_path. Off by default: on the 10^6-event file it
-  // adds 0.12-0.17 s of analysis and 0.2x the file in peak memory (docs/PERFORMANCE.md).
+  // adds 4-6% to the analyze time and takes the peak memory to 0.31x the file (docs/PERFORMANCE.md).
   bool critical_path = false;
+  // --replay-findings: each finding's gain, and the combined estimate's, as the what-if replay
+  // predicts it (Finding::replay, ReplayFindingGains). Off by default: one replay pass per
+  // replayable finding (docs/PERFORMANCE.md).
+  bool replay_findings = false;
   // --capture: the graphs of capture traces (ExtractCapturedGraphs), to trace this trace's graph
   // replays back to the ops that launched their kernels (graph_capture.h).
   std::vector<CapturedGraph> captured_graphs;

@@ -17,6 +17,10 @@
 
 namespace tg {
 
+namespace internal {
+class ApiIndex;
+}  // namespace internal
+
 // Why the finding is not a speedup of located work the replay can make, one line; "" when it is.
 std::string FindingNotReplayable(const Finding& f);
 
@@ -40,5 +44,13 @@ struct FindingsChange {
 // replayable (the reason), or nothing replayable at all.
 Status FindingsReplayChange(const std::vector<Finding>& findings, const std::vector<std::string>& refs,
                             FindingsChange* out);
+
+// The replay's estimate of every finding's gain and of the combined one (analyze --critical-path):
+// each replayable finding's change replayed alone (Finding::replay, the same figures as `predict
+// --finding REF`), the others given their replay_reason; the combined estimate's, every replayable
+// finding's change at once (`predict --finding all`). `index`: the trace's correlation index (null:
+// built here). An error only for what no finding could cause (no kept iterations).
+Status ReplayFindingGains(const Trace& trace, const IterationAnalysis& iterations, const internal::ApiIndex* index,
+                          std::vector<Finding>* findings, CombinedEstimate* combined);
 
 }  // namespace tg

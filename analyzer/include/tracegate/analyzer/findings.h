@@ -76,6 +76,15 @@ struct ClaimPart {
 // How a finding knows what it predicts: P and S measured in the trace, P measured with S assumed
 // (the rules file's), or P resting on name-based kernel classes. Caps the priority.
 enum class EvidenceStrength : uint8_t { kMeasured, kAssumed, kHeuristic };
+
+// A gain as the what-if replay predicts it (issue 31; tracegate/analyzer/finding_replay.h): the
+// claim as a located change, re-timed over the dependencies the trace shows. Amdahl's estimate
+// stays its stated upper bound.
+struct ReplayedGain {
+  double overall = 1;   // base / predicted, over the kept iterations
+  double gain_pct = 0;  // (overall - 1) * 100
+  TimeNs base_total_ns = 0, predicted_total_ns = 0;
+};
 const char* EvidenceStrengthName(EvidenceStrength s);
 
 struct Finding {
@@ -91,6 +100,10 @@ struct Finding {
   std::vector<ClaimPart> claim;        // empty: the run as a whole (kRun)
   // Refs (FindingRefs) of the findings whose claim overlaps this one's: their gains do not add.
   std::vector<std::string> overlaps;
+  // The replay's estimate (analyze --critical-path: ReplayFindingGains); without it, or with
+  // replay_reason saying why the finding is not a speedup of located work the replay can make.
+  std::optional<ReplayedGain> replay;
+  std::string replay_reason;
 };
 
 EvidenceStrength EvidenceStrengthOf(const Finding& f);
@@ -108,6 +121,11 @@ struct CombinedEstimate {
   double overall = 1;                  // 1 / ((1 - sum P_i) + sum P_i / S_i)
   double gain_pct = 0;
   double upper_bound = 1;              // 1 / (1 - sum P_i)
+  // Every replayable finding's change replayed at once (ReplayFindingGains); replay_reason when
+  // none is replayable.
+  std::optional<ReplayedGain> replay;
+  std::string replay_reason;
+  std::vector<std::string> replayed;  // the refs of the findings it replayed, in list order
 };
 
 // A higher-precision run to compare an INT8 run with (int8_no_gain).

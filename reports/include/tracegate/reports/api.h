@@ -43,7 +43,8 @@ struct AnalysisSettings {
   std::string commit;    // empty: the git HEAD of the current directory, if any
   std::string rules_path, costs_path, reference_path;
   double peak_gbs = 0, peak_tflops = 0;
-  bool critical_path = false;  // --critical-path (AnalysisConfig::critical_path)
+  bool critical_path = false;    // --critical-path (AnalysisConfig::critical_path)
+  bool replay_findings = false;  // --replay-findings (AnalysisConfig::replay_findings)
   // --capture: traces of CUDA / HIP graph captures, whose ops the replayed kernels take
   // (AnalysisConfig::captured_graphs, graph_capture.h).
   std::vector<std::string> captures;
