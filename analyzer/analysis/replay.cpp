@@ -480,19 +480,24 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
     // Located host speedups: per piece the share of its time saved (1 - 1/S), and saved[i], the
     // time pieces[0..i) save; empty for --host (one speedup).
     std::vector<double> factor, saved;
-    double SavedUpto(TimeNs t) const {  // the time the pieces before t save
+    // The last piece that starts at or before t (-1 for none), and its length before t.
+    int64_t PieceBefore(TimeNs t, TimeNs* part) const {
       auto it = std::upper_bound(pieces.begin(), pieces.end(), t,
                                  [](TimeNs x, const std::pair<TimeNs, TimeNs>& p) { return x < p.first; });
-      if (it == pieces.begin()) return 0;
+      if (it == pieces.begin()) return -1;
       const size_t i = static_cast<size_t>(it - pieces.begin()) - 1;
-      return saved[i] + static_cast<double>(std::min(t, pieces[i].second) - pieces[i].first) * factor[i];
+      *part = std::min(t, pieces[i].second) - pieces[i].first;
+      return static_cast<int64_t>(i);
+    }
+    double SavedUpto(TimeNs t) const {  // the time the pieces before t save
+      TimeNs part = 0;
+      const int64_t i = PieceBefore(t, &part);
+      return i < 0 ? 0 : saved[static_cast<size_t>(i)] + static_cast<double>(part) * factor[static_cast<size_t>(i)];
     }
     TimeNs Upto(TimeNs t) const {  // the union's length before t
-      auto it = std::upper_bound(pieces.begin(), pieces.end(), t,
-                                 [](TimeNs x, const std::pair<TimeNs, TimeNs>& p) { return x < p.first; });
-      if (it == pieces.begin()) return 0;
-      const size_t i = static_cast<size_t>(it - pieces.begin()) - 1;
-      return before[i] + std::min(t, pieces[i].second) - pieces[i].first;
+      TimeNs part = 0;
+      const int64_t i = PieceBefore(t, &part);
+      return i < 0 ? 0 : before[static_cast<size_t>(i)] + part;
     }
   };
   std::map<std::pair<int64_t, int64_t>, Union> host_union;

@@ -102,7 +102,7 @@ ActivityPlan PlanActivity(const RecordingOptions& o, uint32_t version) {
     const bool api = k.kind == CUPTI_ACTIVITY_KIND_RUNTIME || k.kind == CUPTI_ACTIVITY_KIND_DRIVER;
     if (k.kind == CUPTI_ACTIVITY_KIND_DRIVER && !o.driver_api) continue;
     if (api && p.per_cbid) continue;
-    const bool costly = api || k.has_event;
+    const bool costly = api || k.event.has_value();
     (costly && k.kind != CUPTI_ACTIVITY_KIND_MARKER ? p.windowed : p.always).push_back(k.kind);
   }
   if (o.graph_trace == GraphTrace::kGraph) p.windowed.push_back(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -28,29 +29,28 @@ namespace tg::cupti {
 using ApiNameLookup = std::function<std::string(ApiKind kind, uint32_t cbid)>;
 
 // The activity kinds the collector enables, in one table: what each becomes in our vocabulary.
-// Kinds without an event kind feed state: devices, context -> device, allocations, overheads.
+// Kinds without rows feed state: devices, context -> device, allocations, overheads, event records.
 struct RecordedKind {
   CUpti_ActivityKind kind;
-  std::string_view name;   // for warnings and metadata ("kernels", "driver API", ...)
-  bool has_event;          // true: rows of `event`
-  EventKind event;
+  std::string_view name;           // for warnings and metadata ("kernels", "driver API", ...)
+  std::optional<EventKind> event;  // the rows its records become; none: they feed state only
 };
 inline constexpr RecordedKind kRecordedKinds[] = {
-    {CUPTI_ACTIVITY_KIND_DEVICE, "devices", false, EventKind::kKernel},
-    {CUPTI_ACTIVITY_KIND_CONTEXT, "contexts", false, EventKind::kKernel},
-    {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "kernels", true, EventKind::kKernel},
-    {CUPTI_ACTIVITY_KIND_MEMCPY, "memory copies", true, EventKind::kMemcpy},
-    {CUPTI_ACTIVITY_KIND_MEMCPY2, "peer-to-peer copies", true, EventKind::kMemcpy},
-    {CUPTI_ACTIVITY_KIND_MEMSET, "memsets", true, EventKind::kMemset},
-    {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "synchronization", true, EventKind::kSync},
+    {CUPTI_ACTIVITY_KIND_DEVICE, "devices", std::nullopt},
+    {CUPTI_ACTIVITY_KIND_CONTEXT, "contexts", std::nullopt},
+    {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "kernels", EventKind::kKernel},
+    {CUPTI_ACTIVITY_KIND_MEMCPY, "memory copies", EventKind::kMemcpy},
+    {CUPTI_ACTIVITY_KIND_MEMCPY2, "peer-to-peer copies", EventKind::kMemcpy},
+    {CUPTI_ACTIVITY_KIND_MEMSET, "memsets", EventKind::kMemset},
+    {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "synchronization", EventKind::kSync},
     // cudaEventRecord calls: no rows; they give event syncs their record (wait_stream,
     // record_correlation). Always on, so a sync in a capture window finds a record made before it.
-    {CUPTI_ACTIVITY_KIND_CUDA_EVENT, "CUDA event records", false, EventKind::kKernel},
-    {CUPTI_ACTIVITY_KIND_RUNTIME, "runtime API", true, EventKind::kRuntime},
-    {CUPTI_ACTIVITY_KIND_DRIVER, "driver API", true, EventKind::kDriver},
-    {CUPTI_ACTIVITY_KIND_MARKER, "NVTX markers and ranges", true, EventKind::kRange},
-    {CUPTI_ACTIVITY_KIND_OVERHEAD, "CUPTI overhead", false, EventKind::kKernel},
-    {CUPTI_ACTIVITY_KIND_MEMORY2, "memory allocations", false, EventKind::kKernel},
+    {CUPTI_ACTIVITY_KIND_CUDA_EVENT, "CUDA event records", std::nullopt},
+    {CUPTI_ACTIVITY_KIND_RUNTIME, "runtime API", EventKind::kRuntime},
+    {CUPTI_ACTIVITY_KIND_DRIVER, "driver API", EventKind::kDriver},
+    {CUPTI_ACTIVITY_KIND_MARKER, "NVTX markers and ranges", EventKind::kRange},
+    {CUPTI_ACTIVITY_KIND_OVERHEAD, "CUPTI overhead", std::nullopt},
+    {CUPTI_ACTIVITY_KIND_MEMORY2, "memory allocations", std::nullopt},
 };
 // The table's entry for a kind; nullptr for kinds the collector never enables.
 const RecordedKind* FindRecordedKind(CUpti_ActivityKind kind);

@@ -526,8 +526,8 @@ TEST(CuptiConvert, RecordedKindsTableMapsToOurVocabulary) {
   EXPECT_EQ(FindRecordedKind(CUPTI_ACTIVITY_KIND_RUNTIME)->event, EventKind::kRuntime);
   EXPECT_EQ(FindRecordedKind(CUPTI_ACTIVITY_KIND_DRIVER)->event, EventKind::kDriver);
   EXPECT_EQ(FindRecordedKind(CUPTI_ACTIVITY_KIND_MARKER)->event, EventKind::kRange);
-  EXPECT_FALSE(FindRecordedKind(CUPTI_ACTIVITY_KIND_MEMORY2)->has_event);
-  EXPECT_FALSE(FindRecordedKind(CUPTI_ACTIVITY_KIND_CUDA_EVENT)->has_event);
+  EXPECT_FALSE(FindRecordedKind(CUPTI_ACTIVITY_KIND_MEMORY2)->event.has_value());
+  EXPECT_FALSE(FindRecordedKind(CUPTI_ACTIVITY_KIND_CUDA_EVENT)->event.has_value());
   EXPECT_EQ(FindRecordedKind(CUPTI_ACTIVITY_KIND_PC_SAMPLING), nullptr);
   // Every kind once.
   for (size_t i = 0; i < std::size(kRecordedKinds); ++i)
