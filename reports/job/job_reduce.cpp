@@ -302,8 +302,18 @@ StatusOr<json> JobReducer::Finish(const char* built_from) {
   for (const json& d : Array(doc, "devices"))
     if (Int(d, "kernels") > 0) ++devices;
   json findings = CrossRankFindings(ranks, cross, slowest_ms_, slowest_at, devices, table, rules_);
-  if (const json* own = Find(doc, "findings"); own && own->is_array())
-    for (const json& f : *own) findings.push_back(f);
+  // With --replay-findings the slowest rank's findings carry its own trace's replay; the findings
+  // across ranks get none: the replay runs one rank's trace, collectives across ranks unmodelled.
+  const json* own = Find(doc, "combined_estimate");
+  if (own && own->contains("replay"))
+    for (json& f : findings) {
+      f["replay"] = nullptr;
+      f["replay_reason"] =
+          "a finding across the job's ranks: the replay re-times one rank's trace (collectives across ranks are not "
+          "modelled)";
+    }
+  if (const json* rank = Find(doc, "findings"); rank && rank->is_array())
+    for (const json& f : *rank) findings.push_back(f);
   MarkSharedClaims(findings);
   // One list in the order every report uses (OrderFindings): priority, then predicted overall
   // speedup (null: the part's time disappears, the largest), ties in the order above.

@@ -89,6 +89,21 @@ first=$(head -n 1 job.md)
 [[ $first == '**Job of 4 ranks, slowest rank 0: 5.000 ms per iteration'*'; straggler: rank 2 (last at 5 of 5 shared collectives)**' ]] \
   && grep -q '^### The slowest rank (rank 0)$' job.md && [ "$(grep -c '^\*\*' job.md)" -ge 1 ] \
   && ok || fail "job Markdown's first line: $first"
+# --replay-findings: the slowest rank's findings carry its own trace's replay (as its own report
+# has them); the findings across ranks say why they have none; without the flag, no replay keys.
+"$tg" analyze job -q --replay-findings -o replayed.json && "$tg" analyze job/rank-0.json -q --replay-findings -o rank0.json &&
+  python3 "$validate" replayed.json && ok || fail "analyze DIR --replay-findings"
+python3 - replayed.json rank0.json job.json <<'EOF_PY' && ok || fail "job findings with --replay-findings"
+import json, sys
+job, rank0, plain = (json.load(open(p)) for p in sys.argv[1:])
+assert job["slowest_rank"] == 0
+cross = [f for f in job["findings"] if f["id"] in ("straggler", "comm_exposed", "rank_imbalance")]
+assert cross and all(f["replay"] is None and "across the job's ranks" in f["replay_reason"] for f in cross), cross
+own = [f for f in job["findings"] if f not in cross]
+assert [(f["id"], f["replay"]) for f in own] == [(f["id"], f["replay"]) for f in rank0["findings"]], own
+assert job["combined_estimate"]["replay"] == rank0["combined_estimate"]["replay"]
+assert not any("replay" in f for f in plain["findings"]) and "replay" not in plain["combined_estimate"]
+EOF_PY
 "$tg" analyze job -q --model llama_tp4 --md job_model.md && first=$(head -n 1 job_model.md)
 [[ $first == '**llama\_tp4, job of 4 ranks, slowest rank 0: 5.000 ms per iteration'* ]] && ok || fail "job Markdown with --model: $first"
 # Communication fully hidden: no straggler, 1 ms of compute beside each 1 ms all-reduce.
