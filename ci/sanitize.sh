@@ -3,8 +3,8 @@
 #  1. clang with AddressSanitizer + UndefinedBehaviorSanitizer (and libFuzzer coverage, so it
 #     shares its build directory with ci/fuzz.sh): the whole non-GPU test suite.
 #  2. clang with ThreadSanitizer: the collector's writer, part merge, buffer pool and recorder
-#     tests, the two-thread import and analysis, and the job's worker pool (JobPool*), where threads
-#     share data.
+#     tests, the two-thread import and analysis, the findings' replays on two threads
+#     (FindingReplay*), and the job's worker pool (JobPool*), where threads share data.
 # Any sanitizer report fails the run. Usage: ci/sanitize.sh (builds in build-asan, build-tsan)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,7 +21,7 @@ CC=clang CXX=clang++ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo 
 cmake --build build-asan -j "$jobs"
 ctest --test-dir build-asan --output-on-failure -j "$jobs" --timeout 600 -LE 'gpu|slurm' --no-tests=error
 
-echo "== TSan: collector writer, merge, buffers, recorder; the two-thread import, analysis and bootstrap; the job's worker pool"
+echo "== TSan: collector writer, merge, buffers, recorder; the two-thread import, analysis, findings' replays and bootstrap; the job's worker pool"
 CC=clang CXX=clang++ cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRACEGATE_BUILD_TESTS=ON \
   -DTRACEGATE_SANITIZE=thread -DTRACEGATE_WERROR=ON >/dev/null
 targets=(tracegate tracegate_tests fake_recorder)
@@ -30,7 +30,7 @@ if grep -q tracegate_cupti_tests <<<"$help"; then  # built with CUPTI
   targets+=(tracegate_cupti_tests)
 fi
 cmake --build build-tsan -j "$jobs" --target "${targets[@]}"
-build-tsan/tracegate_tests --gtest_filter='PartWriter*:Parts*:NvmlSampler*:RecordOutput*:Store*:KinetoParallel*:AnalysisReport*:Rules*:RealFindings*:BootstrapThreads*:JobPool*'
+build-tsan/tracegate_tests --gtest_filter='PartWriter*:Parts*:NvmlSampler*:RecordOutput*:Store*:KinetoParallel*:AnalysisReport*:Rules*:RealFindings*:FindingReplay*:BootstrapThreads*:JobPool*'
 if [ -x build-tsan/tracegate_cupti_tests ]; then
   build-tsan/tracegate_cupti_tests --gtest_filter='CuptiBufferPool*:CuptiRecorder*:CuptiInjection*'
 fi

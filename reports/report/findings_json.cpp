@@ -60,7 +60,10 @@ json CombinedJson(const CombinedEstimate& c) {
   j["gain_pct"] = c.gain_pct;
   SetOrNull(j, "upper_bound", std::isfinite(c.upper_bound), c.upper_bound, "the parts cover the whole run");
   SetReplay(j, c.replay, c.replay_reason);
-  if (c.replay) j["replay"]["findings"] = c.replayed;
+  if (c.replay) {
+    j["replay"]["findings"] = c.replayed;
+    j["replay"]["assumptions"] = c.replay_assumptions;
+  }
   return j;
 }
 

@@ -488,6 +488,9 @@ void PrintFindings(std::ostream& out, const json& r) {
   size_t n = 1;
   for (const json& f : findings) PrintFinding(out, n++, f);
   if (std::string combined = internal::CombinedText(r); !combined.empty()) out << "  combined: " << combined << "\n";
+  // What the findings' replays held fixed (--replay-findings), once.
+  for (const json& a : Array(Object(Object(r, "combined_estimate"), "replay"), "assumptions"))
+    if (a.is_string()) out << "  replay held fixed: " << a.get<std::string>() << "\n";
 }
 
 }  // namespace

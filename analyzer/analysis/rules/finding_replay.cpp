@@ -120,6 +120,7 @@ Status ReplayFindingGains(const Trace& trace, const IterationAnalysis& iteration
   combined->replay.reset();
   combined->replay_reason.clear();
   combined->replayed.clear();
+  combined->replay_assumptions.clear();
   for (size_t i : replayable) combined->replayed.push_back(refs[i]);
   if (replayable.empty()) {
     combined->replay_reason = "no finding is a speedup of located work the replay can make";
@@ -150,7 +151,7 @@ Status ReplayFindingGains(const Trace& trace, const IterationAnalysis& iteration
   }
   const size_t c = replayable.size() > 1 ? changes.size() - 1 : 0;  // the combined change (one finding: its own)
   if (!status[c].ok()) combined->replay_reason = "the replay refused the findings' change: " + status[c].message();
-  else combined->replay = GainOf(results[c]);
+  else combined->replay = GainOf(results[c]), combined->replay_assumptions = results[c].assumptions;
   return Status::Ok();
 }
 

@@ -64,6 +64,7 @@ a = json.load(open(sys.argv[1])); s = json.load(open(sys.argv[2]))
 assert all(f["replay"] is None for f in a["findings"]) and a["combined_estimate"]["replay"] is None
 assert [f["id"] for f in s["findings"] if f["replay"]] == ["communication"], s["findings"]
 c = dict(s["combined_estimate"]["replay"]); assert c.pop("findings") == ["communication"], c
+held = c.pop("assumptions"); assert any(h.startswith("located GPU speedup") for h in held), held
 assert c == [f for f in s["findings"] if f["replay"]][0]["replay"]
 for path in sys.argv[3:]:
     b = json.load(open(path))

@@ -307,6 +307,7 @@ void CheckFile(const std::string& path) {
   ASSERT_TRUE(a.combined.replay.has_value()) << path << ": " << a.combined.replay_reason;
   EXPECT_EQ(a.combined.replay->predicted_total_ns, r.predicted_total_ns) << path;
   EXPECT_EQ(a.combined.replay->base_total_ns, r.base_total_ns) << path;
+  EXPECT_EQ(a.combined.replay_assumptions, r.assumptions) << path;
   std::vector<Finding> chosen;
   for (size_t i : all.replayed) chosen.push_back(a.findings[i]);
   const CombinedEstimate c = RelateFindings(chosen);

@@ -126,6 +126,9 @@ struct CombinedEstimate {
   std::optional<ReplayedGain> replay;
   std::string replay_reason;
   std::vector<std::string> replayed;  // the refs of the findings it replayed, in list order
+  // What that replay held fixed (ReplayResult::assumptions): every finding's replay holds the
+  // same, less the located kinds (GPU, host) its own claim does not use.
+  std::vector<std::string> replay_assumptions;
 };
 
 // A higher-precision run to compare an INT8 run with (int8_no_gain).
