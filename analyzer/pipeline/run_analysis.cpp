@@ -212,6 +212,7 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   fusion_task.Wait();
   // The critical path read them until now (the findings' replays below read the index).
   host.reset();
+  if (!config.replay_findings) api_index.reset();
   TG_RETURN_IF_ERROR(critical_path);
   std::vector<Finding> fusion = EvaluateRules(in, config.rules, RuleSubset::kFusionOnly);
   // What the summary kept for the rules (summary.h): no report reads it.

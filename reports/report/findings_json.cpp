@@ -32,7 +32,7 @@ json ClaimJson(const std::vector<ClaimPart>& parts) {
   return arr;
 }
 
-// The replay's estimate (analyze --critical-path): absent without it, null with the reason where
+// The replay's estimate (analyze --replay-findings): absent without it, null with the reason where
 // the replay could not make the change.
 void SetReplay(json& j, const std::optional<ReplayedGain>& replay, const std::string& reason) {
   if (replay) {

@@ -163,7 +163,7 @@ std::string GainText(const json& finding) {
   if (!gain) return "n/a";
   auto overall = Number(a, "overall_speedup");
   auto bound = Number(a, "upper_bound");
-  // The replay's estimate first where the report has it (analyze --critical-path), Amdahl's as its bound.
+  // The replay's estimate first where the report has it (analyze --replay-findings), Amdahl's as its bound.
   const json& replay = Object(finding, "replay");
   auto replayed = Number(replay, "gain_pct");
   std::string text = replayed ? StrFormat("%+.1f%% by the replay (%.3fx overall; Amdahl's bound %+.1f%%, ", *replayed,

@@ -83,10 +83,10 @@ std::string EmptyListReason(const json& doc, std::string_view key, const char* i
 std::string WholeTraceNote(const json& doc);
 
 // A finding's predicted gain from its "amdahl" object: "+12.3% (1.123x overall, at most 1.50x)";
-// with the replay's estimate (analyze --critical-path) that one first, Amdahl's as its bound:
+// with the replay's estimate (analyze --replay-findings) that one first, Amdahl's as its bound:
 // "+4.1% by the replay (1.041x overall; Amdahl's bound +12.3%, 1.123x overall, at most 1.50x)".
 std::string GainText(const json& finding);
-// The replay's estimate of a finding or of combined_estimate (analyze --critical-path): its gain
+// The replay's estimate of a finding or of combined_estimate (analyze --replay-findings): its gain
 // and overall speedup, or why it was not replayed; "" when the report has none.
 std::string ReplayText(const json& obj);
 // "claims time that memory_bound, transform_kernels also claim: the gains do not add", or "" when

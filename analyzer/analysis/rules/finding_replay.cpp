@@ -150,8 +150,12 @@ Status ReplayFindingGains(const Trace& trace, const IterationAnalysis& iteration
     else f.replay = GainOf(results[k]);
   }
   const size_t c = replayable.size() > 1 ? changes.size() - 1 : 0;  // the combined change (one finding: its own)
-  if (!status[c].ok()) combined->replay_reason = "the replay refused the findings' change: " + status[c].message();
-  else combined->replay = GainOf(results[c]), combined->replay_assumptions = results[c].assumptions;
+  if (!status[c].ok()) {
+    combined->replay_reason = "the replay refused the findings' change: " + status[c].message();
+  } else {
+    combined->replay = GainOf(results[c]);
+    combined->replay_assumptions = results[c].assumptions;
+  }
   return Status::Ok();
 }
 

@@ -45,7 +45,7 @@ struct FindingsChange {
 Status FindingsReplayChange(const std::vector<Finding>& findings, const std::vector<std::string>& refs,
                             FindingsChange* out);
 
-// The replay's estimate of every finding's gain and of the combined one (analyze --critical-path):
+// The replay's estimate of every finding's gain and of the combined one (analyze --replay-findings):
 // each replayable finding's change replayed alone (Finding::replay, the same figures as `predict
 // --finding REF`), the others given their replay_reason; the combined estimate's, every replayable
 // finding's change at once (`predict --finding all`). `index`: the trace's correlation index (null:

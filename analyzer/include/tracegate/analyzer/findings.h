@@ -100,7 +100,7 @@ struct Finding {
   std::vector<ClaimPart> claim;        // empty: the run as a whole (kRun)
   // Refs (FindingRefs) of the findings whose claim overlaps this one's: their gains do not add.
   std::vector<std::string> overlaps;
-  // The replay's estimate (analyze --critical-path: ReplayFindingGains); without it, or with
+  // The replay's estimate (analyze --replay-findings: ReplayFindingGains); without it, or with
   // replay_reason saying why the finding is not a speedup of located work the replay can make.
   std::optional<ReplayedGain> replay;
   std::string replay_reason;
