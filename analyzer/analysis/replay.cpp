@@ -638,16 +638,19 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
   std::vector<TimeNs>& call_end = rec.call_end;
   call_start.assign(a.size(), kNever);
   call_end.assign(a.size(), kNever);
-  rec.call_prev.assign(a.size(), -1);
-  rec.call_waited.assign(a.size(), -1);
-  rec.call_sync.assign(a.size(), 0);
+  // What bound each node: only for a record (ReplayRecord), so a plain replay does not hold it.
+  if (record) {
+    rec.call_prev.assign(a.size(), -1);
+    rec.call_waited.assign(a.size(), -1);
+    rec.call_sync.assign(a.size(), 0);
+    rec.act_bound.assign(acts.size(), ActBound::kNone);
+    rec.act_waited.assign(acts.size(), -1);
+  }
   std::vector<uint32_t> call_log(a.size(), 0);
   std::vector<TimeNs>& act_start = rec.act_start;
   std::vector<TimeNs>& act_end = rec.act_end;
   act_start.assign(acts.size(), kNever);
   act_end.assign(acts.size(), kNever);
-  rec.act_bound.assign(acts.size(), ActBound::kNone);
-  rec.act_waited.assign(acts.size(), -1);
 
   // Per process, the activity logged so far that ends last under the change; per synchronising
   // call, that activity when the call started: the work done before it in the recording, which a
@@ -659,7 +662,7 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
     if (call_start[c] != kNever) return;
     const uint32_t th = call_thread[c];
     call_start[c] = a.start[c] + thread_shift[th] - saving(thread_union[th], thread_last_end[th], a.start[c]);
-    rec.call_prev[c] = thread_last_call[th];
+    if (record) rec.call_prev[c] = thread_last_call[th];
     call_log[c] = static_cast<uint32_t>(ended[call_proc[c]].size());
     if (class_of(c) & 1) sync_before[c] = proc_last[call_proc[c]];
   };
@@ -668,7 +671,7 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
     const TimeNs dur = std::max<TimeNs>(0, a.end[c] - a.start[c]);
     const int8_t cls = class_of(c);
     TimeNs e = call_start[c] + dur;
-    rec.call_sync[c] = static_cast<uint8_t>(cls & 3);
+    if (record) rec.call_sync[c] = static_cast<uint8_t>(cls & 3);
     if (const int32_t w = call_event[c]; w >= 0) {
       // An event sync: it returns after the event's work, its wake-up delay after it when that
       // work ended while it waited, else at its own end at the earliest.
@@ -682,7 +685,7 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
         if (waited) out->syncs_removed++;
       } else if (work_end + wake >= call_start[c] + own && (waited || work_end > call_start[c] + own)) {
         e = work_end + wake;
-        rec.call_waited[c] = w;
+        if (record) rec.call_waited[c] = w;
       } else {
         e = call_start[c] + own;
       }
@@ -706,7 +709,7 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
           out->syncs_removed++;
         } else if (last_new + wake >= call_start[c] + wake) {
           e = last_new + wake;
-          rec.call_waited[c] = waited;
+          if (record) rec.call_waited[c] = waited;
         } else {
           e = call_start[c] + wake;
         }
@@ -717,7 +720,7 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
         const TimeNs wake = last_recorded != kNever ? std::max<TimeNs>(0, a.end[c] - last_recorded) : dur;
         if (before->second.first + wake > e) {
           e = before->second.first + wake;
-          rec.call_waited[c] = before->second.second;
+          if (record) rec.call_waited[c] = before->second.second;
         }
         sync_before.erase(before);
       }
@@ -792,12 +795,14 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
       const TimeNs after = new_end(q) + (static_cast<int64_t>(q) == held_by ? x.start - acts[q].end : 0);
       if (after > s || (after == s && static_cast<int64_t>(q) == held_by)) {
         bound = ActBound::kEvent;
-        rec.act_waited[i] = static_cast<int32_t>(q);
+        if (record) rec.act_waited[i] = static_cast<int32_t>(q);
         s = after;
       }
     }
-    if (bound != ActBound::kEvent) rec.act_waited[i] = -1;
-    rec.act_bound[i] = bound;
+    if (record) {
+      if (bound != ActBound::kEvent) rec.act_waited[i] = -1;
+      rec.act_bound[i] = bound;
+    }
     TimeNs dur = x.end - x.start;
     if (const int k = x.kind == 0 ? selected(x.row) : -1; k >= 0)
       dur = static_cast<TimeNs>(
