@@ -234,11 +234,13 @@ EventEdges FindEventEdges(const Trace& t, const ApiIndex& index, const std::vect
   return out;
 }
 
-void BuildReplayPlan(const Trace& t, const ApiIndex& index, ReplayPlan* plan) {
+Status BuildReplayPlan(const Trace& t, const ApiIndex& index, ReplayPlan* plan) {
   *plan = ReplayPlan{};
   const ApiTable& a = t.api_calls;
-  using Point = ReplayPlan::Point;
   using enum ReplayPlan::PointType;
+  constexpr size_t kMaxRows = size_t{1} << 30;  // a point's id takes 30 bits
+  if (a.size() >= kMaxRows || t.GpuEventCount() >= kMaxRows)
+    return InvalidInput("the replay takes fewer than 2^30 API calls and GPU activities each");
   // The GPU activities, their launch calls, and each one's predecessor on its stream.
   std::vector<Activity>& acts = plan->acts;
   acts.reserve(t.GpuEventCount());
@@ -291,8 +293,13 @@ void BuildReplayPlan(const Trace& t, const ApiIndex& index, ReplayPlan* plan) {
   }
 
   // The points of the pass (ReplayPlan::points): written in (type, id) order, then sorted stably
-  // by time (timestamps are never negative).
-  std::vector<Point>& points = plan->points;
+  // by time (timestamps are never negative), then kept as (id << 2) | type.
+  struct Point {
+    uint64_t time;
+    uint32_t id;
+    uint8_t type;
+  };
+  std::vector<Point> points;
   points.reserve(2 * (a.size() + acts.size()));
   for (uint32_t i = 0; i < acts.size(); ++i) points.push_back({static_cast<uint64_t>(acts[i].end), i, kActEnd});
   for (uint32_t i = 0; i < a.size(); ++i)
@@ -319,6 +326,9 @@ void BuildReplayPlan(const Trace& t, const ApiIndex& index, ReplayPlan* plan) {
       last[st] = static_cast<int32_t>(p.id);
     }
   }
+  plan->points.resize(points.size());
+  for (size_t i = 0; i < points.size(); ++i) plan->points[i] = (points[i].id << 2) | points[i].type;
+  std::vector<Point>().swap(points);
 
   // Cross-stream event edges (replay_engine.h).
   plan->call_event.assign(a.size(), -1);
@@ -328,6 +338,7 @@ void BuildReplayPlan(const Trace& t, const ApiIndex& index, ReplayPlan* plan) {
     for (const auto& [c, w] : edges.syncs) plan->call_event[c] = static_cast<int32_t>(w);
     plan->sync_edges = std::move(edges.syncs);
   }
+  return Status::Ok();
 }
 
 Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayChange& change, const ApiIndex* api_index,
@@ -452,9 +463,10 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
 
   // What no change alters (replay_engine.h, ReplayPlan): built here unless given.
   std::optional<ReplayPlan> own_plan;
-  if (!plan) BuildReplayPlan(t, index, &own_plan.emplace());
+  if (!plan) {
+    TG_RETURN_IF_ERROR(BuildReplayPlan(t, index, &own_plan.emplace()));
+  }
   const ReplayPlan& fixed = plan ? *plan : *own_plan;
-  using Point = ReplayPlan::Point;
   using enum ReplayPlan::PointType;
   const std::vector<Activity>& acts = fixed.acts;
   const DenseIds<int64_t>& procs = fixed.procs;
@@ -462,7 +474,7 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
   const DenseIds<std::pair<int64_t, int64_t>>& threads = fixed.threads;
   const std::vector<uint32_t>&call_thread = fixed.call_thread, &call_proc = fixed.call_proc;
   const std::vector<TimeNs>& min_delay = fixed.min_delay;
-  const std::vector<Point>& points = fixed.points;
+  const std::vector<uint32_t>& points = fixed.points;
   const std::vector<int32_t>& prev = fixed.prev;
   const std::vector<std::pair<uint32_t, uint32_t>>& waits = fixed.waits;  // by the waiting activity
   const std::vector<int32_t>& call_event = fixed.call_event;
@@ -614,20 +626,47 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
   std::vector<TimeNs> thread_last_end(threads.size(), kNever);
   // Host threads: the shift (new - recorded) of the call that ended last on each.
   std::vector<TimeNs> thread_shift(threads.size(), 0);
-  // Per thread, (recorded end, shift) of its calls as they ended, to read the shift at an instant.
+  // Per thread, the call that ended last on each.
+  std::vector<int32_t> thread_last_call(threads.size(), -1);
+  // The instants the kept iterations' spans read their marker thread's shift at (their start and
+  // their host end), answered during the pass: per thread, sorted by time; a query is answered
+  // by the thread's last call whose recorded end is at or before its instant, just before the
+  // first call that ends after it ends (calls end in recorded time order), else after the pass.
+  struct ShiftQuery {
+    TimeNs at;
+    uint32_t slot;  // 2k: iteration k's start, 2k + 1: its host end
+  };
+  struct ShiftAnswer {
+    TimeNs recorded = kNever, shift = 0;  // the call's recorded end and shift; kNever: no call yet
+    int32_t call = -1;
+  };
+  std::vector<ShiftAnswer> shift_answers(2 * its.iterations.size());
+  std::vector<std::vector<ShiftQuery>> thread_queries(threads.size());
+  std::vector<size_t> thread_answered(threads.size(), 0);
+  auto host_end_of = [&](const Iteration& it) { return its.from_markers ? it.marker_end : it.end; };
+  for (size_t k = 0; k < its.iterations.size(); ++k) {
+    const Iteration& it = its.iterations[k];
+    if (it.tid == kUnknownId) continue;
+    const int64_t th = threads.Find({its.pid, it.tid});
+    if (th < 0) continue;  // no call on it: nothing shifts it
+    auto& q = thread_queries[static_cast<size_t>(th)];
+    q.push_back({it.start, static_cast<uint32_t>(2 * k)});
+    q.push_back({host_end_of(it), static_cast<uint32_t>(2 * k + 1)});
+  }
+  for (auto& q : thread_queries)
+    std::stable_sort(q.begin(), q.end(), [](const ShiftQuery& x, const ShiftQuery& y) { return x.at < y.at; });
+  // Answers thread th's queries before `before` (all of them for kNever) with its current state.
+  auto answer_before = [&](uint32_t th, TimeNs before) {
+    const auto& q = thread_queries[th];
+    size_t& next = thread_answered[th];
+    for (; next < q.size() && (before == kNever || q[next].at < before); ++next)
+      shift_answers[q[next].slot] = {thread_last_end[th], thread_shift[th], thread_last_call[th]};
+  };
+  // Per process, the activities in the order they ended: recorded end, new end, which.
   struct Ended {
     TimeNs recorded, now;
     uint32_t id;
   };
-  std::vector<std::vector<Ended>> thread_history(threads.size());  // recorded end, shift, call
-  {
-    std::vector<size_t> calls(threads.size(), 0);
-    for (uint32_t th : call_thread) ++calls[th];
-    for (size_t th = 0; th < threads.size(); ++th) thread_history[th].reserve(calls[th]);
-  }
-  // Per thread, the call that ended last on each.
-  std::vector<int32_t> thread_last_call(threads.size(), -1);
-  // Per process, the activities in the order they ended: recorded end, new end, which.
   std::vector<std::vector<Ended>> ended(procs.size());
   {
     std::vector<size_t> logged(procs.size(), 0);
@@ -734,10 +773,10 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
     }
     call_end[c] = e;
     const uint32_t th = call_thread[c];
+    answer_before(th, std::max(a.start[c], a.end[c]));  // the instants before this call's end
     thread_shift[th] = e - std::max(a.start[c], a.end[c]);
     thread_last_end[th] = std::max(a.start[c], a.end[c]);
     thread_last_call[th] = static_cast<int32_t>(c);
-    thread_history[th].push_back({thread_last_end[th], thread_shift[th], c});
   };
   auto new_end = [&](size_t q) { return act_end[q] != kNever ? act_end[q] : acts[q].end; };
   auto start_act = [&](uint32_t i) {
@@ -814,37 +853,35 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
     act_start[i] = s;
     act_end[i] = s + dur;
   };
-  for (const Point& p : points) {
-    switch (p.type) {
-      case kCallStart: start_call(p.id); break;
-      case kCallEnd: end_call(p.id); break;
-      case kActStart: start_act(p.id); break;
+  for (const uint32_t p : points) {
+    const uint32_t id = ReplayPlan::IdOf(p);
+    switch (ReplayPlan::TypeOf(p)) {
+      case kCallStart: start_call(id); break;
+      case kCallEnd: end_call(id); break;
+      case kActStart: start_act(id); break;
       case kActEnd:
-        start_act(p.id);
+        start_act(id);
         // Logged under the process that launched it (a GPU row's own pid may be the device's).
-        ended[act_log_proc[p.id]].push_back({acts[p.id].end, act_end[p.id], p.id});
-        if (act_end[p.id] > proc_last[act_log_proc[p.id]].first)
-          proc_last[act_log_proc[p.id]] = {act_end[p.id], static_cast<int32_t>(p.id)};
+        ended[act_log_proc[id]].push_back({acts[id].end, act_end[id], id});
+        if (act_end[id] > proc_last[act_log_proc[id]].first)
+          proc_last[act_log_proc[id]] = {act_end[id], static_cast<int32_t>(id)};
         break;
     }
   }
 
+  for (uint32_t th = 0; th < threads.size(); ++th) answer_before(th, kNever);  // the instants after every call
+
   // Each kept iteration: its start moves with its thread, its end with the later of its thread
   // and its GPU work.
-  // `call`: the thread's last call that ended by `at` (-1 for none).
-  auto shift_at = [&](int64_t pid, int64_t tid, TimeNs at, int32_t* call = nullptr) -> TimeNs {
-    if (call) *call = -1;
-    auto u = host_union.find({pid, tid});
+  // The thread's shift at iteration k's start (end = false) or host end: its last call that ended
+  // by then (`call`, -1 for none) and the host time saved since.
+  auto shift_at = [&](size_t k, bool end, TimeNs at, int32_t* call = nullptr) -> TimeNs {
+    auto u = host_union.find({its.pid, its.iterations[k].tid});
     const Union* own = u == host_union.end() ? nullptr : &u->second;
-    const int64_t th = threads.Find({pid, tid});
-    if (th < 0) return -saving(own, kNever, at);
-    // The calls' ends were logged in recorded time order: the last one at or before `at`, then the
-    // host time saved since.
-    const auto& h = thread_history[static_cast<size_t>(th)];
-    auto after = std::upper_bound(h.begin(), h.end(), at, [](TimeNs x, const Ended& e) { return x < e.recorded; });
-    if (after == h.begin()) return -saving(own, kNever, at);
-    if (call) *call = static_cast<int32_t>(std::prev(after)->id);
-    return std::prev(after)->now - saving(own, std::prev(after)->recorded, at);
+    const ShiftAnswer& h = shift_answers[2 * k + (end ? 1 : 0)];
+    if (call) *call = h.call;
+    if (h.recorded == kNever) return -saving(own, kNever, at);
+    return h.shift - saving(own, h.recorded, at);
   };
   std::vector<TimeNs> last_recorded(its.iterations.size(), kNever), last_new(its.iterations.size(), kNever);
   std::vector<int32_t> last_act(its.iterations.size(), -1);
@@ -881,12 +918,12 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
   for (size_t k = 0; k < its.iterations.size(); ++k) {
     const Iteration& it = its.iterations[k];
     const bool thread = it.tid != kUnknownId;
-    const TimeNs s = it.start + (thread ? shift_at(its.pid, it.tid, it.start) : 0);
+    const TimeNs s = it.start + (thread ? shift_at(k, false, it.start) : 0);
     // The span ends with the host's marker or with its GPU work, whichever came last: the host's
     // end moves with its thread, and the span cannot end before its GPU work does.
-    const TimeNs host_end = thread && its.from_markers ? it.marker_end : it.end;
+    const TimeNs host_end = thread ? host_end_of(it) : it.end;
     ReplayRecord::IterationEnd end_node;
-    TimeNs e = it.end + (thread ? shift_at(its.pid, it.tid, host_end, &end_node.end_call) : 0);
+    TimeNs e = it.end + (thread ? shift_at(k, true, host_end, &end_node.end_call) : 0);
     if (last_recorded[k] != kNever) {
       const bool gpu_last = !thread || last_recorded[k] >= host_end;
       const TimeNs tail = gpu_last ? it.end - last_recorded[k] : 0;

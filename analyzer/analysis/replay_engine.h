@@ -117,13 +117,11 @@ TimeNs ScaledDuration(const std::vector<SpeedupPiece>& pieces, TimeNs start, Tim
 // activity's stream predecessor and the cross-stream event edges.
 struct ReplayPlan {
   // The points of the pass, in recorded time order: at equal times an activity's end, then a
-  // call's end, then a call's start, then an activity's start.
+  // call's end, then a call's start, then an activity's start. Each is (id << 2) | type, 4 bytes
+  // (ids below 2^30: BuildReplayPlan refuses more rows).
   enum PointType : uint8_t { kActEnd = 0, kCallEnd = 1, kCallStart = 2, kActStart = 3 };
-  struct Point {
-    uint64_t time;
-    uint32_t id;
-    uint8_t type;
-  };
+  static uint32_t IdOf(uint32_t point) { return point >> 2; }
+  static PointType TypeOf(uint32_t point) { return static_cast<PointType>(point & 3); }
   std::vector<ReplayActivity> acts;  // kernels, then memcpys, then memsets
   // Processes: of an activity's own pid (its launch delays), and of the pid it is logged under
   // when it ends (its launch call's, else its own); per process the smallest launch delay.
@@ -132,13 +130,14 @@ struct ReplayPlan {
   std::vector<TimeNs> min_delay;
   DenseIds<std::pair<int64_t, int64_t>> threads;  // host threads (pid, tid)
   std::vector<uint32_t> call_thread, call_proc;   // by API call row
-  std::vector<Point> points;
+  std::vector<uint32_t> points;
   std::vector<int32_t> prev;                              // the previous activity of its stream, -1 for none
   std::vector<std::pair<uint32_t, uint32_t>> waits;       // as ReplayRecord::wait_edges
   std::vector<std::pair<uint32_t, uint32_t>> sync_edges;  // as ReplayRecord::sync_edges
   std::vector<int32_t> call_event;                        // by call row: a blocking event sync's activity, else -1
 };
-void BuildReplayPlan(const Trace& trace, const ApiIndex& index, ReplayPlan* plan);
+// InvalidInput when the trace has 2^30 API calls or GPU activities or more.
+Status BuildReplayPlan(const Trace& trace, const ApiIndex& index, ReplayPlan* plan);
 
 // Runs the pass over the whole trace under `change` and fills `out` (Replay's result); with
 // `record`, also every node's new time and binding edge. `index`: the trace's API correlation

@@ -131,7 +131,7 @@ Status ReplayFindingGains(const Trace& trace, const IterationAnalysis& iteration
   std::optional<internal::ApiIndex> own_index;
   if (!index) index = &own_index.emplace(trace.api_calls);
   internal::ReplayPlan plan;
-  internal::BuildReplayPlan(trace, *index, &plan);
+  TG_RETURN_IF_ERROR(internal::BuildReplayPlan(trace, *index, &plan));
   std::vector<ReplayResult> results(changes.size());
   std::vector<Status> status(changes.size());
   auto run = [&](size_t first) {
