@@ -167,22 +167,23 @@ bool HasEventRecords(const Trace& t) {
   return false;
 }
 
+std::pair<int64_t, int64_t> StreamOf(const Trace& t, const ReplayActivity& x) {
+  switch (x.kind) {
+    case 0: return {t.kernels.device[x.row], t.kernels.stream[x.row]};
+    case 1: return {t.memcpys.device[x.row], t.memcpys.stream[x.row]};
+    default: return {t.memsets.device[x.row], t.memsets.stream[x.row]};
+  }
+}
+
 EventEdges FindEventEdges(const Trace& t, const ApiIndex& index, const std::vector<ReplayActivity>& acts) {
   EventEdges out;
   const ApiTable& a = t.api_calls;
   const SyncTable& y = t.syncs;
-  auto stream_of = [&](const ReplayActivity& x) -> std::pair<int64_t, int64_t> {
-    switch (x.kind) {
-      case 0: return {t.kernels.device[x.row], t.kernels.stream[x.row]};
-      case 1: return {t.memcpys.device[x.row], t.memcpys.stream[x.row]};
-      default: return {t.memsets.device[x.row], t.memsets.stream[x.row]};
-    }
-  };
   // Per (device, stream): (launch call start, activity start, activity) of the launched activities, sorted.
   std::map<std::pair<int64_t, int64_t>, std::vector<std::tuple<TimeNs, TimeNs, uint32_t>>> launched;
   for (uint32_t i = 0; i < acts.size(); ++i)
     if (acts[i].call >= 0)
-      launched[stream_of(acts[i])].emplace_back(a.start[static_cast<size_t>(acts[i].call)], acts[i].start, i);
+      launched[StreamOf(t, acts[i])].emplace_back(a.start[static_cast<size_t>(acts[i].call)], acts[i].start, i);
   for (auto& [key, v] : launched) std::sort(v.begin(), v.end());
   std::map<uint32_t, uint32_t> call_event;  // a blocking event sync: the event's activity
   for (size_t r = 0; r < y.size(); ++r) {
@@ -252,13 +253,6 @@ Status BuildReplayPlan(const Trace& t, const ApiIndex& index, ReplayPlan* plan) 
   collect(t.kernels, 0);
   collect(t.memcpys, 1);
   collect(t.memsets, 2);
-  auto stream_of = [&](const Activity& x) -> std::pair<int64_t, int64_t> {
-    switch (x.kind) {
-      case 0: return {t.kernels.device[x.row], t.kernels.stream[x.row]};
-      case 1: return {t.memcpys.device[x.row], t.memcpys.stream[x.row]};
-      default: return {t.memsets.device[x.row], t.memsets.stream[x.row]};
-    }
-  };
   // Processes: of an activity's own pid (its launch delays), and of the pid it is logged under
   // when it ends (its launch call's, else its own; a GPU row's own pid may be the device's).
   DenseIds<int64_t>& procs = plan->procs;
@@ -320,7 +314,7 @@ Status BuildReplayPlan(const Trace& t, const ApiIndex& index, ReplayPlan* plan) 
     std::vector<int32_t> last;
     for (const Point& p : points) {
       if (p.type != kActStart) continue;
-      const uint32_t st = streams.Of(stream_of(acts[p.id]));
+      const uint32_t st = streams.Of(StreamOf(t, acts[p.id]));
       if (st >= last.size()) last.resize(st + 1, -1);
       prev[p.id] = last[st];
       last[st] = static_cast<int32_t>(p.id);

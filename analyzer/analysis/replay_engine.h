@@ -78,6 +78,9 @@ struct ReplayRecord {
   std::vector<IterationEnd> iterations;
 };
 
+// The (device, stream) an activity ran on.
+std::pair<int64_t, int64_t> StreamOf(const Trace& t, const ReplayActivity& x);
+
 // Cross-stream event edges, from the syncs that name their event's record (Sync::wait_stream,
 // record_correlation). The event's work: the last activity launched (by launch call start) onto
 // the recording stream before the cudaEventRecord call, by the waiting call's process. A stream

@@ -102,30 +102,32 @@ ReplayedGain GainOf(const ReplayResult& r) {
 Status ReplayFindingGains(const Trace& trace, const IterationAnalysis& iterations, const internal::ApiIndex* index,
                           std::vector<Finding>* findings, CombinedEstimate* combined) {
   if (iterations.iterations.empty()) return InvalidInput("no kept iterations to replay the findings over");
-  const std::vector<std::string> refs = FindingRefs(*findings);
-  // The changes: each replayable finding's alone, then (for several) all of them at once.
-  std::vector<ReplayChange> changes;
-  std::vector<size_t> replayable;
-  ReplayChange all;
-  for (size_t i = 0; i < findings->size(); ++i) {
-    Finding& f = (*findings)[i];
+  // The replayable findings, all together (FindingsReplayChange's "all": `predict --finding all`),
+  // then each alone; the others keep why not.
+  FindingsChange all;
+  // It fails only when no finding is replayable, having listed every one in left_out with why.
+  const bool any = FindingsReplayChange(*findings, {"all"}, &all).ok();
+  for (Finding& f : *findings) {
     f.replay.reset();
-    f.replay_reason = FindingNotReplayable(f);
-    if (!f.replay_reason.empty()) continue;
-    TG_RETURN_IF_ERROR(AddFindingChange(f, refs[i], &changes.emplace_back()));
-    TG_RETURN_IF_ERROR(AddFindingChange(f, refs[i], &all));
-    replayable.push_back(i);
+    f.replay_reason.clear();
   }
-  if (replayable.size() > 1) changes.push_back(std::move(all));
+  for (const FindingsChange::LeftOut& l : all.left_out) (*findings)[l.finding].replay_reason = l.reason;
   combined->replay.reset();
   combined->replay_reason.clear();
-  combined->replayed.clear();
   combined->replay_assumptions.clear();
-  for (size_t i : replayable) combined->replayed.push_back(refs[i]);
-  if (replayable.empty()) {
+  combined->replayed.clear();
+  if (!any) {
     combined->replay_reason = "no finding is a speedup of located work the replay can make";
     return Status::Ok();
   }
+  const std::vector<std::string> refs = FindingRefs(*findings);
+  const std::vector<size_t>& replayable = all.replayed;
+  std::vector<ReplayChange> changes(replayable.size());
+  for (size_t k = 0; k < replayable.size(); ++k) {
+    TG_RETURN_IF_ERROR(AddFindingChange((*findings)[replayable[k]], refs[replayable[k]], &changes[k]));
+    combined->replayed.push_back(refs[replayable[k]]);
+  }
+  if (replayable.size() > 1) changes.push_back(std::move(all.change));
   // What no change alters is built once; the replays then run on two threads (each reads the
   // trace, the index and the plan, and writes only its own result).
   std::optional<internal::ApiIndex> own_index;
