@@ -57,6 +57,7 @@ PUBLIC_OWNER = {
     "tracegate/analyzer/rules.h": "tracegate_rules",
     "tracegate/analyzer/analysis.h": "tracegate_pipeline",
     "tracegate/analyzer/cross_rank.h": "tracegate_ranks",
+    "tracegate/analyzer/job_replay.h": "tracegate_job_replay",
     "tracegate/reports/report_read.h": "tracegate_document",
     "tracegate/reports/report_schema.h": "tracegate_document",
     "tracegate/reports/analysis_report.h": "tracegate_document",  # the key lists; the writer is report's

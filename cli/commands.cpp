@@ -146,6 +146,85 @@ int RunAnalyze(const AnalyzeArgs& args) {
   return kExitOk;
 }
 
+// A job's replay (predict DIR): per rank its mean iteration as recorded, replayed alone (its
+// collectives as recorded, waits included) and replayed with the job; the job's latency; what
+// changed on the ranks it was made on; Amdahl's figure on the slowest rank; what was held fixed.
+int PrintJobReplay(const PredictArgs& args, const Prediction& p) {
+  const JobReplayResult& j = p.job_replay;
+  auto rank = [](const RankReplay& r) { return static_cast<long long>(r.rank); };
+  size_t width = 4;
+  for (const RankReplay& r : j.ranks) width = std::max(width, r.file.size());
+  std::printf("job replay: %zu ranks, %llu collectives coupled across ranks", j.ranks.size(),
+              static_cast<unsigned long long>(j.coupled));
+  if (j.not_waiting + j.doubtful > 0)
+    std::printf(" (%llu kept as recorded: %llu need not wait for every rank, %llu doubtful)",
+                static_cast<unsigned long long>(j.not_waiting + j.doubtful),
+                static_cast<unsigned long long>(j.not_waiting), static_cast<unsigned long long>(j.doubtful));
+  std::printf("\n  %-6s %-*s %6s %10s %10s %10s  (mean iteration, ms)\n", "rank", static_cast<int>(width), "file",
+              "iters", "recorded", "alone", "with job");
+  for (const RankReplay& r : j.ranks)
+    std::printf("  %-6lld %-*s %6zu %10.3f %10.3f %10.3f%s\n", rank(r), static_cast<int>(width), r.file.c_str(),
+                r.job.iterations.size(), r.base_ms(), r.alone_ms(), r.job_ms(),
+                !r.changed             ? "  (unchanged)"
+                : !r.unmatched.empty() ? "  (the change names nothing here)"
+                                       : "");
+  std::printf(
+      "job: mean %.3f ms -> %.3f ms: speedup %.4f (%+.1f%%) (the slowest rank: %lld as recorded, %lld replayed)\n",
+      j.base_ms, j.predicted_ms, j.speedup(), (j.speedup() - 1) * 100, rank(j.ranks[j.slowest_base]),
+      rank(j.ranks[j.slowest_predicted]));
+  const double alone = j.alone_ms > 0 ? j.base_ms / j.alone_ms : 0;
+  std::printf(
+      "  each rank replayed alone (its collectives as recorded, waits included): %.3f ms, speedup %.4f (%+.1f%%)\n",
+      j.alone_ms, alone, (alone - 1) * 100);
+  if (p.skipped > 0)
+    std::printf(
+        "  (the first %zu of %zu iterations of rank %lld dropped as warm-up by --skip %s; --skip 0 keeps them)\n",
+        p.skipped, p.found, rank(j.ranks[j.slowest_base]), p.skip_auto ? "auto" : std::to_string(p.skipped).c_str());
+  // What the change covered, summed over the ranks it was made on (Predict's job replay).
+  const ReplayResult& sum = p.replay;
+  std::string on;
+  for (const RankReplay& r : j.ranks)
+    if (r.changed && r.unmatched.empty()) on += (on.empty() ? "" : ", ") + std::to_string(r.rank);
+  std::printf("changed on rank%s %s:\n", on.find(',') != std::string::npos ? "s" : "", on.c_str());
+  std::vector<double> speedups;  // of the kernel selections, in the replay's order
+  if (!args.kernels_regex.empty() || !args.kernel_class.empty() || !args.launched_regex.empty())
+    speedups.push_back(args.speedup);
+  for (const KernelSelection& k : args.more_kernels) speedups.push_back(k.speedup);
+  for (size_t k = 0; k < sum.selections.size() && k < speedups.size(); ++k)
+    std::printf("  %llu kernels (%.3f ms of GPU time) run %.4gx faster\n",
+                static_cast<unsigned long long>(sum.selections[k].kernels),
+                static_cast<double>(sum.selections[k].part_ns) / 1e6, speedups[k]);
+  if (!args.host_regex.empty())
+    std::printf("  %.3f ms of host time inside ranges matching '%s' run %.4gx faster\n",
+                static_cast<double>(sum.host_part_ns) / 1e6, args.host_regex.c_str(),
+                args.host_speedup > 0 ? args.host_speedup : args.speedup);
+  if (sum.launches_changed > 0)
+    std::printf("  %llu launch calls take %.4g us each\n", static_cast<unsigned long long>(sum.launches_changed),
+                args.launch_us);
+  if (args.graph)
+    std::printf("  %llu graph launches replace %llu launch calls\n",
+                static_cast<unsigned long long>(sum.graph_launches),
+                static_cast<unsigned long long>(sum.graph_launches + sum.graph_folded));
+  if (sum.syncs_removed > 0)
+    std::printf("  %llu synchronising calls no longer wait\n", static_cast<unsigned long long>(sum.syncs_removed));
+  for (const RankReplay& r : j.ranks)
+    if (r.changed && !r.unmatched.empty()) std::printf("  rank %lld: %s\n", rank(r), r.unmatched.c_str());
+  if (p.amdahl) {
+    std::printf("amdahl on rank %lld (the slowest as recorded): speedup %s", rank(j.ranks[j.slowest_base]),
+                SpeedupText(p.overall).c_str());
+    if (std::isfinite(p.overall)) std::printf(" (%+.1f%%)", (p.overall - 1) * 100);
+    std::printf(", upper bound %s: the bound if the sped-up part were all on its critical path\n",
+                SpeedupText(p.bound).c_str());
+  } else {
+    std::printf("amdahl: no figure (%s)\n",
+                !j.ranks[j.slowest_base].changed || !j.ranks[j.slowest_base].unmatched.empty()
+                    ? "the change is not made on the slowest rank"
+                    : "launch costs, removed syncs and graphs are not a share of the step made faster");
+  }
+  for (const std::string& a : j.assumptions) std::printf("  held fixed: %s\n", a.c_str());
+  return kExitOk;
+}
+
 int RunPredict(const PredictArgs& args) {
   Prediction p;
   if (!args.json_out.empty() && !args.trace.empty()) {
@@ -160,6 +239,7 @@ int RunPredict(const PredictArgs& args) {
       std::printf("  (the first %zu of %zu iterations dropped as warm-up by --skip %s; --skip 0 keeps them)\n",
                   p.skipped, p.found, p.skip_auto ? "auto" : std::to_string(p.skipped).c_str());
   };
+  if (p.job) return PrintJobReplay(args, p);
   if (p.replayed) {
     const ReplayResult& r = p.replay;
     const double n = static_cast<double>(std::max<size_t>(1, r.iterations.size()));

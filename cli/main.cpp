@@ -206,7 +206,13 @@ int main(int argc, char** argv) {
   auto* p = app.add_subcommand(
       "predict", "What a change gains: the trace replayed under it, Amdahl's bound beside it (or Amdahl's law alone)");
   p->footer(kPredictFooter);
-  p->add_option("trace", predict.trace, "Trace to replay under the change, or to measure P from");
+  std::vector<std::string> predict_traces;
+  p->add_option("trace", predict_traces,
+                "Trace to replay under the change, or to measure P from; or a job's ranks (a directory of their "
+                "traces, or two or more files): replayed together, each collective waiting for its last rank");
+  p->add_option("--rank", predict.ranks, "Job: make the change on this rank only (repeatable; default: every rank)")
+      ->allow_extra_args(false)
+      ->type_name("N");
   p->add_option("--fraction", predict.fraction, "P: share of the run that is sped up (0..1)")->check(CLI::Range(0.0, 1.0));
   // --kernels, --class, --host and --speedup may repeat: each --speedup speeds up the selections
   // given since the previous one (PairSpeedups below).
@@ -394,6 +400,11 @@ int main(int argc, char** argv) {
   if (mg->parsed()) return tg::cli::RunMerge(merge);
   if (p->parsed()) {
     predict.graph = graph_opt->count() > 0;
+    // One file is a run; several, or a directory, are the ranks of a job.
+    std::error_code ec;
+    if (predict_traces.size() == 1 && !std::filesystem::is_directory(predict_traces.front(), ec))
+      predict.trace = predict_traces.front();
+    else predict.job = predict_traces;
     // PairSpeedups: one --speedup speeds up every selection; several pair with the selections
     // given before each.
     struct Group {

@@ -209,6 +209,7 @@ CommunicationAnalysis AnalyzeCommunication(const Trace& trace, const IterationAn
     CollectiveCall call;
     call.start_ns = k.start[i];
     call.end_ns = k.end[i];
+    call.kernel = i;
     if (const int32_t it = assigned ? iterations.kernel_iteration[i] : -1; it >= 0 && static_cast<size_t>(it) < steps.size()) {
       call.iteration = it;
       call.step = steps[static_cast<size_t>(it)];

@@ -336,7 +336,7 @@ Status BuildReplayPlan(const Trace& t, const ApiIndex& index, ReplayPlan* plan) 
 }
 
 Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayChange& change, const ApiIndex* api_index,
-                    ReplayResult* out, ReplayRecord* record, const ReplayPlan* plan) {
+                    ReplayResult* out, ReplayRecord* record, const ReplayPlan* plan, CollectiveCoupling* coupling) {
   *out = ReplayResult{};
   ReplayRecord local;
   ReplayRecord& rec = record ? *record : local;
@@ -846,6 +846,7 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
     }
     act_start[i] = s;
     act_end[i] = s + dur;
+    if (coupling && coupling->Coupled(i)) coupling->Arrive(i, s);  // its end: at its end point
   };
   for (const uint32_t p : points) {
     const uint32_t id = ReplayPlan::IdOf(p);
@@ -855,6 +856,13 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
       case kActStart: start_act(id); break;
       case kActEnd:
         start_act(id);
+        if (coupling && coupling->Coupled(id)) {
+          const TimeNs recorded = acts[id].end - acts[id].start;
+          const double scale =
+              recorded > 0 ? static_cast<double>(act_end[id] - act_start[id]) / static_cast<double>(recorded) : 1.0;
+          act_end[id] = coupling->End(id, act_start[id], scale);
+          if (act_end[id] == kNever) return Unsupported("the job's replay was given up");
+        }
         // Logged under the process that launched it (a GPU row's own pid may be the device's).
         ended[act_log_proc[id]].push_back({acts[id].end, act_end[id], id});
         if (act_end[id] > proc_last[act_log_proc[id]].first)

@@ -142,11 +142,28 @@ struct ReplayPlan {
 // InvalidInput when the trace has 2^30 API calls or GPU activities or more.
 Status BuildReplayPlan(const Trace& trace, const ApiIndex& index, ReplayPlan* plan);
 
+// Collectives coupled across the ranks of a job (the job's replay, tracegate/analyzer/job_replay.h):
+// a coupled activity does not end at its new start plus its duration but when the job's other
+// ranks say. The pass tells the coupling each coupled activity's new start (its arrival) at its
+// start point and asks for its new end at its end point, which may wait for other ranks' passes.
+class CollectiveCoupling {
+ public:
+  virtual ~CollectiveCoupling() = default;
+  // Whether activity `act` (an index into ReplayPlan::acts) is coupled.
+  virtual bool Coupled(uint32_t act) const = 0;
+  virtual void Arrive(uint32_t act, TimeNs start) = 0;
+  // Its new end; `scale`: its new duration over its recorded one (what the change makes of it).
+  // kReplayNever when the job's replay was given up (the pass then stops with an error).
+  virtual TimeNs End(uint32_t act, TimeNs start, double scale) = 0;
+};
+
 // Runs the pass over the whole trace under `change` and fills `out` (Replay's result); with
 // `record`, also every node's new time and binding edge. `index`: the trace's API correlation
 // index, or null to build one; `plan`: BuildReplayPlan's for the trace (and `index`), or null to
-// build one. Errors as Replay's.
+// build one; `coupling`: the job's collectives, or null for none. Errors as Replay's; Unsupported
+// when the coupling gave up.
 Status ReplayEngine(const Trace& trace, const IterationAnalysis& iterations, const ReplayChange& change,
-                    const ApiIndex* index, ReplayResult* out, ReplayRecord* record, const ReplayPlan* plan = nullptr);
+                    const ApiIndex* index, ReplayResult* out, ReplayRecord* record, const ReplayPlan* plan = nullptr,
+                    CollectiveCoupling* coupling = nullptr);
 
 }  // namespace tg::internal

@@ -134,6 +134,33 @@ bool EveryRankWaitsForAll(const std::string& name) {
 
 }  // namespace
 
+CrossRankMatch MatchAcrossRanks(const std::vector<std::string>& names, const std::vector<RankCalls>& ranks) {
+  CrossRankMatch out;
+  uint64_t uneven = 0;
+  const std::map<Key, Instance> instances = MatchCollectives(ranks, &uneven);
+  std::vector<size_t> reference;
+  out.offsets = AlignClocks(ranks, instances, reference);
+  std::vector<int8_t> symmetric(names.size(), -1);  // by name id: EveryRankWaitsForAll, once
+  out.collectives.reserve(instances.size());
+  for (const auto& [key, inst] : instances) {
+    MatchedCollective m;
+    m.calls = inst;
+    const RankCall& head = ranks[inst[0].first].calls[inst[0].second];
+    if (head.name < names.size()) {
+      if (symmetric[head.name] < 0) symmetric[head.name] = EveryRankWaitsForAll(names[head.name]) ? 1 : 0;
+      m.every_rank_waits = symmetric[head.name] == 1;
+    }
+    TimeNs latest = INT64_MIN, first_end = INT64_MAX;
+    for (const auto& [r, c] : inst) {
+      latest = std::max(latest, ranks[r].calls[c].start_ns + *out.offsets[r]);
+      first_end = std::min(first_end, ranks[r].calls[c].end_ns + *out.offsets[r]);
+    }
+    m.doubtful = m.every_rank_waits && latest > first_end;
+    out.collectives.push_back(std::move(m));
+  }
+  return out;
+}
+
 CrossRank AnalyzeCrossRank(const std::vector<std::string>& names, const std::vector<RankCalls>& ranks) {
   CrossRank out;
   out.ranks.resize(ranks.size());

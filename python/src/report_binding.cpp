@@ -209,7 +209,9 @@ void BindReports(py::module_& m) {
       .def_readwrite("iterations", &tg::PredictSettings::iterations)
       .def_readwrite("findings", &tg::PredictSettings::findings)
       .def_readwrite("rules_path", &tg::PredictSettings::rules_path)
-      .def_readwrite("costs_path", &tg::PredictSettings::costs_path);
+      .def_readwrite("costs_path", &tg::PredictSettings::costs_path)
+      .def_readwrite("job", &tg::PredictSettings::job)
+      .def_readwrite("ranks", &tg::PredictSettings::ranks);
 
   py::class_<Report, std::shared_ptr<Report>>(m, "Report")
       .def("to_python", [](const Report& r) { return JsonToPython(r.Doc()); })

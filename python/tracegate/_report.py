@@ -330,7 +330,7 @@ class Prediction(dict):
 def predict(trace=None, *, fraction=None, speedup=None, parts=(), kernels=None, range=None, launched_in=None,
             iteration=None, skip="auto", phases=None, method=None, kernel_class=None, host=None, launch_us=None,
             remove_syncs=None, graph=False, json=None, host_speedup=None, more_kernels=(), findings=(), rules=None,
-            costs=None):
+            costs=None, ranks=()):
     """What a change gains, as ``tracegate predict``. With ``trace`` (a path or a Trace) and a
     change the replay can make, the trace is replayed under it (the default; Amdahl's figure
     beside it): ``kernels`` (regex), ``kernel_class`` ("gemm", "conv", ...) and/or
@@ -344,7 +344,10 @@ def predict(trace=None, *, fraction=None, speedup=None, parts=(), kernels=None, 
     ...]``: further kernel selections with their own speedups (regex or class may be None), as
     ``--kernels R --speedup S`` repeated. ``findings=["memory_bound"]`` (or ``["all"]``): the
     trace analysed as ``analyze`` does (``rules``, ``costs``: its files) and those findings'
-    claims replayed, as ``--finding``; no other change with it."""
+    claims replayed, as ``--finding``; no other change with it. A job: ``trace`` a directory of
+    its ranks' traces or a list of them, replayed together, each collective waiting for its last
+    rank (the result's ``job``); ``ranks``: the ranks the change is made on (default: all), as
+    ``--rank``."""
     s = _native.PredictSettings()
     s.fraction = -1.0 if fraction is None else float(fraction)
     s.speedup = -1.0 if speedup is None else float(speedup)
@@ -373,10 +376,15 @@ def predict(trace=None, *, fraction=None, speedup=None, parts=(), kernels=None, 
     s.findings = [findings] if isinstance(findings, str) else list(findings)
     s.rules_path = os.fspath(rules) if rules is not None else ""
     s.costs_path = os.fspath(costs) if costs is not None else ""
+    s.ranks = [int(r) for r in ranks]
     native_trace = None
     if isinstance(trace, Trace):
         native_trace = trace._native
         s.trace = trace.path or "(trace)"
+    elif isinstance(trace, (list, tuple)):
+        s.job = [os.fspath(t) for t in trace]
+    elif trace is not None and os.path.isdir(os.fspath(trace)):
+        s.job = [os.fspath(trace)]
     elif trace is not None:
         s.trace = os.fspath(trace)
     return Prediction(_native.predict(s, native_trace))

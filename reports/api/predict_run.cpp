@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "tracegate/analyzer/finding_replay.h"
 #include "tracegate/analyzer/import.h"
 #include "tracegate/reports/api.h"
+#include "tracegate/reports/job.h"
 #include "tracegate/reports/json_out.h"
 
 namespace tg {
@@ -69,6 +71,23 @@ void AmdahlBesideReplay(const PredictSettings& s, Prediction* out) {
   out->bound = AmdahlBound(out->parts);
 }
 
+// The replay's change the settings ask for.
+ReplayChange ChangeOf(const PredictSettings& s) {
+  ReplayChange change;
+  change.kernels_regex = s.kernels_regex;
+  change.kernel_class = s.kernel_class;
+  change.kernels_launched_in = s.launched_regex;
+  change.kernel_speedup = FirstKernels(s) ? s.speedup : 1;
+  change.host_regex = s.host_regex;
+  change.host_speedup = s.host_regex.empty() ? 1 : HostSpeedup(s);
+  change.more_kernels = s.more_kernels;
+  change.launch_us = s.launch_us;
+  change.remove_syncs_regex = s.remove_syncs_regex;
+  change.graph = s.graph;
+  change.graph_regex = s.graph_regex;
+  return change;
+}
+
 Status Measure(const PredictSettings& s, const IterationOptions& io, const Trace& trace, Prediction* out) {
   IterationAnalysis it;
   TG_RETURN_IF_ERROR(AnalyzeIterations(trace, io, &it));
@@ -77,20 +96,7 @@ Status Measure(const PredictSettings& s, const IterationOptions& io, const Trace
   out->skipped = it.skipped;
   out->skip_auto = it.skip_auto;
   if (out->method == "replay") {
-    ReplayChange change;
-    const bool kernels = FirstKernels(s);
-    change.kernels_regex = s.kernels_regex;
-    change.kernel_class = s.kernel_class;
-    change.kernels_launched_in = s.launched_regex;
-    change.kernel_speedup = kernels ? s.speedup : 1;
-    change.host_regex = s.host_regex;
-    change.host_speedup = s.host_regex.empty() ? 1 : HostSpeedup(s);
-    change.more_kernels = s.more_kernels;
-    change.launch_us = s.launch_us;
-    change.remove_syncs_regex = s.remove_syncs_regex;
-    change.graph = s.graph;
-    change.graph_regex = s.graph_regex;
-    if (Status st = Replay(trace, it, change, &out->replay); !st.ok())
+    if (Status st = Replay(trace, it, ChangeOf(s), &out->replay); !st.ok())
       return InvalidInput(s.trace + ": " + st.message());
     out->replayed = true;
     AmdahlBesideReplay(s, out);
@@ -205,6 +211,118 @@ Status PredictFindings(const PredictSettings& s, const Trace* trace, const Trace
   return Status::Ok();
 }
 
+// The replay's changes, as --method replay takes them: one at least, and no Amdahl-only option.
+Status CheckReplayChange(const PredictSettings& s) {
+  const bool replay_only = !s.kernel_class.empty() || !s.host_regex.empty() || s.launch_us >= 0 ||
+                           !s.remove_syncs_regex.empty() || s.graph || !s.more_kernels.empty();
+  const bool selects = FirstKernels(s) || !s.host_regex.empty() || !s.more_kernels.empty();
+  if (!s.range_regex.empty())
+    return InvalidInput(
+        "--method replay re-times kernels (--kernels, --class, --launched-in), host ranges (--host), launches "
+        "(--launch-us, --graph) and syncs (--remove-syncs); --range is for --method amdahl");
+  if (s.fraction >= 0 || !s.parts.empty()) return InvalidInput("--fraction and --part are for --method amdahl");
+  if (!selects && !replay_only)
+    return InvalidInput(
+        "--method replay needs a change: --kernels REGEX, --class CLASS, --launched-in REGEX or --host REGEX with "
+        "--speedup S, --launch-us N, --remove-syncs REGEX or --graph");
+  if (selects && s.speedup < 0 && (FirstKernels(s) || s.host_speedup < 0))
+    return InvalidInput("--speedup S is required with --kernels, --class, --launched-in or --host");
+  if (!selects && s.speedup >= 0)
+    return InvalidInput(
+        "--speedup S needs a part to speed up: --kernels REGEX, --class CLASS, --launched-in REGEX or --host REGEX");
+  return Status::Ok();
+}
+
+// A job (settings.job): every rank's trace loaded and its iterations found, then the ranks
+// replayed together (ReplayJob). A rank is distributedInfo.rank, else the one its file name
+// gives; when no file says one, the files' order.
+Status PredictJob(const PredictSettings& s, const TraceLoader& load, Prediction* out) {
+  if (s.method == "amdahl")
+    return InvalidInput(
+        "a job is predicted by replaying its ranks together: drop --method amdahl (or give one rank's trace)");
+  if (!s.findings.empty())
+    return InvalidInput("--finding replays one trace's findings: give one rank's trace (analyze DIR names the rank)");
+  if (!s.trace.empty()) return InvalidInput("give either one trace or a job's traces, not both");
+  TG_RETURN_IF_ERROR(CheckReplayChange(s));
+  out->method = "replay";
+  StatusOr<std::vector<std::string>> files = ListJobFiles(s.job);
+  TG_RETURN_IF_ERROR(files.status());
+  if (files->size() < 2)
+    return InvalidInput(files->empty() ? std::string("no trace files given")
+                                       : files->front() +
+                                             ": a job needs the traces of two or more ranks (a directory of them, or "
+                                             "the files); for one trace, give it alone");
+  IterationOptions io;
+  TG_RETURN_IF_ERROR(ToIterationOptions(s.iterations, &io));
+  const size_t n = files->size();
+  std::vector<Trace> traces(n);
+  std::vector<IterationAnalysis> its(n);
+  std::vector<JobRankInput> inputs(n);
+  std::vector<std::optional<int64_t>> ranks(n);
+  for (size_t k = 0; k < n; ++k) {
+    const std::string& f = (*files)[k];
+    TG_RETURN_IF_ERROR(load ? load(f, &traces[k]) : ImportTrace(f, &traces[k]));
+    if (Status st = AnalyzeIterations(traces[k], io, &its[k]); !st.ok()) return InvalidInput(f + ": " + st.message());
+    if (auto m = traces[k].metadata.find("rank"); m != traces[k].metadata.end()) {
+      char* end = nullptr;
+      const long long v = std::strtoll(m->second.c_str(), &end, 10);
+      if (!m->second.empty() && *end == '\0' && v >= 0) ranks[k] = v;
+    }
+    if (!ranks[k]) ranks[k] = RankFromFileName(f);
+  }
+  const size_t known =
+      static_cast<size_t>(std::count_if(ranks.begin(), ranks.end(), [](auto& r) { return r.has_value(); }));
+  for (size_t k = 0; k < n; ++k) {
+    if (!ranks[k] && known > 0)
+      return InvalidInput((*files)[k] +
+                          ": its rank is unknown (no distributedInfo.rank, no rank<N> in its name) while other files "
+                          "name theirs: rename it rank<N>.json");
+    inputs[k] = {&traces[k], &its[k], ranks[k].value_or(static_cast<int64_t>(k)), (*files)[k]};
+  }
+  JobReplayChange change;
+  change.change = ChangeOf(s);
+  change.ranks = s.ranks;
+  TG_RETURN_IF_ERROR(ReplayJob(inputs, change, &out->job_replay));
+  out->job = true;
+  out->replayed = true;
+  out->job_files = *files;
+  const RankReplay& slowest = out->job_replay.ranks[out->job_replay.slowest_base];
+  out->replay = slowest.job;
+  out->iterations = slowest.job.iterations.size();
+  const size_t at = static_cast<size_t>(
+      std::find_if(inputs.begin(), inputs.end(), [&](const JobRankInput& in) { return in.rank == slowest.rank; }) -
+      inputs.begin());
+  out->found = its[at].found;
+  out->skipped = its[at].skipped;
+  out->skip_auto = its[at].skip_auto;
+  if (slowest.changed && slowest.unmatched.empty()) AmdahlBesideReplay(s, out);
+  // What the change covered (the prediction's "changes"): summed over the ranks it was made on,
+  // from their replays alone.
+  ReplayResult& sum = out->replay;
+  sum.selections.clear();
+  sum.kernels_changed = sum.host_part_ns = sum.launch_part_ns = 0;
+  sum.kernel_part_ns = 0;
+  sum.launches_changed = sum.graph_launches = sum.graph_folded = sum.syncs_removed = 0;
+  for (const RankReplay& r : out->job_replay.ranks) {
+    if (!r.changed || !r.unmatched.empty()) continue;
+    const ReplayResult& a = r.alone;
+    sum.selections.resize(std::max(sum.selections.size(), a.selections.size()));
+    for (size_t k = 0; k < a.selections.size(); ++k) {
+      sum.selections[k].kernels += a.selections[k].kernels;
+      sum.selections[k].part_ns += a.selections[k].part_ns;
+    }
+    sum.kernels_changed += a.kernels_changed;
+    sum.kernel_part_ns += a.kernel_part_ns;
+    sum.host_part_ns += a.host_part_ns;
+    sum.launch_part_ns += a.launch_part_ns;
+    sum.launches_changed += a.launches_changed;
+    sum.graph_launches += a.graph_launches;
+    sum.graph_folded += a.graph_folded;
+    sum.syncs_removed += a.syncs_removed;
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status Predict(const PredictSettings& s, const Trace* trace, Prediction* out) { return Predict(s, trace, {}, out); }
@@ -215,32 +333,21 @@ Status Predict(const PredictSettings& s, const Trace* trace, const TraceLoader& 
   const int measures = !s.kernels_regex.empty() + !s.range_regex.empty() + !s.launched_regex.empty();
   if (!s.method.empty() && s.method != "amdahl" && s.method != "replay")
     return InvalidInput("--method '" + s.method + "': expected amdahl or replay");
+  if (!s.job.empty()) return PredictJob(s, load, out);
+  if (!s.ranks.empty())
+    return InvalidInput("--rank chooses ranks of a job: give the job's traces (a directory, or two or more files)");
   if (!s.findings.empty()) return PredictFindings(s, trace, load, out);
   // The changes only the replay makes, and whether the request is one the replay can make.
   const bool replay_only = !s.kernel_class.empty() || !s.host_regex.empty() || s.launch_us >= 0 ||
                            !s.remove_syncs_regex.empty() || s.graph || !s.more_kernels.empty();
   const bool amdahl_only = !s.range_regex.empty() || s.fraction >= 0 || !s.parts.empty();
-  const bool selects = FirstKernels(s) || !s.host_regex.empty() || !s.more_kernels.empty();
   out->method = !s.method.empty() ? s.method
                 : measure && !amdahl_only && (replay_only || !s.kernels_regex.empty() || !s.launched_regex.empty())
                     ? "replay"
                     : "amdahl";
   if (out->method == "replay") {
     if (!measure) return InvalidInput("--method replay re-times a trace: give the trace file first");
-    if (!s.range_regex.empty())
-      return InvalidInput(
-          "--method replay re-times kernels (--kernels, --class, --launched-in), host ranges (--host), launches "
-          "(--launch-us, --graph) and syncs (--remove-syncs); --range is for --method amdahl");
-    if (s.fraction >= 0 || !s.parts.empty()) return InvalidInput("--fraction and --part are for --method amdahl");
-    if (!selects && !replay_only)
-      return InvalidInput(
-          "--method replay needs a change: --kernels REGEX, --class CLASS, --launched-in REGEX or --host REGEX with "
-          "--speedup S, --launch-us N, --remove-syncs REGEX or --graph");
-    if (selects && s.speedup < 0 && (FirstKernels(s) || s.host_speedup < 0))
-      return InvalidInput("--speedup S is required with --kernels, --class, --launched-in or --host");
-    if (!selects && s.speedup >= 0)
-      return InvalidInput(
-          "--speedup S needs a part to speed up: --kernels REGEX, --class CLASS, --launched-in REGEX or --host REGEX");
+    TG_RETURN_IF_ERROR(CheckReplayChange(s));
     return MeasureOn(s, trace, load, out);
   }
   if (replay_only && !measure)
@@ -308,6 +415,10 @@ nlohmann::json PredictionJson(const PredictSettings& s, const Prediction& p) {
     base = Ms(p.share.total_ns) / n;
     predicted = Ms(p.share.total_ns) / n / p.overall;
   }
+  if (p.job) {
+    base = p.job_replay.base_ms;
+    predicted = p.job_replay.predicted_ms;
+  }
   j["base_latency_ms"] = base;
   j["predicted_latency_ms"] = predicted;
   j["overall_speedup"] = Finite(p.speedup());
@@ -315,7 +426,7 @@ nlohmann::json PredictionJson(const PredictSettings& s, const Prediction& p) {
   j["amdahl_bound"] = p.amdahl ? Finite(p.bound) : json(nullptr);
   json assumptions = json::array();
   if (p.replayed)
-    for (const std::string& a : r.assumptions) assumptions.push_back(a);
+    for (const std::string& a : p.job ? p.job_replay.assumptions : r.assumptions) assumptions.push_back(a);
   if (p.amdahl)
     assumptions.push_back(std::string(p.replayed ? "Amdahl's figure: " : "") +
                           "the sped-up part lies on the critical path and nothing else moves (an upper bound)");
@@ -324,7 +435,7 @@ nlohmann::json PredictionJson(const PredictSettings& s, const Prediction& p) {
   changes["speedup"] = s.speedup >= 0 ? json(s.speedup) : json(nullptr);
   const bool kernels = FirstKernels(s);
   changes["kernels"] =
-      p.replayed && kernels
+      p.replayed && kernels && !r.selections.empty()
           ? json{{"regex", OrNull(s.kernels_regex)},        {"class", OrNull(s.kernel_class)},
                  {"launched_in", OrNull(s.launched_regex)}, {"speedup", s.speedup},
                  {"matched", r.selections.front().kernels}, {"recorded_ms", Ms(r.selections.front().part_ns)}}
@@ -390,6 +501,39 @@ nlohmann::json PredictionJson(const PredictSettings& s, const Prediction& p) {
   for (const IterationReplay& it : r.iterations)
     its.push_back({{"index", it.index}, {"base_ns", it.base_ns}, {"predicted_ns", it.predicted_ns}});
   j["iterations"] = its;
+  if (p.job) {
+    const JobReplayResult& jr = p.job_replay;
+    json ranks = json::array();
+    for (const RankReplay& r : jr.ranks) {
+      json rits = json::array();
+      for (size_t k = 0; k < r.job.iterations.size(); ++k) {
+        const IterationReplay& it = r.job.iterations[k];
+        rits.push_back(
+            {{"index", it.index},
+             {"base_ns", it.base_ns},
+             {"alone_ns", k < r.alone.iterations.size() ? json(r.alone.iterations[k].predicted_ns) : json(nullptr)},
+             {"predicted_ns", it.predicted_ns}});
+      }
+      ranks.push_back({{"rank", r.rank},
+                       {"file", r.file},
+                       {"changed", r.changed},
+                       {"unmatched", OrNull(r.unmatched)},
+                       {"coupled_collectives", r.coupled},
+                       {"base_latency_ms", r.base_ms()},
+                       {"alone_latency_ms", r.alone_ms()},
+                       {"predicted_latency_ms", r.job_ms()},
+                       {"iterations", rits}});
+    }
+    j["job"] = {{"ranks", ranks},
+                {"changed_ranks", s.ranks},
+                {"collectives_coupled", jr.coupled},
+                {"collectives_not_waiting", jr.not_waiting},
+                {"collectives_doubtful", jr.doubtful},
+                {"slowest_rank", jr.ranks[jr.slowest_base].rank},
+                {"slowest_predicted_rank", jr.ranks[jr.slowest_predicted].rank},
+                {"alone_latency_ms", jr.alone_ms},
+                {"alone_speedup", jr.alone_ms > 0 ? json(jr.base_ms / jr.alone_ms) : json(nullptr)}};
+  }
   return j;
 }
 

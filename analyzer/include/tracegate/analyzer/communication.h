@@ -58,6 +58,9 @@ struct CollectiveCall {
   // ("ProfilerStep#12": 12; the same on every rank of a job), < 0 when the name has none.
   int32_t iteration = -1;
   int64_t step = kUnknownId;
+  // Its row in the trace's kernels (the job's replay couples it to the other ranks' calls); not
+  // kept in a report.
+  uint32_t kernel = UINT32_MAX;
 };
 
 struct RankCommunication {

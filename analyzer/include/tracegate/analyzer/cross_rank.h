@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tracegate/analyzer/types.h"
@@ -76,5 +77,21 @@ struct CrossRank {
 // order), each the lower median over the shared collectives of (end on the aligned rank - end on
 // this rank). Arrival = aligned start. `names`: the text of the calls' name and group ids.
 CrossRank AnalyzeCrossRank(const std::vector<std::string>& names, const std::vector<RankCalls>& ranks);
+
+// The matching and the clocks without the figures, for the job's replay (job_replay.h): each
+// collective found on two or more ranks, as AnalyzeCrossRank matches it.
+struct MatchedCollective {
+  std::vector<std::pair<size_t, size_t>> calls;  // (index into the input, index of the call), one per rank
+  // An all-reduce, all-gather, reduce-scatter or all-to-all: no rank leaves it before every rank
+  // has arrived.
+  bool every_rank_waits = false;
+  // One of those whose kernels do not all overlap once the clocks are aligned (CrossRank::doubtful).
+  bool doubtful = false;
+};
+struct CrossRankMatch {
+  std::vector<MatchedCollective> collectives;
+  std::vector<std::optional<TimeNs>> offsets;  // as RankAlignment::clock_offset_ns, in the input's order
+};
+CrossRankMatch MatchAcrossRanks(const std::vector<std::string>& names, const std::vector<RankCalls>& ranks);
 
 }  // namespace tg

@@ -15,6 +15,7 @@
 
 #include "tracegate/analyzer/amdahl.h"
 #include "tracegate/analyzer/analysis.h"
+#include "tracegate/analyzer/job_replay.h"
 #include "tracegate/analyzer/model.h"
 #include "tracegate/analyzer/predict.h"
 #include "tracegate/analyzer/replay.h"
@@ -89,6 +90,11 @@ struct PredictSettings {
   // as located speedups (tracegate/analyzer/finding_replay.h); no other change with it.
   std::vector<std::string> findings;
   std::string rules_path, costs_path;
+  // The traces of a job's ranks (files or directories of them, as analyze takes a job): replayed
+  // together, coupled at their matched collectives (tracegate/analyzer/job_replay.h), instead of
+  // `trace`. The replay's changes only; `ranks` (--rank) the ranks they are made on (empty: all).
+  std::vector<std::string> job;
+  std::vector<int64_t> ranks;
 };
 struct Prediction {
   std::string method;                // "replay" or "amdahl": what decided the prediction
@@ -107,8 +113,13 @@ struct Prediction {
   std::vector<std::string> findings_replayed;
   std::vector<std::pair<std::string, std::string>> findings_left_out;  // (ref, reason)
   std::vector<std::string> part_findings;
+  // A job (settings.job): its ranks' replays; `replay` is then the slowest recorded rank's replay
+  // with the job (Amdahl's figure beside is that rank's).
+  bool job = false;
+  JobReplayResult job_replay;
+  std::vector<std::string> job_files;
   // The prediction: the replay's speedup when replayed, else Amdahl's.
-  double speedup() const { return replayed ? replay.speedup() : overall; }
+  double speedup() const { return job ? job_replay.speedup() : replayed ? replay.speedup() : overall; }
 };
 // Checks the settings, then measures P where they ask for it: on `trace` when given, else on the
 // file settings.trace, read with `load` (ImportTrace when empty). Errors are the CLI's lines.
