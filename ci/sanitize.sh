@@ -4,7 +4,8 @@
 #     shares its build directory with ci/fuzz.sh): the whole non-GPU test suite.
 #  2. clang with ThreadSanitizer: the collector's writer, part merge, buffer pool and recorder
 #     tests, the two-thread import and analysis, the findings' replays on two threads
-#     (FindingReplay*), and the job's worker pool (JobPool*), where threads share data.
+#     (FindingReplay*), a job's ranks replayed together, a thread each (JobReplay*), and the
+#     job's worker pool (JobPool*), where threads share data.
 # Any sanitizer report fails the run. Usage: ci/sanitize.sh (builds in build-asan, build-tsan)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,7 +31,7 @@ if grep -q tracegate_cupti_tests <<<"$help"; then  # built with CUPTI
   targets+=(tracegate_cupti_tests)
 fi
 cmake --build build-tsan -j "$jobs" --target "${targets[@]}"
-build-tsan/tracegate_tests --gtest_filter='PartWriter*:Parts*:NvmlSampler*:RecordOutput*:Store*:KinetoParallel*:AnalysisReport*:Rules*:RealFindings*:FindingReplay*:BootstrapThreads*:JobPool*'
+build-tsan/tracegate_tests --gtest_filter='PartWriter*:Parts*:NvmlSampler*:RecordOutput*:Store*:KinetoParallel*:AnalysisReport*:Rules*:RealFindings*:FindingReplay*:JobReplay*:BootstrapThreads*:JobPool*'
 if [ -x build-tsan/tracegate_cupti_tests ]; then
   build-tsan/tracegate_cupti_tests --gtest_filter='CuptiBufferPool*:CuptiRecorder*:CuptiInjection*'
 fi

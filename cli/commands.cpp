@@ -148,7 +148,7 @@ int RunAnalyze(const AnalyzeArgs& args) {
 
 // A job's replay (predict DIR): per rank its mean iteration as recorded, replayed alone (its
 // collectives as recorded, waits included) and replayed with the job; the job's latency; what
-// changed on the ranks it was made on; Amdahl's figure on the slowest rank; what was held fixed.
+// changed on the ranks it was made on; why Amdahl gives no figure; what was held fixed.
 int PrintJobReplay(const PredictArgs& args, const Prediction& p) {
   const JobReplayResult& j = p.job_replay;
   auto rank = [](const RankReplay& r) { return static_cast<long long>(r.rank); };
@@ -209,18 +209,9 @@ int PrintJobReplay(const PredictArgs& args, const Prediction& p) {
     std::printf("  %llu synchronising calls no longer wait\n", static_cast<unsigned long long>(sum.syncs_removed));
   for (const RankReplay& r : j.ranks)
     if (r.changed && !r.unmatched.empty()) std::printf("  rank %lld: %s\n", rank(r), r.unmatched.c_str());
-  if (p.amdahl) {
-    std::printf("amdahl on rank %lld (the slowest as recorded): speedup %s", rank(j.ranks[j.slowest_base]),
-                SpeedupText(p.overall).c_str());
-    if (std::isfinite(p.overall)) std::printf(" (%+.1f%%)", (p.overall - 1) * 100);
-    std::printf(", upper bound %s: the bound if the sped-up part were all on its critical path\n",
-                SpeedupText(p.bound).c_str());
-  } else {
-    std::printf("amdahl: no figure (%s)\n",
-                !j.ranks[j.slowest_base].changed || !j.ranks[j.slowest_base].unmatched.empty()
-                    ? "the change is not made on the slowest rank"
-                    : "launch costs, removed syncs and graphs are not a share of the step made faster");
-  }
+  std::printf(
+      "amdahl: no figure for a job (a rank's P bounds neither the job, whose straggler's saving reaches every rank, "
+      "nor that rank, which gains nothing from its own part while it waits); predict one rank's trace for its own\n");
   for (const std::string& a : j.assumptions) std::printf("  held fixed: %s\n", a.c_str());
   return kExitOk;
 }

@@ -295,7 +295,8 @@ Status PredictJob(const PredictSettings& s, const TraceLoader& load, Prediction*
   out->found = its[at].found;
   out->skipped = its[at].skipped;
   out->skip_auto = its[at].skip_auto;
-  if (slowest.changed && slowest.unmatched.empty()) AmdahlBesideReplay(s, out);
+  // No Amdahl figure: a rank's P bounds neither the job (a straggler's saving reaches every rank)
+  // nor that rank (a rank that waits gains nothing from its own part).
   // What the change covered (the prediction's "changes"): summed over the ranks it was made on,
   // from their replays alone.
   ReplayResult& sum = out->replay;

@@ -4,6 +4,7 @@
 import json
 import os
 import re
+import subprocess
 import sys
 
 import jsonschema
@@ -200,6 +201,19 @@ def test_predict_is_the_cli_predict(cli, tmp_path):
     assert {k: p[k] for k in written} == written
     assert p["changes"]["findings"]["replayed"] == ["communication"]
     assert p["changes"]["findings"]["left_out"][0]["finding"] == "idle_gaps"
+    # A job's ranks replayed together (a directory, or a list of files), as predict DIR [--rank].
+    job = os.path.join(str(tmp_path), "job")
+    subprocess.run([sys.executable, os.path.join(ROOT, "tests", "gen", "gen_job_replay.py"), job], check=True)
+    out4 = os.path.join(str(tmp_path), "p4.json")
+    cli("predict", job, "--kernels", "gemm_compute", "--speedup", "1.15", "--rank", "2", "--skip", "0",
+        "--json", out4, check=0)
+    p = tg.predict(job, kernels="gemm_compute", speedup=1.15, ranks=[2], skip=0)
+    with open(out4, encoding="utf-8") as f:
+        written = json.load(f)
+    assert {k: p[k] for k in written} == written
+    assert p["job"]["changed_ranks"] == [2] and p["trace"] is None
+    files = sorted(os.path.join(job, f) for f in os.listdir(job))
+    assert tg.predict(files, kernels="gemm_compute", speedup=1.15, ranks=[2], skip=0)["job"] == p["job"]
     for args, kwargs in [(["--speedup", "2"], {"speedup": 2}),
                          ([RANK0, "--speedup", "2"], {"trace": RANK0, "speedup": 2}),
                          (["--part", "0.7:2", "--part", "0.5:2"], {"parts": ["0.7:2", "0.5:2"]})]:

@@ -64,9 +64,9 @@ usage_error "tracegate: error: analyze: --top: 0 is out of range: must be in 1..
   "Usage: tracegate analyze [OPTIONS] trace..." analyze x.json --top 0
 usage_error "tracegate: error: unknown option '--frob'" "Usage: tracegate [OPTIONS] SUBCOMMAND" --frob
 usage_error "tracegate: error: predict: --speedup: 0 is out of range: must be > 0" \
-  "Usage: tracegate predict [OPTIONS] [trace]" predict --fraction 0.1 --speedup 0
+  "Usage: tracegate predict [OPTIONS] [trace...]" predict --fraction 0.1 --speedup 0
 usage_error "tracegate: error: predict: --fraction: 1.5 is out of range: must be in 0..1" \
-  "Usage: tracegate predict [OPTIONS] [trace]" predict --fraction 1.5 --speedup 2
+  "Usage: tracegate predict [OPTIONS] [trace...]" predict --fraction 1.5 --speedup 2
 
 # No arguments: the help on stdout (it lists the commands and the exit codes), exit 2.
 out=$("$tg" 2>/dev/null); rc=$?

@@ -114,7 +114,8 @@ struct Prediction {
   std::vector<std::pair<std::string, std::string>> findings_left_out;  // (ref, reason)
   std::vector<std::string> part_findings;
   // A job (settings.job): its ranks' replays; `replay` is then the slowest recorded rank's replay
-  // with the job (Amdahl's figure beside is that rank's).
+  // with the job, its counts of what the change covered summed over the ranks it was made on. No
+  // Amdahl figure (amdahl false): one rank's P bounds neither the job nor that rank.
   bool job = false;
   JobReplayResult job_replay;
   std::vector<std::string> job_files;
