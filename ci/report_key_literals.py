@@ -39,6 +39,7 @@ NOT_KEYS = [
     ("python/src/report_binding.cpp", 'm["iterations"]', "a key of predict()'s Python dict"),
     ("reports/api/predict_run.cpp", 'j["iterations"]', "predict --json's own key (tracegate.prediction.v1.schema.json)"),
     ("reports/api/predict_run.cpp", '{"iterations", rits}', "predict --json's job.ranks[].iterations (tracegate.prediction.v1.schema.json)"),
+    ("reports/api/predict_run.cpp", '{"iterations", path.iterations}', "predict --json's job.critical_path.iterations (tracegate.prediction.v1.schema.json)"),
     ("python/src/report_binding.cpp", 'def_readwrite("iterations"', "a Python attribute of the settings"),
     ("python/tracegate/_report.py", "``report[", "an example in a docstring"),
 ]

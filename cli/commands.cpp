@@ -176,6 +176,28 @@ int PrintJobReplay(const PredictArgs& args, const Prediction& p) {
   std::printf(
       "  each rank replayed alone (its collectives as recorded, waits included): %.3f ms, speedup %.4f (%+.1f%%)\n",
       j.alone_ms, alone, (alone - 1) * 100);
+  // The job's critical path as recorded, per iteration: by kind, then by rank.
+  const JobPathResult& path = j.path;
+  if (path.iterations > 0 && path.step_total_ns > 0) {
+    const double its = static_cast<double>(path.iterations), total = static_cast<double>(path.step_total_ns);
+    std::printf("critical path as recorded (rank %lld's iterations, crossing to the last rank at %llu collectives):",
+                static_cast<long long>(path.rank), static_cast<unsigned long long>(path.crossings));
+    std::vector<size_t> kinds;
+    for (size_t k = 0; k < kPathKindCount; ++k)
+      if (path.kind_ns[k] > 0) kinds.push_back(k);
+    std::stable_sort(kinds.begin(), kinds.end(), [&](size_t x, size_t y) { return path.kind_ns[x] > path.kind_ns[y]; });
+    for (size_t i = 0; i < kinds.size(); ++i)
+      std::printf("%s %s %.3f ms (%.1f%%)", i ? "," : "", kPathKindNames[kinds[i]],
+                  static_cast<double>(path.kind_ns[kinds[i]]) / its / 1e6,
+                  100.0 * static_cast<double>(path.kind_ns[kinds[i]]) / total);
+    std::printf("\n  on it by rank:");
+    std::vector<std::pair<int64_t, TimeNs>> by = path.rank_ns;
+    std::stable_sort(by.begin(), by.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+    for (size_t i = 0; i < by.size(); ++i)
+      std::printf("%s rank %lld %.3f ms (%.1f%%)", i ? "," : "", static_cast<long long>(by[i].first),
+                  static_cast<double>(by[i].second) / its / 1e6, 100.0 * static_cast<double>(by[i].second) / total);
+    std::printf(" (per iteration)\n");
+  }
   if (p.skipped > 0)
     std::printf(
         "  (the first %zu of %zu iterations of rank %lld dropped as warm-up by --skip %s; --skip 0 keeps them)\n",

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "analyzer/analysis/correlation.h"
+#include "analyzer/analysis/path_walk.h"
 #include "analyzer/analysis/recorded_graph.h"
 #include "analyzer/analysis/summary_internal.h"
 #include "analyzer/host/host_model.h"
@@ -18,7 +19,6 @@
 
 namespace tg {
 
-using internal::ActBound;
 using internal::ApiIndex;
 using internal::HostModel;
 using internal::KeepLargest;
@@ -28,8 +28,6 @@ using internal::ReplayRecord;
 namespace {
 
 using Table = PathSegment::Table;
-
-Table ActTable(uint8_t kind) { return kind == 0 ? Table::kKernel : kind == 1 ? Table::kMemcpy : Table::kMemset; }
 
 // A kept segment: the segment and the thread it ran on (host segments).
 struct Kept {
@@ -57,18 +55,7 @@ Status AnalyzeCriticalPath(const Trace& t, const IterationAnalysis& its, const s
   }
   const RecordedGraph g(t, its, *index, options.kernels_by_start);
   const ApiTable& a = t.api_calls;
-  auto call_end = [&](size_t c) { return std::max(a.start[c], a.end[c]); };
-  // Without a marker's thread: per iteration, its call that ended last (the first by row at a tie).
-  std::vector<int32_t> last_call_of(its.iterations.size(), -1);
-  for (size_t c = 0; c < its.api_iteration.size() && c < a.size(); ++c) {
-    const int32_t k = its.api_iteration[c];
-    if (k < 0 || static_cast<size_t>(k) >= its.iterations.size()) continue;
-    if (its.iterations[static_cast<size_t>(k)].tid != kUnknownId) continue;
-    int32_t& best = last_call_of[static_cast<size_t>(k)];
-    if (call_end(c) <= g.End(static_cast<size_t>(k)).end &&
-        (best < 0 || call_end(c) > call_end(static_cast<size_t>(best))))
-      best = static_cast<int32_t>(c);
-  }
+  const std::vector<int32_t> last_call_of = internal::LastCallOf(g, a, its);
 
   std::vector<Kept> top;     // a heap: the shortest kept on top
   std::vector<Kept> detail;  // the same, for detail_iteration's whole path
@@ -122,7 +109,6 @@ Status AnalyzeCriticalPath(const Trace& t, const IterationAnalysis& its, const s
   };
   std::vector<HostSegment> host_pieces;
   for (size_t k = 0; k < its.iterations.size(); ++k) {
-    const Iteration& it = its.iterations[k];
     const ReplayRecord::IterationEnd& span = g.End(k);
     const TimeNs lo = span.start;
     TimeNs cursor = std::max(span.end, lo);
@@ -142,108 +128,9 @@ Status AnalyzeCriticalPath(const Trace& t, const IterationAnalysis& its, const s
       cursor = next;
       return cursor <= lo;
     };
-    auto act_kind = [&](const internal::ReplayActivity& x) {
-      if (x.kind == 1) return PathKind::kCopy;
-      if (x.kind == 2) return PathKind::kMemset;
-      return x.row < classes.size() ? PathKindOf(classes[x.row]) : PathKind::kKernelOther;
-    };
-    enum class Node : uint8_t { kActEnd, kActStart, kCallEnd, kCallStart, kDone };
-    Node node = Node::kDone;
     size_t id = 0;
-    const bool thread = it.tid != kUnknownId;
-    // Without a marker's thread (a trace without step markers) the replay ends the span with its
-    // GPU work; the path ends with whatever ended last: a call that ended after that work starts
-    // the walk there instead (the host's own work after the last GPU work is on the path).
-    int32_t last_call = -1;
-    if (!thread && span.end_act >= 0 && last_call_of[k] >= 0 &&
-        call_end(static_cast<size_t>(last_call_of[k])) > g.Act(static_cast<uint32_t>(span.end_act)).end)
-      last_call = last_call_of[k];
-    if (last_call >= 0) {
-      id = static_cast<size_t>(last_call);
-      node = emit(PathKind::kUnattributed, Table::kNone, -1, -1, call_end(id)) ? Node::kDone : Node::kCallEnd;
-    } else if (span.end_act >= 0) {
-      id = static_cast<size_t>(span.end_act);
-      node = emit(PathKind::kUnattributed, Table::kNone, -1, -1, g.Act(static_cast<uint32_t>(id)).end) ? Node::kDone
-                                                                                                       : Node::kActEnd;
-    } else if (span.end_call >= 0) {
-      id = static_cast<size_t>(span.end_call);
-      node = emit(PathKind::kHostCompute, Table::kApi, -1, -1, call_end(id), its.pid, it.tid) ? Node::kDone
-                                                                                              : Node::kCallEnd;
-    } else {
-      emit(thread ? PathKind::kHostCompute : PathKind::kUnattributed, Table::kNone, -1, -1, lo, its.pid, it.tid);
-    }
-    internal::ReplayActivity x{};  // the activity of the node (kActEnd, then its kActStart)
-    while (node != Node::kDone) {
-      bool reached = false;
-      switch (node) {
-        case Node::kActEnd: {
-          x = g.Act(static_cast<uint32_t>(id));
-          reached = emit(act_kind(x), ActTable(x.kind), x.row, x.call, x.start);
-          node = Node::kActStart;
-          break;
-        }
-        case Node::kActStart: {
-          int32_t from = -1;
-          switch (g.BindAct(static_cast<uint32_t>(id), x, &from)) {
-            case ActBound::kLaunch:
-              reached =
-                  emit(PathKind::kLaunchDelay, ActTable(x.kind), x.row, x.call, a.start[static_cast<size_t>(x.call)]);
-              node = Node::kCallStart;
-              id = static_cast<size_t>(x.call);
-              break;
-            case ActBound::kStream:
-            case ActBound::kEvent: {
-              // The recorded gap after the previous work of its stream, or (a stream wait event)
-              // after the event's work on the other stream.
-              const size_t p = static_cast<size_t>(from);
-              reached = emit(PathKind::kGpuGap, ActTable(x.kind), x.row, x.call, g.Act(static_cast<uint32_t>(p)).end);
-              node = Node::kActEnd;
-              id = p;
-              break;
-            }
-            case ActBound::kNone:
-              reached = emit(PathKind::kUnattributed, Table::kNone, -1, -1, lo);
-              node = Node::kDone;
-              break;
-          }
-          break;
-        }
-        case Node::kCallEnd: {
-          const int32_t w = g.CallWaited(static_cast<uint32_t>(id));
-          const int64_t c = static_cast<int64_t>(id);
-          if (w >= 0) {
-            reached =
-                emit(PathKind::kSyncWait, Table::kApi, c, c, g.Act(static_cast<uint32_t>(w)).end, a.pid[id], a.tid[id]);
-            node = Node::kActEnd;
-            id = static_cast<size_t>(w);
-          } else {
-            const uint8_t sync = g.CallSync(static_cast<uint32_t>(id));
-            const PathKind kind = (sync & 1)   ? PathKind::kSyncWait
-                                  : (sync & 2) ? PathKind::kLaunchCall
-                                               : PathKind::kRuntimeCall;
-            reached = emit(kind, Table::kApi, c, c, a.start[id], a.pid[id], a.tid[id]);
-            node = Node::kCallStart;
-          }
-          break;
-        }
-        case Node::kCallStart: {
-          const int32_t p = g.CallPrev(static_cast<uint32_t>(id));
-          const int64_t c = static_cast<int64_t>(id);
-          if (p >= 0) {
-            reached =
-                emit(PathKind::kHostCompute, Table::kApi, c, c, call_end(static_cast<size_t>(p)), a.pid[id], a.tid[id]);
-            node = Node::kCallEnd;
-            id = static_cast<size_t>(p);
-          } else {
-            reached = emit(PathKind::kHostCompute, Table::kApi, c, c, lo, a.pid[id], a.tid[id]);
-            node = Node::kDone;
-          }
-          break;
-        }
-        case Node::kDone: break;
-      }
-      if (reached) node = Node::kDone;
-    }
+    const internal::PathNode node = internal::WalkStart(g, a, its, k, last_call_of[k], emit, &id);
+    internal::WalkBack(g, a, classes, node, &id, lo, emit, [](size_t) { return false; });
     if (cursor > lo) emit(PathKind::kUnattributed, Table::kNone, -1, -1, lo);
     // The host pieces by frame, in time order (the host model's hint reads forward).
     for (auto p = host_pieces.rbegin(); p != host_pieces.rend(); ++p) split_frames(p->pid, p->tid, p->from, p->to);

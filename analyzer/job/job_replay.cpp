@@ -12,6 +12,8 @@
 #include <thread>
 
 #include "analyzer/analysis/correlation.h"
+#include "analyzer/analysis/path_walk.h"
+#include "analyzer/analysis/recorded_graph.h"
 #include "analyzer/analysis/replay_engine.h"
 #include "tracegate/analyzer/communication.h"
 #include "tracegate/analyzer/cross_rank.h"
@@ -134,6 +136,93 @@ class RankCoupling : public internal::CollectiveCoupling {
   std::vector<JobCollectives::Member> members_;
 };
 
+// A coupled collective as the job's path reads it: its calls (rank index, kernel row) and their
+// recorded arrivals on the aligned clock.
+struct PathCollective {
+  std::vector<std::pair<size_t, uint32_t>> calls;
+  std::vector<TimeNs> arrival;
+};
+
+// JobPathResult (job_replay.h): the slowest rank's kept iterations walked back, going on on the
+// rank that arrived last at each coupled collective where this rank waited.
+void WalkJobPath(const std::vector<const JobRankInput*>& in, const std::vector<std::vector<KernelClass>>& classes,
+                 const std::vector<TimeNs>& offset, const std::vector<PathCollective>& collectives,
+                 const std::vector<std::vector<int32_t>>& member_of, size_t slowest, JobPathResult* out) {
+  using internal::PathNode;
+  const size_t n = in.size();
+  std::vector<std::optional<internal::ApiIndex>> index(n);
+  std::vector<std::optional<internal::RecordedGraph>> graph(n);
+  auto graph_of = [&](size_t r) -> const internal::RecordedGraph& {
+    if (!graph[r])
+      graph[r].emplace(*in[r]->trace, *in[r]->iterations, index[r].emplace(in[r]->trace->api_calls), nullptr);
+    return *graph[r];
+  };
+  std::vector<TimeNs> rank_ns(n, 0);
+  const IterationAnalysis& its = *in[slowest]->iterations;
+  const internal::RecordedGraph& g0 = graph_of(slowest);
+  const std::vector<int32_t> last_call_of = internal::LastCallOf(g0, in[slowest]->trace->api_calls, its);
+  uint64_t members = 0;
+  for (const PathCollective& c : collectives) members += c.calls.size();
+  for (size_t k = 0; k < its.iterations.size(); ++k) {
+    size_t r = slowest;
+    TimeNs lo = g0.End(k).start;
+    TimeNs cursor = std::max(g0.End(k).end, lo);
+    out->step_total_ns += cursor - lo;
+    auto emit = [&](PathKind kind, PathSegment::Table, int64_t, int64_t, TimeNs from, int64_t, int64_t) {
+      const TimeNs next = std::min(cursor, std::max(from, lo));
+      out->kind_ns[static_cast<size_t>(kind)] += cursor - next;
+      rank_ns[r] += cursor - next;
+      cursor = next;
+      return cursor <= lo;
+    };
+    size_t id = 0;
+    PathNode node = internal::WalkStart(g0, in[r]->trace->api_calls, its, k, last_call_of[k], emit, &id);
+    int64_t pass = -1;  // a collective of rank r this rank arrived at last: walked through, not crossed
+    uint64_t crossed = 0;
+    while (node != PathNode::kDone) {
+      const std::vector<int32_t>& coupled = member_of[r];
+      auto stop = [&](size_t act) {
+        return act < coupled.size() && coupled[act] >= 0 && static_cast<int64_t>(act) != pass;
+      };
+      node = internal::WalkBack(graph_of(r), in[r]->trace->api_calls, classes[r], node, &id, lo, emit, stop);
+      if (node != PathNode::kActEnd) break;
+      // At coupled collective `id` of rank r: the last arrival, and whose.
+      const PathCollective& c = collectives[static_cast<size_t>(coupled[id])];
+      size_t last = 0, own = 0;
+      for (size_t i = 0; i < c.calls.size(); ++i) {
+        if (c.arrival[i] > c.arrival[last] ||
+            (c.arrival[i] == c.arrival[last] && c.calls[i].first < c.calls[last].first))
+          last = i;
+        if (c.calls[i].first == r) own = i;
+      }
+      if (c.arrival[last] <= c.arrival[own] || crossed > members) {
+        pass = static_cast<int64_t>(id);  // it arrived last (or the walk would not end): its whole duration
+        continue;
+      }
+      // Its transfer after the last arrival is on the path; before it, the path is on that rank.
+      const internal::ReplayActivity x = graph_of(r).Act(static_cast<uint32_t>(id));
+      const TimeNs arrived = c.arrival[last] - offset[r];
+      if (emit(PathKind::kCommunication, PathSegment::Table::kKernel, x.row, x.call, arrived, kUnknownId, kUnknownId))
+        break;
+      const size_t q = c.calls[last].first;
+      const TimeNs shift = offset[r] - offset[q];  // r's clock to q's
+      cursor += shift;
+      lo += shift;
+      r = q;
+      id = c.calls[last].second;
+      node = PathNode::kActStart;
+      pass = -1;
+      ++crossed;
+      ++out->crossings;
+    }
+    if (cursor > lo) emit(PathKind::kUnattributed, PathSegment::Table::kNone, -1, -1, lo, kUnknownId, kUnknownId);
+  }
+  out->rank = in[slowest]->rank;
+  out->iterations = its.iterations.size();
+  for (size_t r = 0; r < n; ++r)
+    if (rank_ns[r] > 0) out->rank_ns.emplace_back(in[r]->rank, rank_ns[r]);
+}
+
 // A replay whose pass ran to its end (its iterations are filled) but whose change named nothing
 // on this rank: Replay's "matches no ..." errors come after the pass.
 bool PassCompleted(const ReplayResult& r) { return !r.iterations.empty(); }
@@ -174,9 +263,10 @@ Status ReplayJob(const std::vector<JobRankInput>& inputs, const JobReplayChange&
   };
   std::vector<RankCalls> calls(n);
   std::vector<std::vector<uint32_t>> kernel_of(n);  // per rank, per call: its kernel row
+  std::vector<std::vector<KernelClass>> classes(n);
   for (size_t k = 0; k < n; ++k) {
-    const std::vector<KernelClass> classes = ClassifyKernels(*in[k]->trace, classifier);
-    const CommunicationAnalysis comm = AnalyzeCommunication(*in[k]->trace, *in[k]->iterations, classes, {});
+    classes[k] = ClassifyKernels(*in[k]->trace, classifier);
+    const CommunicationAnalysis comm = AnalyzeCommunication(*in[k]->trace, *in[k]->iterations, classes[k], {});
     calls[k].rank = in[k]->rank;
     for (const CollectiveCall& c : comm.rank.calls) {
       RankCall call;
@@ -209,6 +299,9 @@ Status ReplayJob(const std::vector<JobRankInput>& inputs, const JobReplayChange&
   std::vector<std::unique_ptr<RankCoupling>> couplings(n);
   for (size_t k = 0; k < n; ++k)
     couplings[k] = std::make_unique<RankCoupling>(&job, k, match.offsets[k].value_or(0), in[k]->trace->kernels.size());
+  std::vector<PathCollective> path_collectives(coupled.size());
+  std::vector<std::vector<int32_t>> member_of(n);  // per rank, by kernel row: its coupled collective, -1 for none
+  for (size_t k = 0; k < n; ++k) member_of[k].assign(in[k]->trace->kernels.size(), -1);
   for (const auto& [index, m] : coupled) {
     TimeNs latest = INT64_MIN;
     for (const auto& [r, c] : m->calls) latest = std::max(latest, calls[r].calls[c].start_ns + *match.offsets[r]);
@@ -216,6 +309,9 @@ Status ReplayJob(const std::vector<JobRankInput>& inputs, const JobReplayChange&
       const auto [r, c] = m->calls[slot];
       const TimeNs transfer = std::max<TimeNs>(0, calls[r].calls[c].end_ns + *match.offsets[r] - latest);
       couplings[r]->Add(kernel_of[r][c], {index, slot, transfer});
+      path_collectives[index].calls.emplace_back(r, kernel_of[r][c]);
+      path_collectives[index].arrival.push_back(calls[r].calls[c].start_ns + *match.offsets[r]);
+      member_of[r][kernel_of[r][c]] = static_cast<int32_t>(index);
     }
   }
 
@@ -293,6 +389,9 @@ Status ReplayJob(const std::vector<JobRankInput>& inputs, const JobReplayChange&
       out->assumptions = r.job.assumptions;
       break;
     }
+  std::vector<TimeNs> offset(n);
+  for (size_t k = 0; k < n; ++k) offset[k] = match.offsets[k].value_or(0);
+  WalkJobPath(in, classes, offset, path_collectives, member_of, out->slowest_base, &out->path);
   out->assumptions.push_back(
       "collectives across ranks: an all-reduce, all-gather, reduce-scatter or all-to-all matched on several ranks "
       "ends on each once the last of them has arrived, plus that rank's transfer time as recorded (its end minus the "

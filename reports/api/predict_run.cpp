@@ -399,6 +399,22 @@ nlohmann::json Finite(double x) { return std::isfinite(x) ? nlohmann::json(x) : 
 nlohmann::json OrNull(const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); }
 double Ms(TimeNs ns) { return static_cast<double>(ns) / 1e6; }
 
+// The job's critical path as recorded (JobPathResult), per iteration.
+nlohmann::json JobPathJson(const JobPathResult& path) {
+  using nlohmann::json;
+  const double n = static_cast<double>(std::max<size_t>(1, path.iterations));
+  json kinds = json::object();
+  for (size_t k = 0; k < kPathKindCount; ++k) kinds[kPathKindNames[k]] = Ms(path.kind_ns[k]) / n;
+  json ranks = json::array();
+  for (const auto& [rank, ns] : path.rank_ns) ranks.push_back({{"rank", rank}, {"ms", Ms(ns) / n}});
+  return {{"rank", path.rank},
+          {"iterations", path.iterations},
+          {"step_ms", Ms(path.step_total_ns) / n},
+          {"crossings", path.crossings},
+          {"kind_ms", kinds},
+          {"rank_ms", ranks}};
+}
+
 }  // namespace
 
 nlohmann::json PredictionJson(const PredictSettings& s, const Prediction& p) {
@@ -533,6 +549,7 @@ nlohmann::json PredictionJson(const PredictSettings& s, const Prediction& p) {
                 {"slowest_rank", jr.ranks[jr.slowest_base].rank},
                 {"slowest_predicted_rank", jr.ranks[jr.slowest_predicted].rank},
                 {"alone_latency_ms", jr.alone_ms},
+                {"critical_path", JobPathJson(jr.path)},
                 {"alone_speedup", jr.alone_ms > 0 ? json(jr.base_ms / jr.alone_ms) : json(nullptr)}};
   }
   return j;

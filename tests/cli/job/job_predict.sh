@@ -64,6 +64,35 @@ PY
 check "every rank's GEMMs" all.json gemm 1.15
 grep -q "^job replay: 4 ranks, 4 collectives coupled across ranks" all.txt && ok || fail "the summary line: $(head -1 all.txt)"
 grep -q "^job: mean 3.345 ms -> 3.045 ms: speedup 1.0985 (+9.9%)" all.txt && ok || fail "the job line: $(grep '^job:' all.txt)"
+# The job's critical path as recorded: rank 0's iterations (the slowest, by the tie rule) cross at
+# every all-reduce to the straggler, whose GEMM and launch are on the path; rank 0 keeps the
+# transfer, the sync's wake-up and its host time after it.
+python3 - job.params.json all.json <<'PY' && ok || fail "the job's critical path: $(grep -A1 '^critical path' all.txt)"
+import json, sys
+q, p = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+path = p["job"]["critical_path"]
+c, d, us = q["compute_ns"], q["D_ns"], 1000
+want_kinds = {"kernel_gemm": max(c), "communication": d, "launch_delay": 25 * us, "sync_wait": 10 * us,
+              "host_compute": 10 * us}
+got = {k: round(v * 1e6) for k, v in path["kind_ms"].items() if v}
+assert got == want_kinds, (got, want_kinds)
+assert round(path["step_ms"] * 1e6) == max(c) + d + q["host_ns"], path
+ranks = {r["rank"]: round(r["ms"] * 1e6) for r in path["rank_ms"]}
+assert ranks == {0: d + 15 * us, q["straggler"]: max(c) + 30 * us}, ranks
+assert path["rank"] == 0 and path["crossings"] == q["iterations"], path
+PY
+grep -q "^critical path as recorded (rank 0's iterations, crossing to the last rank at 4 collectives): kernel_gemm 2.300 ms (68.8%), communication 1.000 ms (29.9%)" all.txt &&
+  grep -q "^  on it by rank: rank 2 2.330 ms (69.7%), rank 0 1.015 ms (30.3%)" all.txt && ok ||
+  fail "the critical path's lines: $(grep -A1 '^critical path' all.txt)"
+# Without a straggler every rank arrives at once: the path stays on rank 0.
+python3 "$gen" even --ranks 3 --late-us 0 --iterations 2 || fail "generator, no straggler"
+"$tg" predict even --kernels gemm_compute --speedup 2 --skip 0 --json even.json > /dev/null || fail "predict even"
+python3 - even.json <<'PY' && ok || fail "the path of a job without a straggler"
+import json, sys
+path = json.load(open(sys.argv[1]))["job"]["critical_path"]
+assert path["crossings"] == 0 and [r["rank"] for r in path["rank_ms"]] == [0], path
+assert round(path["kind_ms"]["kernel_gemm"] * 1e6) == 2_000_000, path
+PY
 # The straggler alone made as fast as the others: every rank gains its lateness.
 "$tg" predict job --rank 2 --kernels gemm_compute --speedup 1.15 --skip 0 --json straggler.json > straggler.txt ||
   fail "predict --rank 2"

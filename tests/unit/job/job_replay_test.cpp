@@ -186,6 +186,40 @@ TEST(JobReplay, FasterCollectivesKeepTheirWaits) {
   ExpectIterations(r, {base, base, base, base}, alone, {job, job, job, job});
 }
 
+// The job's critical path as recorded: rank 0's iterations (the slowest by the tie rule) cross to
+// the straggler at every all-reduce; its compute and launch are on the path, rank 0 keeps the
+// transfer, the sync's wake-up and its host time after it. Every nanosecond of the steps is on it.
+TEST(JobReplay, PathCrossesToTheRankThatArrivedLast) {
+  Job j = MakeJob(kCompute, 3);
+  JobReplayChange change;
+  change.change.kernels_regex = "gemm_compute";
+  change.change.kernel_speedup = 1;
+  JobReplayResult r;
+  ASSERT_TRUE(ReplayJob(j.inputs, change, &r).ok());
+  const JobPathResult& p = r.path;
+  EXPECT_EQ(p.rank, 0);
+  EXPECT_EQ(p.iterations, 3u);
+  EXPECT_EQ(p.crossings, 3u);
+  EXPECT_EQ(p.step_total_ns, 3 * (2300 * kUs + kD + kHost));
+  auto kind = [&](PathKind k) { return p.kind_ns[static_cast<size_t>(k)]; };
+  EXPECT_EQ(kind(PathKind::kKernelOther) + kind(PathKind::kKernelGemm), 3 * 2300 * kUs);
+  EXPECT_EQ(kind(PathKind::kCommunication), 3 * kD);
+  EXPECT_EQ(kind(PathKind::kLaunchDelay), 3 * 25 * kUs);
+  EXPECT_EQ(kind(PathKind::kSyncWait), 3 * 10 * kUs);
+  EXPECT_EQ(kind(PathKind::kHostCompute), 3 * 10 * kUs);
+  TimeNs sum = 0;
+  for (TimeNs ns : p.kind_ns) sum += ns;
+  EXPECT_EQ(sum, p.step_total_ns);
+  const std::vector<std::pair<int64_t, TimeNs>> want = {{0, 3 * (kD + 15 * kUs)}, {2, 3 * (2300 * kUs + 30 * kUs)}};
+  EXPECT_EQ(p.rank_ns, want);
+  // Without a straggler every rank arrives at once: the path stays on the walked rank.
+  Job even = MakeJob({2000 * kUs, 2000 * kUs, 2000 * kUs}, 2);
+  ASSERT_TRUE(ReplayJob(even.inputs, change, &r).ok());
+  EXPECT_EQ(r.path.crossings, 0u);
+  ASSERT_EQ(r.path.rank_ns.size(), 1u);
+  EXPECT_EQ(r.path.rank_ns[0].second, r.path.step_total_ns);
+}
+
 TEST(JobReplay, Errors) {
   Job j = MakeJob(kCompute, 2);
   JobReplayChange change;

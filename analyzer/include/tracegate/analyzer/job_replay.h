@@ -16,10 +16,13 @@
 // (tracegate_job_replay); the ranks' traces are all in memory while it runs, one thread per rank.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "tracegate/analyzer/critical_path.h"
 #include "tracegate/analyzer/iterations.h"
 #include "tracegate/analyzer/model.h"
 #include "tracegate/analyzer/replay.h"
@@ -58,6 +61,22 @@ struct RankReplay {
   }
 };
 
+// The job's critical path as recorded: each kept iteration of the slowest rank (as recorded)
+// walked back from its end as AnalyzeCriticalPath walks one trace (critical_path.h, the same
+// kinds), except at a coupled collective where another rank arrived after this one: the
+// collective's time before that last arrival is waiting, not on the path, which goes on on the
+// rank that arrived last, back from its arrival (its clock aligned). Where several arrived last
+// together, the first by rank. The kinds sum exactly to the iterations' latency, and so do the
+// ranks' shares.
+struct JobPathResult {
+  int64_t rank = 0;  // whose iterations are walked: the slowest as recorded
+  size_t iterations = 0;
+  TimeNs step_total_ns = 0;  // their summed latency
+  std::array<TimeNs, kPathKindCount> kind_ns{};
+  std::vector<std::pair<int64_t, TimeNs>> rank_ns;  // by rank, each rank's time on the path
+  uint64_t crossings = 0;                           // collectives where the path went on on another rank
+};
+
 struct JobReplayResult {
   std::vector<RankReplay> ranks;  // by rank
   uint64_t coupled = 0;           // collectives coupled across ranks (each once)
@@ -69,6 +88,7 @@ struct JobReplayResult {
   double base_ms = 0, predicted_ms = 0, alone_ms = 0;
   size_t slowest_base = 0, slowest_predicted = 0, slowest_alone = 0;
   std::vector<std::string> assumptions;  // Replay's, then the job's
+  JobPathResult path;                    // the job's critical path as recorded
   double speedup() const { return predicted_ms > 0 ? base_ms / predicted_ms : 0; }
 };
 
