@@ -311,6 +311,7 @@ int RunPredict(const PredictArgs& args) {
           "the step made faster)\n");
     }
     for (const std::string& a : r.assumptions) std::printf("  held fixed: %s\n", a.c_str());
+    if (!p.caution.empty()) std::printf("caution: %s\n", p.caution.c_str());
     return kExitOk;
   }
   if (p.measured) {

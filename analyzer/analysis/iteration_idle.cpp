@@ -116,7 +116,7 @@ bool Longer(const Kept& a, const Kept& b) {
 }  // namespace
 
 IterationIdle AttributeIterationIdle(const Trace& t, const Summary& s, const IdleCauseFinder& finder,
-                                     IterationAnalysis* its) {
+                                     IterationAnalysis* its, std::vector<IdlePiece>* pieces_out) {
   IterationIdle out;
   out.attributed = true;
   const HostModel* host = finder.host();
@@ -204,7 +204,10 @@ IterationIdle AttributeIterationIdle(const Trace& t, const Summary& s, const Idl
         const size_t c = static_cast<size_t>(p.cause);
         it.idle_cause_ns[c] += len;
         kept.cause_ns[c] += len;
-        if (p.cause == IdleCause::kHostStage) continue;  // the named pre/post phases
+        if (p.cause == IdleCause::kHostStage) {  // the named pre/post phases
+          if (pieces_out) pieces_out->push_back({p.start, p.end, p.start, p.start, p.cause});
+          continue;
+        }
         TimeNs moved_pre = 0, moved_post = 0;
         if (p.cause == IdleCause::kHostCompute) {
           const TimeNs pre_end = named_pre ? p.start : std::clamp(pre_until, p.start, p.end);
@@ -212,6 +215,7 @@ IterationIdle AttributeIterationIdle(const Trace& t, const Summary& s, const Idl
           moved_pre = pre_end - p.start;
           moved_post = p.end - post_start;
         }
+        if (pieces_out) pieces_out->push_back({p.start, p.end, p.start + moved_pre, p.end - moved_post, p.cause});
         it.pre_from_host_ns += moved_pre;
         it.post_from_host_ns += moved_post;
         out.idle_phase_ns[c] += len - moved_pre - moved_post;

@@ -12,8 +12,9 @@ namespace tg::internal {
 // markers), fills each iteration's idle_cause_ns and pre/post_from_host_ns, moves that host
 // compute from the idle phase to pre / post, and recomputes the iterations' statistics. `s`: the
 // trace's summary (kernels_by_start, gpu_busy). `finder`: built without host stages (the named
-// stages are split here, exactly as the phases count them).
+// stages are split here, exactly as the phases count them). `pieces` (may be null): every piece,
+// in time order.
 IterationIdle AttributeIterationIdle(const Trace& t, const Summary& s, const IdleCauseFinder& finder,
-                                     IterationAnalysis* its);
+                                     IterationAnalysis* its, std::vector<IdlePiece>* pieces = nullptr);
 
 }  // namespace tg::internal

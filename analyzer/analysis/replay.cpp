@@ -107,6 +107,15 @@ Status Replay(const Trace& t, const IterationAnalysis& its, const ReplayChange& 
   return internal::ReplayEngine(t, its, change, nullptr, out, nullptr);
 }
 
+std::string LongerIterationsCaution(const ReplayResult& r) {
+  const size_t n = r.longer();
+  if (n == 0) return "";
+  return std::to_string(n) + " of " + std::to_string(r.iterations.size()) +
+         " iterations come out longer than recorded under a change that only removes time: the marker thread moved "
+         "earlier while work the replay does not link to it (another thread's calls, GPU work without a launch call) "
+         "stayed where it was recorded, so the iterations' spans are not predicted";
+}
+
 namespace internal {
 
 bool IsSyncCall(std::string_view n) {

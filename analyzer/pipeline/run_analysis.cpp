@@ -170,13 +170,16 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
         AnalyzeCommunication(trace, out->iterations, out->kernel_classes, out->summary.kernels_by_start);
     find_path();
   });
+  const bool locate_idle = config.replay_findings || config.locate_idle_claims;
+  std::vector<IdlePiece> idle_pieces;  // for LocateIdleClaims
   // Every GPU-idle instant of the kept iterations to a cause; host compute around the GPU work
   // becomes pre / post where no range names them (the named stages are split there, so the
   // finder reads no stages).
   {
     const internal::IdleCauseFinder finder(trace, *api_index, nullptr, out->kernel_classes, host_source(),
                                            summary_options);
-    out->idle = internal::AttributeIterationIdle(trace, out->summary, finder, &out->iterations);
+    out->idle = internal::AttributeIterationIdle(trace, out->summary, finder, &out->iterations,
+                                                 locate_idle ? &idle_pieces : nullptr);
   }
   out->serving = AnalyzeServing(trace, out->iterations, *api_index);
   if (!config.critical_path) host.reset();                                  // nothing below reads it then
@@ -221,6 +224,12 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   out->findings.insert(out->findings.end(), fusion.begin(), fusion.end());
   OrderFindings(out->findings);
   out->combined = RelateFindings(out->findings);
+  // The idle findings' instants, for the replay (the combined estimate above took them as
+  // unlocated, as a run without the replay does: the same figures either way).
+  if (locate_idle) {
+    LocateIdleClaims(idle_pieces, &out->findings);
+    std::vector<IdlePiece>().swap(idle_pieces);
+  }
   // Each finding's gain as the replay predicts it (Amdahl's is its bound), when asked.
   if (config.replay_findings && !out->iterations.iterations.empty())
     TG_RETURN_IF_ERROR(ReplayFindingGains(trace, out->iterations, &*api_index, &out->findings, &out->combined));

@@ -71,6 +71,17 @@ void AmdahlBesideReplay(const PredictSettings& s, Prediction* out) {
   out->bound = AmdahlBound(out->parts);
 }
 
+// Whether the change can only remove time: every speedup at least 1 and no --launch-us (which
+// may lengthen the launches).
+bool OnlyRemovesTime(const PredictSettings& s) {
+  if (s.launch_us >= 0) return false;
+  if ((FirstKernels(s) || (!s.host_regex.empty() && s.host_speedup < 0)) && s.speedup < 1) return false;
+  if (!s.host_regex.empty() && s.host_speedup >= 0 && s.host_speedup < 1) return false;
+  for (const KernelSelection& k : s.more_kernels)
+    if (k.speedup < 1) return false;
+  return true;
+}
+
 // The replay's change the settings ask for.
 ReplayChange ChangeOf(const PredictSettings& s) {
   ReplayChange change;
@@ -98,6 +109,7 @@ Status Measure(const PredictSettings& s, const IterationOptions& io, const Trace
   if (out->method == "replay") {
     if (Status st = Replay(trace, it, ChangeOf(s), &out->replay); !st.ok())
       return InvalidInput(s.trace + ": " + st.message());
+    if (OnlyRemovesTime(s)) out->caution = LongerIterationsCaution(out->replay);
     out->replayed = true;
     AmdahlBesideReplay(s, out);
     return Status::Ok();
@@ -161,6 +173,7 @@ Status PredictFindings(const PredictSettings& s, const Trace* trace, const Trace
   as.costs_path = s.costs_path;
   AnalysisConfig config;
   TG_RETURN_IF_ERROR(ToAnalysisConfig(as, &config));
+  config.locate_idle_claims = true;  // the idle findings' instants, to replay them
   Trace loaded;
   if (!trace) {
     TG_RETURN_IF_ERROR(load ? load(s.trace, &loaded) : ImportTrace(s.trace, &loaded));
@@ -178,7 +191,10 @@ Status PredictFindings(const PredictSettings& s, const Trace* trace, const Trace
     return InvalidInput(s.trace + ": " + st.message());
   if (Status st = Replay(*trace, it, fc.change, &out->replay); !st.ok())
     return InvalidInput(s.trace + ": " + st.message());
+  if (const std::string none = NothingCovered(out->replay); !none.empty())
+    return InvalidInput(s.trace + ": nothing to replay: " + none);
   out->replayed = true;
+  out->caution = LongerIterationsCaution(out->replay);  // a finding's S is above 1
   const std::vector<Finding>& f = analysis.findings;
   const std::vector<std::string> refs = FindingRefs(f);
   for (size_t i : fc.replayed) out->findings_replayed.push_back(refs[i]);
@@ -518,6 +534,7 @@ nlohmann::json PredictionJson(const PredictSettings& s, const Prediction& p) {
   for (const IterationReplay& it : r.iterations)
     its.push_back({{"index", it.index}, {"base_ns", it.base_ns}, {"predicted_ns", it.predicted_ns}});
   j["iterations"] = its;
+  j["caution"] = OrNull(p.caution);
   if (p.job) {
     const JobReplayResult& jr = p.job_replay;
     json ranks = json::array();

@@ -183,7 +183,7 @@ std::string ReplayText(const json& obj) {
                      Number(*replay, "overall_speedup").value_or(1), Int(*replay, "base_total_ns") / 1e6,
                      Int(*replay, "predicted_total_ns") / 1e6);
   const std::string why = Text(obj, "replay_reason");
-  return "not replayed" + (why.empty() ? std::string() : ": " + why);
+  return "no figure" + (why.empty() ? std::string() : ": " + why);
 }
 
 std::string OverlapText(const json& finding) {

@@ -87,7 +87,7 @@ std::string WholeTraceNote(const json& doc);
 // "+4.1% by the replay (1.041x overall; Amdahl's bound +12.3%, 1.123x overall, at most 1.50x)".
 std::string GainText(const json& finding);
 // The replay's estimate of a finding or of combined_estimate (analyze --replay-findings): its gain
-// and overall speedup, or why it was not replayed; "" when the report has none.
+// and overall speedup, or why it has no figure ("no figure: ..."); "" when the report has none.
 std::string ReplayText(const json& obj);
 // "claims time that memory_bound, transform_kernels also claim: the gains do not add", or "" when
 // the finding lists no overlaps (or the report predates them).

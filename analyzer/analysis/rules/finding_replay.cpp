@@ -31,6 +31,42 @@ std::string FindingNotReplayable(const Finding& f) {
   return "";
 }
 
+void LocateIdleClaims(const std::vector<IdlePiece>& pieces, std::vector<Finding>* findings) {
+  // The instants each idle finding measures, as a union (adjacent pieces join; iterations that
+  // overlap, serving steps, are merged).
+  auto instants = [&](bool phase_part, auto&& keep) {
+    std::vector<std::pair<TimeNs, TimeNs>> v;
+    for (const IdlePiece& p : pieces) {
+      if (!keep(p.cause)) continue;
+      const TimeNs a = phase_part ? p.phase_start : p.start, b = phase_part ? p.phase_end : p.end;
+      if (b > a) v.emplace_back(a, b);
+    }
+    if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
+    std::vector<std::pair<TimeNs, TimeNs>> out;
+    for (const auto& [a, b] : v) {
+      if (!out.empty() && a <= out.back().second) out.back().second = std::max(out.back().second, b);
+      else out.emplace_back(a, b);
+    }
+    return out;
+  };
+  for (Finding& f : *findings) {
+    std::vector<std::pair<TimeNs, TimeNs>> where;
+    if (f.id == "idle_gaps") where = instants(true, [](IdleCause c) { return IsClaimableIdle(c); });
+    else if (f.id == "launch_bound" || f.id == "sync_in_loop")
+      where = instants(true, [](IdleCause c) { return c == IdleCause::kHostLaunch; });
+    else if (f.id == "host_bound") where = instants(false, [](IdleCause c) { return IsHostWorkCause(c); });
+    else continue;
+    for (ClaimPart& p : f.claim)
+      if (p.space == ClaimSpace::kIdle && p.intervals.empty()) p.intervals = where;
+  }
+}
+
+std::string NothingCovered(const ReplayResult& r) {
+  if (r.located_gpu_ns > 0 || r.located_host_ns > 0) return "";
+  return "the claimed instants hold no GPU work and no host time between calls on the marker thread inside the kept "
+         "iterations (the time there is spent inside calls or on other threads), which is what the replay re-times";
+}
+
 Status AddFindingChange(const Finding& f, const std::string& ref, ReplayChange* change) {
   if (std::string why = FindingNotReplayable(f); !why.empty())
     return InvalidInput("finding " + ref + " is not a speedup of located work the replay can make: " + why);
@@ -123,11 +159,8 @@ Status ReplayFindingGains(const Trace& trace, const IterationAnalysis& iteration
   const std::vector<std::string> refs = FindingRefs(*findings);
   const std::vector<size_t>& replayable = all.replayed;
   std::vector<ReplayChange> changes(replayable.size());
-  for (size_t k = 0; k < replayable.size(); ++k) {
+  for (size_t k = 0; k < replayable.size(); ++k)
     TG_RETURN_IF_ERROR(AddFindingChange((*findings)[replayable[k]], refs[replayable[k]], &changes[k]));
-    combined->replayed.push_back(refs[replayable[k]]);
-  }
-  if (replayable.size() > 1) changes.push_back(std::move(all.change));
   // What no change alters is built once; the replays then run on two threads (each reads the
   // trace, the index and the plan, and writes only its own result).
   std::optional<internal::ApiIndex> own_index;
@@ -145,18 +178,45 @@ Status ReplayFindingGains(const Trace& trace, const IterationAnalysis& iteration
     run(0);
     odd.Wait();
   }
+  // Why a finding's own replay gives no figure, "" when it gives one.
+  auto unpredicted = [&](size_t k) -> std::string {
+    if (!status[k].ok()) return "the replay refused its change: " + status[k].message();
+    if (const std::string none = NothingCovered(results[k]); !none.empty()) return none;
+    if (const std::string why = LongerIterationsCaution(results[k]); !why.empty()) return why;
+    return "";
+  };
+  std::vector<size_t> predicted;  // the findings with a figure: the combined estimate replays them
   for (size_t k = 0; k < replayable.size(); ++k) {
     Finding& f = (*findings)[replayable[k]];
-    // A located change the replay refuses (it names nothing it can re-time) says so.
-    if (!status[k].ok()) f.replay_reason = "the replay refused its change: " + status[k].message();
-    else f.replay = GainOf(results[k]);
+    f.replay_reason = unpredicted(k);
+    if (!f.replay_reason.empty()) continue;
+    f.replay = GainOf(results[k]);
+    predicted.push_back(k);
   }
-  const size_t c = replayable.size() > 1 ? changes.size() - 1 : 0;  // the combined change (one finding: its own)
-  if (!status[c].ok()) {
-    combined->replay_reason = "the replay refused the findings' change: " + status[c].message();
+  if (predicted.empty()) {
+    combined->replay_reason = "no finding's replay gives a figure (each says why)";
+    return Status::Ok();
+  }
+  for (size_t k : predicted) combined->replayed.push_back(refs[replayable[k]]);
+  if (predicted.size() == 1) {  // its own replay
+    combined->replay = GainOf(results[predicted.front()]);
+    combined->replay_assumptions = results[predicted.front()].assumptions;
+    return Status::Ok();
+  }
+  ReplayChange together;
+  for (size_t k : predicted)
+    TG_RETURN_IF_ERROR(AddFindingChange((*findings)[replayable[k]], refs[replayable[k]], &together));
+  ReplayResult r;
+  const Status st = internal::ReplayEngine(trace, iterations, together, index, &r, nullptr, &plan);
+  if (!st.ok()) {
+    combined->replay_reason = "the replay refused the findings' change: " + st.message();
+  } else if (const std::string none = NothingCovered(r); !none.empty()) {
+    combined->replay_reason = none;
+  } else if (const std::string why = LongerIterationsCaution(r); !why.empty()) {
+    combined->replay_reason = why;
   } else {
-    combined->replay = GainOf(results[c]);
-    combined->replay_assumptions = results[c].assumptions;
+    combined->replay = GainOf(r);
+    combined->replay_assumptions = r.assumptions;
   }
   return Status::Ok();
 }

@@ -269,7 +269,10 @@ void CheckFile(const std::string& path) {
   if (a.iterations.iterations.empty()) return;
   for (const Finding& f : a.findings) {
     EXPECT_EQ(f.replay_reason.empty(), f.replay.has_value()) << path << " " << f.id << ": " << f.replay_reason;
-    if (!f.replay) {
+    // Not replayable, or replayed without a figure (which reason: checked below).
+    if (!f.replay && FindingNotReplayable(f).empty()) {
+      EXPECT_FALSE(f.replay_reason.empty()) << path << " " << f.id;  // its replay gives no figure
+    } else if (!f.replay) {
       EXPECT_EQ(f.replay_reason, FindingNotReplayable(f)) << path << " " << f.id;
     }
   }
@@ -285,7 +288,16 @@ void CheckFile(const std::string& path) {
     const AmdahlEstimate& e = a.findings[i].amdahl;
     EXPECT_LE(r.speedup(), e.upper_bound * (1 + 1e-9)) << path << " " << refs[i];
     EXPECT_LE(r.speedup(), e.overall * (1 + 1e-9)) << path << " " << refs[i] << " P " << e.share << " S " << e.speedup;
-    // analyze's figure is this replay's: `predict --finding REF` and the report agree.
+    // analyze's figure is this replay's: `predict --finding REF` and the report agree; where the
+    // replay made iterations longer under the finding's speedup, analyze gives no figure and says why.
+    // Likewise where it re-timed nothing.
+    if (const std::string none = NothingCovered(r); !none.empty() || r.longer() > 0) {
+      EXPECT_FALSE(a.findings[i].replay.has_value()) << path << " " << refs[i];
+      EXPECT_EQ(a.findings[i].replay_reason, (none.empty() ? LongerIterationsCaution(r) : none))
+          << path << " " << refs[i];
+      ++replayed;
+      continue;
+    }
     ASSERT_TRUE(a.findings[i].replay.has_value()) << path << " " << refs[i];
     EXPECT_EQ(a.findings[i].replay->base_total_ns, r.base_total_ns) << path << " " << refs[i];
     EXPECT_EQ(a.findings[i].replay->predicted_total_ns, r.predicted_total_ns) << path << " " << refs[i];
@@ -299,11 +311,26 @@ void CheckFile(const std::string& path) {
     EXPECT_EQ(a.combined.replay_reason, "no finding is a speedup of located work the replay can make") << path;
     return;
   }
+  // The combined estimate replayed is `predict --finding` with the refs of the findings that got a
+  // figure (`--finding all` when all did).
+  std::vector<std::string> with_figure;
+  for (size_t i = 0; i < a.findings.size(); ++i)
+    if (a.findings[i].replay) with_figure.push_back(refs[i]);
+  if (with_figure.empty()) {
+    EXPECT_FALSE(a.combined.replay.has_value()) << path;
+    EXPECT_EQ(a.combined.replay_reason, "no finding's replay gives a figure (each says why)") << path;
+    return;
+  }
+  EXPECT_EQ(a.combined.replayed, with_figure) << path;
   FindingsChange all;
-  ASSERT_TRUE(FindingsReplayChange(a.findings, {"all"}, &all).ok());
+  ASSERT_TRUE(FindingsReplayChange(a.findings, with_figure, &all).ok());
   ReplayResult r;
   ASSERT_TRUE(Replay(t, a.iterations, all.change, &r).ok()) << path;
-  // The combined estimate replayed is `predict --finding all`.
+  if (const std::string none = NothingCovered(r); !none.empty() || r.longer() > 0) {
+    EXPECT_FALSE(a.combined.replay.has_value()) << path;
+    EXPECT_EQ(a.combined.replay_reason, (none.empty() ? LongerIterationsCaution(r) : none)) << path;
+    return;
+  }
   ASSERT_TRUE(a.combined.replay.has_value()) << path << ": " << a.combined.replay_reason;
   EXPECT_EQ(a.combined.replay->predicted_total_ns, r.predicted_total_ns) << path;
   EXPECT_EQ(a.combined.replay->base_total_ns, r.base_total_ns) << path;
@@ -313,6 +340,55 @@ void CheckFile(const std::string& path) {
   const CombinedEstimate c = RelateFindings(chosen);
   EXPECT_LE(r.speedup(), c.upper_bound * (1 + 1e-9)) << path;
   EXPECT_LE(r.speedup(), c.overall * (1 + 1e-9)) << path;
+}
+
+// The idle findings' instants (LocateIdleClaims) are the time their P measures: idle_gaps' and
+// launch_bound's claim part is exactly P of the kept iterations' time; sync_in_loop's P is at
+// most its instants' (P = min(wait, idle x host_launch share)); host_bound's is exactly P. And a
+// run without the replay reports the same figures and leaves them unlocated.
+void CheckIdleClaims(const std::string& path) {
+  Trace t;
+  ASSERT_TRUE(ImportTrace(path, &t).ok()) << path;
+  AnalysisConfig config;
+  config.commit = "-";
+  config.locate_idle_claims = true;
+  Analysis a, plain;
+  ASSERT_TRUE(RunAnalysis(t, config, &a).ok()) << path;
+  config.locate_idle_claims = false;
+  ASSERT_TRUE(RunAnalysis(t, config, &plain).ok()) << path;
+  ASSERT_EQ(a.findings.size(), plain.findings.size()) << path;
+  EXPECT_EQ(a.combined.overall, plain.combined.overall) << path;
+  TimeNs total = 0;
+  for (const Iteration& it : a.iterations.iterations) total += it.latency_ns();
+  for (size_t i = 0; i < a.findings.size(); ++i) {
+    const Finding& f = a.findings[i];
+    EXPECT_EQ(f.amdahl.share, plain.findings[i].amdahl.share) << path << " " << f.id;
+    const bool idle = f.id == "idle_gaps" || f.id == "launch_bound" || f.id == "sync_in_loop" || f.id == "host_bound";
+    for (size_t k = 0; k < f.claim.size(); ++k) {
+      const ClaimPart& p = f.claim[k];
+      if (!idle || p.space != ClaimSpace::kIdle) continue;
+      EXPECT_TRUE(plain.findings[i].claim[k].intervals.empty()) << path << " " << f.id;
+      ASSERT_FALSE(p.intervals.empty()) << path << " " << f.id;
+      TimeNs len = 0;
+      for (const auto& [x, y] : p.intervals) len += y - x;
+      const double share = static_cast<double>(len) / static_cast<double>(total);
+      if (f.id == "sync_in_loop") EXPECT_LE(p.share, share + 1e-9) << path << " " << f.id;
+      else EXPECT_NEAR(p.share, share, 1e-9) << path << " " << f.id;
+      ::testing::Test::RecordProperty(fs::path(path).filename().string() + ":" + f.id + ":located_share",
+                                      std::to_string(share));
+    }
+  }
+}
+
+TEST(FindingReplay, IdleClaimsLocatedAreWhatTheirPMeasures) {
+  for (const char* f : {"/real/kineto_alexnet_train_step.json.gz", "/real/kineto_sampled_rank0.json.gz"})
+    CheckIdleClaims(std::string(TRACEGATE_FIXTURES_DIR) + f);
+  const fs::path dir = TRACEGATE_SHARED_TRACES_DIR;
+  if (!fs::exists(dir)) GTEST_SKIP() << dir << " is absent (../shared/traces is not beside this checkout)";
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string p = e.path().string();
+    if (p.ends_with(".json.gz") || p.ends_with(".sqlite")) CheckIdleClaims(p);
+  }
 }
 
 TEST(FindingReplay, ReplayedGainWithinAmdahlOnTheShippedTraces) {

@@ -40,6 +40,11 @@ struct AnalysisConfig {
   // predicts it (Finding::replay, ReplayFindingGains). Off by default: one replay pass per
   // replayable finding (docs/PERFORMANCE.md).
   bool replay_findings = false;
+  // The idle findings' claims (idle_gaps, launch_bound, sync_in_loop, host_bound) given their
+  // instants (LocateIdleClaims) once the combined estimate is made, so the replay can re-time
+  // them: on with replay_findings, and for predict --finding. Off by default: it keeps every idle
+  // piece of the iterations until the findings are made.
+  bool locate_idle_claims = false;
   // --capture: the graphs of capture traces (ExtractCapturedGraphs), to trace this trace's graph
   // replays back to the ops that launched their kernels (graph_capture.h).
   std::vector<CapturedGraph> captured_graphs;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tracegate/analyzer/findings.h"
+#include "tracegate/analyzer/iteration_idle.h"
 #include "tracegate/analyzer/replay.h"
 #include "tracegate/analyzer/status.h"
 
@@ -47,10 +48,25 @@ Status FindingsReplayChange(const std::vector<Finding>& findings, const std::vec
 
 // The replay's estimate of every finding's gain and of the combined one (analyze --replay-findings):
 // each replayable finding's change replayed alone (Finding::replay, the same figures as `predict
-// --finding REF`), the others given their replay_reason; the combined estimate's, every replayable
-// finding's change at once (`predict --finding all`). `index`: the trace's correlation index (null:
-// built here). An error only for what no finding could cause (no kept iterations).
+// --finding REF`), the others given their replay_reason, and so are those whose replay gives no
+// figure (NothingCovered, LongerIterationsCaution); the combined estimate's, the changes of the
+// findings with a figure at once (`predict --finding A --finding B ...` with their refs; the same
+// as `--finding all` when every replayable finding has one). `index`: the trace's correlation
+// index (null: built here). An error only for what no finding could cause (no kept iterations).
 Status ReplayFindingGains(const Trace& trace, const IterationAnalysis& iterations, const internal::ApiIndex* index,
                           std::vector<Finding>* findings, CombinedEstimate* combined);
+
+// Why a findings' replay re-timed nothing (ReplayResult::located_gpu_ns and located_host_ns
+// both 0: the claimed instants hold no GPU work and no host time between calls on the marker
+// thread), "" when it re-timed something. Such a replay predicts nothing: no figure is given.
+std::string NothingCovered(const ReplayResult& r);
+
+// The idle findings' instants (AnalysisConfig::locate_idle_claims): their idle claim parts,
+// unlocated as the rules make them, get the iterations' idle pieces (AttributeIterationIdle's,
+// in time order) they measure: idle_gaps the idle phase's claimable pieces (not device_backlog,
+// not graph_capture), launch_bound and sync_in_loop the idle phase's host_launch pieces,
+// host_bound the pieces of host work (host_compute, jit_compile, host_sync, host_idle), pre and
+// post included. A part that already has instants, and every other finding, is left as it is.
+void LocateIdleClaims(const std::vector<IdlePiece>& pieces, std::vector<Finding>* findings);
 
 }  // namespace tg

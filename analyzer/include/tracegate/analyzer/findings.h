@@ -101,7 +101,9 @@ struct Finding {
   // Refs (FindingRefs) of the findings whose claim overlaps this one's: their gains do not add.
   std::vector<std::string> overlaps;
   // The replay's estimate (analyze --replay-findings: ReplayFindingGains); without it, or with
-  // replay_reason saying why the finding is not a speedup of located work the replay can make.
+  // replay_reason saying why: the finding is not a speedup of located work the replay can make,
+  // or its replay gives no figure (it re-timed nothing: NothingCovered; iterations came out
+  // longer than recorded: LongerIterationsCaution).
   std::optional<ReplayedGain> replay;
   std::string replay_reason;
 };
@@ -121,8 +123,8 @@ struct CombinedEstimate {
   double overall = 1;                  // 1 / ((1 - sum P_i) + sum P_i / S_i)
   double gain_pct = 0;
   double upper_bound = 1;              // 1 / (1 - sum P_i)
-  // Every replayable finding's change replayed at once (ReplayFindingGains); replay_reason when
-  // none is replayable.
+  // The changes of every finding whose own replay gives a figure, replayed at once
+  // (ReplayFindingGains); replay_reason when none gives one, or when that replay gives none.
   std::optional<ReplayedGain> replay;
   std::string replay_reason;
   std::vector<std::string> replayed;  // the refs of the findings it replayed, in list order

@@ -25,6 +25,16 @@ struct IdleInterval {
   IdleGap gap;
 };
 
+// An idle piece of a kept iteration with one cause, as AttributeIterationIdle splits the idle
+// time (kept only when asked: AnalysisConfig::locate_idle_claims): its span, and its part in the
+// idle phase (host compute it moved to the pre / post phase is not; a named pre/post stage's
+// piece has none: phase_start == phase_end).
+struct IdlePiece {
+  TimeNs start = 0, end = 0;
+  TimeNs phase_start = 0, phase_end = 0;
+  IdleCause cause = IdleCause::kUnknown;
+};
+
 struct IterationIdle {
   bool attributed = false;
   TimeNs total_ns = 0;                                  // sum of latency - gpu_busy_ns over kept iterations

@@ -125,7 +125,20 @@ struct ReplayResult {
   double speedup() const {
     return predicted_total_ns > 0 ? static_cast<double>(base_total_ns) / static_cast<double>(predicted_total_ns) : 0;
   }
+  // Iterations predicted longer than recorded. Under a change that only removes time, none can
+  // be in a run the replay models whole: one that is means the marker thread moved earlier while
+  // work it does not link to that thread (another thread's calls, GPU work without a launch call)
+  // stayed where it was recorded, and the iterations' spans are not predicted.
+  size_t longer() const {
+    size_t n = 0;
+    for (const IterationReplay& it : iterations) n += it.predicted_ns > it.base_ns ? 1 : 0;
+    return n;
+  }
 };
+
+// The line that says so (ReplayResult::longer), for a change that only removes time; "" when no
+// iteration came out longer.
+std::string LongerIterationsCaution(const ReplayResult& r);
 
 // InvalidInput for an invalid regex, a speedup <= 0, no kept iterations, or a change that names
 // nothing in them (the message says which).

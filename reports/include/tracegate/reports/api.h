@@ -113,6 +113,9 @@ struct Prediction {
   std::vector<std::string> findings_replayed;
   std::vector<std::pair<std::string, std::string>> findings_left_out;  // (ref, reason)
   std::vector<std::string> part_findings;
+  // Replayed under a change that only removes time, with iterations that came out longer
+  // (LongerIterationsCaution): the line saying the mean is not a prediction; "" otherwise.
+  std::string caution;
   // A job (settings.job): its ranks' replays; `replay` is then the slowest recorded rank's replay
   // with the job, its counts of what the change covered summed over the ranks it was made on. No
   // Amdahl figure (amdahl false): one rank's P bounds neither the job nor that rank.
