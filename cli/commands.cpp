@@ -23,6 +23,7 @@
 #include "tracegate/collector/record.h"
 #include "tracegate/reports/analysis_report.h"
 #include "tracegate/reports/chrome_export.h"
+#include "tracegate/reports/job.h"
 #include "tracegate/reports/json_out.h"
 #include "tracegate/reports/report_html.h"
 #include "tracegate/reports/report_provenance.h"
@@ -235,6 +236,7 @@ int PrintJobReplay(const PredictArgs& args, const Prediction& p) {
       "amdahl: no figure for a job (a rank's P bounds neither the job, whose straggler's saving reaches every rank, "
       "nor that rank, which gains nothing from its own part while it waits); predict one rank's trace for its own\n");
   for (const std::string& a : j.assumptions) std::printf("  held fixed: %s\n", a.c_str());
+  if (!p.caution.empty()) std::printf("caution: %s\n", p.caution.c_str());
   return kExitOk;
 }
 
@@ -242,6 +244,11 @@ int RunPredict(const PredictArgs& args) {
   Prediction p;
   if (!args.json_out.empty() && !args.trace.empty()) {
     if (Status s = CheckOutputPath(args.trace, args.json_out); !s.ok()) return Fail(s);
+  }
+  if (!args.json_out.empty() && !args.job.empty()) {  // none of a job's traces
+    StatusOr<std::vector<std::string>> files = ListJobFiles(args.job);
+    for (const std::string& f : files.ok() ? *files : std::vector<std::string>{})
+      if (Status s = CheckOutputPath(f, args.json_out); !s.ok()) return Fail(s);
   }
   if (Status s = Predict(args, nullptr, Load, &p); !s.ok()) return Fail(s);
   if (!args.json_out.empty()) {

@@ -107,6 +107,14 @@ Status Replay(const Trace& t, const IterationAnalysis& its, const ReplayChange& 
   return internal::ReplayEngine(t, its, change, nullptr, out, nullptr);
 }
 
+bool ChangeNamesNothing(const Status& s) {
+  // The messages ReplayEngine gives for selections that match nothing (below).
+  const std::string& m = s.message();
+  return !s.ok() &&
+         (m.find(" matches no ") != std::string::npos || m.starts_with("--launched-in: no host range matches") ||
+          m.starts_with("--graph: no kept iteration has two launch calls"));
+}
+
 std::string LongerIterationsCaution(const ReplayResult& r) {
   const size_t n = r.longer();
   if (n == 0) return "";

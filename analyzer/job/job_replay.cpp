@@ -9,6 +9,8 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
+#include <system_error>
 #include <thread>
 
 #include "analyzer/analysis/correlation.h"
@@ -223,10 +225,6 @@ void WalkJobPath(const std::vector<const JobRankInput*>& in, const std::vector<s
     if (rank_ns[r] > 0) out->rank_ns.emplace_back(in[r]->rank, rank_ns[r]);
 }
 
-// A replay whose pass ran to its end (its iterations are filled) but whose change named nothing
-// on this rank: Replay's "matches no ..." errors come after the pass.
-bool PassCompleted(const ReplayResult& r) { return !r.iterations.empty(); }
-
 }  // namespace
 
 Status ReplayJob(const std::vector<JobRankInput>& inputs, const JobReplayChange& change, JobReplayResult* out) {
@@ -240,10 +238,13 @@ Status ReplayJob(const std::vector<JobRankInput>& inputs, const JobReplayChange&
       return InvalidInput(inputs[order[k - 1]].file + " and " + inputs[order[k]].file + " are both rank " +
                           std::to_string(inputs[order[k]].rank) + ": give each rank's trace once");
   for (int64_t r : change.ranks)
-    if (std::none_of(inputs.begin(), inputs.end(), [&](const JobRankInput& in) { return in.rank == r; }))
-      return InvalidInput("--rank " + std::to_string(r) +
-                          ": the job has no such rank (its ranks: " + std::to_string(inputs[order.front()].rank) +
-                          " to " + std::to_string(inputs[order.back()].rank) + ")");
+    if (std::none_of(inputs.begin(), inputs.end(), [&](const JobRankInput& in) { return in.rank == r; })) {
+      std::string have;
+      for (size_t k = 0; k < order.size() && k < 16; ++k)
+        have += (k ? ", " : "") + std::to_string(inputs[order[k]].rank);
+      if (order.size() > 16) have += ", ... (" + std::to_string(order.size()) + " ranks)";
+      return InvalidInput("--rank " + std::to_string(r) + ": the job has no such rank (its ranks: " + have + ")");
+    }
   const size_t n = inputs.size();
   std::vector<const JobRankInput*> in(n);
   for (size_t k = 0; k < n; ++k) in[k] = &inputs[order[k]];
@@ -317,7 +318,7 @@ Status ReplayJob(const std::vector<JobRankInput>& inputs, const JobReplayChange&
 
   // Per rank on its own thread: the plan, the replay alone, then the replay with the job.
   out->ranks.resize(n);
-  std::vector<Status> status(n), alone_status(n);
+  std::vector<Status> status(n);
   auto run = [&](size_t k) {
     const JobRankInput& r = *in[k];
     RankReplay& rr = out->ranks[k];
@@ -327,25 +328,44 @@ Status ReplayJob(const std::vector<JobRankInput>& inputs, const JobReplayChange&
     rr.changed =
         change.ranks.empty() || std::find(change.ranks.begin(), change.ranks.end(), r.rank) != change.ranks.end();
     const ReplayChange none;
-    const ReplayChange& own = rr.changed ? change.change : none;
-    const internal::ApiIndex index(r.trace->api_calls);
-    internal::ReplayPlan plan;
-    status[k] = internal::BuildReplayPlan(*r.trace, index, &plan);
-    if (status[k].ok()) {
-      alone_status[k] = internal::ReplayEngine(*r.trace, *r.iterations, own, &index, &rr.alone, nullptr, &plan);
-      if (!alone_status[k].ok() && !PassCompleted(rr.alone)) status[k] = alone_status[k];
-    }
-    if (status[k].ok()) {
-      Status s =
-          internal::ReplayEngine(*r.trace, *r.iterations, own, &index, &rr.job, nullptr, &plan, couplings[k].get());
-      if (!s.ok() && !PassCompleted(rr.job)) status[k] = s;
+    try {
+      const internal::ApiIndex index(r.trace->api_calls);
+      internal::ReplayPlan plan;
+      status[k] = internal::BuildReplayPlan(*r.trace, index, &plan);
+      if (status[k].ok()) {
+        status[k] = internal::ReplayEngine(*r.trace, *r.iterations, rr.changed ? change.change : none, &index,
+                                           &rr.alone, nullptr, &plan);
+        // A change that names nothing on this rank leaves it as recorded; any other error is the job's.
+        if (!status[k].ok() && rr.changed && ChangeNamesNothing(status[k])) {
+          rr.unmatched = status[k].message();
+          status[k] = internal::ReplayEngine(*r.trace, *r.iterations, none, &index, &rr.alone, nullptr, &plan);
+        }
+      }
+      if (status[k].ok()) {
+        const ReplayChange& own = rr.changed && rr.unmatched.empty() ? change.change : none;
+        status[k] =
+            internal::ReplayEngine(*r.trace, *r.iterations, own, &index, &rr.job, nullptr, &plan, couplings[k].get());
+      }
+    } catch (const std::exception& e) {  // out of memory, a regex the library refuses late
+      status[k] = InvalidInput(std::string("the replay failed: ") + e.what());
     }
     job.Finish(k);
   };
   {
     std::vector<std::thread> threads;
     threads.reserve(n);
-    for (size_t k = 0; k < n; ++k) threads.emplace_back(run, k);
+    for (size_t k = 0; k < n; ++k) {
+      try {
+        threads.emplace_back(run, k);
+      } catch (const std::system_error& e) {  // no more threads: the ranks not started fail
+        for (size_t j = k; j < n; ++j) {
+          status[j] = InvalidInput(std::string("cannot start a thread for its replay (") + e.what() +
+                                   "): a job's replay takes one thread per rank");
+          job.Finish(j);
+        }
+        break;
+      }
+    }
     for (std::thread& t : threads) t.join();
   }
   // A rank's own error before one the others got from it (a replay given up).
@@ -360,17 +380,12 @@ Status ReplayJob(const std::vector<JobRankInput>& inputs, const JobReplayChange&
         return InvalidInput(in[k]->file + " (rank " + std::to_string(in[k]->rank) + "): " + status[k].message());
       }
   bool any_matched = false;
-  for (size_t k = 0; k < n; ++k) {
-    RankReplay& rr = out->ranks[k];
-    if (!rr.changed) continue;
-    if (alone_status[k].ok()) any_matched = true;
-    else rr.unmatched = alone_status[k].message();
-  }
+  for (const RankReplay& rr : out->ranks) any_matched = any_matched || (rr.changed && rr.unmatched.empty());
   if (!any_matched)
     for (size_t k = 0; k < n; ++k)
       if (out->ranks[k].changed)
         return InvalidInput("the change names nothing on any rank it is made on; " + in[k]->file + " (rank " +
-                            std::to_string(in[k]->rank) + "): " + alone_status[k].message());
+                            std::to_string(in[k]->rank) + "): " + out->ranks[k].unmatched);
 
   auto slowest = [&](auto ms) {
     size_t best = 0;

@@ -226,13 +226,18 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   out->combined = RelateFindings(out->findings);
   // The idle findings' instants, for the replay (the combined estimate above took them as
   // unlocated, as a run without the replay does: the same figures either way).
+  std::vector<std::pair<size_t, size_t>> located;
   if (locate_idle) {
-    LocateIdleClaims(idle_pieces, &out->findings);
+    located = LocateIdleClaims(idle_pieces, &out->findings);
     std::vector<IdlePiece>().swap(idle_pieces);
   }
   // Each finding's gain as the replay predicts it (Amdahl's is its bound), when asked.
   if (config.replay_findings && !out->iterations.iterations.empty())
     TG_RETURN_IF_ERROR(ReplayFindingGains(trace, out->iterations, &*api_index, &out->findings, &out->combined));
+  // The report shows the claims as the rules make them (unlocated) unless the caller keeps them.
+  if (!config.locate_idle_claims)
+    for (const auto& [f, k] : located)
+      std::vector<std::pair<TimeNs, TimeNs>>().swap(out->findings[f].claim[k].intervals);
   return Status::Ok();
 }
 

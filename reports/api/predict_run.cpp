@@ -71,10 +71,11 @@ void AmdahlBesideReplay(const PredictSettings& s, Prediction* out) {
   out->bound = AmdahlBound(out->parts);
 }
 
-// Whether the change can only remove time: every speedup at least 1 and no --launch-us (which
-// may lengthen the launches).
+// Whether the change can only remove time: every speedup at least 1, no --launch-us (which may
+// lengthen the launches) and no --graph.
 bool OnlyRemovesTime(const PredictSettings& s) {
-  if (s.launch_us >= 0) return false;
+  // --graph may lengthen a gap (a folded kernel waits the process's median back-to-back gap).
+  if (s.launch_us >= 0 || s.graph) return false;
   if ((FirstKernels(s) || (!s.host_regex.empty() && s.host_speedup < 0)) && s.speedup < 1) return false;
   if (!s.host_regex.empty() && s.host_speedup >= 0 && s.host_speedup < 1) return false;
   for (const KernelSelection& k : s.more_kernels)
@@ -311,6 +312,14 @@ Status PredictJob(const PredictSettings& s, const TraceLoader& load, Prediction*
   out->found = its[at].found;
   out->skipped = its[at].skipped;
   out->skip_auto = its[at].skip_auto;
+  // Iterations longer than recorded on a rank under a change that only removes time: say so.
+  for (const RankReplay& r : out->job_replay.ranks) {
+    if (!OnlyRemovesTime(s)) break;
+    if (const std::string why = LongerIterationsCaution(r.job); !why.empty()) {
+      out->caution = "rank " + std::to_string(r.rank) + ": " + why;
+      break;
+    }
+  }
   // No Amdahl figure: a rank's P bounds neither the job (a straggler's saving reaches every rank)
   // nor that rank (a rank that waits gains nothing from its own part).
   // What the change covered (the prediction's "changes"): summed over the ranks it was made on,

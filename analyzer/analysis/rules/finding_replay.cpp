@@ -31,7 +31,9 @@ std::string FindingNotReplayable(const Finding& f) {
   return "";
 }
 
-void LocateIdleClaims(const std::vector<IdlePiece>& pieces, std::vector<Finding>* findings) {
+std::vector<std::pair<size_t, size_t>> LocateIdleClaims(const std::vector<IdlePiece>& pieces,
+                                                        std::vector<Finding>* findings) {
+  std::vector<std::pair<size_t, size_t>> located;
   // The instants each idle finding measures, as a union (adjacent pieces join; iterations that
   // overlap, serving steps, are merged).
   auto instants = [&](bool phase_part, auto&& keep) {
@@ -49,16 +51,22 @@ void LocateIdleClaims(const std::vector<IdlePiece>& pieces, std::vector<Finding>
     }
     return out;
   };
-  for (Finding& f : *findings) {
+  for (size_t i = 0; i < findings->size(); ++i) {
+    Finding& f = (*findings)[i];
     std::vector<std::pair<TimeNs, TimeNs>> where;
     if (f.id == "idle_gaps") where = instants(true, [](IdleCause c) { return IsClaimableIdle(c); });
     else if (f.id == "launch_bound" || f.id == "sync_in_loop")
       where = instants(true, [](IdleCause c) { return c == IdleCause::kHostLaunch; });
     else if (f.id == "host_bound") where = instants(false, [](IdleCause c) { return IsHostWorkCause(c); });
     else continue;
-    for (ClaimPart& p : f.claim)
-      if (p.space == ClaimSpace::kIdle && p.intervals.empty()) p.intervals = where;
+    for (size_t k = 0; k < f.claim.size(); ++k) {
+      ClaimPart& p = f.claim[k];
+      if (p.space != ClaimSpace::kIdle || !p.intervals.empty() || where.empty()) continue;
+      p.intervals = where;
+      located.emplace_back(i, k);
+    }
   }
+  return located;
 }
 
 std::string NothingCovered(const ReplayResult& r) {

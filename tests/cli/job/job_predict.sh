@@ -132,6 +132,10 @@ mkdir one && cp job/rank-0.json one/
 expect_error "a job of one rank" "two or more ranks" one --kernels gemm_compute --speedup 2
 cp job/rank-1.json one/rank-1-copy.json
 expect_error "two files of one rank" "are both rank 1" job/rank-1.json one/rank-1-copy.json --kernels gemm --speedup 2
+cp job/rank-1.json keep.json
+expect_error "--json onto a rank's trace" "would overwrite the input trace" job/rank-0.json job/rank-1.json \
+  --kernels gemm_compute --speedup 2 --json job/rank-1.json
+cmp -s keep.json job/rank-1.json && ok || fail "--json overwrote a rank's trace"
 [ ! -e none.json ] && "$tg" predict job --kernels nosuchkernel --speedup 2 --json none.json 2> /dev/null
 [ ! -e none.json ] && ok || fail "a failed job prediction left none.json"
 

@@ -263,7 +263,8 @@ void CheckFile(const std::string& path) {
   ASSERT_TRUE(s.ok()) << path << ": " << s.message();
   AnalysisConfig config;
   config.commit = "-";
-  config.replay_findings = true;  // analyze --replay-findings: every finding replayed (Finding::replay)
+  config.replay_findings = true;     // analyze --replay-findings: every finding replayed (Finding::replay)
+  config.locate_idle_claims = true;  // and the idle claims kept located, as predict --finding has them
   Analysis a;
   ASSERT_TRUE(RunAnalysis(t, config, &a).ok()) << path;
   if (a.iterations.iterations.empty()) return;
@@ -344,8 +345,8 @@ void CheckFile(const std::string& path) {
 
 // The idle findings' instants (LocateIdleClaims) are the time their P measures: idle_gaps' and
 // launch_bound's claim part is exactly P of the kept iterations' time; sync_in_loop's P is at
-// most its instants' (P = min(wait, idle x host_launch share)); host_bound's is exactly P. And a
-// run without the replay reports the same figures and leaves them unlocated.
+// most its instants' (P = min(wait, idle x host_launch share)); host_bound's is exactly P. And
+// analyze --replay-findings reports the same figures with the claims unlocated, as without it.
 void CheckIdleClaims(const std::string& path) {
   Trace t;
   ASSERT_TRUE(ImportTrace(path, &t).ok()) << path;
@@ -355,6 +356,7 @@ void CheckIdleClaims(const std::string& path) {
   Analysis a, plain;
   ASSERT_TRUE(RunAnalysis(t, config, &a).ok()) << path;
   config.locate_idle_claims = false;
+  config.replay_findings = true;  // located for its replays, then dropped: the report's claims as without it
   ASSERT_TRUE(RunAnalysis(t, config, &plain).ok()) << path;
   ASSERT_EQ(a.findings.size(), plain.findings.size()) << path;
   EXPECT_EQ(a.combined.overall, plain.combined.overall) << path;

@@ -256,6 +256,29 @@ TEST(JobReplay, Errors) {
   ASSERT_TRUE(ReplayJob(mixed, change, &r).ok());
   EXPECT_FALSE(r.ranks[1].unmatched.empty());
   EXPECT_TRUE(r.ranks[0].unmatched.empty());
+  // A stage range on one rank only (--launched-in, refused before the pass where nothing matches):
+  // the others are replayed unchanged and say why.
+  Trace staged = RankTrace(kCompute, 2, 2, 0);
+  AddRange(staged, "stage3", 999'000'000, 2'000'000'000);
+  const IterationAnalysis staged_its = testing::Iterations(staged);
+  std::vector<JobRankInput> stage = j.inputs;
+  for (JobRankInput& in : stage)
+    if (in.rank == 2) in = {&staged, &staged_its, 2, "staged.json"};
+  JobReplayChange launched;
+  launched.change.kernels_launched_in = "^stage3$";
+  launched.change.kernel_speedup = 1.15;
+  ASSERT_TRUE(ReplayJob(stage, launched, &r).ok());
+  EXPECT_TRUE(r.ranks[2].unmatched.empty());
+  EXPECT_NE(r.ranks[0].unmatched.find("--launched-in"), std::string::npos) << r.ranks[0].unmatched;
+  EXPECT_LT(r.predicted_ms, r.base_ms);  // the straggler's stage got faster: every rank gains
+  // An invalid change (two selections holding one kernel) is the job's error, not "names nothing".
+  JobReplayChange twice_held;
+  twice_held.change.kernels_regex = "gemm";
+  twice_held.change.kernel_speedup = 2;
+  twice_held.change.more_kernels.push_back({"kernel", "", 1.5, ""});  // overlap_kernel and gemm_compute_kernel
+  s = ReplayJob(j.inputs, twice_held, &r);
+  EXPECT_NE(s.message().find("two kernel selections"), std::string::npos) << s.message();
+  EXPECT_EQ(s.message().find("names nothing"), std::string::npos) << s.message();
 }
 
 // A rank whose replay fails before its pass while the others' passes wait for it at their first

@@ -41,9 +41,10 @@ struct AnalysisConfig {
   // replayable finding (docs/PERFORMANCE.md).
   bool replay_findings = false;
   // The idle findings' claims (idle_gaps, launch_bound, sync_in_loop, host_bound) given their
-  // instants (LocateIdleClaims) once the combined estimate is made, so the replay can re-time
-  // them: on with replay_findings, and for predict --finding. Off by default: it keeps every idle
-  // piece of the iterations until the findings are made.
+  // instants (LocateIdleClaims) once the combined estimate is made, and kept in Analysis::findings
+  // (predict --finding replays them). replay_findings locates them for its replays and drops them
+  // again, so its report shows the claims as a run without it. Off by default: it keeps every
+  // idle piece of the iterations until the findings are made.
   bool locate_idle_claims = false;
   // --capture: the graphs of capture traces (ExtractCapturedGraphs), to trace this trace's graph
   // replays back to the ops that launched their kernels (graph_capture.h).

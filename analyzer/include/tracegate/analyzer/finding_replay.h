@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tracegate/analyzer/findings.h"
@@ -67,6 +68,8 @@ std::string NothingCovered(const ReplayResult& r);
 // not graph_capture), launch_bound and sync_in_loop the idle phase's host_launch pieces,
 // host_bound the pieces of host work (host_compute, jit_compile, host_sync, host_idle), pre and
 // post included. A part that already has instants, and every other finding, is left as it is.
-void LocateIdleClaims(const std::vector<IdlePiece>& pieces, std::vector<Finding>* findings);
+// Returns the parts it located, (finding, part), so a report can drop them again after the replay.
+std::vector<std::pair<size_t, size_t>> LocateIdleClaims(const std::vector<IdlePiece>& pieces,
+                                                        std::vector<Finding>* findings);
 
 }  // namespace tg

@@ -140,6 +140,11 @@ struct ReplayResult {
 // iteration came out longer.
 std::string LongerIterationsCaution(const ReplayResult& r);
 
+// Whether a Replay error says the change names nothing in the trace (its selections match no
+// kernel, host range, launch call or waiting sync in the kept iterations), as against a change
+// that is invalid (a bad regex or speedup, overlapping selections).
+bool ChangeNamesNothing(const Status& s);
+
 // InvalidInput for an invalid regex, a speedup <= 0, no kept iterations, or a change that names
 // nothing in them (the message says which).
 Status Replay(const Trace& trace, const IterationAnalysis& iterations, const ReplayChange& change, ReplayResult* out);
