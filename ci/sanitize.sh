@@ -22,7 +22,7 @@ CC=clang CXX=clang++ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo 
 cmake --build build-asan -j "$jobs"
 ctest --test-dir build-asan --output-on-failure -j "$jobs" --timeout 600 -LE 'gpu|slurm' --no-tests=error
 
-echo "== TSan: collector writer, merge, buffers, recorder; the two-thread import, analysis, findings' replays and bootstrap; the job's worker pool"
+echo "== TSan: collector writer, merge, buffers, recorder; the two-thread import, analysis, findings' replays, a job's ranks replayed together and bootstrap; the job's worker pool"
 CC=clang CXX=clang++ cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRACEGATE_BUILD_TESTS=ON \
   -DTRACEGATE_SANITIZE=thread -DTRACEGATE_WERROR=ON >/dev/null
 targets=(tracegate tracegate_tests fake_recorder)
