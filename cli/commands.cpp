@@ -147,6 +147,33 @@ int RunAnalyze(const AnalyzeArgs& args) {
   return kExitOk;
 }
 
+// What a replay's change re-timed, one line each (`prefix` before each): the kernel selections
+// with their speedups, the host ranges, the launch calls, the graph launches, the syncs.
+void PrintChanges(const PredictArgs& args, const ReplayResult& r, const char* prefix) {
+  std::vector<double> speedups;  // of the kernel selections, in the replay's order
+  if (!args.kernels_regex.empty() || !args.kernel_class.empty() || !args.launched_regex.empty())
+    speedups.push_back(args.speedup);
+  for (const KernelSelection& k : args.more_kernels) speedups.push_back(k.speedup);
+  for (size_t k = 0; k < r.selections.size() && k < speedups.size(); ++k)
+    std::printf("%s%llu kernels (%.3f ms of GPU time) run %.4gx faster\n", prefix,
+                static_cast<unsigned long long>(r.selections[k].kernels),
+                static_cast<double>(r.selections[k].part_ns) / 1e6, speedups[k]);
+  if (!args.host_regex.empty())
+    std::printf("%s%.3f ms of host time inside ranges matching '%s' run %.4gx faster\n", prefix,
+                static_cast<double>(r.host_part_ns) / 1e6, args.host_regex.c_str(),
+                args.host_speedup > 0 ? args.host_speedup : args.speedup);
+  if (r.launches_changed > 0)
+    std::printf("%s%llu launch calls take %.4g us each\n", prefix, static_cast<unsigned long long>(r.launches_changed),
+                args.launch_us);
+  if (args.graph)
+    std::printf("%s%llu graph launches replace %llu launch calls\n", prefix,
+                static_cast<unsigned long long>(r.graph_launches),
+                static_cast<unsigned long long>(r.graph_launches + r.graph_folded));
+  if (r.syncs_removed > 0)
+    std::printf("%s%llu synchronising calls no longer wait\n", prefix,
+                static_cast<unsigned long long>(r.syncs_removed));
+}
+
 // A job's replay (predict DIR): per rank its mean iteration as recorded, replayed alone (its
 // collectives as recorded, waits included) and replayed with the job; the job's latency; what
 // changed on the ranks it was made on; why Amdahl gives no figure; what was held fixed.
@@ -209,27 +236,7 @@ int PrintJobReplay(const PredictArgs& args, const Prediction& p) {
   for (const RankReplay& r : j.ranks)
     if (r.changed && r.unmatched.empty()) on += (on.empty() ? "" : ", ") + std::to_string(r.rank);
   std::printf("changed on rank%s %s:\n", on.find(',') != std::string::npos ? "s" : "", on.c_str());
-  std::vector<double> speedups;  // of the kernel selections, in the replay's order
-  if (!args.kernels_regex.empty() || !args.kernel_class.empty() || !args.launched_regex.empty())
-    speedups.push_back(args.speedup);
-  for (const KernelSelection& k : args.more_kernels) speedups.push_back(k.speedup);
-  for (size_t k = 0; k < sum.selections.size() && k < speedups.size(); ++k)
-    std::printf("  %llu kernels (%.3f ms of GPU time) run %.4gx faster\n",
-                static_cast<unsigned long long>(sum.selections[k].kernels),
-                static_cast<double>(sum.selections[k].part_ns) / 1e6, speedups[k]);
-  if (!args.host_regex.empty())
-    std::printf("  %.3f ms of host time inside ranges matching '%s' run %.4gx faster\n",
-                static_cast<double>(sum.host_part_ns) / 1e6, args.host_regex.c_str(),
-                args.host_speedup > 0 ? args.host_speedup : args.speedup);
-  if (sum.launches_changed > 0)
-    std::printf("  %llu launch calls take %.4g us each\n", static_cast<unsigned long long>(sum.launches_changed),
-                args.launch_us);
-  if (args.graph)
-    std::printf("  %llu graph launches replace %llu launch calls\n",
-                static_cast<unsigned long long>(sum.graph_launches),
-                static_cast<unsigned long long>(sum.graph_launches + sum.graph_folded));
-  if (sum.syncs_removed > 0)
-    std::printf("  %llu synchronising calls no longer wait\n", static_cast<unsigned long long>(sum.syncs_removed));
+  PrintChanges(args, sum, "  ");
   for (const RankReplay& r : j.ranks)
     if (r.changed && !r.unmatched.empty()) std::printf("  rank %lld: %s\n", rank(r), r.unmatched.c_str());
   std::printf(
@@ -284,25 +291,7 @@ int RunPredict(const PredictArgs& args) {
       for (const auto& [ref, reason] : p.findings_left_out)
         std::printf("  left out: %s: %s\n", ref.c_str(), reason.c_str());
     }
-    for (size_t k = 0; k < r.selections.size(); ++k)
-      std::printf("  changed: %llu kernels (%.3f ms of GPU time) run %.4gx faster\n",
-                  static_cast<unsigned long long>(r.selections[k].kernels),
-                  static_cast<double>(r.selections[k].part_ns) / 1e6,
-                  k == 0 ? args.speedup : args.more_kernels[k - 1].speedup);
-    if (!args.host_regex.empty())
-      std::printf("  changed: %.3f ms of host time inside ranges matching '%s' run %.4gx faster\n",
-                  static_cast<double>(r.host_part_ns) / 1e6, args.host_regex.c_str(),
-                  args.host_speedup > 0 ? args.host_speedup : args.speedup);
-    if (r.launches_changed > 0)
-      std::printf("  changed: %llu launch calls take %.4g us each\n",
-                  static_cast<unsigned long long>(r.launches_changed), args.launch_us);
-    if (args.graph)
-      std::printf("  changed: %llu graph launches replace %llu launch calls\n",
-                  static_cast<unsigned long long>(r.graph_launches),
-                  static_cast<unsigned long long>(r.graph_launches + r.graph_folded));
-    if (r.syncs_removed > 0)
-      std::printf("  changed: %llu synchronising calls no longer wait\n",
-                  static_cast<unsigned long long>(r.syncs_removed));
+    PrintChanges(args, r, "  changed: ");
     if (p.amdahl) {
       std::printf("amdahl: speedup %s", SpeedupText(p.overall).c_str());
       if (std::isfinite(p.overall)) std::printf(" (%+.1f%%)", (p.overall - 1) * 100);
