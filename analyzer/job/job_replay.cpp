@@ -20,6 +20,7 @@
 #include "tracegate/analyzer/communication.h"
 #include "tracegate/analyzer/cross_rank.h"
 #include "tracegate/analyzer/kernel_class.h"
+#include "tracegate/analyzer/op_links.h"
 
 namespace tg {
 
@@ -266,7 +267,9 @@ Status ReplayJob(const std::vector<JobRankInput>& inputs, const JobReplayChange&
   std::vector<std::vector<uint32_t>> kernel_of(n);  // per rank, per call: its kernel row
   std::vector<std::vector<KernelClass>> classes(n);
   for (size_t k = 0; k < n; ++k) {
-    classes[k] = ClassifyKernels(*in[k]->trace, classifier);
+    // By the launching op, then by name, as the analysis (and the job report) classes them.
+    const OpLinks ops = LinkOps(*in[k]->trace);
+    classes[k] = ClassifyKernels(*in[k]->trace, classifier, &ops.kernels, &ops.extra_names);
     const CommunicationAnalysis comm = AnalyzeCommunication(*in[k]->trace, *in[k]->iterations, classes[k], {});
     calls[k].rank = in[k]->rank;
     for (const CollectiveCall& c : comm.rank.calls) {
