@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <condition_variable>
+#include <locale>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -354,6 +355,10 @@ Status ReplayJob(const std::vector<JobRankInput>& inputs, const JobReplayChange&
     }
     job.Finish(k);
   };
+  // std::regex (the change's patterns, compiled on every rank's thread) reads ctype<char>::narrow,
+  // whose table libstdc++ fills on each character's first use: filled here, the threads only read it.
+  const std::ctype<char>& ctype = std::use_facet<std::ctype<char>>(std::locale());
+  for (int c = 0; c < 256; ++c) ctype.narrow(static_cast<char>(c), '\0');
   {
     std::vector<std::thread> threads;
     threads.reserve(n);
