@@ -303,14 +303,15 @@ StatusOr<json> JobReducer::Finish(const char* built_from) {
     if (Int(d, "kernels") > 0) ++devices;
   json findings = CrossRankFindings(ranks, cross, slowest_ms_, slowest_at, devices, table, rules_);
   // With --replay-findings the slowest rank's findings carry its own trace's replay; the findings
-  // across ranks get none: the replay runs one rank's trace, collectives across ranks unmodelled.
+  // across ranks get none: a job report is reduced from its ranks' reports, each replayed alone
+  // (predict DIR replays the ranks together).
   const json* own = Find(doc, "combined_estimate");
   if (own && own->contains("replay"))
     for (json& f : findings) {
       f["replay"] = nullptr;
       f["replay_reason"] =
-          "a finding across the job's ranks: the replay re-times one rank's trace (collectives across ranks are not "
-          "modelled)";
+          "a finding across the job's ranks: the job report is reduced from its ranks' reports, each replayed alone; "
+          "predict DIR replays the ranks together, their collectives coupled";
     }
   if (const json* rank = Find(doc, "findings"); rank && rank->is_array())
     for (const json& f : *rank) findings.push_back(f);

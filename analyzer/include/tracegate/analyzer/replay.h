@@ -28,7 +28,8 @@
 // back-to-back activities of a stream, and activities' durations other than the sped-up ones.
 // Not modelled yet: event waits whose record the trace does not name (older Kineto files, nsys
 // exports without CUDA event records, recordings whose CUPTI refused them: there a stream waits
-// only for itself and its launches), cudaEventQuery polling, and collectives across ranks.
+// only for itself and its launches), cudaEventQuery polling, and collectives across ranks (one
+// rank's trace keeps its collectives as recorded, waits included; job_replay.h couples a job's).
 //
 // With no change the replay gives back every recorded time exactly. Launch delay of an activity:
 // its start minus its launch call's start when its stream was idle at the launch; when the stream
