@@ -107,14 +107,6 @@ Status Replay(const Trace& t, const IterationAnalysis& its, const ReplayChange& 
   return internal::ReplayEngine(t, its, change, nullptr, out, nullptr);
 }
 
-bool ChangeNamesNothing(const Status& s) {
-  // The messages ReplayEngine gives for selections that match nothing (below).
-  const std::string& m = s.message();
-  return !s.ok() &&
-         (m.find(" matches no ") != std::string::npos || m.starts_with("--launched-in: no host range matches") ||
-          m.starts_with("--graph: no kept iteration has two launch calls"));
-}
-
 std::string LongerIterationsCaution(const ReplayResult& r) {
   const size_t n = r.longer();
   if (n == 0) return "";
@@ -355,6 +347,11 @@ Status BuildReplayPlan(const Trace& t, const ApiIndex& index, ReplayPlan* plan) 
 Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayChange& change, const ApiIndex* api_index,
                     ReplayResult* out, ReplayRecord* record, const ReplayPlan* plan, CollectiveCoupling* coupling) {
   *out = ReplayResult{};
+  // A change that names nothing in the kept iterations (ReplayResult::names_nothing).
+  auto names_nothing = [out](std::string message) {
+    out->names_nothing = true;
+    return InvalidInput(std::move(message));
+  };
   ReplayRecord local;
   ReplayRecord& rec = record ? *record : local;
   rec = ReplayRecord{};
@@ -409,7 +406,7 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
           const std::string_view n = t.Name(t.ranges.name[i]);
           if (std::regex_search(n.begin(), n.end(), *in_re)) rows.push_back(i);
         }
-        if (rows.empty()) return InvalidInput("--launched-in: no host range matches '" + g.launched_in + "'");
+        if (rows.empty()) return names_nothing("--launched-in: no host range matches '" + g.launched_in + "'");
         sel.launched.assign(t.kernels.size(), 0);
         for (const auto& [range, row] : KernelsLaunchedIn(t, rows)) sel.launched[row] = 1;
       }
@@ -978,7 +975,7 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
     out->located_host_ns += internal::LengthOf(internal::SubtractUnions(inside, internal::UnionOf(calls)));
   }
   if (host_re && out->host_part_ns == 0)
-    return InvalidInput("--host '" + change.host_regex + "' matches no host range inside the kept iterations");
+    return names_nothing("--host '" + change.host_regex + "' matches no host range inside the kept iterations");
   for (size_t k = 0; k < selections.size(); ++k) {
     if (out->selections[k].kernels > 0) continue;
     const KernelSelection& g = selections[k].given;
@@ -987,17 +984,18 @@ Status ReplayEngine(const Trace& t, const IterationAnalysis& its, const ReplayCh
     if (!g.regex.empty()) what += (what.empty() ? "" : " with ") + std::string("--kernels '") + g.regex + "'";
     if (!g.launched_in.empty())
       what += (what.empty() ? "" : " with ") + std::string("--launched-in '") + g.launched_in + "'";
-    return InvalidInput(what + " matches no kernel of the kept iterations");
+    return names_nothing(what + " matches no kernel of the kept iterations");
   }
   if (!overlap.empty())
     return InvalidInput("two kernel selections (--kernels / --class) both hold '" + overlap +
                         "': give disjoint ones, each with its own --speedup");
   if (change.graph && out->graph_folded == 0)
-    return InvalidInput(graph_re ? "--graph '" + change.graph_regex +
-                                       "' matches no host range holding two launch calls inside the kept iterations"
-                                 : "--graph: no kept iteration has two launch calls to make one graph launch of");
+    return names_nothing(graph_re ? "--graph '" + change.graph_regex +
+                                        "' matches no host range holding two launch calls inside the kept iterations"
+                                  : "--graph: no kept iteration has two launch calls to make one graph launch of");
   if (syncs_re && out->syncs_removed == 0)
-    return InvalidInput("--remove-syncs '" + change.remove_syncs_regex + "' matches no synchronising call that waited");
+    return names_nothing("--remove-syncs '" + change.remove_syncs_regex +
+                         "' matches no synchronising call that waited");
   out->assumptions = {
       host_re        ? "host time between calls as recorded outside the --host ranges"
       : located_host ? "host time between calls as recorded outside the located host instants"

@@ -41,8 +41,7 @@ class JobCollectives {
     TimeNs transfer;  // recorded: its end minus the last arrival, on the aligned clock
   };
 
-  JobCollectives(size_t ranks, std::vector<size_t> sizes)
-      : running_(ranks), waiting_(ranks, -1), finished_(ranks, false) {
+  JobCollectives(size_t ranks, std::vector<size_t> sizes) : waiting_(ranks, -1), finished_(ranks, false) {
     collectives_.resize(sizes.size());
     for (size_t c = 0; c < sizes.size(); ++c) {
       collectives_[c].arrival.assign(sizes[c], kNever);
@@ -79,8 +78,8 @@ class JobCollectives {
   void Finish(size_t rank) {
     std::lock_guard<std::mutex> lock(mu_);
     finished_[rank] = true;
-    --running_;
-    if (running_ > 0 && Stuck()) given_up_ = true;
+    const bool running = std::find(finished_.begin(), finished_.end(), false) != finished_.end();
+    if (running && Stuck()) given_up_ = true;
     cv_.notify_all();
   }
 
@@ -101,7 +100,6 @@ class JobCollectives {
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<Collective> collectives_;
-  size_t running_;
   std::vector<int64_t> waiting_;  // per rank: the collective its pass waits at, -1 for none
   std::vector<bool> finished_;
   bool given_up_ = false;
@@ -149,16 +147,15 @@ struct PathCollective {
 
 // JobPathResult (job_replay.h): the slowest rank's kept iterations walked back, going on on the
 // rank that arrived last at each coupled collective where this rank waited.
-void WalkJobPath(const std::vector<const JobRankInput*>& in, const std::vector<std::vector<KernelClass>>& classes,
-                 const std::vector<TimeNs>& offset, const std::vector<PathCollective>& collectives,
-                 const std::vector<std::vector<int32_t>>& member_of, size_t slowest, JobPathResult* out) {
+void WalkJobPath(const std::vector<const JobRankInput*>& in, const std::vector<internal::ApiIndex>& index,
+                 const std::vector<std::vector<KernelClass>>& classes, const std::vector<TimeNs>& offset,
+                 const std::vector<PathCollective>& collectives, const std::vector<std::vector<int32_t>>& member_of,
+                 size_t slowest, JobPathResult* out) {
   using internal::PathNode;
   const size_t n = in.size();
-  std::vector<std::optional<internal::ApiIndex>> index(n);
   std::vector<std::optional<internal::RecordedGraph>> graph(n);
   auto graph_of = [&](size_t r) -> const internal::RecordedGraph& {
-    if (!graph[r])
-      graph[r].emplace(*in[r]->trace, *in[r]->iterations, index[r].emplace(in[r]->trace->api_calls), nullptr);
+    if (!graph[r]) graph[r].emplace(*in[r]->trace, *in[r]->iterations, index[r], nullptr);
     return *graph[r];
   };
   std::vector<TimeNs> rank_ns(n, 0);
@@ -267,9 +264,12 @@ Status ReplayJob(const std::vector<JobRankInput>& inputs, const JobReplayChange&
   std::vector<RankCalls> calls(n);
   std::vector<std::vector<uint32_t>> kernel_of(n);  // per rank, per call: its kernel row
   std::vector<std::vector<KernelClass>> classes(n);
+  // Each rank's correlation index, built once: for its op links, its replays and the job's path.
+  std::vector<internal::ApiIndex> rank_index;
+  rank_index.reserve(n);
   for (size_t k = 0; k < n; ++k) {
     // By the launching op, then by name, as the analysis (and the job report) classes them.
-    const OpLinks ops = LinkOps(*in[k]->trace);
+    const OpLinks ops = LinkOps(*in[k]->trace, rank_index.emplace_back(in[k]->trace->api_calls));
     classes[k] = ClassifyKernels(*in[k]->trace, classifier, &ops.kernels, &ops.extra_names);
     const CommunicationAnalysis comm = AnalyzeCommunication(*in[k]->trace, *in[k]->iterations, classes[k], {});
     calls[k].rank = in[k]->rank;
@@ -333,14 +333,14 @@ Status ReplayJob(const std::vector<JobRankInput>& inputs, const JobReplayChange&
         change.ranks.empty() || std::find(change.ranks.begin(), change.ranks.end(), r.rank) != change.ranks.end();
     const ReplayChange none;
     try {
-      const internal::ApiIndex index(r.trace->api_calls);
+      const internal::ApiIndex& index = rank_index[k];
       internal::ReplayPlan plan;
       status[k] = internal::BuildReplayPlan(*r.trace, index, &plan);
       if (status[k].ok()) {
         status[k] = internal::ReplayEngine(*r.trace, *r.iterations, rr.changed ? change.change : none, &index,
                                            &rr.alone, nullptr, &plan);
         // A change that names nothing on this rank leaves it as recorded; any other error is the job's.
-        if (!status[k].ok() && rr.changed && ChangeNamesNothing(status[k])) {
+        if (!status[k].ok() && rr.changed && rr.alone.names_nothing) {
           rr.unmatched = status[k].message();
           status[k] = internal::ReplayEngine(*r.trace, *r.iterations, none, &index, &rr.alone, nullptr, &plan);
         }
@@ -414,7 +414,7 @@ Status ReplayJob(const std::vector<JobRankInput>& inputs, const JobReplayChange&
     }
   std::vector<TimeNs> offset(n);
   for (size_t k = 0; k < n; ++k) offset[k] = match.offsets[k].value_or(0);
-  WalkJobPath(in, classes, offset, path_collectives, member_of, out->slowest_base, &out->path);
+  WalkJobPath(in, rank_index, classes, offset, path_collectives, member_of, out->slowest_base, &out->path);
   out->assumptions.push_back(
       "collectives across ranks: an all-reduce, all-gather, reduce-scatter or all-to-all matched on several ranks "
       "ends on each once the last of them has arrived, plus that rank's transfer time as recorded (its end minus the "

@@ -314,11 +314,10 @@ Status PredictJob(const PredictSettings& s, const TraceLoader& load, Prediction*
   out->skip_auto = its[at].skip_auto;
   // Iterations longer than recorded on a rank under a change that only removes time: say so.
   for (const RankReplay& r : out->job_replay.ranks) {
-    if (!OnlyRemovesTime(s)) break;
-    if (const std::string why = LongerIterationsCaution(r.job); !why.empty()) {
-      out->caution = "rank " + std::to_string(r.rank) + ": " + why;
-      break;
-    }
+    const std::string why = OnlyRemovesTime(s) ? LongerIterationsCaution(r.job) : "";
+    if (why.empty()) continue;
+    out->caution = "rank " + std::to_string(r.rank) + ": " + why;
+    break;
   }
   // No Amdahl figure: a rank's P bounds neither the job (a straggler's saving reaches every rank)
   // nor that rank (a rank that waits gains nothing from its own part).

@@ -123,6 +123,10 @@ struct ReplayResult {
   uint64_t graph_launches = 0;           // graph launches made (--graph): one per kept iteration and thread, or range
   uint64_t graph_folded = 0;             // further launch calls folded into them (they take no time)
   std::vector<std::string> assumptions;  // what was held fixed, one line each
+  // Replay's error said the change names nothing in the kept iterations (its selections match no
+  // kernel, host range, launch call or waiting sync there), as against an invalid change (a bad
+  // regex or speedup, overlapping selections).
+  bool names_nothing = false;
   double speedup() const {
     return predicted_total_ns > 0 ? static_cast<double>(base_total_ns) / static_cast<double>(predicted_total_ns) : 0;
   }
@@ -140,11 +144,6 @@ struct ReplayResult {
 // The line that says so (ReplayResult::longer), for a change that only removes time; "" when no
 // iteration came out longer.
 std::string LongerIterationsCaution(const ReplayResult& r);
-
-// Whether a Replay error says the change names nothing in the trace (its selections match no
-// kernel, host range, launch call or waiting sync in the kept iterations), as against a change
-// that is invalid (a bad regex or speedup, overlapping selections).
-bool ChangeNamesNothing(const Status& s);
 
 // InvalidInput for an invalid regex, a speedup <= 0, no kept iterations, or a change that names
 // nothing in them (the message says which).
