@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-30}
 build=${2:-build-asan}
 command -v clang++ >/dev/null || { echo "ci/fuzz.sh: clang++ is missing (apt-get install clang)"; exit 2; }
-CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRACEGATE_BUILD_TESTS=OFF \
+CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" -DTRACEGATE_BUILD_TESTS=OFF \
   -DTRACEGATE_FUZZ=ON -DTRACEGATE_SANITIZE=address,undefined -DTRACEGATE_WERROR=ON >/dev/null
 cmake --build "$build" -j "${TRACEGATE_JOBS:-2}" --target fuzz_trace fuzz_sqlite fuzz_report
 

@@ -17,7 +17,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 
 echo "== ASan + UBSan: every non-GPU test but the Slurm cluster's (label slurm: ci/test.sh runs it)"
-CC=clang CXX=clang++ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRACEGATE_FUZZ=ON -DTRACEGATE_BUILD_TESTS=ON \
+CC=clang CXX=clang++ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" -DTRACEGATE_FUZZ=ON -DTRACEGATE_BUILD_TESTS=ON \
   -DTRACEGATE_SANITIZE=address,undefined -DTRACEGATE_WERROR=ON >/dev/null
 cmake --build build-asan -j "$jobs"
 ctest --test-dir build-asan --output-on-failure -j "$jobs" --timeout 600 -LE 'gpu|slurm' --no-tests=error
