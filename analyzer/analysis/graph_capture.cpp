@@ -93,7 +93,7 @@ std::vector<CapturedGraph> ExtractCapturedGraphs(const Trace& capture, const std
       calls.push_back(static_cast<uint32_t>(i));
   }
   std::sort(calls.begin(), calls.end(), [&](uint32_t a, uint32_t b) {
-    return std::tie(api.pid[a], api.tid[a], api.start[a], a) < std::tie(api.pid[b], api.tid[b], api.start[b], b);
+    return std::tuple(api.pid[a], api.tid[a], api.start[a], a) < std::tuple(api.pid[b], api.tid[b], api.start[b], b);
   });
 
   // The capture annotations: host ranges named capture_<size>_<MODE>.

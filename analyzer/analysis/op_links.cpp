@@ -23,7 +23,7 @@ class ThreadGroups {
  public:
   // Numbers the thread of `n` rows; `keep(i)` says whether row i takes part.
   template <typename Keep>
-  std::vector<uint32_t> Number(const std::vector<int64_t>& pid, const std::vector<int64_t>& tid, Keep keep) {
+  std::vector<uint32_t> Number(const CodedColumn<int64_t>& pid, const CodedColumn<int64_t>& tid, Keep keep) {
     std::vector<uint32_t> thread(pid.size(), kNoThread);
     std::pair<int64_t, int64_t> last{0, 0};
     uint32_t last_id = kNoThread;

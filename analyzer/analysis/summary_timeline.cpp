@@ -88,7 +88,7 @@ std::vector<uint32_t> CollectItems(const Trace& t, std::vector<LaneKey>& lane_ke
   Lanes lanes;
   std::vector<uint32_t> row_lane;
   row_lane.reserve(t.GpuEventCount());
-  auto lanes_of = [&](const std::vector<int32_t>& device, const std::vector<int64_t>& stream) {
+  auto lanes_of = [&](const auto& device, const auto& stream) {
     for (size_t i = 0; i < device.size(); ++i) row_lane.push_back(lanes.Of(device[i], stream[i]));
   };
   lanes_of(t.kernels.device, t.kernels.stream);

@@ -109,10 +109,28 @@ uint64_t ComputeRangeDepth(RangeTable& r) {
   std::vector<uint32_t> order(std::min<size_t>(r.size(), UINT32_MAX));
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
   // Rows are mostly in order already; a profiler writes an enclosing range after what it encloses.
+  // Each row's (pid, tid, on_gpu) as its rank among the distinct ones (few: one per thread), so
+  // that the sort compares one integer where it would read three columns.
+  using Lane = std::tuple<int64_t, int64_t, uint8_t>;
+  std::map<Lane, uint32_t> lanes;
+  std::vector<uint32_t> lane(order.size());
+  {
+    auto last = lanes.end();
+    for (size_t i = 0; i < order.size(); ++i) {
+      const Lane key{r.pid[i], r.tid[i], r.on_gpu[i]};
+      if (last == lanes.end() || last->first != key) last = lanes.try_emplace(key, 0).first;
+    }
+    uint32_t rank = 0;
+    for (auto& [key, value] : lanes) value = rank++;
+    last = lanes.end();
+    for (size_t i = 0; i < order.size(); ++i) {
+      const Lane key{r.pid[i], r.tid[i], r.on_gpu[i]};
+      if (last == lanes.end() || last->first != key) last = lanes.find(key);
+      lane[i] = last->second;
+    }
+  }
   internal::SortNearlySorted(order, [&](uint32_t a, uint32_t b) {
-    if (r.pid[a] != r.pid[b]) return r.pid[a] < r.pid[b];
-    if (r.tid[a] != r.tid[b]) return r.tid[a] < r.tid[b];
-    if (r.on_gpu[a] != r.on_gpu[b]) return r.on_gpu[a] < r.on_gpu[b];
+    if (lane[a] != lane[b]) return lane[a] < lane[b];
     if (r.start[a] != r.start[b]) return r.start[a] < r.start[b];
     if (r.end[a] != r.end[b]) return r.end[a] > r.end[b];  // outer range first when both start together
     return a < b;  // identical ranges: the earlier row is the outer one
@@ -123,7 +141,7 @@ uint64_t ComputeRangeDepth(RangeTable& r) {
     size_t i = order[k];
     if (k > 0) {
       size_t p = order[k - 1];
-      if (r.pid[p] != r.pid[i] || r.tid[p] != r.tid[i] || r.on_gpu[p] != r.on_gpu[i]) open.clear();
+      if (lane[p] != lane[i]) open.clear();
     }
     while (!open.empty() && r.end[open.back()] <= r.start[i]) open.pop_back();
     // Partially overlapping (not nested) ranges are placed one deeper than what they overlap.
@@ -141,7 +159,8 @@ namespace {
 // per id, a test is one load); otherwise a sorted vector and binary search.
 class CorrelationSet {
  public:
-  explicit CorrelationSet(const std::vector<int64_t>& ids) {
+  template <class Ids>  // std::vector<int64_t> or a NarrowColumn
+  explicit CorrelationSet(const Ids& ids) {
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     size_t known = 0;
     for (int64_t c : ids) {
@@ -267,7 +286,7 @@ std::vector<bool> DuringCapture(const ApiTable& api, const Role& role) {
   }
   if (!any) return {};
   std::sort(calls.begin(), calls.end(), [&](uint32_t a, uint32_t b) {
-    return std::tie(api.pid[a], api.tid[a], api.start[a], a) < std::tie(api.pid[b], api.tid[b], api.start[b], b);
+    return std::tuple(api.pid[a], api.tid[a], api.start[a], a) < std::tuple(api.pid[b], api.tid[b], api.start[b], b);
   });
   std::vector<bool> captured(api.size(), false);
   int depth = 0;
@@ -286,7 +305,8 @@ std::vector<bool> DuringCapture(const ApiTable& api, const Role& role) {
 // writes them, belong to any): then correlation ids alone match records to calls.
 bool OneProcess(const Trace& trace) {
   int64_t only_pid = kUnknownId;
-  for (const auto* pids : {&trace.kernels.pid, &trace.memcpys.pid, &trace.memsets.pid, &trace.api_calls.pid})
+  for (const CodedColumn<int64_t>* pids :
+       {&trace.kernels.pid, &trace.memcpys.pid, &trace.memsets.pid, &trace.api_calls.pid})
     for (int64_t pid : *pids) {
       if (pid == kUnknownId || pid == only_pid) continue;
       if (only_pid != kUnknownId) return false;
@@ -300,9 +320,9 @@ bool OneProcess(const Trace& trace) {
 // id). Records or calls without a pid match any process.
 uint64_t CountUnmatchedCorrelation(const Trace& trace) {
   const ApiTable& api = trace.api_calls;
-  const std::vector<const std::vector<int64_t>*> pids{&trace.kernels.pid, &trace.memcpys.pid, &trace.memsets.pid};
-  const std::vector<const std::vector<int64_t>*> corrs{&trace.kernels.correlation, &trace.memcpys.correlation,
-                                                       &trace.memsets.correlation};
+  const std::vector<const CodedColumn<int64_t>*> pids{&trace.kernels.pid, &trace.memcpys.pid, &trace.memsets.pid};
+  const std::vector<const NarrowColumn*> corrs{&trace.kernels.correlation, &trace.memcpys.correlation,
+                                               &trace.memsets.correlation};
   uint64_t unmatched = 0;
   if (OneProcess(trace)) {
     const CorrelationSet launched(api.correlation);
@@ -380,7 +400,7 @@ uint64_t CountUnmatchedLaunches(const Trace& trace) {
     auto [it, inserted] = last.try_emplace(pid, corr);
     if (!inserted) it->second = std::max(it->second, corr);
   };
-  auto add = [&](const std::vector<int64_t>& pid, const std::vector<int64_t>& corr) {
+  auto add = [&](const CodedColumn<int64_t>& pid, const NarrowColumn& corr) {
     for (size_t i = 0; i < corr.size(); ++i) {
       if (corr[i] == kUnknownId) continue;
       records.emplace_back(pid[i], corr[i]);

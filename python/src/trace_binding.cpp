@@ -35,6 +35,10 @@ template <class T>
 struct IsSparse : std::false_type {};
 template <class T>
 struct IsSparse<tg::SparseColumn<T>> : std::true_type {};
+template <class T>
+struct IsSparse<tg::CodedColumn<T>> : std::true_type {};  // not one array either: copied out
+template <>
+struct IsSparse<tg::NarrowColumn> : std::true_type {};
 
 template <class T>
 constexpr bool kIsEnum = std::is_enum_v<T>;
@@ -65,7 +69,7 @@ py::array View(const T* data, size_t n, py::handle owner, py::dtype dtype = py::
   return a;
 }
 
-// A column's values in a new array (sparse columns), or a view (dense ones).
+// A column's values in a new array (sparse and coded columns), or a view (dense ones).
 template <class T, class Column>
 py::array Values(const Column& col, py::handle owner) {
   if constexpr (IsSparse<Column>::value) {

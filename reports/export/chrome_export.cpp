@@ -107,7 +107,7 @@ std::vector<int32_t> SyncDevices(const Trace& t) {
     auto [it, inserted] = m.try_emplace(key, dev);
     if (!inserted && it->second != dev) it->second = kSeveral;
   };
-  auto add = [&](const std::vector<int64_t>& pid, const std::vector<int64_t>& stream, const std::vector<int32_t>& dev) {
+  auto add = [&](const CodedColumn<int64_t>& pid, const CodedColumn<int64_t>& stream, const CodedColumn<int32_t>& dev) {
     for (size_t i = 0; i < dev.size(); ++i) {
       if (dev[i] < 0) continue;
       note(by_stream, std::make_pair(pid[i], stream[i]), dev[i]);
@@ -397,7 +397,7 @@ class Exporter {
     auto flow_id = [&](size_t api) { return unique ? a.correlation[api] : static_cast<int64_t>(api) + 1; };
     std::vector<uint8_t> launched(a.size(), 0);
     const std::string flow_name = "\"ac2g\"";
-    auto finish = [&](Table table, const std::vector<int64_t>& corr, const std::vector<int64_t>& pid,
+    auto finish = [&](Table table, const NarrowColumn& corr, const CodedColumn<int64_t>& pid,
                       const std::vector<TimeNs>& start) {
       for (size_t i = 0; i < corr.size(); ++i) {
         int64_t api = index.Find(corr[i], pid[i]);

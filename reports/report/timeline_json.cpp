@@ -49,8 +49,8 @@ std::map<LaneKey, std::vector<Item>> CollectLanes(const Trace& t, const Iteratio
   for (int pass = 0; pass < 2; ++pass) {
     std::map<LaneKey, size_t> counts;
     auto add = [&](Kind kind, const std::vector<int32_t>& owner, const std::vector<TimeNs>& start,
-                   const std::vector<TimeNs>& end, const std::vector<int32_t>& device,
-                   const std::vector<int64_t>& stream) {
+                   const std::vector<TimeNs>& end, const CodedColumn<int32_t>& device,
+                   const CodedColumn<int64_t>& stream) {
       auto last = lanes.end();
       auto last_count = counts.end();
       for (size_t r = 0; r < owner.size(); ++r) {
@@ -273,7 +273,7 @@ json OverviewJson(const Trace& t, const IterationAnalysis& it, size_t bins) {
     to = std::max(to, std::max(s, e));
   };
   std::map<int32_t, std::vector<Interval>> busy;
-  auto add = [&](const std::vector<TimeNs>& start, const std::vector<TimeNs>& end, const std::vector<int32_t>& device) {
+  auto add = [&](const std::vector<TimeNs>& start, const std::vector<TimeNs>& end, const CodedColumn<int32_t>& device) {
     for (size_t r = 0; r < start.size(); ++r) {
       extend(start[r], end[r]);
       if (end[r] > start[r]) busy[device[r]].emplace_back(start[r], end[r]);

@@ -508,11 +508,11 @@ void KinetoBuilder::BindFlows() {
                                  [&](const FlowPoint& a, const FlowPoint& b) { return key(a) < key(b); });
       if (it == flows_.end() || key(*it) != key(probe)) continue;
       switch (p.table) {
-        case Table::kKernel: trace_.kernels.correlation[p.row] = it->id; break;
-        case Table::kMemcpy: trace_.memcpys.correlation[p.row] = it->id; break;
-        case Table::kMemset: trace_.memsets.correlation[p.row] = it->id; break;
-        case Table::kSync: trace_.syncs.correlation[p.row] = it->id; break;
-        case Table::kApi: trace_.api_calls.correlation[p.row] = it->id; break;
+        case Table::kKernel: trace_.kernels.correlation.set(p.row, it->id); break;
+        case Table::kMemcpy: trace_.memcpys.correlation.set(p.row, it->id); break;
+        case Table::kMemset: trace_.memsets.correlation.set(p.row, it->id); break;
+        case Table::kSync: trace_.syncs.correlation.set(p.row, it->id); break;
+        case Table::kApi: trace_.api_calls.correlation.set(p.row, it->id); break;
       }
     }
   }

@@ -98,10 +98,10 @@ TEST(OpLinks, CopiesAndMemsetsAndProcessesThatReuseCorrelationIds) {
   AddApi(t, "cudaMemcpyAsync", 10, 20, 7, 100, 1);
   AddApi(t, "cudaMemsetAsync", 30, 40, 7, 200, 1);  // the same correlation id in process 200
   size_t copy = testing::AddCopy(t, CopyKind::kHtoD, 64, 1000, 1100, MemKind::kPinned, MemKind::kDevice, 0, 7, 7);
-  t.memcpys.pid[copy] = 100;
+  t.memcpys.pid.set(copy, 100);
   size_t set = testing::AddMemset(t, 64, 1200, 1300);
-  t.memsets.correlation[set] = 7;
-  t.memsets.pid[set] = 200;
+  t.memsets.correlation.set(set, 7);
+  t.memsets.pid.set(set, 200);
   const OpLinks links = LinkOps(t);
   EXPECT_EQ(Op(t, links.memcpys[copy]), "aten::copy_");
   EXPECT_EQ(Op(t, links.memsets[set]), "aten::zero_");

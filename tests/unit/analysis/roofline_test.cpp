@@ -192,8 +192,8 @@ TEST(Roofline, AReusedCorrelationIdFindsTheKernelsOwnProcess) {
   AddApi(t, "cudaLaunchKernel", 10, 20, 1, 200, 100);  // pid 200 reuses correlation 1
   size_t own = AddKernel(t, "a", 1000, 1100, 0, 7, 1);
   size_t other = AddKernel(t, "b", 2000, 2100, 0, 7, 1);
-  t.kernels.pid[own] = 100;
-  t.kernels.pid[other] = 200;  // launched by pid 200: not inside pid 100's range
+  t.kernels.pid.set(own, 100);
+  t.kernels.pid.set(other, 200);  // launched by pid 200: not inside pid 100's range
   std::vector<RooflineItem> items = BuildRoofline(t, {}, PeakRates{}, {});
   ASSERT_EQ(items.size(), 1u);
   EXPECT_EQ(items[0].kernel_rows, (std::vector<size_t>{own}));

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <iterator>
 #include <tuple>
 #include <utility>
@@ -208,6 +209,97 @@ TEST(SparseColumn, AppendKeepsRowsAndEmptiesTheSource) {
   SparseColumn<int64_t> other(kUnknownId);
   other.push_back(kUnknownId);
   EXPECT_FALSE(a == other);
+}
+
+TEST(CodedColumn, StoresTwoBytesARowAndReadsEveryValueBack) {
+  CodedColumn<int64_t> c;
+  std::vector<int64_t> plain;
+  // Four streams in turn, then 40 threads' ids (past the scanned dictionary: the hash map).
+  for (int i = 0; i < 1000; ++i) plain.push_back(7 + i % 4);
+  for (int i = 0; i < 1000; ++i) plain.push_back(int64_t{1} << 40 | (i * 7919) % 40);
+  plain.push_back(kUnknownId);
+  for (int64_t v : plain) c.push_back(v);
+  ASSERT_EQ(c.size(), plain.size());
+  EXPECT_EQ(c.stored(), 4u + 40u + 1u);  // distinct values
+  for (size_t i = 0; i < plain.size(); ++i) ASSERT_EQ(c[i], plain[i]) << i;
+  EXPECT_TRUE(std::equal(c.begin(), c.end(), plain.begin(), plain.end()));
+  c.set(3, 99);  // a new value, and one it has
+  c.set(4, 8);
+  EXPECT_EQ(c[3], 99);
+  EXPECT_EQ(c[4], 8);
+  EXPECT_EQ(c[5], plain[5]);
+  EXPECT_EQ(c.size(), plain.size());
+}
+
+// 65,536 distinct values fit 16-bit codes; the next turns the column into one value per row, rows
+// kept, and set / Append / MapFrom work in either form.
+TEST(CodedColumn, TurnsPlainPastSixtyFiveThousandValues) {
+  CodedColumn<int32_t> c;
+  for (int32_t i = 0; i < 65536; ++i) c.push_back(i * 3);
+  EXPECT_EQ(c.stored(), 65536u);
+  c.push_back(-5);  // the 65,537th
+  EXPECT_EQ(c.stored(), 65537u);
+  c.push_back(6);
+  ASSERT_EQ(c.size(), 65538u);
+  for (int32_t i = 0; i < 65536; ++i) ASSERT_EQ(c[static_cast<size_t>(i)], i * 3);
+  EXPECT_EQ(c[65536], -5);
+  EXPECT_EQ(c[65537], 6);
+  c.set(0, 11);
+  EXPECT_EQ(c[0], 11);
+  CodedColumn<int32_t> small;
+  small.push_back(1);
+  small.push_back(2);
+  small.Append(c);  // coded + plain
+  ASSERT_EQ(small.size(), 65540u);
+  EXPECT_EQ(small[1], 2);
+  EXPECT_EQ(small[2], 11);
+  EXPECT_EQ(small[65539], 6);
+  EXPECT_EQ(c.size(), 0u);
+  small.MapFrom(65538, [](int32_t v) { return v + 1; });
+  EXPECT_EQ(small[65537], 65535 * 3);
+  EXPECT_EQ(small[65538], -4);
+  EXPECT_EQ(small[65539], 7);
+}
+
+TEST(CodedColumn, AppendCodedToCodedMergesDictionaries) {
+  CodedColumn<int64_t> a, b, expect;
+  for (int64_t v : {5, 6, 5}) a.push_back(v), expect.push_back(v);
+  for (int64_t v : {6, 9, 9}) b.push_back(v), expect.push_back(v);
+  a.Append(b);
+  EXPECT_TRUE(a == expect);
+  EXPECT_EQ(a.stored(), 3u);
+  EXPECT_EQ(b.size(), 0u);
+  a.MapFrom(1, [](int64_t v) { return v * 10; });
+  EXPECT_EQ(a[0], 5);
+  EXPECT_EQ(a[1], 60);
+  EXPECT_EQ(a[5], 90);
+}
+
+TEST(NarrowColumn, KeepsFourBytesUntilAValueDoesNotFit) {
+  NarrowColumn c;
+  c.push_back(kUnknownId);
+  c.push_back(INT32_MAX);
+  c.push_back(INT32_MIN);
+  EXPECT_EQ(c[0], kUnknownId);
+  EXPECT_EQ(c[1], INT32_MAX);
+  EXPECT_EQ(c[2], INT32_MIN);
+  c.push_back(int64_t{1} << 33);  // widens, rows kept
+  EXPECT_EQ(c[0], kUnknownId);
+  EXPECT_EQ(c[2], INT32_MIN);
+  EXPECT_EQ(c[3], int64_t{1} << 33);
+  NarrowColumn d;
+  d.push_back(1);
+  d.push_back(2);
+  d.set(0, -(int64_t{1} << 40));  // set widens too
+  EXPECT_EQ(d[0], -(int64_t{1} << 40));
+  EXPECT_EQ(d[1], 2);
+  d.Append(c);
+  ASSERT_EQ(d.size(), 6u);
+  EXPECT_EQ(d[2], kUnknownId);
+  EXPECT_EQ(d[5], int64_t{1} << 33);
+  EXPECT_EQ(c.size(), 0u);
+  const std::vector<int64_t> expect{-(int64_t{1} << 40), 2, kUnknownId, INT32_MAX, INT32_MIN, int64_t{1} << 33};
+  EXPECT_TRUE(std::equal(d.begin(), d.end(), expect.begin(), expect.end()));
 }
 
 TEST(FinalizeTrace, CountsGpuWorkWithoutLaunch) {

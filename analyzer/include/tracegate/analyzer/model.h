@@ -6,13 +6,15 @@
 #pragma once
 
 #include <algorithm>
-#include <iterator>
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <string>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 #include "tracegate/analyzer/quality.h"
@@ -150,11 +152,225 @@ class SparseColumn {
   std::vector<T> values_;     // sparse: their values; dense: every row
 };
 
+// Reads a column that stores its rows in another form (CodedColumn, NarrowColumn) row by row, by
+// value.
+template <class Column, class T>
+class RowIterator {
+ public:
+  using iterator_category = std::forward_iterator_tag;
+  using value_type = T;
+  using difference_type = std::ptrdiff_t;
+  using pointer = void;
+  using reference = T;
+  RowIterator() = default;
+  RowIterator(const Column* c, size_t i) : c_(c), i_(i) {}
+  T operator*() const { return (*c_)[i_]; }
+  RowIterator& operator++() {
+    ++i_;
+    return *this;
+  }
+  RowIterator operator++(int) {
+    RowIterator old = *this;
+    ++i_;
+    return old;
+  }
+  friend bool operator==(const RowIterator& a, const RowIterator& b) { return a.i_ == b.i_; }
+
+ private:
+  const Column* c_ = nullptr;
+  size_t i_ = 0;
+};
+
+// An int64 column whose values nearly always fit 32 bits (correlation ids: CUPTI's are 32-bit
+// counters): 4 bytes a row until a value does not fit, then 8.
+class NarrowColumn {
+ public:
+  size_t size() const { return wide_ ? values_.size() : narrow_.size(); }
+  bool empty() const { return size() == 0; }
+  void reserve(size_t n) {
+    if (wide_) {
+      values_.reserve(n);
+    } else {
+      narrow_.reserve(n);
+    }
+  }
+  void push_back(int64_t v) {
+    if (!wide_ && v >= INT32_MIN && v <= INT32_MAX) {
+      narrow_.push_back(static_cast<int32_t>(v));
+      return;
+    }
+    if (!wide_) Widen();
+    values_.push_back(v);
+  }
+  [[gnu::always_inline]] int64_t operator[](size_t i) const { return wide_ ? values_[i] : narrow_[i]; }
+  void set(size_t i, int64_t v) {
+    if (!wide_ && (v < INT32_MIN || v > INT32_MAX)) Widen();
+    if (wide_) {
+      values_[i] = v;
+    } else {
+      narrow_[i] = static_cast<int32_t>(v);
+    }
+  }
+  using const_iterator = RowIterator<NarrowColumn, int64_t>;
+  const_iterator begin() const { return {this, 0}; }
+  const_iterator end() const { return {this, size()}; }
+  // Appends every row of `from`, then empties it and frees its memory.
+  void Append(NarrowColumn& from) {
+    reserve(size() + from.size());
+    for (size_t i = 0; i < from.size(); ++i) push_back(from[i]);
+    from = NarrowColumn();
+  }
+  size_t stored() const { return size(); }
+  friend bool operator==(const NarrowColumn& a, const NarrowColumn& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (a[i] != b[i]) return false;
+    return true;
+  }
+
+ private:
+  void Widen() {
+    values_.reserve(std::max(narrow_.capacity(), narrow_.size() + 1));
+    values_.assign(narrow_.begin(), narrow_.end());
+    std::vector<int32_t>().swap(narrow_);
+    wide_ = true;
+  }
+  bool wide_ = false;
+  std::vector<int32_t> narrow_;  // while every value fits
+  std::vector<int64_t> values_;  // once one does not
+};
+
+// A column of few distinct values (process, thread, stream and device ids): each row holds a
+// 16-bit code into the column's dictionary of its values, 2 bytes a row instead of 8, until a
+// 65,537th distinct value turns it into a plain vector. Reads are O(1); appends look the value up
+// among the last one, then the dictionary (a scan while it is small, a hash map beyond).
+template <class T>
+class CodedColumn {
+ public:
+  size_t size() const { return dense_ ? values_.size() : codes_.size(); }
+  bool empty() const { return size() == 0; }
+  void reserve(size_t n) {
+    if (dense_) {
+      values_.reserve(n);
+    } else {
+      codes_.reserve(n);
+    }
+  }
+  void push_back(T v) {
+    if (dense_) {
+      values_.push_back(v);
+    } else if (!dict_.empty() && dict_[last_] == v) {
+      codes_.push_back(last_);
+    } else {
+      PushNew(v);
+    }
+  }
+  // Inlined always: sort comparators read ids through it in the hot loop.
+  [[gnu::always_inline]] T operator[](size_t i) const { return dense_ ? values_[i] : dict_[codes_[i]]; }
+  // Changes row i (tests build traces this way; the importers only append).
+  void set(size_t i, T v) {
+    push_back(v);  // codes v, or turns the column plain
+    if (dense_) {
+      values_[i] = values_.back();
+      values_.pop_back();
+    } else {
+      codes_[i] = codes_.back();
+      codes_.pop_back();
+    }
+  }
+  // Reads the rows in order (by value: `for (int64_t pid : trace.kernels.pid)`).
+  using const_iterator = RowIterator<CodedColumn, T>;
+  const_iterator begin() const { return {this, 0}; }
+  const_iterator end() const { return {this, size()}; }
+  // Appends every row of `from`, then empties it and frees its memory.
+  void Append(CodedColumn& from) {
+    if (from.dense_) {
+      reserve(size() + from.values_.size());
+      for (const T& v : from.values_) push_back(v);
+    } else {
+      reserve(size() + from.codes_.size());
+      for (uint16_t c : from.codes_) push_back(from.dict_[c]);
+    }
+    from = CodedColumn();
+  }
+  // Replaces each value v of rows >= `first` by f(v).
+  template <class F>
+  void MapFrom(size_t first, F f) {
+    const size_t n = size();
+    std::vector<T> tail;
+    tail.reserve(n - std::min(first, n));
+    for (size_t i = first; i < n; ++i) tail.push_back(f((*this)[i]));
+    Truncate(first);
+    for (const T& v : tail) push_back(v);
+  }
+  // Distinct values held (every row once plain).
+  size_t stored() const { return dense_ ? values_.size() : dict_.size(); }
+  friend bool operator==(const CodedColumn& a, const CodedColumn& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (a[i] != b[i]) return false;
+    return true;
+  }
+
+ private:
+  static constexpr size_t kScan = 16;  // dictionaries up to this size are scanned
+  void PushNew(T v) {
+    if (dict_.size() <= kScan) {
+      for (size_t k = 0; k < dict_.size(); ++k) {
+        if (dict_[k] == v) {
+          last_ = static_cast<uint16_t>(k);
+          codes_.push_back(last_);
+          return;
+        }
+      }
+    } else if (auto it = index_.find(v); it != index_.end()) {
+      last_ = it->second;
+      codes_.push_back(last_);
+      return;
+    }
+    if (dict_.size() > UINT16_MAX) {  // the 65,537th value: plain from here on
+      values_.reserve(codes_.capacity() > codes_.size() ? codes_.capacity() : codes_.size() + 1);
+      for (uint16_t c : codes_) values_.push_back(dict_[c]);
+      values_.push_back(v);
+      std::vector<uint16_t>().swap(codes_);
+      std::vector<T>().swap(dict_);
+      index_.clear();
+      dense_ = true;
+      return;
+    }
+    last_ = static_cast<uint16_t>(dict_.size());
+    dict_.push_back(v);
+    if (dict_.size() > kScan) {
+      if (index_.empty()) {
+        for (size_t k = 0; k < dict_.size(); ++k) index_.emplace(dict_[k], static_cast<uint16_t>(k));
+      } else {
+        index_.emplace(v, last_);
+      }
+    }
+    codes_.push_back(last_);
+  }
+  void Truncate(size_t n) {
+    if (dense_) {
+      values_.resize(std::min(n, values_.size()));
+    } else {
+      codes_.resize(std::min(n, codes_.size()));
+    }
+  }
+  bool dense_ = false;
+  uint16_t last_ = 0;
+  std::vector<uint16_t> codes_;            // coded: one per row
+  std::vector<T> dict_;                    // coded: the distinct values, in order of first appearance
+  std::unordered_map<T, uint16_t> index_;  // coded, beyond kScan values: value -> code
+  std::vector<T> values_;                  // plain: one per row
+};
+
 // ---- The columns: one declaration per column ----------------------------------------------------
 // Each event table is declared once, as a list of X(type, name, row default, storage): the row
 // struct (Kernel, ...), the columnar table (KernelTable, ...), their Add/Row/Reserve/Columns and
-// the column names and indexes are generated from it. Storage is Dense (one std::vector) or
-// Sparse<fill> (a SparseColumn for a column that nearly always holds `fill`). The store
+// the column names and indexes are generated from it. Storage is Dense (one std::vector),
+// Sparse<fill> (a SparseColumn for a column that nearly always holds `fill`), Coded (a
+// CodedColumn for ids that take few distinct values: 2 bytes a row) or Narrow (a NarrowColumn for
+// int64 ids that fit 32 bits: 4 bytes a row). The store
 // (analyzer/store/store_columns.h), the Kineto builder, the CUPTI converter and the Chrome export
 // are checked against these lists at compile time (ColumnCheck), so a new column that one of
 // them does not handle fails the build there. Comments inside a list are /* */: a // comment
@@ -163,6 +379,8 @@ class SparseColumn {
 struct Dense {};
 template <auto Fill>
 struct Sparse {};
+struct Coded {};
+struct Narrow {};  // int64 only
 
 namespace internal {
 template <class T, class Storage>
@@ -181,62 +399,73 @@ struct ColumnStorage<T, Sparse<Fill>> {
   using Type = SparseColumn<T>;
   static Type Make() { return Type(static_cast<T>(Fill)); }
 };
+template <class T>
+struct ColumnStorage<T, Narrow> {
+  static_assert(std::is_same_v<T, int64_t>);
+  using Type = NarrowColumn;
+  static Type Make() { return {}; }
+};
+template <class T>
+struct ColumnStorage<T, Coded> {
+  using Type = CodedColumn<T>;
+  static Type Make() { return {}; }
+};
 }  // namespace internal
 
-#define TG_KERNEL_COLUMNS(X)                                                                     \
-  X(TimeNs, start, 0, Dense)                                                                     \
-  X(TimeNs, end, 0, Dense)                                                                       \
-  X(StringId, name, 0, Dense) /* as the source gives it (demangled when the source demangles) */ \
-  X(int32_t, device, -1, Dense)                                                                  \
-  X(int64_t, stream, kUnknownId, Dense)                                                          \
-  X(int64_t, correlation, kUnknownId, Dense)                                                     \
-  X(int32_t, grid_x, 0, Dense) /* 1-D launches (most of them) have y = z = 1 */                  \
-  X(int32_t, grid_y, 0, Sparse<1>)                                                               \
-  X(int32_t, grid_z, 0, Sparse<1>)                                                               \
-  X(int32_t, block_x, 0, Dense)                                                                  \
-  X(int32_t, block_y, 0, Sparse<1>)                                                              \
-  X(int32_t, block_z, 0, Sparse<1>)                                                              \
-  X(int32_t, registers, 0, Dense)         /* per thread */                                       \
-  X(int32_t, shared_static, 0, Dense)     /* bytes */                                            \
-  X(int32_t, shared_dynamic, 0, Sparse<0>) /* bytes; mostly 0 */                                 \
-  X(int64_t, pid, kUnknownId, Dense)                                                             \
-  /* CUDA graph launches keep their graph and node ids; kUnknownId outside graphs */             \
-  X(int64_t, graph_id, kUnknownId, Sparse<kUnknownId>)                                           \
-  X(int64_t, graph_node_id, kUnknownId, Sparse<kUnknownId>)                                     \
+#define TG_KERNEL_COLUMNS(X)                                                                      \
+  X(TimeNs, start, 0, Dense)                                                                      \
+  X(TimeNs, end, 0, Dense)                                                                        \
+  X(StringId, name, 0, Dense) /* as the source gives it (demangled when the source demangles) */  \
+  X(int32_t, device, -1, Coded)                                                                   \
+  X(int64_t, stream, kUnknownId, Coded)                                                           \
+  X(int64_t, correlation, kUnknownId, Narrow)                                                     \
+  X(int32_t, grid_x, 0, Dense) /* 1-D launches (most of them) have y = z = 1 */                   \
+  X(int32_t, grid_y, 0, Sparse<1>)                                                                \
+  X(int32_t, grid_z, 0, Sparse<1>)                                                                \
+  X(int32_t, block_x, 0, Dense)                                                                   \
+  X(int32_t, block_y, 0, Sparse<1>)                                                               \
+  X(int32_t, block_z, 0, Sparse<1>)                                                               \
+  X(int32_t, registers, 0, Dense)          /* per thread */                                       \
+  X(int32_t, shared_static, 0, Dense)      /* bytes */                                            \
+  X(int32_t, shared_dynamic, 0, Sparse<0>) /* bytes; mostly 0 */                                  \
+  X(int64_t, pid, kUnknownId, Coded)                                                              \
+  /* CUDA graph launches keep their graph and node ids; kUnknownId outside graphs */              \
+  X(int64_t, graph_id, kUnknownId, Sparse<kUnknownId>)                                            \
+  X(int64_t, graph_node_id, kUnknownId, Sparse<kUnknownId>)                                       \
   /* Collective metadata PyTorch writes into an NCCL kernel's args (empty / -1 / 0 elsewhere): */ \
   /* "Collective name", "dtype", "In/Out msg nelems", "Group size", "Process Group Name", */      \
   /* "Process Group Ranks" (as written, e.g. "[0, 1]"), "Seq" (per process group) */              \
-  X(StringId, collective, 0, Sparse<0>)                                                          \
-  X(StringId, coll_dtype, 0, Sparse<0>)                                                          \
-  X(int64_t, coll_in_nelems, kUnknownId, Sparse<kUnknownId>)                                     \
-  X(int64_t, coll_out_nelems, kUnknownId, Sparse<kUnknownId>)                                    \
-  X(int32_t, coll_group_size, 0, Sparse<0>)                                                      \
-  X(StringId, coll_group, 0, Sparse<0>)                                                          \
-  X(StringId, coll_group_ranks, 0, Sparse<0>)                                                    \
+  X(StringId, collective, 0, Sparse<0>)                                                           \
+  X(StringId, coll_dtype, 0, Sparse<0>)                                                           \
+  X(int64_t, coll_in_nelems, kUnknownId, Sparse<kUnknownId>)                                      \
+  X(int64_t, coll_out_nelems, kUnknownId, Sparse<kUnknownId>)                                     \
+  X(int32_t, coll_group_size, 0, Sparse<0>)                                                       \
+  X(StringId, coll_group, 0, Sparse<0>)                                                           \
+  X(StringId, coll_group_ranks, 0, Sparse<0>)                                                     \
   X(int64_t, coll_seq, kUnknownId, Sparse<kUnknownId>)
 
 // The first columns of copies, memsets and syncs (kernels have their name between end and device).
-#define TG_GPU_ACTIVITY_COLUMNS(X)                  \
-  X(TimeNs, start, 0, Dense)                        \
-  X(TimeNs, end, 0, Dense)                          \
-  X(int32_t, device, -1, Dense)                     \
-  X(int64_t, stream, kUnknownId, Dense)             \
-  X(int64_t, correlation, kUnknownId, Dense)
+#define TG_GPU_ACTIVITY_COLUMNS(X)      \
+  X(TimeNs, start, 0, Dense)            \
+  X(TimeNs, end, 0, Dense)              \
+  X(int32_t, device, -1, Coded)         \
+  X(int64_t, stream, kUnknownId, Coded) \
+  X(int64_t, correlation, kUnknownId, Narrow)
 
-#define TG_MEMCPY_COLUMNS(X)                        \
-  TG_GPU_ACTIVITY_COLUMNS(X)                        \
-  X(int64_t, bytes, 0, Dense)                       \
-  X(CopyKind, kind, CopyKind::kUnknown, Dense)      \
-  X(MemKind, src_kind, MemKind::kUnknown, Dense)    \
-  X(MemKind, dst_kind, MemKind::kUnknown, Dense)    \
-  X(int64_t, pid, kUnknownId, Dense)
+#define TG_MEMCPY_COLUMNS(X)                     \
+  TG_GPU_ACTIVITY_COLUMNS(X)                     \
+  X(int64_t, bytes, 0, Dense)                    \
+  X(CopyKind, kind, CopyKind::kUnknown, Dense)   \
+  X(MemKind, src_kind, MemKind::kUnknown, Dense) \
+  X(MemKind, dst_kind, MemKind::kUnknown, Dense) \
+  X(int64_t, pid, kUnknownId, Coded)
 
-#define TG_MEMSET_COLUMNS(X)                        \
-  TG_GPU_ACTIVITY_COLUMNS(X)                        \
-  X(int64_t, bytes, 0, Dense)                       \
-  X(int32_t, value, 0, Dense)                       \
-  X(MemKind, mem_kind, MemKind::kUnknown, Dense)    \
-  X(int64_t, pid, kUnknownId, Dense)
+#define TG_MEMSET_COLUMNS(X)                     \
+  TG_GPU_ACTIVITY_COLUMNS(X)                     \
+  X(int64_t, bytes, 0, Dense)                    \
+  X(int32_t, value, 0, Dense)                    \
+  X(MemKind, mem_kind, MemKind::kUnknown, Dense) \
+  X(int64_t, pid, kUnknownId, Coded)
 
 // Syncs: stream is -1 for context / event syncs without a stream (for a stream wait event: the
 // waiting stream). For an event sync or a stream wait event, the event's record: the stream it
@@ -249,29 +478,29 @@ struct ColumnStorage<T, Sparse<Fill>> {
   TG_GPU_ACTIVITY_COLUMNS(X)                              \
   X(SyncKind, kind, SyncKind::kUnknown, Dense)            \
   X(int64_t, event_id, kUnknownId, Dense)                 \
-  X(int64_t, pid, kUnknownId, Dense)                      \
+  X(int64_t, pid, kUnknownId, Coded)                      \
   X(int64_t, wait_stream, kUnknownId, Sparse<kUnknownId>) \
   X(int64_t, record_correlation, kUnknownId, Sparse<kUnknownId>)
 
-#define TG_API_COLUMNS(X)                                                \
-  X(TimeNs, start, 0, Dense)                                             \
-  X(TimeNs, end, 0, Dense)                                               \
-  X(StringId, name, 0, Dense)                                            \
-  X(ApiKind, kind, ApiKind::kRuntime, Dense)                             \
-  X(int64_t, pid, kUnknownId, Dense)                                     \
-  X(int64_t, tid, kUnknownId, Dense)                                     \
-  X(int64_t, correlation, kUnknownId, Dense)                             \
+#define TG_API_COLUMNS(X)                     \
+  X(TimeNs, start, 0, Dense)                  \
+  X(TimeNs, end, 0, Dense)                    \
+  X(StringId, name, 0, Dense)                 \
+  X(ApiKind, kind, ApiKind::kRuntime, Dense)  \
+  X(int64_t, pid, kUnknownId, Coded)          \
+  X(int64_t, tid, kUnknownId, Coded)          \
+  X(int64_t, correlation, kUnknownId, Narrow) \
   X(int32_t, return_value, 0, Sparse<0>) /* cudaSuccess nearly always */
 
-#define TG_RANGE_COLUMNS(X)                                                                        \
-  X(TimeNs, start, 0, Dense)                                                                       \
-  X(TimeNs, end, 0, Dense)                                                                         \
-  X(StringId, name, 0, Dense)                                                                      \
-  X(StringId, domain, 0, Sparse<0>) /* empty for the default domain (most NVTX ranges) */          \
-  X(int64_t, pid, kUnknownId, Dense)                                                               \
-  X(int64_t, tid, kUnknownId, Dense)                                                               \
-  X(int32_t, depth, 0, Dense)   /* nesting level on its thread, 0 = outermost */                   \
-  X(bool, on_gpu, false, Dense) /* Kineto gpu_user_annotation: a range projected onto a stream */  \
+#define TG_RANGE_COLUMNS(X)                                                                                            \
+  X(TimeNs, start, 0, Dense)                                                                                           \
+  X(TimeNs, end, 0, Dense)                                                                                             \
+  X(StringId, name, 0, Dense)                                                                                          \
+  X(StringId, domain, 0, Sparse<0>) /* empty for the default domain (most NVTX ranges) */                              \
+  X(int64_t, pid, kUnknownId, Coded)                                                                                   \
+  X(int64_t, tid, kUnknownId, Coded)                                                                                   \
+  X(int32_t, depth, 0, Dense)                        /* nesting level on its thread, 0 = outermost */                  \
+  X(bool, on_gpu, false, Dense)                      /* Kineto gpu_user_annotation: a range projected onto a stream */ \
   X(int64_t, stream, kUnknownId, Sparse<kUnknownId>) /* set for GPU-projected ranges only */
 
 // NaN / -1 where not sampled.
