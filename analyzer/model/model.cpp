@@ -129,12 +129,17 @@ uint64_t ComputeRangeDepth(RangeTable& r) {
       lane[i] = last->second;
     }
   }
-  internal::SortNearlySorted(order, [&](uint32_t a, uint32_t b) {
+  const auto by_lane_and_time = [&](uint32_t a, uint32_t b) {
     if (lane[a] != lane[b]) return lane[a] < lane[b];
     if (r.start[a] != r.start[b]) return r.start[a] < r.start[b];
     if (r.end[a] != r.end[b]) return r.end[a] > r.end[b];  // outer range first when both start together
     return a < b;  // identical ranges: the earlier row is the outer one
-  });
+  };
+  // A profiler writes one category after another (a thread's ops with each step's range after
+  // them, then its Python frames), each nearly in time order: sorted a block at a time and then
+  // merged, where sorting all at once would set a whole category aside and sort it (95 ms for
+  // 10^6 frames). The order is total, so every way of sorting gives the same rows.
+  internal::SortByBlocks(order.data(), order.data() + order.size(), by_lane_and_time);
   std::vector<size_t> open;  // stack of enclosing ranges
   uint64_t overlapping = 0;
   for (size_t k = 0; k < order.size(); ++k) {

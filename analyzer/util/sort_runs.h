@@ -19,7 +19,9 @@ void MergeSortedBlocks(T* first, std::vector<size_t> bounds, Less less) {
     const size_t blocks = bounds.size() - 1;
     std::vector<size_t> merged{0};
     for (size_t b = 0; b + 1 < blocks; b += 2) {
-      std::inplace_merge(first + bounds[b], first + bounds[b + 1], first + bounds[b + 2], less);
+      // Blocks already in order one after the other (a table's sorted halves) need no pass.
+      if (less(first[bounds[b + 1]], first[bounds[b + 1] - 1]))
+        std::inplace_merge(first + bounds[b], first + bounds[b + 1], first + bounds[b + 2], less);
       merged.push_back(bounds[b + 2]);
     }
     if (blocks % 2 == 1) merged.push_back(bounds[blocks]);
@@ -27,20 +29,25 @@ void MergeSortedBlocks(T* first, std::vector<size_t> bounds, Less less) {
   }
 }
 
-// Sorts [first, last) by `less`, a strict total order: merges up to `max_runs` sorted runs, or
-// falls back to std::sort when the data has more.
+// Sorts [first, last) by `less` when it is at most `max_runs` sorted runs (tables concatenated,
+// each in order), merging them: true. False, leaving the data as it was, when it has more.
 template <class T, class Less>
-void SortMostlySorted(T* first, T* last, Less less, size_t max_runs = 8) {
+bool TryMergeSortedRuns(T* first, T* last, Less less, size_t max_runs) {
   std::vector<size_t> bounds{0};
   const size_t n = static_cast<size_t>(last - first);
   for (size_t i = 1; i < n && bounds.size() <= max_runs; ++i)
     if (less(first[i], first[i - 1])) bounds.push_back(i);
-  if (bounds.size() > max_runs) {
-    std::sort(first, last, less);
-    return;
-  }
+  if (bounds.size() > max_runs) return false;
   bounds.push_back(n);
   MergeSortedBlocks(first, std::move(bounds), less);
+  return true;
+}
+
+// Sorts [first, last) by `less`, a strict total order: merges up to `max_runs` sorted runs, or
+// falls back to std::sort when the data has more.
+template <class T, class Less>
+void SortMostlySorted(T* first, T* last, Less less, size_t max_runs = 8) {
+  if (!TryMergeSortedRuns(first, last, less, max_runs)) std::sort(first, last, less);
 }
 
 // Sorts `v` by `less` (a strict weak order; the result equals std::sort's when it is a total
@@ -78,6 +85,23 @@ bool TrySortNearlySorted(T* first, T* last, Less less) {
 template <class T, class Less>
 void SortNearlySorted(T* first, T* last, Less less) {
   if (!TrySortNearlySorted(first, last, less)) std::sort(first, last, less);
+}
+
+// Sorts [first, last) by `less`, a strict total order, for data made of long stretches that are
+// each nearly sorted but lie in no order among themselves (a table that holds one category after
+// another, each in time order): each block of `block` elements is sorted on its own (as
+// SortNearlySorted), then the blocks are merged, skipping neighbours already in order. Never
+// worse than O(n log n); O(n) comparisons when every block is in order.
+template <class T, class Less>
+void SortByBlocks(T* first, T* last, Less less, size_t block = size_t{1} << 16) {
+  const size_t n = static_cast<size_t>(last - first);
+  std::vector<size_t> bounds{0};
+  for (size_t b = 0; b < n; b += block) {
+    const size_t e = std::min(n, b + block);
+    SortNearlySorted(first + b, first + e, less);
+    bounds.push_back(e);
+  }
+  MergeSortedBlocks(first, std::move(bounds), less);
 }
 template <class T, class Less>
 void SortNearlySorted(std::vector<T>& v, Less less) {

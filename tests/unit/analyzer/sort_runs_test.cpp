@@ -71,6 +71,35 @@ TEST(SortRuns, NearlySortedGivesWhatStdSortGives) {
   }
 }
 
+// Blocks of categories in no order among themselves (a thread's ops, each step's range after
+// them, then its Python frames), each nearly sorted, cut anywhere by the block size: the same
+// result as std::sort, and TryMergeSortedRuns leaves data with too many runs as it was.
+TEST(SortRuns, ByBlocksGivesWhatStdSortGives) {
+  std::mt19937 rng(17);
+  for (size_t n : {0, 1, 2, 100, 5000}) {
+    for (size_t block : {1, 3, 64, 1000, 100000}) {
+      std::vector<Item> v;
+      for (size_t part = 0; part < 3; ++part) {
+        std::vector<Item> run = Runs(1, n, rng);
+        for (Item& x : run) x.second += static_cast<int>(part * n);  // tags stay unique
+        if (part == 1)                                               // a parent after its children now and then
+          for (size_t i = 0; i + 5 < run.size(); i += 7) std::swap(run[i], run[i + 5]);
+        v.insert(v.end(), run.begin(), run.end());
+      }
+      std::vector<Item> expected = v;
+      std::sort(expected.begin(), expected.end());
+      internal::SortByBlocks(v.data(), v.data() + v.size(), std::less<Item>(), block);
+      EXPECT_EQ(v, expected) << n << " per part, blocks of " << block;
+    }
+  }
+  std::vector<Item> many = Runs(40, 10, rng);
+  const std::vector<Item> before = many;
+  EXPECT_FALSE(internal::TryMergeSortedRuns(many.data(), many.data() + many.size(), std::less<Item>(), 16));
+  EXPECT_EQ(many, before);
+  EXPECT_TRUE(internal::TryMergeSortedRuns(many.data(), many.data() + many.size(), std::less<Item>(), 40));
+  EXPECT_TRUE(std::is_sorted(many.begin(), many.end()));
+}
+
 // TrySortNearlySorted sorts what SortNearlySorted sorts without falling back, and gives up on data
 // in no order with its elements still all there (the caller then sorts them another way).
 TEST(SortRuns, TryNearlySortedSortsOrGivesUpKeepingTheElements) {
