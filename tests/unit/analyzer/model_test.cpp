@@ -275,6 +275,55 @@ TEST(CodedColumn, AppendCodedToCodedMergesDictionaries) {
   EXPECT_EQ(a[5], 90);
 }
 
+// Appending a whole column gives what appending its rows one by one gives, in every pair of
+// forms: coded into coded (the values coded once each), into a dictionary with no room left for
+// them (plain from the 65,537th value), plain into coded and coded into plain.
+TEST(CodedColumn, AppendGivesWhatPushingEachRowGives) {
+  auto make = [](int32_t first, int32_t distinct, size_t rows) {
+    CodedColumn<int32_t> c;
+    for (size_t i = 0; i < rows; ++i)
+      c.push_back(first + static_cast<int32_t>(i * 7919 % static_cast<size_t>(distinct)));
+    return c;
+  };
+  struct Case {
+    int32_t a_first, a_distinct, b_first, b_distinct;
+  };
+  for (const Case& k : {Case{0, 4, 2, 6}, Case{0, 40, 100, 40}, Case{0, 60000, 50000, 20000}, Case{0, 65536, 70000, 3},
+                        Case{0, 70000, 0, 5}, Case{0, 3, 0, 70000}}) {
+    CodedColumn<int32_t> a = make(k.a_first, k.a_distinct, 80000), b = make(k.b_first, k.b_distinct, 80000);
+    CodedColumn<int32_t> expect = make(k.a_first, k.a_distinct, 80000);
+    for (int32_t v : b) expect.push_back(v);
+    a.Append(b);
+    EXPECT_TRUE(a == expect) << k.a_distinct << " + " << k.b_distinct;
+    EXPECT_EQ(a.stored(), expect.stored()) << k.a_distinct << " + " << k.b_distinct;
+    EXPECT_EQ(b.size(), 0u);
+    a.push_back(k.b_first);  // the last value read back after the append
+    EXPECT_EQ(a[a.size() - 1], k.b_first);
+  }
+}
+
+// A wide column whose values all fit appends as 32-bit rows; a value that does not widens.
+TEST(NarrowColumn, AppendKeepsFourBytesWhileEveryValueFits) {
+  NarrowColumn a, wide_fitting, wide;
+  a.push_back(1);
+  wide_fitting.push_back(int64_t{1} << 40);
+  wide_fitting.set(0, 7);  // wide now, though 7 fits
+  wide_fitting.push_back(8);
+  a.Append(wide_fitting);
+  ASSERT_EQ(a.size(), 3u);
+  EXPECT_EQ(a[1], 7);
+  EXPECT_EQ(a[2], 8);
+  wide.push_back(-(int64_t{1} << 35));
+  a.Append(wide);
+  ASSERT_EQ(a.size(), 4u);
+  EXPECT_EQ(a[0], 1);
+  EXPECT_EQ(a[3], -(int64_t{1} << 35));
+  NarrowColumn narrow;
+  narrow.push_back(kUnknownId);
+  a.Append(narrow);  // narrow into wide
+  EXPECT_EQ(a[4], kUnknownId);
+}
+
 TEST(NarrowColumn, KeepsFourBytesUntilAValueDoesNotFit) {
   NarrowColumn c;
   c.push_back(kUnknownId);

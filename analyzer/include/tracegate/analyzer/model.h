@@ -65,17 +65,65 @@ struct Process {
   std::string name;
 };
 
+// Reads a column that stores its rows in another form row by row, by value.
+template <class Column, class T>
+class RowIterator {
+ public:
+  using iterator_category = std::forward_iterator_tag;
+  using value_type = T;
+  using difference_type = std::ptrdiff_t;
+  using pointer = void;
+  using reference = T;
+  RowIterator() = default;
+  RowIterator(const Column* c, size_t i) : c_(c), i_(i) {}
+  T operator*() const { return (*c_)[i_]; }
+  RowIterator& operator++() {
+    ++i_;
+    return *this;
+  }
+  RowIterator operator++(int) {
+    RowIterator old = *this;
+    ++i_;
+    return old;
+  }
+  friend bool operator==(const RowIterator& a, const RowIterator& b) { return a.i_ == b.i_; }
+
+ private:
+  const Column* c_ = nullptr;
+  size_t i_ = 0;
+};
+
+// What the columns that store their rows in another form (SparseColumn, NarrowColumn,
+// CodedColumn) share, from the size() and operator[] each defines: empty(), reading the rows in
+// order by value (`for (int64_t pid : trace.kernels.pid)`), and comparing row by row.
+template <class Column, class T>
+class RowColumn {
+ public:
+  bool empty() const { return self().size() == 0; }
+  using const_iterator = RowIterator<Column, T>;
+  const_iterator begin() const { return {&self(), 0}; }
+  const_iterator end() const { return {&self(), self().size()}; }
+  friend bool operator==(const Column& a, const Column& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (a[i] != b[i]) return false;
+    return true;
+  }
+
+ private:
+  const Column& self() const { return static_cast<const Column&>(*this); }
+};
+
 // A column that nearly always holds one value (`fill`): the CUDA graph ids, kUnknownId outside
 // graph launches. Only the rows that differ are stored, as (row, value) pairs in row order, until
 // they would take more memory than a plain vector (half the rows for 8-byte values, a third for
 // 4-byte ones); then the column turns into one. Reads are O(1) without exceptions or once dense,
 // O(log exceptions) in between.
 template <class T>
-class SparseColumn {
+class SparseColumn : public RowColumn<SparseColumn<T>, T> {
  public:
   explicit SparseColumn(T fill = T{}) : fill_(fill) {}
   size_t size() const { return size_; }
-  bool empty() const { return size_ == 0; }
   void reserve(size_t n) {
     if (dense_) values_.reserve(n);
   }
@@ -98,7 +146,10 @@ class SparseColumn {
   // Appends every row of `from` (same fill), then empties it and frees its memory.
   void Append(SparseColumn& from) {
     const size_t base = size_;
-    if (from.dense_) {
+    if (from.dense_ && dense_) {
+      values_.insert(values_.end(), from.values_.begin(), from.values_.end());
+      size_ = base + from.size_;
+    } else if (from.dense_) {
       for (const T& v : from.values_) push_back(v);
     } else if (dense_) {
       values_.resize(base + from.size_, fill_);
@@ -127,12 +178,6 @@ class SparseColumn {
   }
   // Rows that are not `fill` (all rows once dense): what the column costs.
   size_t stored() const { return values_.size(); }
-  friend bool operator==(const SparseColumn& a, const SparseColumn& b) {
-    if (a.size_ != b.size_) return false;
-    for (size_t i = 0; i < a.size_; ++i)
-      if (a[i] != b[i]) return false;
-    return true;
-  }
 
  private:
   void DensifyIfLarger() {
@@ -152,41 +197,11 @@ class SparseColumn {
   std::vector<T> values_;     // sparse: their values; dense: every row
 };
 
-// Reads a column that stores its rows in another form (CodedColumn, NarrowColumn) row by row, by
-// value.
-template <class Column, class T>
-class RowIterator {
- public:
-  using iterator_category = std::forward_iterator_tag;
-  using value_type = T;
-  using difference_type = std::ptrdiff_t;
-  using pointer = void;
-  using reference = T;
-  RowIterator() = default;
-  RowIterator(const Column* c, size_t i) : c_(c), i_(i) {}
-  T operator*() const { return (*c_)[i_]; }
-  RowIterator& operator++() {
-    ++i_;
-    return *this;
-  }
-  RowIterator operator++(int) {
-    RowIterator old = *this;
-    ++i_;
-    return old;
-  }
-  friend bool operator==(const RowIterator& a, const RowIterator& b) { return a.i_ == b.i_; }
-
- private:
-  const Column* c_ = nullptr;
-  size_t i_ = 0;
-};
-
 // An int64 column whose values nearly always fit 32 bits (correlation ids: CUPTI's are 32-bit
 // counters): 4 bytes a row until a value does not fit, then 8.
-class NarrowColumn {
+class NarrowColumn : public RowColumn<NarrowColumn, int64_t> {
  public:
   size_t size() const { return wide_ ? values_.size() : narrow_.size(); }
-  bool empty() const { return size() == 0; }
   void reserve(size_t n) {
     if (wide_) {
       values_.reserve(n);
@@ -211,22 +226,29 @@ class NarrowColumn {
       narrow_[i] = static_cast<int32_t>(v);
     }
   }
-  using const_iterator = RowIterator<NarrowColumn, int64_t>;
-  const_iterator begin() const { return {this, 0}; }
-  const_iterator end() const { return {this, size()}; }
-  // Appends every row of `from`, then empties it and frees its memory.
+  // Appends every row of `from`, then empties it and frees its memory. Stored as push_back would
+  // leave them: 32-bit while every value of both fits.
   void Append(NarrowColumn& from) {
-    reserve(size() + from.size());
-    for (size_t i = 0; i < from.size(); ++i) push_back(from[i]);
+    const bool fits = !from.wide_ || std::all_of(from.values_.begin(), from.values_.end(),
+                                                 [](int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; });
+    if (!wide_ && fits) {
+      narrow_.reserve(narrow_.size() + from.size());
+      if (from.wide_) {
+        for (int64_t v : from.values_) narrow_.push_back(static_cast<int32_t>(v));
+      } else {
+        narrow_.insert(narrow_.end(), from.narrow_.begin(), from.narrow_.end());
+      }
+    } else {
+      if (!wide_) Widen();
+      if (from.wide_) {
+        values_.insert(values_.end(), from.values_.begin(), from.values_.end());
+      } else {
+        values_.insert(values_.end(), from.narrow_.begin(), from.narrow_.end());
+      }
+    }
     from = NarrowColumn();
   }
   size_t stored() const { return size(); }
-  friend bool operator==(const NarrowColumn& a, const NarrowColumn& b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i)
-      if (a[i] != b[i]) return false;
-    return true;
-  }
 
  private:
   void Widen() {
@@ -245,10 +267,9 @@ class NarrowColumn {
 // 65,537th distinct value turns it into a plain vector. Reads are O(1); appends look the value up
 // among the last one, then the dictionary (a scan while it is small, a hash map beyond).
 template <class T>
-class CodedColumn {
+class CodedColumn : public RowColumn<CodedColumn<T>, T> {
  public:
   size_t size() const { return dense_ ? values_.size() : codes_.size(); }
-  bool empty() const { return size() == 0; }
   void reserve(size_t n) {
     if (dense_) {
       values_.reserve(n);
@@ -278,17 +299,25 @@ class CodedColumn {
       codes_.pop_back();
     }
   }
-  // Reads the rows in order (by value: `for (int64_t pid : trace.kernels.pid)`).
-  using const_iterator = RowIterator<CodedColumn, T>;
-  const_iterator begin() const { return {this, 0}; }
-  const_iterator end() const { return {this, size()}; }
   // Appends every row of `from`, then empties it and frees its memory.
   void Append(CodedColumn& from) {
-    if (from.dense_) {
-      reserve(size() + from.values_.size());
+    reserve(size() + from.size());
+    if (dense_ && from.dense_) {
+      values_.insert(values_.end(), from.values_.begin(), from.values_.end());
+    } else if (!dense_ && !from.dense_ && dict_.size() + from.dict_.size() <= size_t{UINT16_MAX} + 1) {
+      // Both coded, with room for all of `from`'s values: each value of its rows coded once, in
+      // the order of its dictionary (the order its rows first hold them, as appending row by row
+      // would add them), then the rows' codes translated.
+      std::vector<uint8_t> used(from.dict_.size(), 0);
+      for (uint16_t c : from.codes_) used[c] = 1;
+      std::vector<uint16_t> code(from.dict_.size(), 0);
+      for (size_t k = 0; k < from.dict_.size(); ++k)
+        if (used[k]) code[k] = CodeOf(from.dict_[k]);
+      for (uint16_t c : from.codes_) codes_.push_back(code[c]);
+      if (!from.codes_.empty()) last_ = code[from.codes_.back()];
+    } else if (from.dense_) {
       for (const T& v : from.values_) push_back(v);
     } else {
-      reserve(size() + from.codes_.size());
       for (uint16_t c : from.codes_) push_back(from.dict_[c]);
     }
     from = CodedColumn();
@@ -305,26 +334,36 @@ class CodedColumn {
   }
   // Distinct values held (every row once plain).
   size_t stored() const { return dense_ ? values_.size() : dict_.size(); }
-  friend bool operator==(const CodedColumn& a, const CodedColumn& b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i)
-      if (a[i] != b[i]) return false;
-    return true;
-  }
 
  private:
   static constexpr size_t kScan = 16;  // dictionaries up to this size are scanned
-  void PushNew(T v) {
+  // The code of `v` in the dictionary, or -1.
+  int Find(T v) const {
     if (dict_.size() <= kScan) {
-      for (size_t k = 0; k < dict_.size(); ++k) {
-        if (dict_[k] == v) {
-          last_ = static_cast<uint16_t>(k);
-          codes_.push_back(last_);
-          return;
-        }
-      }
+      for (size_t k = 0; k < dict_.size(); ++k)
+        if (dict_[k] == v) return static_cast<int>(k);
     } else if (auto it = index_.find(v); it != index_.end()) {
-      last_ = it->second;
+      return it->second;
+    }
+    return -1;
+  }
+  // The code of `v`, added to the dictionary when new (the caller knows there is room).
+  uint16_t CodeOf(T v) {
+    if (const int k = Find(v); k >= 0) return static_cast<uint16_t>(k);
+    const auto code = static_cast<uint16_t>(dict_.size());
+    dict_.push_back(v);
+    if (dict_.size() > kScan) {
+      if (index_.empty()) {
+        for (size_t k = 0; k < dict_.size(); ++k) index_.emplace(dict_[k], static_cast<uint16_t>(k));
+      } else {
+        index_.emplace(v, code);
+      }
+    }
+    return code;
+  }
+  void PushNew(T v) {
+    if (const int k = Find(v); k >= 0) {
+      last_ = static_cast<uint16_t>(k);
       codes_.push_back(last_);
       return;
     }
@@ -338,15 +377,7 @@ class CodedColumn {
       dense_ = true;
       return;
     }
-    last_ = static_cast<uint16_t>(dict_.size());
-    dict_.push_back(v);
-    if (dict_.size() > kScan) {
-      if (index_.empty()) {
-        for (size_t k = 0; k < dict_.size(); ++k) index_.emplace(dict_[k], static_cast<uint16_t>(k));
-      } else {
-        index_.emplace(v, last_);
-      }
-    }
+    last_ = CodeOf(v);
     codes_.push_back(last_);
   }
   void Truncate(size_t n) {
