@@ -693,6 +693,10 @@ json IterationTableJson(const IterationAnalysis& it) {
 json AnalysisToJson(const Trace& trace, const Analysis& analysis, const AnalysisConfig& config, IterationRows rows) {
   const Summary& summary = analysis.summary;
   const AnalyzeOptions& options = config.summary;
+  // The timeline (its overview unions every GPU interval of the trace) on the second core while
+  // the rest is built here; both only read the trace and the analysis.
+  json timeline;
+  internal::SideTask timeline_task([&] { timeline = TimelineJson(trace, analysis); });
   json doc = json::object();
   doc["schema"] = kReportSchema;
   doc["tool"] = {{"name", "tracegate"}, {"version", TRACEGATE_VERSION}};
@@ -747,7 +751,8 @@ json AnalysisToJson(const Trace& trace, const Analysis& analysis, const Analysis
     doc["critical_path"] = nullptr;
     doc["critical_path_reason"] = "no kept iterations";
   }
-  doc["timeline"] = TimelineJson(trace, analysis);
+  timeline_task.Wait();
+  doc["timeline"] = std::move(timeline);
   doc["peak"] = PeakJson(analysis.peak);
   doc["roofline"] = RooflineJson(analysis.roofline);
   doc["rules"] = RulesJson(config.rules);

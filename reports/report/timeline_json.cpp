@@ -18,6 +18,7 @@
 
 #include "analyzer/util/demangle.h"
 #include "analyzer/util/intervals.h"
+#include "analyzer/util/sort_runs.h"
 #include "tracegate/analyzer/kernel_class.h"
 #include "tracegate/analyzer/stats.h"
 
@@ -272,16 +273,74 @@ json OverviewJson(const Trace& t, const IterationAnalysis& it, size_t bins) {
     from = std::min(from, s);
     to = std::max(to, std::max(s, e));
   };
-  std::map<int32_t, std::vector<Interval>> busy;
-  auto add = [&](const std::vector<TimeNs>& start, const std::vector<TimeNs>& end, const CodedColumn<int32_t>& device) {
-    for (size_t r = 0; r < start.size(); ++r) {
-      extend(start[r], end[r]);
-      if (end[r] > start[r]) busy[device[r]].emplace_back(start[r], end[r]);
-    }
+  // Each device's intervals gathered lane by lane ((stream, kind) after (stream, kind)): a lane
+  // is in time order or nearly, so the union merges a few sorted runs where it would sort rows
+  // that alternate between streams. Counted first, then placed, so nothing is held twice.
+  struct Lane {
+    int32_t device;
+    int64_t stream;
+    int kind;
+    size_t count = 0;          // rows
+    Interval* next = nullptr;  // where its next row goes in the device's list
   };
-  add(t.kernels.start, t.kernels.end, t.kernels.device);
-  add(t.memcpys.start, t.memcpys.end, t.memcpys.device);
-  add(t.memsets.start, t.memsets.end, t.memsets.device);
+  std::vector<Lane> lanes;  // the streams of each kind: scanned while few, looked up beyond
+  std::map<std::tuple<int32_t, int64_t, int>, size_t> index;
+  size_t last = 0;
+  auto lane_of = [&](int32_t device, int64_t stream, int kind) -> Lane& {
+    auto is = [&](const Lane& l) { return l.device == device && l.stream == stream && l.kind == kind; };
+    if (last < lanes.size() && is(lanes[last])) return lanes[last];
+    if (lanes.size() <= 16) {
+      for (last = 0; last < lanes.size(); ++last)
+        if (is(lanes[last])) return lanes[last];
+    } else if (auto it = index.find({device, stream, kind}); it != index.end()) {
+      return lanes[last = it->second];
+    }
+    last = lanes.size();
+    lanes.push_back({device, stream, kind});
+    if (lanes.size() > 16) {
+      if (index.empty())
+        for (size_t k = 0; k < lanes.size(); ++k)
+          index.emplace(std::tuple{lanes[k].device, lanes[k].stream, lanes[k].kind}, k);
+      else index.emplace(std::tuple{device, stream, kind}, last);
+    }
+    return lanes.back();
+  };
+  auto each = [&](auto f) {
+    auto rows = [&](int kind, const std::vector<TimeNs>& start, const std::vector<TimeNs>& end,
+                    const CodedColumn<int32_t>& device, const CodedColumn<int64_t>& stream) {
+      for (size_t r = 0; r < start.size(); ++r) f(kind, start[r], end[r], device[r], stream[r]);
+    };
+    rows(0, t.kernels.start, t.kernels.end, t.kernels.device, t.kernels.stream);
+    rows(1, t.memcpys.start, t.memcpys.end, t.memcpys.device, t.memcpys.stream);
+    rows(2, t.memsets.start, t.memsets.end, t.memsets.device, t.memsets.stream);
+  };
+  each([&](int kind, TimeNs s, TimeNs e, int32_t device, int64_t stream) {
+    extend(s, e);
+    if (e > s) ++lane_of(device, stream, kind).count;
+  });
+  std::map<int32_t, std::vector<Interval>> busy;
+  std::map<int32_t, std::vector<size_t>> runs;  // per device: where each lane's rows begin, and the end
+  {
+    std::map<int32_t, size_t> sizes;
+    for (const Lane& l : lanes) sizes[l.device] += l.count;
+    for (const auto& [device, n] : sizes) busy[device].resize(n);
+    for (auto& [device, n] : sizes) n = 0;
+    for (Lane& l : lanes) {
+      runs[l.device].push_back(sizes[l.device]);
+      l.next = busy[l.device].data() + sizes[l.device];
+      sizes[l.device] += l.count;
+    }
+    for (const auto& [device, n] : sizes) runs[device].push_back(n);
+  }
+  each([&](int kind, TimeNs s, TimeNs e, int32_t device, int64_t stream) {
+    if (e > s) *lane_of(device, stream, kind).next++ = {s, e};
+  });
+  for (auto& [device, spans] : busy) {
+    const std::vector<size_t>& b = runs[device];
+    for (size_t k = 0; k + 1 < b.size(); ++k)
+      SortNearlySorted(spans.data() + b[k], spans.data() + b[k + 1],
+                       [](const Interval& x, const Interval& y) { return x < y; });
+  }
   for (const Iteration& i : it.iterations) extend(i.start, i.end);
   // Offsets from `from` in unsigned arithmetic: a trace may span nearly all of int64 (the
   // importers keep any timestamp that fits), where to - from, or rounding it up, overflows TimeNs.
@@ -294,17 +353,18 @@ json OverviewJson(const Trace& t, const IterationAnalysis& it, size_t bins) {
   json devices = json::array();
   for (auto& [device, spans] : busy) {
     std::vector<uint64_t> per_bin(n, 0);
-    for (const Interval& u : UnionOf(spans)) {
+    ForEachUnionOfRuns(spans, runs[device], [&](TimeNs first, TimeNs second) {
       // [s, e) as offsets; the last bin takes what rounding leaves past n * bin_ns.
-      uint64_t s = offset(u.first);
-      const uint64_t e = offset(u.second);
+      uint64_t s = offset(first);
+      const uint64_t e = offset(second);
       while (s < e) {
         const size_t b = std::min<size_t>(n - 1, static_cast<size_t>(s / bin_ns));
         const uint64_t stop = b + 1 == n ? e : std::min<uint64_t>(e, (static_cast<uint64_t>(b) + 1) * bin_ns);
         per_bin[b] += stop - s;
         s = stop;
       }
-    }
+    });
+    std::vector<Interval>().swap(spans);  // the next device's union runs without this one
     devices.push_back({{"device", IdOrNull(device)}, {"busy_ns", std::move(per_bin)}});
   }
   doc["devices"] = std::move(devices);
