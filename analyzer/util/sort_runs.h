@@ -19,8 +19,10 @@ void MergeSortedBlocks(T* first, std::vector<size_t> bounds, Less less) {
     const size_t blocks = bounds.size() - 1;
     std::vector<size_t> merged{0};
     for (size_t b = 0; b + 1 < blocks; b += 2) {
-      // Blocks already in order one after the other (a table's sorted halves) need no pass.
-      if (less(first[bounds[b + 1]], first[bounds[b + 1] - 1]))
+      // An empty block, or blocks already in order one after the other (a table's sorted
+      // halves), need no pass.
+      const size_t lo = bounds[b], mid = bounds[b + 1], hi = bounds[b + 2];
+      if (lo < mid && mid < hi && less(first[mid], first[mid - 1]))
         std::inplace_merge(first + bounds[b], first + bounds[b + 1], first + bounds[b + 2], less);
       merged.push_back(bounds[b + 2]);
     }

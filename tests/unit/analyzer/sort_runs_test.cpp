@@ -135,6 +135,12 @@ TEST(SortRuns, MergesGivenBlocks) {
   std::sort(expected.begin(), expected.end());
   internal::MergeSortedBlocks(v.data(), {0, 3, 5, 6, 8}, std::less<Item>());  // blocks of 3, 2, 1, 2
   EXPECT_EQ(v, expected);
+  // Empty blocks anywhere (a stream with no rows), blocks already in order: nothing read outside.
+  std::vector<Item> w{{4, 0}, {6, 1}, {1, 2}, {9, 3}};
+  internal::MergeSortedBlocks(w.data(), {0, 0, 2, 2, 3, 4, 4}, std::less<Item>());
+  EXPECT_EQ(w, (std::vector<Item>{{1, 2}, {4, 0}, {6, 1}, {9, 3}}));
+  std::vector<Item> none;
+  internal::MergeSortedBlocks(none.data(), {0, 0, 0}, std::less<Item>());
 }
 
 // Find through the index against a plain scan with ApiIndex's rule: among calls with the id, the
