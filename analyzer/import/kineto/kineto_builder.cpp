@@ -7,6 +7,7 @@
 
 #include "analyzer/import/kineto/kineto_numbers.h"
 #include "analyzer/import/kineto/kineto_vocab.h"
+#include "analyzer/util/side_task.h"
 #include "analyzer/vocab/kineto_names.h"
 
 namespace tg::internal {
@@ -423,6 +424,7 @@ void MoveColumns(Table& to, Table& from) {
 }
 
 auto Tables(Trace& t) { return std::tie(t.kernels, t.memcpys, t.memsets, t.syncs, t.api_calls, t.ranges); }
+auto OtherTables(Trace& t) { return std::tie(t.memcpys, t.memsets, t.syncs, t.api_calls, t.ranges); }  // but kernels
 
 // Ids of `from` mapped onto the strings of `to`.
 void MapNames(std::vector<StringId>& names, size_t first, const std::vector<StringId>& map) {
@@ -448,15 +450,23 @@ bool KinetoBuilder::Append(KinetoBuilder& next) {
   std::vector<StringId> map(part.strings.size());
   for (size_t id = 0; id < map.size(); ++id) map[id] = trace_.strings.Intern(part.strings.View(static_cast<StringId>(id)));
   const size_t kernels = trace_.kernels.size(), api = trace_.api_calls.size(), ranges = trace_.ranges.size();
-  Zip(Tables(trace_), Tables(part), [](auto& to, auto& from) { MoveColumns(to, from); });
-  MapNames(trace_.kernels.name, kernels, map);
-  MapNames(trace_.kernels.collective, kernels, map);
-  MapNames(trace_.kernels.coll_dtype, kernels, map);
-  MapNames(trace_.kernels.coll_group, kernels, map);
-  MapNames(trace_.kernels.coll_group_ranks, kernels, map);
-  MapNames(trace_.api_calls.name, api, map);
-  MapNames(trace_.ranges.name, ranges, map);
-  MapNames(trace_.ranges.domain, ranges, map);
+  // The kernels on the second core while the other tables are appended here: the copy is mostly
+  // the kernel's page faults on the new rows, which two cores take in parallel.
+  {
+    SideTask kernel_rows([&] {
+      MoveColumns(trace_.kernels, part.kernels);
+      MapNames(trace_.kernels.name, kernels, map);
+      MapNames(trace_.kernels.collective, kernels, map);
+      MapNames(trace_.kernels.coll_dtype, kernels, map);
+      MapNames(trace_.kernels.coll_group, kernels, map);
+      MapNames(trace_.kernels.coll_group_ranks, kernels, map);
+    });
+    Zip(OtherTables(trace_), OtherTables(part), [](auto& to, auto& from) { MoveColumns(to, from); });
+    MapNames(trace_.api_calls.name, api, map);
+    MapNames(trace_.ranges.name, ranges, map);
+    MapNames(trace_.ranges.domain, ranges, map);
+    kernel_rows.Wait();
+  }
   for (size_t q = 0; q < static_cast<size_t>(Quality::kCount); ++q) {
     quality_.Add(static_cast<Quality>(q), next.quality_.Get(static_cast<Quality>(q)));
   }
