@@ -10,6 +10,7 @@
 
 #include "analyzer/host/host_model.h"
 #include "analyzer/util/keep_largest.h"
+#include "analyzer/util/side_task.h"
 #include "tracegate/analyzer/strings.h"
 
 namespace tg::internal {
@@ -46,14 +47,18 @@ size_t FirstAtOrAfter(const std::vector<uint32_t>& rows, const std::vector<TimeN
   return hint;
 }
 
-// The GPU work in start order, per table, to find the items on either side of an idle interval.
+// The copy and memset rows in start order (the kernels' are the summary's), shared by the walks.
+struct RowsInOrder {
+  explicit RowsInOrder(const Trace& t) : copies(RowsByStart(t.memcpys.start)), memsets(RowsByStart(t.memsets.start)) {}
+  std::vector<uint32_t> copies, memsets;
+};
+
+// The GPU work in start order, per table, to find the items on either side of an idle interval
+// (one per walk: it keeps where its last searches ended).
 class GpuItems {
  public:
-  GpuItems(const Trace& t, const std::vector<uint32_t>& kernels_by_start)
-      : t_(t),
-        kernels_(kernels_by_start),
-        copies_(RowsByStart(t.memcpys.start)),
-        memsets_(RowsByStart(t.memsets.start)) {}
+  GpuItems(const Trace& t, const std::vector<uint32_t>& kernels_by_start, const RowsInOrder& rows)
+      : t_(t), kernels_(kernels_by_start), copies_(rows.copies), memsets_(rows.memsets) {}
 
   // The first item that starts at or after `b` (kNoItem when none): the work that ends the interval.
   uint32_t FirstFrom(TimeNs b) {
@@ -97,7 +102,8 @@ class GpuItems {
  private:
   const Trace& t_;
   const std::vector<uint32_t>& kernels_;
-  std::vector<uint32_t> copies_, memsets_;
+  const std::vector<uint32_t>& copies_;
+  const std::vector<uint32_t>& memsets_;
   std::array<size_t, 7> hint_{};  // FirstAtOrAfter's, one per kind of search and table
 };
 
@@ -109,39 +115,45 @@ struct Kept {
   std::array<TimeNs, kIdleCauseCount> cause_ns;  // as attributed (named stages included)
 };
 
+// A total order (the iteration tells apart the same gap kept by two overlapping iterations), so
+// the longest of two walks' longest are the longest of one walk over all.
 bool Longer(const Kept& a, const Kept& b) {
-  return a.end - a.start != b.end - b.start ? a.end - a.start > b.end - b.start : a.start < b.start;
+  if (a.end - a.start != b.end - b.start) return a.end - a.start > b.end - b.start;
+  return a.start != b.start ? a.start < b.start : a.iteration < b.iteration;
 }
 
-}  // namespace
+// What a walk over a run of iterations adds up; the two walks' are joined in iteration order.
+struct Walk {
+  std::array<TimeNs, kIdleCauseCount> ns{}, idle_phase_ns{};
+  TimeNs total_ns = 0, pre_from_host_ns = 0, post_from_host_ns = 0;
+  std::vector<Kept> largest;  // heap, its front the shortest kept
+  std::vector<uint32_t> backlog_next;
+  std::vector<IdlePiece> pieces;
+};
 
-IterationIdle AttributeIterationIdle(const Trace& t, const Summary& s, const IdleCauseFinder& finder,
-                                     IterationAnalysis* its, std::vector<IdlePiece>* pieces_out) {
-  IterationIdle out;
-  out.attributed = true;
+// Iterations [k0, k1) of `its`: each one's idle causes and host pre/post (written to the
+// iteration), the totals and the longest intervals to `w`. Reads the trace, the summary's busy
+// union and kernels by start; `finder` and `items` are this walk's own (they keep search hints).
+void WalkIterations(const Summary& s, const IdleCauseFinder& finder, GpuItems& items, IterationAnalysis* its, size_t k0,
+                    size_t k1, bool want_pieces, Walk& w) {
   const HostModel* host = finder.host();
-  if (host) {
-    out.captured_launches = host->captured_launches();
-    out.capture_regions = host->capture_regions();
-    const uint64_t executed = t.GpuEventCount();
-    out.capture_trace = out.captured_launches > 0 && out.captured_launches >= executed;
-    if (out.capture_trace)
-      out.capture_note = StrFormat(
-          "a graph-capture trace: %llu launches made while a stream captured (%llu capture region%s, %s) ran "
-          "nothing, and %llu GPU activities executed; the idle time is the capture, so no idle finding is made",
-          static_cast<unsigned long long>(out.captured_launches), static_cast<unsigned long long>(out.capture_regions),
-          out.capture_regions == 1 ? "" : "s", host->capture_name().c_str(), static_cast<unsigned long long>(executed));
-  }
-  GpuItems items(t, s.kernels_by_start);
   const std::vector<std::pair<TimeNs, TimeNs>>& busy = s.gpu_busy;
   std::vector<CausePiece> pieces;
-  std::vector<Kept> largest;  // heap, its front the shortest kept
-  auto keep = [&](const Kept& k) { KeepLargest(largest, kLargestIntervals, k, Longer); };
-  std::vector<uint32_t> backlog_next;
-  size_t b = 0;      // the first busy piece that ends after the current position
-  size_t stage = 0;  // its->stage_pieces, by (iteration, start)
+  auto keep = [&](const Kept& k) { KeepLargest(w.largest, kLargestIntervals, k, Longer); };
+  // Where a walk from iteration 0 would be at k0: the busy pieces that end by the latest start so
+  // far are behind it, and the stage pieces of earlier iterations.
+  TimeNs latest = std::numeric_limits<TimeNs>::min();
+  for (size_t k = 0; k < k0; ++k) latest = std::max(latest, its->iterations[k].start);
+  size_t b =
+      static_cast<size_t>(std::partition_point(busy.begin(), busy.end(),
+                                               [&](const std::pair<TimeNs, TimeNs>& p) { return p.second <= latest; }) -
+                          busy.begin());
+  size_t stage =
+      static_cast<size_t>(std::partition_point(its->stage_pieces.begin(), its->stage_pieces.end(),
+                                               [&](const auto& p) { return p.iteration < static_cast<int32_t>(k0); }) -
+                          its->stage_pieces.begin());
   std::vector<std::pair<TimeNs, TimeNs>> pre, post;
-  for (size_t k = 0; k < its->iterations.size(); ++k) {
+  for (size_t k = k0; k < k1; ++k) {
     Iteration& it = its->iterations[k];
     // The iteration's named pre and post ranges, each a union; pre wins where both are.
     pre.clear();
@@ -205,7 +217,7 @@ IterationIdle AttributeIterationIdle(const Trace& t, const Summary& s, const Idl
         it.idle_cause_ns[c] += len;
         kept.cause_ns[c] += len;
         if (p.cause == IdleCause::kHostStage) {  // the named pre/post phases
-          if (pieces_out) pieces_out->push_back({p.start, p.end, p.start, p.start, p.cause});
+          if (want_pieces) w.pieces.push_back({p.start, p.end, p.start, p.start, p.cause});
           continue;
         }
         TimeNs moved_pre = 0, moved_post = 0;
@@ -215,11 +227,11 @@ IterationIdle AttributeIterationIdle(const Trace& t, const Summary& s, const Idl
           moved_pre = pre_end - p.start;
           moved_post = p.end - post_start;
         }
-        if (pieces_out) pieces_out->push_back({p.start, p.end, p.start + moved_pre, p.end - moved_post, p.cause});
+        if (want_pieces) w.pieces.push_back({p.start, p.end, p.start + moved_pre, p.end - moved_post, p.cause});
         it.pre_from_host_ns += moved_pre;
         it.post_from_host_ns += moved_post;
-        out.idle_phase_ns[c] += len - moved_pre - moved_post;
-        if (p.cause == IdleCause::kDeviceBacklog && next != kNoItem) backlog_next.push_back(next);
+        w.idle_phase_ns[c] += len - moved_pre - moved_post;
+        if (p.cause == IdleCause::kDeviceBacklog && next != kNoItem) w.backlog_next.push_back(next);
       }
       keep(kept);
     };
@@ -232,13 +244,67 @@ IterationIdle AttributeIterationIdle(const Trace& t, const Summary& s, const Idl
     it.phase_ns[static_cast<size_t>(Phase::kPre)] += it.pre_from_host_ns;
     it.phase_ns[static_cast<size_t>(Phase::kPost)] += it.post_from_host_ns;
     it.phase_ns[static_cast<size_t>(Phase::kIdle)] -= it.pre_from_host_ns + it.post_from_host_ns;
-    out.pre_from_host_ns += it.pre_from_host_ns;
-    out.post_from_host_ns += it.post_from_host_ns;
+    w.pre_from_host_ns += it.pre_from_host_ns;
+    w.post_from_host_ns += it.post_from_host_ns;
     for (size_t c = 0; c < kIdleCauseCount; ++c) {
-      out.ns[c] += it.idle_cause_ns[c];
-      out.total_ns += it.idle_cause_ns[c];
+      w.ns[c] += it.idle_cause_ns[c];
+      w.total_ns += it.idle_cause_ns[c];
     }
   }
+}
+
+}  // namespace
+
+IterationIdle AttributeIterationIdle(const Trace& t, const Summary& s, const IdleCauseFinder& finder,
+                                     IterationAnalysis* its, std::vector<IdlePiece>* pieces_out, size_t split_from) {
+  IterationIdle out;
+  out.attributed = true;
+  const HostModel* host = finder.host();
+  if (host) {
+    out.captured_launches = host->captured_launches();
+    out.capture_regions = host->capture_regions();
+    const uint64_t executed = t.GpuEventCount();
+    out.capture_trace = out.captured_launches > 0 && out.captured_launches >= executed;
+    if (out.capture_trace)
+      out.capture_note = StrFormat(
+          "a graph-capture trace: %llu launches made while a stream captured (%llu capture region%s, %s) ran "
+          "nothing, and %llu GPU activities executed; the idle time is the capture, so no idle finding is made",
+          static_cast<unsigned long long>(out.captured_launches), static_cast<unsigned long long>(out.capture_regions),
+          out.capture_regions == 1 ? "" : "s", host->capture_name().c_str(), static_cast<unsigned long long>(executed));
+  }
+  const RowsInOrder rows(t);
+  const size_t n = its->iterations.size();
+  // Two walks, the later half of the iterations on the second core with a copy of the finder
+  // (it keeps search hints): each iteration's figures are its own, and the totals, the pieces
+  // (in iteration order) and the longest intervals are joined exactly as one walk makes them.
+  const size_t half = n >= split_from && n >= 2 ? n / 2 : n;
+  Walk first, second;
+  {
+    const IdleCauseFinder finder2(finder);
+    SideTask later([&] {
+      GpuItems items(t, s.kernels_by_start, rows);
+      WalkIterations(s, finder2, items, its, half, n, pieces_out != nullptr, second);
+    });
+    GpuItems items(t, s.kernels_by_start, rows);
+    WalkIterations(s, finder, items, its, 0, half, pieces_out != nullptr, first);
+    later.Wait();
+  }
+  for (size_t c = 0; c < kIdleCauseCount; ++c) {
+    out.ns[c] = first.ns[c] + second.ns[c];
+    out.idle_phase_ns[c] = first.idle_phase_ns[c] + second.idle_phase_ns[c];
+  }
+  out.total_ns = first.total_ns + second.total_ns;
+  out.pre_from_host_ns = first.pre_from_host_ns + second.pre_from_host_ns;
+  out.post_from_host_ns = first.post_from_host_ns + second.post_from_host_ns;
+  std::vector<Kept> largest = std::move(first.largest);
+  for (const Kept& k : second.largest) KeepLargest(largest, kLargestIntervals, k, Longer);
+  std::vector<uint32_t> backlog_next = std::move(first.backlog_next);
+  backlog_next.insert(backlog_next.end(), second.backlog_next.begin(), second.backlog_next.end());
+  if (pieces_out) {
+    pieces_out->insert(pieces_out->end(), first.pieces.begin(), first.pieces.end());
+    pieces_out->insert(pieces_out->end(), second.pieces.begin(), second.pieces.end());
+  }
+  std::vector<CausePiece> pieces;
   std::sort(backlog_next.begin(), backlog_next.end());
   backlog_next.erase(std::unique(backlog_next.begin(), backlog_next.end()), backlog_next.end());
   out.backlog_items = backlog_next.size();

@@ -2,6 +2,9 @@
 // the summary's idle-cause finder.
 #pragma once
 
+#include <cstddef>
+#include <vector>
+
 #include "analyzer/analysis/summary_internal.h"
 #include "tracegate/analyzer/iteration_idle.h"
 #include "tracegate/analyzer/iterations.h"
@@ -13,8 +16,12 @@ namespace tg::internal {
 // compute from the idle phase to pre / post, and recomputes the iterations' statistics. `s`: the
 // trace's summary (kernels_by_start, gpu_busy). `finder`: built without host stages (the named
 // stages are split here, exactly as the phases count them). `pieces` (may be null): every piece,
-// in time order.
+// in time order. From `split_from` kept iterations on, the later half is walked on a second
+// thread; the result is the same either way (the unit test and the step benchmark pass SIZE_MAX
+// for one walk).
+inline constexpr size_t kSplitIterations = 256;
 IterationIdle AttributeIterationIdle(const Trace& t, const Summary& s, const IdleCauseFinder& finder,
-                                     IterationAnalysis* its, std::vector<IdlePiece>* pieces = nullptr);
+                                     IterationAnalysis* its, std::vector<IdlePiece>* pieces = nullptr,
+                                     size_t split_from = kSplitIterations);
 
 }  // namespace tg::internal

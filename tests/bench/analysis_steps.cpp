@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -159,7 +160,7 @@ int main(int argc, char** argv) {
       rows, "AttributeIterationIdle (every idle instant's cause)", runs, [&] { out.iterations = found; },
       [&] {
         const tg::internal::IdleCauseFinder finder(trace, *api, nullptr, out.kernel_classes, &*host, summary_options);
-        out.idle = tg::internal::AttributeIterationIdle(trace, out.summary, finder, &out.iterations);
+        out.idle = tg::internal::AttributeIterationIdle(trace, out.summary, finder, &out.iterations, nullptr, SIZE_MAX);
       });
   Measure(
       rows, "HostModel released", 1, [] {}, [&] { host.reset(); });
