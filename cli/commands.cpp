@@ -120,10 +120,11 @@ int RunAnalyze(const AnalyzeArgs& args) {
     if (!out->empty())
       if (Status s = CheckOutputPath(args.trace, *out); !s.ok()) return Fail(s);
   AnalysisConfig config;
-  if (Status s = ToAnalysisConfig(args, &config); !s.ok()) return Fail(s);
+  if (Status s = ToAnalysisConfig(args, &config, /*look_up_commit=*/false); !s.ok()) return Fail(s);
   StepTimer timer(args.timings);
   AnalyzeFileHooks hooks;
   hooks.load = Load;
+  hooks.commit_aside = true;
   hooks.on_step = [&timer](const char* step) { timer.Done(step); };
   StatusOr<Report> report = AnalyzeFile(args.trace, config, hooks);
   if (!report.ok()) return Fail(report.status());

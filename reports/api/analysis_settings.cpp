@@ -52,7 +52,7 @@ Status ToIterationOptions(const IterationSettings& a, IterationOptions* o) {
   return Status::Ok();
 }
 
-Status ToAnalysisConfig(const AnalysisSettings& a, AnalysisConfig* c) {
+Status ToAnalysisConfig(const AnalysisSettings& a, AnalysisConfig* c, bool look_up_commit) {
   c->summary.top_k = a.top_k;
   c->summary.largest_gaps = a.largest_gaps;
   c->summary.small_copy_bytes = a.small_copy_bytes;
@@ -60,7 +60,7 @@ Status ToAnalysisConfig(const AnalysisSettings& a, AnalysisConfig* c) {
   c->model = a.model;
   c->precision = a.precision;
   c->commit = a.commit;
-  if (c->commit.empty()) GitHead(&c->commit, &c->commit_reason);
+  if (c->commit.empty() && look_up_commit) GitHead(&c->commit, &c->commit_reason);
   c->peak = PeakOverride{a.peak_gbs, a.peak_tflops};
   c->critical_path = a.critical_path;
   c->replay_findings = a.replay_findings;

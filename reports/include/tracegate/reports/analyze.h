@@ -19,6 +19,9 @@ struct AnalyzeFileHooks {
   std::function<Status(const std::string& path, Trace* trace)> load;
   // Called after each step, "load" then "analysis" (the CLI's --timings).
   std::function<void(const char* step)> on_step;
+  // The config's commit is not looked up yet (commit and commit_reason empty): git's HEAD is
+  // looked up on a second thread while the trace loads (a git process takes ~10 ms to answer).
+  bool commit_aside = false;
 };
 // The trace at `path` imported, analysed under `config`, and its report. Errors: the import's
 // (they name the file), or the analysis's (they name the option).

@@ -55,7 +55,10 @@ struct AnalysisSettings {
 Status ParseSkip(const std::string& text, std::optional<size_t>* skip);
 Status ToIterationOptions(const IterationSettings& settings, IterationOptions* options);
 // Reads --rules, --costs, --reference and --capture files; errors name the file or the option.
-Status ToAnalysisConfig(const AnalysisSettings& settings, AnalysisConfig* config);
+// An empty commit is git's HEAD of the current directory (a git process), unless
+// `look_up_commit` is false: then commit and commit_reason stay empty, for AnalyzeFile to look it
+// up on a second thread while it loads the trace (AnalyzeFileHooks::commit_aside).
+Status ToAnalysisConfig(const AnalysisSettings& settings, AnalysisConfig* config, bool look_up_commit = true);
 
 // An output path must not be the input: writing would destroy the trace being read.
 Status CheckOutputPath(const std::string& in, const std::string& out);
