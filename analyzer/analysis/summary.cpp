@@ -186,18 +186,27 @@ std::vector<uint32_t> KernelsByStart(const KernelTable& k) {
   return order;
 }
 
-Summary Summarize(const Trace& trace, const AnalyzeOptions& options, const ApiIndex* api_index,
-                  const HostStages* stages, const std::vector<KernelClass>* kernel_classes,
-                  const SpanSource* iteration_spans, const HostSource* host) {
-  Summary s;
+void SummarizeInto(const Trace& trace, const AnalyzeOptions& options, const ApiIndex* api_index,
+                   const HostStages* stages, const std::vector<KernelClass>* kernel_classes,
+                   const SpanSource* iteration_spans, const HostSource* host, const std::function<void()>* busy_known,
+                   Summary* out) {
+  Summary& s = *out;
+  s = Summary{};
   s.counts = CountEvents(trace);
   std::tie(s.start_ns, s.end_ns) = trace.Window();
   s.duration_ns = s.end_ns - s.start_ns;
   SummarizeKernels(trace, options, s);
   SummarizeCopies(trace, options, s);
-  internal::SummarizeTimelines(trace, options, api_index, stages, kernel_classes, iteration_spans, host, s);
+  internal::SummarizeTimelines(trace, options, api_index, stages, kernel_classes, iteration_spans, host, busy_known, s);
   SummarizeQuality(trace, s);
   if (s.devices.empty()) s.no_device_activity = DescribeNoDeviceActivity(trace, s);
+}
+
+Summary Summarize(const Trace& trace, const AnalyzeOptions& options, const ApiIndex* api_index,
+                  const HostStages* stages, const std::vector<KernelClass>* kernel_classes,
+                  const SpanSource* iteration_spans, const HostSource* host) {
+  Summary s;
+  SummarizeInto(trace, options, api_index, stages, kernel_classes, iteration_spans, host, nullptr, &s);
   return s;
 }
 

@@ -30,10 +30,12 @@ inline ItemKind RefKind(uint32_t ref) { return static_cast<ItemKind>(ref & 3u); 
 inline size_t RefRow(uint32_t ref) { return ref >> 2; }
 
 // Fills s.devices (busy/idle, gaps, and their causes when api_index and kernel_classes are
-// given) and s.streams.
+// given), s.streams, s.gpu_busy and s.kernels_by_start; `busy_known` (may be null) is called once
+// the last two are final, before the gaps' causes are attributed (summary.h, SummarizeInto).
 void SummarizeTimelines(const Trace& trace, const AnalyzeOptions& options, const ApiIndex* api_index,
                         const HostStages* stages, const std::vector<KernelClass>* kernel_classes,
-                        const SpanSource* iteration_spans, const HostSource* host, Summary& s);
+                        const SpanSource* iteration_spans, const HostSource* host,
+                        const std::function<void()>* busy_known, Summary& s);
 
 // One hole in a device's busy union: [start, end), the item ending where it begins and the one
 // starting where it ends.

@@ -180,15 +180,14 @@ class LazySpans {
   const std::vector<std::pair<TimeNs, TimeNs>>* spans_ = nullptr;
 };
 
-// `first`..`last`: the device's items, its lanes' time-sorted blocks at offsets `lane_bounds`.
-// `streams`: the device's stream summaries, by stream id. Appends the device's kernel rows in
-// start order (`first`..`last` sorted by time) and its busy union to `busy`. The gaps are swept twice (a sweep is a
-// read of the sorted refs): once for the counts and the largest, once for the busy pieces and the
-// causes, so that no gap is stored.
-void SummarizeDevice(const Trace& t, const AnalyzeOptions& options, IdleCauseFinder* causes, LazySpans& spans,
-                     const Items& items, uint32_t* first, uint32_t* last, const std::vector<size_t>& lane_bounds,
-                     StreamSummary* streams, size_t stream_count, DeviceSummary& d,
-                     std::vector<std::pair<TimeNs, TimeNs>>& busy) {
+// `first`..`last`: the device's items, its lanes' time-sorted blocks at offsets `lane_bounds`,
+// sorted by time here. Appends the device's busy union to `busy` and keeps its largest gaps in
+// `heap`. The gaps are swept twice (a sweep is a read of the sorted refs): once for the counts and
+// the largest, once for the busy pieces, so that no gap is stored; AttributeDevice sweeps them a
+// third time for their causes.
+void SweepDevice(const AnalyzeOptions& options, const Items& items, uint32_t* first, uint32_t* last,
+                 const std::vector<size_t>& lane_bounds, DeviceSummary& d, std::vector<std::pair<TimeNs, TimeNs>>& busy,
+                 std::vector<GapItem>& heap) {
   internal::MergeSortedBlocks(first, lane_bounds, [&](uint32_t a, uint32_t b) { return items.ByTime(a, b); });
   d.first_start_ns = items.Start(*first);
   d.last_end_ns = items.End(*first);
@@ -197,7 +196,6 @@ void SummarizeDevice(const Trace& t, const AnalyzeOptions& options, IdleCauseFin
   }
   d.active_ns = d.last_end_ns - d.first_start_ns;
   // Bounded heap of the `largest_gaps` largest gaps: its front is the smallest kept.
-  std::vector<GapItem> heap;
   heap.reserve(options.largest_gaps + 1);
   TimeNs piece_start = d.first_start_ns;  // the busy piece the gaps below close
   size_t pieces = 0;
@@ -218,18 +216,25 @@ void SummarizeDevice(const Trace& t, const AnalyzeOptions& options, IdleCauseFin
                      : 0.0;
   busy.reserve(busy.size() + pieces + 1);
   piece_start = d.first_start_ns;
-  auto each_gap = [&](const std::function<void(const GapItem&)>& attribute) {
-    SweepUnion(items, first, last, [&](TimeNs gs, TimeNs ge, uint32_t previous, uint32_t next) {
-      if (gs > piece_start) busy.emplace_back(piece_start, gs);
-      piece_start = ge;
-      if (attribute) attribute(GapItem{gs, ge, previous, next});
-    });
-    if (d.last_end_ns > piece_start) busy.emplace_back(piece_start, d.last_end_ns);
-  };
+  SweepUnion(items, first, last, [&](TimeNs gs, TimeNs ge, uint32_t, uint32_t) {
+    if (gs > piece_start) busy.emplace_back(piece_start, gs);
+    piece_start = ge;
+  });
+  if (d.last_end_ns > piece_start) busy.emplace_back(piece_start, d.last_end_ns);
+}
+
+// The causes of the device's gaps (`first`..`last` sorted by SweepDevice), when `causes`, and its
+// largest gaps described. `streams`: the device's stream summaries, by stream id.
+void AttributeDevice(const Trace& t, const AnalyzeOptions& options, IdleCauseFinder* causes, LazySpans& spans,
+                     const Items& items, const uint32_t* first, const uint32_t* last, StreamSummary* streams,
+                     size_t stream_count, std::vector<GapItem>& heap, DeviceSummary& d) {
   if (causes) {
+    auto each_gap = [&](const std::function<void(const GapItem&)>& attribute) {
+      SweepUnion(items, first, last, [&](TimeNs gs, TimeNs ge, uint32_t previous, uint32_t next) {
+        attribute(GapItem{gs, ge, previous, next});
+      });
+    };
     causes->Attribute(each_gap, d, streams, stream_count, spans.Get(causes), options.largest_gaps);
-  } else {
-    each_gap(nullptr);
   }
   std::sort(heap.begin(), heap.end(), LargerGap);
   d.largest_gaps.reserve(heap.size());
@@ -275,7 +280,8 @@ void KeepLargest(std::vector<GapItem>& heap, size_t cap, const GapItem& g) { Kee
 
 void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, const ApiIndex* api_index,
                         const HostStages* stages, const std::vector<KernelClass>* kernel_classes,
-                        const SpanSource* iteration_spans, const HostSource* host, Summary& s) {
+                        const SpanSource* iteration_spans, const HostSource* host,
+                        const std::function<void()>* busy_known, Summary& s) {
   std::optional<IdleCauseFinder> causes;
   LazySpans spans(iteration_spans, host);
   if (api_index && kernel_classes) causes.emplace(t, *api_index, stages, *kernel_classes, nullptr, options);
@@ -307,10 +313,15 @@ void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, const Api
     st.busy_ns = SweepUnion(times, first, last, [](TimeNs, TimeNs, uint32_t, uint32_t) {});
   }
   // Pass 2: per device. Lanes are numbered in (device, stream) order, so a device's items are
-  // one contiguous block; re-sort that block by time alone.
+  // one contiguous block; re-sort that block by time alone, and sweep it for the busy union.
+  struct DeviceBlock {
+    size_t begin, end, first_lane, lanes;
+    std::vector<GapItem> heap;  // its largest gaps
+  };
+  std::vector<DeviceBlock> blocks;
   size_t lane = 0;
   size_t begin = 0;
-  size_t kernels = 0;                                    // kernel rows written to the front of `items`
+  size_t kernels = 0;
   std::vector<size_t> kernel_bounds{0}, busy_bounds{0};  // per device, for the merge below
   while (lane < lane_keys.size()) {
     DeviceSummary d;
@@ -328,22 +339,23 @@ void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, const Api
       bounds.push_back(lane_start[lane + 1] - begin);
     }
     size_t end = begin + d.kernels + d.memcpys + d.memsets;
-    SummarizeDevice(t, options, causes ? &*causes : nullptr, spans, times, items.data() + begin, items.data() + end,
-                    bounds, s.streams.data() + first_lane, lane - first_lane, d, s.gpu_busy);
-    // The device's kernel rows, in time order, to the front of the buffer (behind the devices
-    // before it): the buffer becomes kernels_by_start, with no second one.
-    for (size_t i = begin; i < end; ++i)
-      if (RefKind(items[i]) == ItemKind::kKernel) items[kernels++] = static_cast<uint32_t>(RefRow(items[i]));
+    DeviceBlock block{begin, end, first_lane, lane - first_lane, {}};
+    SweepDevice(options, times, items.data() + begin, items.data() + end, bounds, d, s.gpu_busy, block.heap);
+    kernels += d.kernels;
     kernel_bounds.push_back(kernels);
     busy_bounds.push_back(s.gpu_busy.size());
     for (size_t l = first_lane; l < lane; ++l)
       s.streams[l].device_busy_share =
           d.busy_ns > 0 ? static_cast<double>(s.streams[l].busy_ns) / static_cast<double>(d.busy_ns) : 0.0;
     s.devices.push_back(std::move(d));
+    blocks.push_back(std::move(block));
     begin = end;
   }
-  items.resize(kernels);
-  s.kernels_by_start = std::move(items);
+  // The kernel rows in start order: each device's in time order, then merged.
+  s.kernels_by_start.reserve(kernels);
+  for (const DeviceBlock& b : blocks)
+    for (size_t i = b.begin; i < b.end; ++i)
+      if (RefKind(items[i]) == ItemKind::kKernel) s.kernels_by_start.push_back(static_cast<uint32_t>(RefRow(items[i])));
   if (s.devices.size() > 1) {
     // Each device's part is in time order: merge them, then join the devices' busy pieces.
     const KernelTable& k = t.kernels;
@@ -357,6 +369,14 @@ void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, const Api
       else joined.emplace_back(a, b);
     }
     s.gpu_busy = std::move(joined);
+  }
+  // From here on another thread may read s.gpu_busy and s.kernels_by_start (summary.h).
+  if (busy_known && *busy_known) (*busy_known)();
+  // Pass 3: the devices' gaps to their causes.
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    DeviceBlock& b = blocks[k];
+    AttributeDevice(t, options, causes ? &*causes : nullptr, spans, times, items.data() + b.begin, items.data() + b.end,
+                    s.streams.data() + b.first_lane, b.lanes, b.heap, s.devices[k]);
   }
 }
 

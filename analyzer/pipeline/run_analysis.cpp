@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <exception>
+#include <functional>
 #include <future>
 #include <mutex>
 #include <optional>
@@ -94,27 +95,48 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   const SpanSource span_source = [&]() -> const std::vector<std::pair<TimeNs, TimeNs>>* {
     return std::this_thread::get_id() == main_thread ? nullptr : spans_ready.get();
   };
+  // The summary says when its busy union and kernels by start are final (before it attributes the
+  // devices' gaps): this thread then attributes the iterations' idle time while it goes on.
+  std::promise<void> busy_built;
+  std::shared_future<void> busy_ready = busy_built.get_future().share();
+  bool busy_published = false;  // the summary's thread only
+  const std::function<void()> busy_known = [&] {
+    busy_published = true;
+    busy_built.set_value();
+  };
+  const bool locate_idle = config.replay_findings || config.locate_idle_claims;
+  std::vector<IdlePiece> idle_pieces;  // for LocateIdleClaims
+  // What the second thread does after building the correlation index.
+  const auto SummaryThread = [&] {
+    stages.Collect();
+    // The idle causes ask the kernel classes which kernels are collectives; the classes ask
+    // the op that launched each kernel first.
+    op_links = LinkOps(trace, *api_index);
+    // Graph-replayed kernels take the op that launched them when the graph was captured.
+    if (!config.captured_graphs.empty())
+      graph_ops = MapGraphKernels(trace, *api_index, config.captured_graphs, &op_links);
+    kernel_classes = ClassifyKernels(trace, classifier, &op_links.kernels, &op_links.extra_names);
+    std::vector<StringId>().swap(op_links.api);  // the GPU rows have theirs (4 bytes a call)
+    SummarizeInto(trace, summary_options, &*api_index, &stages, &kernel_classes, &span_source, &host_source,
+                  &busy_known, &out->summary);
+  };
   {
     SideTask summary([&] {
       try {
-        api_index.emplace(trace.api_calls);
+        try {
+          api_index.emplace(trace.api_calls);
+        } catch (...) {
+          index_built.set_exception(std::current_exception());
+          throw;
+        }
+        index_built.set_value();
+        SummaryThread();
       } catch (...) {
-        index_built.set_exception(std::current_exception());
+        if (!busy_published) busy_built.set_exception(std::current_exception());
         throw;
       }
-      index_built.set_value();
-      stages.Collect();
-      // The idle causes ask the kernel classes which kernels are collectives; the classes ask
-      // the op that launched each kernel first.
-      op_links = LinkOps(trace, *api_index);
-      // Graph-replayed kernels take the op that launched them when the graph was captured.
-      if (!config.captured_graphs.empty())
-        graph_ops = MapGraphKernels(trace, *api_index, config.captured_graphs, &op_links);
-      kernel_classes = ClassifyKernels(trace, classifier, &op_links.kernels, &op_links.extra_names);
-      std::vector<StringId>().swap(op_links.api);  // the GPU rows have theirs (4 bytes a call)
-      out->summary =
-          Summarize(trace, summary_options, &*api_index, &stages, &kernel_classes, &span_source, &host_source);
     });
+
     try {
       iterations = AnalyzeIterations(
           trace, config.iterations,
@@ -130,7 +152,19 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
     if (iterations.ok())
       for (const Iteration& it : out->iterations.iterations) spans.emplace_back(it.start, it.end);
     spans_set.set_value(iterations.ok() ? &spans : nullptr);
-    if (iterations.ok()) host_source();
+    if (iterations.ok()) {
+      host_source();
+      // Every GPU-idle instant of the kept iterations to a cause, while the summary attributes
+      // the devices' gaps; host compute around the GPU work becomes pre / post where no range
+      // names them (the named stages are split there, so the finder reads no stages). It reads
+      // the summary's busy union and kernels by start, and writes only the iterations' phases
+      // and causes (which the summary does not read: it has the spans above).
+      busy_ready.get();  // rethrows what the summary's thread threw before
+      const internal::IdleCauseFinder finder(trace, *api_index, nullptr, kernel_classes, host_source(),
+                                             summary_options);
+      out->idle = internal::AttributeIterationIdle(trace, out->summary, finder, &out->iterations,
+                                                   locate_idle ? &idle_pieces : nullptr);
+    }
     summary.Wait();
   }
   if (!iterations.ok()) return iterations;
@@ -141,11 +175,10 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   out->graph_ops = std::move(graph_ops);
   out->kernel_classes = std::move(kernel_classes);
   out->ops = std::move(op_links);
-  // Fusion candidates on a second thread while the idle time is attributed and the roofline and
-  // the other rules are worked out here (only fusion_candidate reads them); that rule runs once
-  // they are there. The communication figures (read by the report only) follow them on that
-  // thread. Both read the iterations' spans and kernels, which the idle attribution leaves alone
-  // (it writes only the iterations' phases and causes, and their phase statistics).
+  // Fusion candidates on a second thread while the roofline and the other rules are worked out
+  // here (only fusion_candidate reads them); that rule runs once they are there. The
+  // communication figures (read by the report only) follow them on that thread. Both read the
+  // iterations' spans and kernels (the idle attribution above wrote only their phases and causes).
   // The critical path (only when asked, AnalysisConfig::critical_path; with no kept iteration
   // there is none) runs on whichever thread is free first: the side thread once the fusion
   // candidates and the communication figures are found, or this one after the rules. It reads
@@ -170,17 +203,6 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
         AnalyzeCommunication(trace, out->iterations, out->kernel_classes, out->summary.kernels_by_start);
     find_path();
   });
-  const bool locate_idle = config.replay_findings || config.locate_idle_claims;
-  std::vector<IdlePiece> idle_pieces;  // for LocateIdleClaims
-  // Every GPU-idle instant of the kept iterations to a cause; host compute around the GPU work
-  // becomes pre / post where no range names them (the named stages are split there, so the
-  // finder reads no stages).
-  {
-    const internal::IdleCauseFinder finder(trace, *api_index, nullptr, out->kernel_classes, host_source(),
-                                           summary_options);
-    out->idle = internal::AttributeIterationIdle(trace, out->summary, finder, &out->iterations,
-                                                 locate_idle ? &idle_pieces : nullptr);
-  }
   out->serving = AnalyzeServing(trace, out->iterations, *api_index);
   if (!config.critical_path) host.reset();                                  // nothing below reads it then
   if (!config.critical_path && !config.replay_findings) api_index.reset();  // nor this

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <utility>
+#include <vector>
+
 #include "trace_builder.h"
 #include "tracegate/analyzer/model.h"
 
@@ -14,6 +18,40 @@ using testing::AddKernel;
 const DeviceSummary& OnlyDevice(const Summary& s) {
   EXPECT_EQ(s.devices.size(), 1u);
   return s.devices.at(0);
+}
+
+// SummarizeInto says once when the busy union and the kernels by start are final (RunAnalysis
+// reads them from then on, on another thread): what they hold then is what they hold at the end,
+// on two devices (merged) and on a trace without device activity.
+TEST(Summary, BusyKnownOnceWithTheFinalBusyUnionAndKernelOrder) {
+  Trace two;
+  AddKernel(two, "gemm", 300, 400, 1, 7);
+  AddKernel(two, "relu", 0, 100, 0, 7);
+  AddKernel(two, "gemm", 150, 250, 0, 8);
+  AddKernel(two, "relu", 90, 160, 1, 9);
+  AddCopy(two, CopyKind::kHtoD, 64, 500, 600);
+  Trace none;
+  for (const Trace* t : {&two, &none}) {
+    Summary s;
+    int calls = 0;
+    std::vector<std::pair<TimeNs, TimeNs>> busy_then;
+    std::vector<uint32_t> order_then;
+    const std::function<void()> known = [&] {
+      ++calls;
+      busy_then = s.gpu_busy;
+      order_then = s.kernels_by_start;
+    };
+    SummarizeInto(*t, {}, nullptr, nullptr, nullptr, nullptr, nullptr, &known, &s);
+    EXPECT_EQ(calls, 1);
+    EXPECT_EQ(busy_then, s.gpu_busy);
+    EXPECT_EQ(order_then, s.kernels_by_start);
+    const Summary plain = Summarize(*t, {});
+    EXPECT_EQ(plain.gpu_busy, s.gpu_busy);
+    EXPECT_EQ(plain.kernels_by_start, s.kernels_by_start);
+  }
+  const Summary s = Summarize(two, {});
+  EXPECT_EQ(s.kernels_by_start, (std::vector<uint32_t>{1, 3, 2, 0}));
+  EXPECT_EQ(s.gpu_busy, (std::vector<std::pair<TimeNs, TimeNs>>{{0, 250}, {300, 400}, {500, 600}}));
 }
 
 TEST(Summary, IdleRatioIsExactAndGapsHaveNeighbours) {

@@ -232,5 +232,13 @@ Summary Summarize(const Trace& trace, const AnalyzeOptions& options, const inter
                   const internal::HostStages* stages = nullptr,
                   const std::vector<KernelClass>* kernel_classes = nullptr, const SpanSource* iteration_spans = nullptr,
                   const HostSource* host = nullptr);
+// Summarize into `*out`, in place, for a caller with a second thread: `busy_known` (may be null)
+// is called once out->gpu_busy and out->kernels_by_start are final, before the devices' gaps are
+// attributed; from then on another thread may read those two members (and only those) while this
+// call fills the rest of `*out`.
+void SummarizeInto(const Trace& trace, const AnalyzeOptions& options, const internal::ApiIndex* api_index,
+                   const internal::HostStages* stages, const std::vector<KernelClass>* kernel_classes,
+                   const SpanSource* iteration_spans, const HostSource* host, const std::function<void()>* busy_known,
+                   Summary* out);
 
 }  // namespace tg
