@@ -107,7 +107,7 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   const bool locate_idle = config.replay_findings || config.locate_idle_claims;
   std::vector<IdlePiece> idle_pieces;  // for LocateIdleClaims
   // What the second thread does after building the correlation index.
-  const auto SummaryThread = [&] {
+  const auto summary_work = [&] {
     stages.Collect();
     // The idle causes ask the kernel classes which kernels are collectives; the classes ask
     // the op that launched each kernel first.
@@ -130,13 +130,12 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
           throw;
         }
         index_built.set_value();
-        SummaryThread();
+        summary_work();
       } catch (...) {
         if (!busy_published) busy_built.set_exception(std::current_exception());
         throw;
       }
     });
-
     try {
       iterations = AnalyzeIterations(
           trace, config.iterations,
