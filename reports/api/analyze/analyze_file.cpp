@@ -26,8 +26,9 @@ StatusOr<Report> AnalyzeFile(const std::string& path, const AnalysisConfig& conf
 
 StatusOr<Report> AnalyzeFile(const std::string& path, const AnalysisConfig& config, const AnalyzeFileHooks& hooks) {
   // The commit's lookup beside the load: only the report reads it.
+  const bool look_up_commit = hooks.commit_aside && config.commit.empty() && config.commit_reason.empty();
   std::future<std::pair<std::string, std::string>> head;
-  if (hooks.commit_aside && config.commit.empty() && config.commit_reason.empty()) {
+  if (look_up_commit) {
     try {
       head = std::async(std::launch::async, [] {
         std::pair<std::string, std::string> found;
@@ -44,8 +45,7 @@ StatusOr<Report> AnalyzeFile(const std::string& path, const AnalysisConfig& conf
   Analysis analysis;
   TG_RETURN_IF_ERROR(RunAnalysis(trace, config, &analysis));
   if (hooks.on_step) hooks.on_step("analysis");
-  if (!hooks.commit_aside || !config.commit.empty() || !config.commit_reason.empty())
-    return Report(trace, std::move(analysis), config);
+  if (!look_up_commit) return Report(trace, std::move(analysis), config);
   AnalysisConfig with_commit = config;
   if (head.valid()) {
     std::tie(with_commit.commit, with_commit.commit_reason) = head.get();

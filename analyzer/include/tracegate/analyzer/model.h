@@ -201,6 +201,7 @@ class SparseColumn : public RowColumn<SparseColumn<T>, T> {
 // counters): 4 bytes a row until a value does not fit, then 8.
 class NarrowColumn : public RowColumn<NarrowColumn, int64_t> {
  public:
+  static bool Fits(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
   size_t size() const { return wide_ ? values_.size() : narrow_.size(); }
   void reserve(size_t n) {
     if (wide_) {
@@ -210,7 +211,7 @@ class NarrowColumn : public RowColumn<NarrowColumn, int64_t> {
     }
   }
   void push_back(int64_t v) {
-    if (!wide_ && v >= INT32_MIN && v <= INT32_MAX) {
+    if (!wide_ && Fits(v)) {
       narrow_.push_back(static_cast<int32_t>(v));
       return;
     }
@@ -219,7 +220,7 @@ class NarrowColumn : public RowColumn<NarrowColumn, int64_t> {
   }
   [[gnu::always_inline]] int64_t operator[](size_t i) const { return wide_ ? values_[i] : narrow_[i]; }
   void set(size_t i, int64_t v) {
-    if (!wide_ && (v < INT32_MIN || v > INT32_MAX)) Widen();
+    if (!wide_ && !Fits(v)) Widen();
     if (wide_) {
       values_[i] = v;
     } else {
@@ -229,8 +230,7 @@ class NarrowColumn : public RowColumn<NarrowColumn, int64_t> {
   // Appends every row of `from`, then empties it and frees its memory. Stored as push_back would
   // leave them: 32-bit while every value of both fits.
   void Append(NarrowColumn& from) {
-    const bool fits = !from.wide_ || std::all_of(from.values_.begin(), from.values_.end(),
-                                                 [](int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; });
+    const bool fits = !from.wide_ || std::all_of(from.values_.begin(), from.values_.end(), Fits);
     if (!wide_ && fits) {
       narrow_.reserve(narrow_.size() + from.size());
       if (from.wide_) {
