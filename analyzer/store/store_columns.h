@@ -8,8 +8,10 @@
 // A column kind has `name`, kFields (the model fields it carries), kSelected (the reader SELECTs
 // it), kWritten (the writer INSERTs it) and, as applicable,
 //   Bind(Stmt& q, int param, const Row& r, Names& names)   names(StringId): the file's string id
-//   Read(const Stmt& q, int col, Row& r, Reader& rd)       rd.Name(int64_t): the trace's string id;
+//   Read(const Q& q, int col, Row& r, Reader& rd)          rd.Name(int64_t): the trace's string id;
 //                                                          rd.Unknown(Quality): a value out of range
+// where q is the row being read: an SQLite statement (Stmt) or a direct scan of the file's pages
+// (TableScan, table_scan.h), which answer the same reads with the same values.
 // Reads run in list order, so a column may refine what one before it read (tgPid after
 // globalPid, shortName after demangledName). Everything is resolved at compile time: a row costs
 // the same binds and reads as hand-written code.
@@ -51,8 +53,8 @@ template <auto F>
 struct Time : StoreColumn<F> {
   template <class Row, class Names>
   static void Bind(Stmt& q, int p, const Row& r, Names&) { q.Int(p, r.*F); }
-  template <class Row, class Reader>
-  static void Read(const Stmt&, int, Row&, Reader&) {}
+  template <class Row, class Reader, class Q>
+  static void Read(const Q&, int, Row&, Reader&) {}
 };
 
 // A NOT NULL integer as it is (NULL reads as 0).
@@ -60,8 +62,10 @@ template <auto F>
 struct Int : StoreColumn<F> {
   template <class Row, class Names>
   static void Bind(Stmt& q, int p, const Row& r, Names&) { q.Int(p, r.*F); }
-  template <class Row, class Reader>
-  static void Read(const Stmt& q, int c, Row& r, Reader&) { r.*F = static_cast<FieldType<F>>(q.Int(c)); }
+  template <class Row, class Reader, class Q>
+  static void Read(const Q& q, int c, Row& r, Reader&) {
+    r.*F = static_cast<FieldType<F>>(q.Int(c));
+  }
 };
 
 // deviceId / streamId / eventId: unsigned 32-bit, kNoneU32 for the model's -1.
@@ -69,8 +73,8 @@ template <auto F>
 struct U32 : StoreColumn<F> {
   template <class Row, class Names>
   static void Bind(Stmt& q, int p, const Row& r, Names&) { q.Int(p, U32ToDb(r.*F)); }
-  template <class Row, class Reader>
-  static void Read(const Stmt& q, int c, Row& r, Reader&) {
+  template <class Row, class Reader, class Q>
+  static void Read(const Q& q, int c, Row& r, Reader&) {
     r.*F = static_cast<FieldType<F>>(U32FromDb(q.IntOr(c, kNoneU32)));
   }
 };
@@ -80,8 +84,10 @@ template <auto F>
 struct Nullable : StoreColumn<F> {
   template <class Row, class Names>
   static void Bind(Stmt& q, int p, const Row& r, Names&) { q.IntOrNull(p, r.*F, kUnknownId); }
-  template <class Row, class Reader>
-  static void Read(const Stmt& q, int c, Row& r, Reader&) { r.*F = q.IntOr(c, kUnknownId); }
+  template <class Row, class Reader, class Q>
+  static void Read(const Q& q, int c, Row& r, Reader&) {
+    r.*F = q.IntOr(c, kUnknownId);
+  }
 };
 
 // A name: an id into StringIds.
@@ -89,8 +95,8 @@ template <auto F>
 struct Name : StoreColumn<F> {
   template <class Row, class Names>
   static void Bind(Stmt& q, int p, const Row& r, Names& names) { q.Int(p, names(r.*F)); }
-  template <class Row, class Reader>
-  static bool Read(const Stmt& q, int c, Row& r, Reader& rd) {
+  template <class Row, class Reader, class Q>
+  static bool Read(const Q& q, int c, Row& r, Reader& rd) {
     int64_t id;
     const bool held = q.Get(c, id);
     r.*F = held ? rd.Name(id) : StringTable::kEmpty;
@@ -107,8 +113,8 @@ struct OptionalName : StoreColumn<F> {
     if (r.*F == StringTable::kEmpty) q.Null(p);
     else q.Int(p, names(r.*F));
   }
-  template <class Row, class Reader>
-  static void Read(const Stmt& q, int c, Row& r, Reader& rd) {
+  template <class Row, class Reader, class Q>
+  static void Read(const Q& q, int c, Row& r, Reader& rd) {
     int64_t id;
     r.*F = q.Get(c, id) ? rd.Name(id) : StringTable::kEmpty;
   }
@@ -118,27 +124,27 @@ struct OptionalName : StoreColumn<F> {
 // demangledName). Written the same; read only when the first has no id.
 template <auto F>
 struct FallbackName : Name<F> {
-  template <class Row, class Reader>
-  static void Read(const Stmt& q, int c, Row& r, Reader& rd, bool first_held) {
+  template <class Row, class Reader, class Q>
+  static void Read(const Q& q, int c, Row& r, Reader& rd, bool first_held) {
     int64_t id;
     if (!first_held && q.Get(c, id)) r.*F = rd.Name(id);
   }
 };
 
 // An enum column; values outside [Lo, Hi] (and NULL, unless the enum's kUnknown is in range)
-// read as kUnknown and, with Q, count as Q.
-template <auto F, auto Lo, auto Hi, Quality Q = Quality::kCount>
+// read as kUnknown and, with Counted, count as Counted.
+template <auto F, auto Lo, auto Hi, Quality Counted = Quality::kCount>
 struct Enum : StoreColumn<F> {
   template <class Row, class Names>
   static void Bind(Stmt& q, int p, const Row& r, Names&) { q.Int(p, static_cast<int>(r.*F)); }
-  template <class Row, class Reader>
-  static void Read(const Stmt& q, int c, Row& r, Reader& rd) {
+  template <class Row, class Reader, class Q>
+  static void Read(const Q& q, int c, Row& r, Reader& rd) {
     using E = FieldType<F>;
     const int64_t v = q.IntOr(c, static_cast<int64_t>(E::kUnknown));
     const bool known = v >= static_cast<int64_t>(Lo) && v <= static_cast<int64_t>(Hi);
     r.*F = known ? static_cast<E>(v) : E::kUnknown;
-    if constexpr (Q != Quality::kCount)
-      if (!known) rd.Unknown(Q);
+    if constexpr (Counted != Quality::kCount)
+      if (!known) rd.Unknown(Counted);
   }
 };
 
@@ -149,8 +155,8 @@ struct EventClass : StoreColumn<F> {
   static void Bind(Stmt& q, int p, const Row& r, Names&) {
     q.Int(p, r.*F == ApiKind::kDriver ? kEventClassDriver : kEventClassRuntime);
   }
-  template <class Row, class Reader>
-  static void Read(const Stmt& q, int c, Row& r, Reader&) {
+  template <class Row, class Reader, class Q>
+  static void Read(const Q& q, int c, Row& r, Reader&) {
     r.*F = q.IntOr(c, kEventClassRuntime) == kEventClassDriver ? ApiKind::kDriver : ApiKind::kRuntime;
   }
 };
@@ -160,8 +166,10 @@ template <auto F>
 struct Real : StoreColumn<F> {
   template <class Row, class Names>
   static void Bind(Stmt& q, int p, const Row& r, Names&) { q.Real(p, r.*F); }
-  template <class Row, class Reader>
-  static void Read(const Stmt& q, int c, Row& r, Reader&) { r.*F = q.IsNull(c) ? std::nan("") : q.Real(c); }
+  template <class Row, class Reader, class Q>
+  static void Read(const Q& q, int c, Row& r, Reader&) {
+    r.*F = q.IsNull(c) ? std::nan("") : q.Real(c);
+  }
 };
 
 // globalPid: the pid as a GlobalId (tid field 0); NULL when unknown or when it does not fit.
@@ -172,8 +180,8 @@ struct GlobalPid : StoreColumn<Pid> {
     GlobalId g = EncodeGlobalPid(r.*Pid);
     g.null ? q.Null(p) : q.Int(p, g.value);
   }
-  template <class Row, class Reader>
-  static void Read(const Stmt& q, int c, Row& r, Reader&) {
+  template <class Row, class Reader, class Q>
+  static void Read(const Q& q, int c, Row& r, Reader&) {
     int64_t v;
     r.*Pid = q.Get(c, v) ? PidOf(v) : kUnknownId;
   }
@@ -187,8 +195,8 @@ struct GlobalTid : StoreColumn<Pid, Tid> {
     GlobalId g = EncodeGlobalId(r.*Pid, r.*Tid);
     g.null ? q.Null(p) : q.Int(p, g.value);
   }
-  template <class Row, class Reader>
-  static void Read(const Stmt& q, int c, Row& r, Reader&) {
+  template <class Row, class Reader, class Q>
+  static void Read(const Q& q, int c, Row& r, Reader&) {
     int64_t g;
     const bool known = q.Get(c, g);
     r.*Pid = known ? PidOf(g) : kUnknownId;
@@ -207,8 +215,8 @@ struct TgPid : StoreColumn<Pid> {
   }
   template <class Row, class Names>
   static void Bind(Stmt& q, int p, const Row& r, Names&) { Fits(r) ? q.Null(p) : q.Int(p, r.*Pid); }
-  template <class Row, class Reader>
-  static bool Read(const Stmt& q, int c, Row& r, Reader&) {
+  template <class Row, class Reader, class Q>
+  static bool Read(const Q& q, int c, Row& r, Reader&) {
     int64_t v;
     const bool held = q.Get(c, v);
     if (held) r.*Pid = v;
@@ -223,8 +231,8 @@ struct TgTid : StoreColumn<Tid> {
   static void Bind(Stmt& q, int p, const Row& r, Names&) {
     TgPid<Pid, Tid>::Fits(r) ? q.Null(p) : q.Int(p, r.*Tid);
   }
-  template <class Row, class Reader>
-  static void Read(const Stmt& q, int c, Row& r, Reader&, bool tg_pid_held) {
+  template <class Row, class Reader, class Q>
+  static void Read(const Q& q, int c, Row& r, Reader&, bool tg_pid_held) {
     if (tg_pid_held) r.*Tid = q.IntOr(c, kUnknownId);
   }
 };
@@ -391,8 +399,8 @@ void BindRow(const StoreTable<C...>& t, Stmt& q, int p, const Row& r, Names& nam
 // Reads the selected columns of the current result row into r (times and ByHand columns aside).
 // A Read that returns bool says whether its column held a value; a Read with a fifth parameter
 // (FallbackName, TgTid) is handed that of the column right before it, so no column is read twice.
-template <class Row, class Reader, class... C>
-void ReadRow(const StoreTable<C...>& t, const Stmt& q, Row& r, Reader& rd) {
+template <class Row, class Reader, class Q, class... C>
+void ReadRow(const StoreTable<C...>& t, const Q& q, Row& r, Reader& rd) {
   int col = 0;
   bool held = false;
   std::apply([&](const auto&... c) {

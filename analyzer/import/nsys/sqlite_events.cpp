@@ -11,6 +11,7 @@
 #include "analyzer/import/nsys/sqlite_read.h"
 #include "analyzer/store/store_columns.h"
 #include "analyzer/store/store_schema.h"
+#include "analyzer/util/side_task.h"
 
 namespace tg::internal {
 
@@ -28,7 +29,8 @@ int64_t ReadPid(const internal::Stmt& q, int global_col, int tg_col) {
 // GetInteger, and a REAL that holds a whole number below 2^53 read as that integer: every such
 // double is exactly one int64, so nothing is lost. Other REALs (a fraction, or so large that
 // neighbouring integers share one double) cannot give the exact nanosecond: -2.
-int GetTime(const internal::Stmt& q, int c, TimeNs& v) {
+template <class Q>
+int GetTime(const Q& q, int c, TimeNs& v) {
   const int got = q.GetInteger(c, v);
   double real;
   if (got >= 0 || !q.GetReal(c, real)) return got;
@@ -40,22 +42,23 @@ int GetTime(const internal::Stmt& q, int c, TimeNs& v) {
 
 // Checks start/end (columns 0 and 1): both INTEGER, end >= start; false when the row must be
 // dropped (and counts why).
-bool ReadTimes(const internal::Stmt& q, Source& src, TimeNs& start, TimeNs& end) {
+template <class Q>
+bool ReadTimes(const Q& q, QualityCounters& found, TimeNs& start, TimeNs& end) {
   const int s = GetTime(q, 0, start), e = GetTime(q, 1, end);
   if (s == -2 || e == -2) {
-    src.found.Add(Quality::kInexactTimestamp);
+    found.Add(Quality::kInexactTimestamp);
     return false;
   }
   if (s < 0 || e < 0) {  // a time stored as text or a blob
-    src.found.Add(Quality::kMalformedEvent);
+    found.Add(Quality::kMalformedEvent);
     return false;
   }
   if (s == 0 || e == 0) {
-    src.found.Add(Quality::kMissingTimestamp);
+    found.Add(Quality::kMissingTimestamp);
     return false;
   }
   if (end < start) {
-    src.found.Add(Quality::kNegativeDuration);
+    found.Add(Quality::kNegativeDuration);
     return false;
   }
   return true;
@@ -68,14 +71,60 @@ std::string Join(const int (&values)[N]) {
   return out;
 }
 
-// What the store columns' Read needs from the source (store_columns.h).
+// What the store columns' Read needs from the source (store_columns.h): names resolved by
+// `Names` (the source's NameResolver, or DeferredNames on the second core), counters kept in
+// `found`.
+template <class Names>
 struct RowReader {
-  Source& src;
-  StringId Name(int64_t id) { return src.names(id); }
+  Names& names;
+  QualityCounters& found;
+  bool is_store;
+  StringId Name(int64_t id) { return names(id); }
   // A tracegate store keeps the counters its producer found: only an nsys export counts here.
   void Unknown(Quality q) {
-    if (!src.is_store) src.found.Add(q);
+    if (!is_store) found.Add(q);
   }
+};
+RowReader<NameResolver> ReaderOf(Source& src) { return {src.names, src.found, src.is_store}; }
+
+// Names read on the second core, where neither SQLite's connection nor the trace's strings may be
+// touched: each distinct id gets a number of its own (1, 2, ... in order of first use; 0 stays
+// the empty name), which Resolve turns into the trace's StringIds afterwards, in that same order,
+// so the strings are interned as one thread reading the table would have.
+class DeferredNames {
+ public:
+  StringId operator()(int64_t id) {
+    if (id >= 0 && id < kFlat) {
+      const auto i = static_cast<size_t>(id);
+      if (i >= flat_.size()) flat_.resize(std::max(i + 1, flat_.size() * 2));
+      if (flat_[i] == 0) flat_[i] = New(id);
+      ++uses_[flat_[i] - 1];
+      return flat_[i];
+    }
+    auto [it, inserted] = other_.try_emplace(id, 0);
+    if (inserted) it->second = New(id);
+    ++uses_[it->second - 1];
+    return it->second;
+  }
+  // Local number -> the trace's StringId (index 0: the empty name), each id resolved once and
+  // counted as often as it was used.
+  std::vector<StringId> Resolve(NameResolver& names) const {
+    std::vector<StringId> out{StringTable::kEmpty};
+    for (size_t k = 0; k < ids_.size(); ++k) out.push_back(names(ids_[k], uses_[k]));
+    return out;
+  }
+
+ private:
+  static constexpr int64_t kFlat = int64_t{1} << 20;
+  StringId New(int64_t id) {
+    ids_.push_back(id);
+    uses_.push_back(0);
+    return static_cast<StringId>(ids_.size());
+  }
+  std::vector<StringId> flat_;  // id -> local number, 0 when not seen
+  std::unordered_map<int64_t, StringId> other_;
+  std::vector<int64_t> ids_;
+  std::vector<uint64_t> uses_;
 };
 
 // ReadTimes reads start and end from the first two selected columns.
@@ -87,26 +136,43 @@ static_assert(TimesFirst(internal::kKernelStore) && TimesFirst(internal::kMemcpy
               TimesFirst(internal::kMemsetStore) && TimesFirst(internal::kSyncStore) &&
               TimesFirst(internal::kApiStore) && TimesFirst(internal::kRangeStore));
 
-// Kernels, copies, memsets, syncs and API calls: every row with valid times, column by column
-// as its store table list says.
-// `join` and `instead`: as SelectColumns' `where` and `instead`.
+// Every row of q with valid times into t, column by column as its store table list says.
+template <class Q, class Table, class Names, class... C>
+Status ReadRows(Q& q, const internal::StoreTable<C...>& columns, Table& t, RowReader<Names> rd) {
+  typename Table::RowType row;
+  Status s;
+  while (q.Next(s)) {
+    if (!ReadTimes(q, rd.found, row.start, row.end)) continue;
+    internal::ReadRow(columns, q, row, rd);
+    t.Add(row);
+  }
+  return s;
+}
+
+// Opens the direct scan of a store table (false in `direct` where SQLite must read it).
+template <class... C>
+Status OpenScan(Source& src, const internal::StoreTable<C...>& columns, internal::TableScan& scan, bool& direct) {
+  return scan.Open(src.db, src.pages, std::string(columns.name), internal::SelectedColumns(columns), direct);
+}
+
+// Kernels, copies, memsets, syncs and API calls: from the file's pages where SQLite is not needed
+// (table_scan.h), else through SQLite.
+// `join` and `instead`: as SelectColumns' `where` and `instead` (SQLite only).
 template <class Table, class... C>
 Status ReadTable(Source& src, const internal::StoreTable<C...>& columns, Table& t, std::string_view join = {},
                  const std::unordered_map<std::string_view, std::string>* instead = nullptr) {
   const std::string table(columns.name);
   if (!src.Has(table)) return Status::Ok();
+  t.Reserve(t.size() + RowEstimate(src, table));
+  if (join.empty() && !instead) {
+    internal::TableScan scan;
+    bool direct = false;
+    TG_RETURN_IF_ERROR(OpenScan(src, columns, scan, direct));
+    if (direct) return ReadRows(scan, columns, t, ReaderOf(src));
+  }
   internal::Stmt q;
   TG_RETURN_IF_ERROR(SelectColumns(src, table, internal::SelectedColumns(columns), join, q, instead));
-  t.Reserve(t.size() + RowEstimate(src, table));
-  typename Table::RowType row;
-  RowReader rd{src};
-  Status s;
-  while (q.Next(s)) {
-    if (!ReadTimes(q, src, row.start, row.end)) continue;
-    internal::ReadRow(columns, q, row, rd);
-    t.Add(row);
-  }
-  return s;
+  return ReadRows(q, columns, t, ReaderOf(src));
 }
 
 Status ReadKernels(Source& src) { return ReadTable(src, internal::kKernelStore, src.trace.kernels); }
@@ -175,7 +241,7 @@ Status ReadRanges(Source& src, const std::string& table, bool on_gpu) {
   if (!s.ok()) return s;
   Range r;
   r.on_gpu = on_gpu;
-  RowReader rd{src};
+  auto rd = ReaderOf(src);
   while (q.Next(s)) {
     if (!q.Get(0, r.start)) {
       src.found.Add(Quality::kMissingTimestamp);
@@ -222,7 +288,7 @@ Status ReadSamples(Source& src) {
   Status s = SelectColumns(src, table, internal::SelectedColumns(internal::kSampleStore), "", q);
   if (!s.ok()) return s;
   Sample sample;
-  RowReader rd{src};
+  auto rd = ReaderOf(src);
   while (q.Next(s)) {
     if (q.IsNull(0)) {
       src.found.Add(Quality::kMissingTimestamp);
@@ -235,11 +301,47 @@ Status ReadSamples(Source& src) {
   return s;
 }
 
+// The API calls read from the file's pages on the second core while this one reads the kernels,
+// copies, memsets and syncs (the two largest tables of an export, side by side). Everything that
+// needs SQLite's connection or the trace's strings stays here: the scan is opened first, the
+// names are resolved after (DeferredNames), and the result is what one thread reading the
+// tables in order would have built. False in `done` when the API table needs SQLite.
+Status ReadApiCallsAside(Source& src, bool& done) {
+  done = false;
+  const std::string table(internal::kApiStore.name);
+  internal::TableScan scan;
+  if (src.Has(table)) TG_RETURN_IF_ERROR(OpenScan(src, internal::kApiStore, scan, done));
+  if (!done) return Status::Ok();
+  ApiTable& calls = src.trace.api_calls;
+  const size_t first = calls.size();
+  calls.Reserve(first + RowEstimate(src, table));
+  DeferredNames names;
+  QualityCounters found;
+  Status aside, here;
+  {
+    internal::SideTask side([&] {
+      aside = ReadRows(scan, internal::kApiStore, calls, RowReader<DeferredNames>{names, found, src.is_store});
+    });
+    for (auto read : {ReadKernels, ReadMemcpys, ReadMemsets, ReadSyncs})
+      if (here.ok()) here = read(src);
+    side.Wait();
+  }
+  TG_RETURN_IF_ERROR(here);
+  TG_RETURN_IF_ERROR(aside);
+  const std::vector<StringId> resolved = names.Resolve(src.names);
+  for (size_t i = first; i < calls.size(); ++i) calls.name[i] = resolved[calls.name[i]];
+  for (const QualityInfo& q : kQualityInfo) src.found.Add(q.id, found.Get(q.id));
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status ReadEvents(Source& src) {
-  for (auto read : {ReadKernels, ReadMemcpys, ReadMemsets, ReadSyncs, ReadApiCalls, ReadSamples})
-    TG_RETURN_IF_ERROR(read(src));
+  bool api_done = false;
+  TG_RETURN_IF_ERROR(ReadApiCallsAside(src, api_done));
+  if (!api_done)
+    for (auto read : {ReadKernels, ReadMemcpys, ReadMemsets, ReadSyncs, ReadApiCalls}) TG_RETURN_IF_ERROR(read(src));
+  TG_RETURN_IF_ERROR(ReadSamples(src));
   if (std::string nvtx = NvtxTable(src); !nvtx.empty())
     TG_RETURN_IF_ERROR(ReadRanges(src, nvtx, false));
   if (src.Has(internal::kGpuRangeTable))

@@ -21,20 +21,36 @@ Status NameResolver::Init(const internal::Db& db, bool has_table, StringTable& s
   return has_table ? lookup_.Prepare(db, "SELECT value FROM StringIds WHERE id = ?") : Status::Ok();
 }
 
-StringId NameResolver::operator()(int64_t id) {
-  auto [it, inserted] = cache_.try_emplace(id, Entry{StringTable::kEmpty, true});
-  if (inserted) {
-    Status s;
-    if (has_table_) {
-      lookup_.Int(1, id);
-      if (lookup_.Next(s)) it->second = {strings_->Intern(lookup_.Text(0)), false};
-      if (!s.ok() && status_.ok()) status_ = s;
-      lookup_.Reset();
+StringId NameResolver::operator()(int64_t id, uint64_t uses) {
+  if (id >= 0 && id < kFlat) {
+    const auto i = static_cast<size_t>(id);
+    if (i >= flat_.size()) flat_.resize(std::max(i + 1, flat_.size() * 2));
+    Slot& slot = flat_[i];
+    if (!slot.known) {
+      slot.known = true;
+      Resolve(slot.entry, id);
     }
-    if (it->second.missing) it->second.name = strings_->Intern("<StringIds id " + std::to_string(id) + " missing>");
+    if (slot.entry.missing) missing_ += uses;
+    return slot.entry.name;
   }
-  missing_ += it->second.missing;
+  auto [it, inserted] = cache_.try_emplace(id, Entry{StringTable::kEmpty, true});
+  if (inserted) Resolve(it->second, id);
+  if (it->second.missing) missing_ += uses;
   return it->second.name;
+}
+
+// Looks id up in StringIds once.
+StringId NameResolver::Resolve(Entry& e, int64_t id) {
+  e = {StringTable::kEmpty, true};
+  Status s;
+  if (has_table_) {
+    lookup_.Int(1, id);
+    if (lookup_.Next(s)) e = {strings_->Intern(lookup_.Text(0)), false};
+    if (!s.ok() && status_.ok()) status_ = s;
+    lookup_.Reset();
+  }
+  if (e.missing) e.name = strings_->Intern("<StringIds id " + std::to_string(id) + " missing>");
+  return e.name;
 }
 
 Status SelectColumns(const Source& src, const std::string& table, const std::vector<std::string_view>& columns,
@@ -235,11 +251,13 @@ Status ImportSqlite(const std::string& path, Trace* out) {
   TG_RETURN_IF_ERROR(db.Open(path, path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX));
   // Read-only twice over. No mmap: it reads ~5% faster, but a file truncated while it is read
   // would kill the process (SIGBUS) instead of returning an error.
-  if (Status s = db.Exec("PRAGMA query_only = 1; PRAGMA cache_size = -65536;", "cannot read database");
-      !s.ok())
+  // One read transaction for the whole import: the tables read are one state of the file, and
+  // no writer can change the file while its pages are read directly (table_scan.h).
+  if (Status s = db.Exec("PRAGMA query_only = 1; PRAGMA cache_size = -65536; BEGIN;", "cannot read database"); !s.ok())
     return s;
-  Source src{db, path, {}, trace, {}, false, {}, {}};
+  Source src{db, path, {}, trace, {}, false, {}, {}, {}};
   TG_RETURN_IF_ERROR(internal::TableNames(db, src.tables));
+  TG_RETURN_IF_ERROR(src.pages.Open(path, path));
 
   src.is_store = src.Has("tracegate_schema");
   if (src.is_store) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analyzer/sqlite/sqlite_db.h"
+#include "analyzer/sqlite/table_scan.h"
 #include "tracegate/analyzer/model.h"
 
 namespace tg::internal {
@@ -20,7 +21,8 @@ class NameResolver {
   [[nodiscard]] Status Init(const internal::Db& db, bool has_table, StringTable& strings);
   // An id StringIds does not have (or no StringIds table) resolves to "<StringIds id N missing>"
   // and counts in missing().
-  StringId operator()(int64_t id);
+  // `uses`: the rows that name it (missing() counts each).
+  StringId operator()(int64_t id, uint64_t uses = 1);
   Status status() const { return status_; }
   uint64_t missing() const { return missing_; }
 
@@ -32,6 +34,14 @@ class NameResolver {
     StringId name;
     bool missing;
   };
+  StringId Resolve(Entry& e, int64_t id);
+  // Ids below kFlat (nsys numbers its strings from 0 up) in a vector, the rest in a map.
+  static constexpr int64_t kFlat = int64_t{1} << 20;
+  struct Slot {
+    Entry entry;
+    bool known = false;
+  };
+  std::vector<Slot> flat_;
   std::unordered_map<int64_t, Entry> cache_;
   uint64_t missing_ = 0;
   Status status_;
@@ -57,6 +67,9 @@ struct Source {
     int64_t json_id;
   };
   std::vector<NcclRange> nccl_ranges;
+
+  // The file read directly where SQLite is not needed (table_scan.h): the event tables' full scans.
+  internal::PageFile pages;
 
   bool Has(const std::string& table) const { return tables.count(table) != 0; }
 };

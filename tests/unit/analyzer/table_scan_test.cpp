@@ -1,0 +1,285 @@
+// TableScan (analyzer/sqlite/table_scan.h) reads an SQLite table from the file's pages: every
+// row and every read must equal what SQLite's own `SELECT columns FROM table` gives, on page
+// sizes from 512 to 65536 B, deep trees, records spilled to overflow pages, every serial type,
+// text and reals read as integers, columns added by ALTER TABLE, rowid aliases, REAL affinity.
+// Tables SQLite must read (WITHOUT ROWID, defaults, WAL) are declined; a damaged file is an
+// error or odd values, never a read out of bounds (ci/sanitize.sh runs this under ASan).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "analyzer/sqlite/table_scan.h"
+#include "sqlite_test_util.h"
+#include "temp_file.h"
+
+namespace tg {
+namespace {
+
+using internal::Db;
+using internal::PageFile;
+using internal::Stmt;
+using internal::TableScan;
+using testing::ExecSql;
+using testing::TempPath;
+
+struct ScanResult {
+  bool usable = false;
+  size_t rows = 0;
+  Status status;
+};
+
+// Scans `table` both ways and compares every read of every row; `compare` false only counts.
+ScanResult ScanAndCompare(const std::string& path, const std::string& table,
+                          const std::vector<std::string_view>& columns, bool compare = true) {
+  ScanResult out;
+  Db db;
+  EXPECT_TRUE(db.Open(path, path, SQLITE_OPEN_READONLY).ok());
+  EXPECT_TRUE(db.Exec("BEGIN", "begin").ok());
+  PageFile file;
+  EXPECT_TRUE(file.Open(path, path).ok());
+  TableScan scan;
+  Status s = scan.Open(db, file, table, columns, out.usable);
+  if (!s.ok()) {
+    out.status = s;
+    return out;
+  }
+  if (!out.usable) return out;
+  // The reference: SQLite, with NULL for a column the table lacks.
+  std::string sql = "SELECT ";
+  std::unordered_set<std::string> have;
+  EXPECT_TRUE(internal::ColumnNames(db, table, have).ok());
+  for (size_t i = 0; i < columns.size(); ++i)
+    sql += (i ? ", " : "") + (have.count(std::string(columns[i])) ? internal::Quote(columns[i]) : std::string("NULL"));
+  sql += " FROM " + internal::Quote(table);
+  Stmt q;
+  EXPECT_TRUE(q.Prepare(db, sql).ok());
+  Status qs;
+  while (scan.Next(out.status)) {
+    ++out.rows;
+    if (!compare) continue;
+    EXPECT_TRUE(q.Next(qs)) << "the scan has more rows than SQLite: row " << out.rows;
+    for (int c = 0; c < static_cast<int>(columns.size()); ++c) {
+      SCOPED_TRACE("row " + std::to_string(out.rows) + " column " + std::string(columns[c]));
+      int64_t a = -1, b = -1;
+      EXPECT_EQ(scan.GetInteger(c, a), q.GetInteger(c, b));
+      EXPECT_EQ(a, b);
+      double x = -1, y = -1;
+      EXPECT_EQ(scan.GetReal(c, x), q.GetReal(c, y));
+      EXPECT_EQ(std::memcmp(&x, &y, sizeof x), 0) << x << " vs " << y;
+      EXPECT_EQ(scan.IsNull(c), q.IsNull(c));
+      EXPECT_EQ(scan.Int(c), q.Int(c));
+      EXPECT_EQ(scan.IntOr(c, 77), q.IntOr(c, 77));
+      a = b = -1;
+      EXPECT_EQ(scan.Get(c, a), q.Get(c, b));
+      EXPECT_EQ(a, b);
+    }
+  }
+  if (compare && out.status.ok()) {
+    EXPECT_FALSE(q.Next(qs)) << "SQLite has more rows than the scan";
+  }
+  return out;
+}
+
+std::string NewDb(const std::string& name, int page_size) {
+  std::string path = TempPath(name);
+  std::filesystem::remove(path);
+  ExecSql(path, "PRAGMA page_size = " + std::to_string(page_size) + "; PRAGMA journal_mode = DELETE;");
+  return path;
+}
+
+// Integers of every width and sign, reals, texts and blobs that convert in every way SQLite does.
+const char* const kOddValues[] = {"NULL",
+                                  "0",
+                                  "1",
+                                  "-1",
+                                  "127",
+                                  "-128",
+                                  "128",
+                                  "32767",
+                                  "-32769",
+                                  "8388607",
+                                  "-8388609",
+                                  "2147483647",
+                                  "-2147483649",
+                                  "140737488355327",
+                                  "-140737488355329",
+                                  "9223372036854775807",
+                                  "-9223372036854775808",
+                                  "1.5",
+                                  "-2.5",
+                                  "1e300",
+                                  "-1e300",
+                                  "9.3e18",
+                                  "-9.3e18",
+                                  "4503599627370497.0",
+                                  "0.0",
+                                  "-0.0",
+                                  "'12'",
+                                  "'  -7x'",
+                                  "'1e3'",
+                                  "'99999999999999999999'",
+                                  "'-9223372036854775808'",
+                                  "'9223372036854775808'",
+                                  "'9223372036854775807'",
+                                  "'-9223372036854775809'",
+                                  "''",
+                                  "'+0042'",
+                                  "'abc'",
+                                  "x'3132'",
+                                  "x''",
+                                  "'00000000000000000000000000012'",
+                                  "'1234567890123456789'",
+                                  "'-1234567890123456789 '",
+                                  "' 9223372036854775806'"};
+
+TEST(TableScan, EveryValueTypeAndConversionAsSqlite) {
+  for (int page : {512, 4096, 65536}) {
+    SCOPED_TRACE("page size " + std::to_string(page));
+    const std::string path = NewDb("odd_" + std::to_string(page), page);
+    std::string sql = "CREATE TABLE t (a INTEGER, b, c REAL, d TEXT, e INTEGER NOT NULL); BEGIN;";
+    int n = 0;
+    for (const char* x : kOddValues)
+      for (const char* y : kOddValues) {
+        if (++n % 3) continue;  // a third of the pairs keeps the test fast; every value is in each column
+        sql += std::string("INSERT INTO t VALUES (") + x + ", " + y + ", " + x + ", " + y + ", 5);";
+      }
+    for (const char* x : kOddValues)
+      sql += std::string("INSERT INTO t VALUES (") + x + ", " + x + ", " + x + ", " + x + ", 6);";
+    ExecSql(path, sql + "COMMIT;");
+    ScanResult r = ScanAndCompare(path, "t", {"a", "b", "c", "d", "e", "missing"});
+    EXPECT_TRUE(r.usable);
+    EXPECT_TRUE(r.status.ok()) << r.status.message();
+    EXPECT_GT(r.rows, 500u);
+  }
+}
+
+TEST(TableScan, DeepTreesOverflowPagesAndDeletedRows) {
+  for (int page : {512, 1024, 4096}) {
+    SCOPED_TRACE("page size " + std::to_string(page));
+    const std::string path = NewDb("deep_" + std::to_string(page), page);
+    // A long text before the wanted columns puts them on overflow pages in some rows.
+    ExecSql(path,
+            "CREATE TABLE t (start INTEGER, pad TEXT, x INTEGER, y REAL); BEGIN;"
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) "
+            "INSERT INTO t SELECT i * 1000003, CASE WHEN i % 97 = 0 THEN printf('%.*c', i % 9000, 'z') ELSE NULL END, "
+            "i * i - 5000000, i / 7.0 FROM n;"
+            "DELETE FROM t WHERE start % 13 = 0; COMMIT;");
+    ScanResult r = ScanAndCompare(path, "t", {"y", "x", "start", "pad"});
+    EXPECT_TRUE(r.usable);
+    EXPECT_TRUE(r.status.ok()) << r.status.message();
+    EXPECT_EQ(r.rows, 20000u - 20000u / 13);
+  }
+}
+
+TEST(TableScan, ColumnsAddedLaterRowidAliasAndRealAffinity) {
+  const std::string path = NewDb("altered", 4096);
+  ExecSql(path,
+          "CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER, f DOUBLE); "
+          "INSERT INTO t (v, f) VALUES (1, 2), (3, 4.5), (NULL, NULL); "
+          "ALTER TABLE t ADD COLUMN later INTEGER; INSERT INTO t (v, f, later) VALUES (7, 8, 9); "
+          "INSERT INTO t (id, v) VALUES (1000, 10);");
+  ScanResult r = ScanAndCompare(path, "t", {"later", "id", "f", "v"});
+  EXPECT_TRUE(r.usable);
+  EXPECT_TRUE(r.status.ok()) << r.status.message();
+  EXPECT_EQ(r.rows, 5u);
+}
+
+TEST(TableScan, DeclinesWhatOnlySqliteCanRead) {
+  const std::string path = NewDb("declined", 4096);
+  ExecSql(path,
+          "CREATE TABLE nr (k INTEGER PRIMARY KEY, v) WITHOUT ROWID; INSERT INTO nr VALUES (1, 2);"
+          "CREATE TABLE d (a, b DEFAULT 5); INSERT INTO d (a) VALUES (1);"
+          "CREATE TABLE g (a, b AS (a * 2)); INSERT INTO g (a) VALUES (1);"
+          "CREATE TABLE plain (a); INSERT INTO plain VALUES (1);");
+  EXPECT_FALSE(ScanAndCompare(path, "nr", {"k", "v"}).usable);
+  EXPECT_FALSE(ScanAndCompare(path, "d", {"a", "b"}).usable);
+  EXPECT_TRUE(ScanAndCompare(path, "d", {"a"}).usable);  // the default is not read
+  EXPECT_FALSE(ScanAndCompare(path, "g", {"a"}).usable);
+  EXPECT_FALSE(ScanAndCompare(path, "no_such_table", {"a"}).usable);
+  EXPECT_TRUE(ScanAndCompare(path, "plain", {"a"}).usable);
+
+  // WAL mode: the pages may be in the WAL file, not in the database file.
+  ExecSql(path, "PRAGMA journal_mode = WAL;");
+  PageFile wal;
+  ASSERT_TRUE(wal.Open(path, path).ok());
+  EXPECT_FALSE(wal.usable());
+}
+
+// Damage anywhere in the file: an error or some values, never a read out of bounds or a hang.
+TEST(TableScan, DamagedPagesNeverReadOutOfBounds) {
+  const std::string path = NewDb("damaged_source", 512);
+  ExecSql(path,
+          "CREATE TABLE t (start INTEGER, pad TEXT, x INTEGER); BEGIN;"
+          "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000) "
+          "INSERT INTO t SELECT i, CASE WHEN i % 50 = 0 THEN printf('%.*c', 2000, 'z') ELSE 'p' END, -i FROM n;"
+          "COMMIT;");
+  std::ifstream in(path, std::ios::binary);
+  const std::string original((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(original.size(), 100000u);
+  std::mt19937 rng(29);
+  const std::string damaged = TempPath("damaged");
+  int failed = 0, usable = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    std::string bytes = original;
+    const int flips = 1 + trial % 8;
+    for (int f = 0; f < flips; ++f) {
+      // After the 100-byte header (its damage makes the file one SQLite reads itself or rejects).
+      std::uniform_int_distribution<size_t> at(100, bytes.size() - 1);
+      bytes[at(rng)] = static_cast<char>(rng());
+    }
+    std::ofstream(damaged, std::ios::binary | std::ios::trunc) << bytes;
+    Db db;
+    if (!db.Open(damaged, damaged, SQLITE_OPEN_READONLY).ok()) continue;
+    PageFile file;
+    ASSERT_TRUE(file.Open(damaged, damaged).ok());
+    TableScan scan;
+    bool ok = false;
+    if (!scan.Open(db, file, "t", {"start", "pad", "x"}, ok).ok() || !ok) continue;
+    ++usable;
+    Status s;
+    size_t rows = 0;
+    while (scan.Next(s)) {
+      ++rows;
+      int64_t v;
+      scan.Get(0, v), scan.Get(1, v), scan.Get(2, v);
+    }
+    if (!s.ok()) {
+      ++failed;
+      EXPECT_NE(s.message().find("not a valid SQLite database"), std::string::npos) << s.message();
+    }
+    EXPECT_LE(rows, 3000u * 4);
+  }
+  EXPECT_GT(usable, 100);
+  EXPECT_GT(failed, 10);  // most damage to the tree's pages is seen
+}
+
+TEST(TableScan, FileCutShortIsAnIoError) {
+  const std::string path = NewDb("cut", 4096);
+  ExecSql(path,
+          "CREATE TABLE t (a); BEGIN; WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 50000) "
+          "INSERT INTO t SELECT i FROM n; COMMIT;");
+  Db db;
+  ASSERT_TRUE(db.Open(path, path, SQLITE_OPEN_READONLY).ok());
+  PageFile file;
+  ASSERT_TRUE(file.Open(path, path).ok());
+  TableScan scan;
+  bool usable = false;
+  ASSERT_TRUE(scan.Open(db, file, "t", {"a"}, usable).ok());
+  ASSERT_TRUE(usable);
+  std::filesystem::resize_file(path, 8192);
+  Status s;
+  size_t rows = 0;
+  while (scan.Next(s)) ++rows;
+  EXPECT_LT(rows, 50000u);
+  EXPECT_FALSE(s.ok());
+}
+
+}  // namespace
+}  // namespace tg
