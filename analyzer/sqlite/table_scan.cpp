@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <limits>
@@ -104,6 +105,12 @@ constexpr size_t kMaxDepth = 40;                  // SQLite's own cursors stop a
 
 // ---- PageFile -------------------------------------------------------------------------------
 
+namespace {
+std::atomic<bool> direct_reads{true};
+}  // namespace
+
+void SetDirectReadsForTesting(bool on) { direct_reads = on; }
+
 PageFile::~PageFile() {
   if (fd_ >= 0) ::close(fd_);
 }
@@ -116,6 +123,7 @@ Status PageFile::Open(const std::string& path, const std::string& label) {
     fd_ = -1;
     return Status::Ok();
   };
+  if (!direct_reads) return decline("direct reads are off (a test)");
   // A rollback journal or a WAL beside the file may hold what the file itself does not yet.
   if (FileExists(path + "-journal") || FileExists(path + "-wal")) return decline("a journal or WAL file is beside it");
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -235,6 +243,17 @@ Status TableScan::Open(const Db& db, const PageFile& file, const std::string& ta
   if (!EnterPage(static_cast<uint32_t>(root), leaf_.data(), s)) return s;
   usable = true;
   return Status::Ok();
+}
+
+size_t TableScan::RootChildren() const { return depth_ == 1 && pages_entered_ == 1 ? stack_[0]->children.size() : 0; }
+
+void TableScan::KeepRootChildren(size_t from, size_t to) {
+  if (RootChildren() == 0) return;
+  std::vector<uint32_t>& children = stack_[0]->children;
+  to = std::min(to, children.size());
+  from = std::min(from, to);
+  children.erase(children.begin() + static_cast<std::ptrdiff_t>(to), children.end());
+  children.erase(children.begin(), children.begin() + static_cast<std::ptrdiff_t>(from));
 }
 
 bool TableScan::Fail(Status& status, Status why) {

@@ -28,6 +28,10 @@
 
 namespace tg::internal {
 
+// For tests: false makes every PageFile decline its file, so SQLite reads every table (the
+// reference the direct reads are compared with). True by default.
+void SetDirectReadsForTesting(bool on);
+
 // The database file: its header and a descriptor pages are read through.
 class PageFile {
  public:
@@ -76,6 +80,12 @@ class TableScan {
 
   // Steps to the next row: true with a row, false when done or on error (then `status` says why).
   bool Next(Status& status);
+
+  // Splitting one table between two scans (each opened on it, before their first Next): the
+  // root page's children (0 when the root is a leaf) hold the rows in order, so a scan kept to
+  // children [from, to) reads a contiguous run of the table's rows.
+  size_t RootChildren() const;
+  void KeepRootChildren(size_t from, size_t to);
 
   // Reads of the current row's selected column c (0-based), as Stmt's.
   bool IsNull(int c) const { return values_[static_cast<size_t>(c)].type == kNull; }

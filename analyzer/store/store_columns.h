@@ -41,10 +41,11 @@ template <auto F>
 using FieldType = typename FieldTraits<decltype(F)>::Type;
 
 // What most kinds share: selected, written, carrying `Fields`.
+// kName: the column is the one that reads its field from a StringIds id (Name, OptionalName).
 template <auto... Fields>
 struct StoreColumn {
   std::string_view name;
-  static constexpr bool kSelected = true, kWritten = true, kByHand = false;
+  static constexpr bool kSelected = true, kWritten = true, kByHand = false, kName = false;
   static constexpr auto kFields = std::tuple{Fields...};
 };
 
@@ -93,6 +94,7 @@ struct Nullable : StoreColumn<F> {
 // A name: an id into StringIds.
 template <auto F>
 struct Name : StoreColumn<F> {
+  static constexpr bool kName = true;
   template <class Row, class Names>
   static void Bind(Stmt& q, int p, const Row& r, Names& names) { q.Int(p, names(r.*F)); }
   template <class Row, class Reader, class Q>
@@ -108,6 +110,7 @@ struct Name : StoreColumn<F> {
 // rows without it cost no StringIds entry; NULL (and exports without the column) read as empty.
 template <auto F>
 struct OptionalName : StoreColumn<F> {
+  static constexpr bool kName = true;
   template <class Row, class Names>
   static void Bind(Stmt& q, int p, const Row& r, Names& names) {
     if (r.*F == StringTable::kEmpty) q.Null(p);
@@ -124,6 +127,7 @@ struct OptionalName : StoreColumn<F> {
 // demangledName). Written the same; read only when the first has no id.
 template <auto F>
 struct FallbackName : Name<F> {
+  static constexpr bool kName = false;  // the same field as the Name before it
   template <class Row, class Reader, class Q>
   static void Read(const Q& q, int c, Row& r, Reader& rd, bool first_held) {
     int64_t id;
@@ -240,7 +244,7 @@ struct TgTid : StoreColumn<Tid> {
 // An nsys NOT NULL column the model has no data for: written as 0, not read.
 struct Zero {
   std::string_view name;
-  static constexpr bool kSelected = false, kWritten = true, kByHand = false;
+  static constexpr bool kSelected = false, kWritten = true, kByHand = false, kName = false;
   static constexpr std::tuple<> kFields{};
   template <class Row, class Names>
   static void Bind(Stmt& q, int p, const Row&, Names&) { q.Int(p, 0); }
@@ -249,7 +253,7 @@ struct Zero {
 // An nsys column the model has no data for and that may be NULL: neither written nor read.
 struct Unwritten {
   std::string_view name;
-  static constexpr bool kSelected = false, kWritten = false, kByHand = false;
+  static constexpr bool kSelected = false, kWritten = false, kByHand = false, kName = false;
   static constexpr std::tuple<> kFields{};
 };
 

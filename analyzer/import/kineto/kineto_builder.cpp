@@ -7,6 +7,7 @@
 
 #include "analyzer/import/kineto/kineto_numbers.h"
 #include "analyzer/import/kineto/kineto_vocab.h"
+#include "analyzer/model/move_columns.h"
 #include "analyzer/util/side_task.h"
 #include "analyzer/vocab/kineto_names.h"
 
@@ -400,28 +401,6 @@ void KinetoBuilder::AddMetadata(const RawEvent& ev) {
 }
 
 namespace {
-
-// Calls f(a_i, b_i) for the elements of two tuples of the same size, in order.
-template <class A, class B, class F>
-void Zip(A&& a, B&& b, F f) {
-  [&]<size_t... I>(std::index_sequence<I...>) {
-    (f(std::get<I>(a), std::get<I>(b)), ...);
-  }(std::make_index_sequence<std::tuple_size_v<std::remove_reference_t<A>>>{});
-}
-
-// Appends `from` to `to` column by column, freeing each column of `from` once it is copied, so
-// the two tables never exist whole twice.
-template <class Table>
-void MoveColumns(Table& to, Table& from) {
-  Zip(to.Columns(), from.Columns(), [](auto& d, auto& s) {
-    if constexpr (requires { d.Append(s); }) {
-      d.Append(s);  // SparseColumn
-    } else {
-      d.insert(d.end(), s.begin(), s.end());
-      std::remove_reference_t<decltype(s)>().swap(s);  // `s = {}` would keep the capacity
-    }
-  });
-}
 
 auto Tables(Trace& t) { return std::tie(t.kernels, t.memcpys, t.memsets, t.syncs, t.api_calls, t.ranges); }
 auto OtherTables(Trace& t) { return std::tie(t.memcpys, t.memsets, t.syncs, t.api_calls, t.ranges); }  // but kernels

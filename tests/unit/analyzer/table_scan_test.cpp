@@ -283,3 +283,47 @@ TEST(TableScan, FileCutShortIsAnIoError) {
 
 }  // namespace
 }  // namespace tg
+
+namespace tg {
+namespace {
+
+// Two scans kept to the root's first and last children read every row once, in order.
+TEST(TableScan, SplitAtTheRootReadsEveryRowOnceInOrder) {
+  const std::string path = NewDb("split", 1024);
+  ExecSql(path,
+          "CREATE TABLE t (a INTEGER); BEGIN; WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE "
+          "i < 30000) INSERT INTO t SELECT i * 3 FROM n; DELETE FROM t WHERE a % 7 = 0; COMMIT;");
+  Db db;
+  ASSERT_TRUE(db.Open(path, path, SQLITE_OPEN_READONLY).ok());
+  PageFile file;
+  ASSERT_TRUE(file.Open(path, path).ok());
+  TableScan first, second;
+  bool a = false, b = false;
+  ASSERT_TRUE(first.Open(db, file, "t", {"a"}, a).ok());
+  ASSERT_TRUE(second.Open(db, file, "t", {"a"}, b).ok());
+  ASSERT_TRUE(a && b);
+  const size_t n = first.RootChildren();
+  ASSERT_GE(n, 3u);
+  for (size_t keep : {size_t{1}, n / 2, n - 1}) {
+    TableScan x, y;
+    ASSERT_TRUE(x.Open(db, file, "t", {"a"}, a).ok());
+    ASSERT_TRUE(y.Open(db, file, "t", {"a"}, b).ok());
+    x.KeepRootChildren(0, keep);
+    y.KeepRootChildren(keep, n);
+    std::vector<int64_t> rows;
+    Status s;
+    while (x.Next(s)) rows.push_back(x.Int(0));
+    const size_t split_at = rows.size();
+    while (y.Next(s)) rows.push_back(y.Int(0));
+    ASSERT_TRUE(s.ok());
+    EXPECT_GT(split_at, 0u);
+    EXPECT_LT(split_at, rows.size());
+    std::vector<int64_t> want;
+    for (int64_t i = 1; i <= 30000; ++i)
+      if (i * 3 % 7 != 0) want.push_back(i * 3);
+    EXPECT_EQ(rows, want) << "split after " << keep << " of " << n << " children";
+  }
+}
+
+}  // namespace
+}  // namespace tg

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "analyzer/sqlite/table_scan.h"
 #include "sqlite_test_util.h"
 #include "temp_file.h"
 #include "tracegate/analyzer/communication.h"
@@ -374,6 +375,60 @@ TEST(NsysRealExport, PidsAndTidsMatchProcesses) {
   EXPECT_EQ(t.api_calls.pid[0], first("(globalTid >> 24) & 0xFFFFFF"));
   std::set<int32_t> devices(t.kernels.device.begin(), t.kernels.device.end());
   EXPECT_EQ(devices, (std::set<int32_t>{0, 1}));
+}
+
+}  // namespace
+}  // namespace tg
+
+namespace tg {
+namespace {
+
+// Reading the event tables from the file's pages, the kernels split between two cores and the
+// API calls on the second (sqlite_events.cpp ReadOnTwoCores), builds the very trace SQLite alone
+// builds: every column of every table, the strings in the same order, the same counters. The
+// export has enough rows to split (4 KiB pages), names that are missing from StringIds, rows
+// dropped for their times, kernels without a demangled name.
+TEST(NsysDirectReads, SameTraceAsSqliteAlone) {
+  const std::string extra = R"(
+    BEGIN;
+    INSERT INTO StringIds SELECT 1000 + i, 'kernel_' || i || '_' || printf('%.*c', i % 40, 'x')
+      FROM (WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 60) SELECT i FROM n);
+    INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL
+      SELECT 10000 + i * 100, CASE WHEN i % 997 = 0 THEN 9000 ELSE 10000 + i * 100 + 60 END, i % 2, 1, 7 + i % 4,
+             100 + i, 281546145660928, CASE WHEN i % 11 = 0 THEN NULL WHEN i % 389 = 0 THEN 7777 ELSE 1000 + i % 61 END,
+             1000 + (i * 7) % 61, 32, 1 + i % 300, 1 + i % 2, 1, 128, 1, 1, 0, (i % 5) * 1024, 0, 0, 200 + i
+      FROM (WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 40000) SELECT i FROM n);
+    INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME
+      SELECT 9990 + i * 100, 9990 + i * 100 + CASE WHEN i % 1009 = 0 THEN -5 ELSE 8 END, i % 3 = 0,
+             281546145665171 + i % 3, 100 + i, CASE WHEN i % 401 = 0 THEN 8888 ELSE 1000 + (i * 13) % 61 END, 0, NULL
+      FROM (WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 40000) SELECT i FROM n);
+    INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY
+      SELECT 20000 + i * 1000, 20000 + i * 1000 + 90, 0, 1, 7, 50000 + i, 281546145660928, 4096 * i, 1 + i % 2, 0, 2, NULL, 0
+      FROM (WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 3000) SELECT i FROM n);
+    COMMIT;)";
+  const std::string path = SmallExport("direct", extra);
+  Trace direct, sqlite_only;
+  ASSERT_TRUE(ImportTrace(path, &direct).ok());
+  internal::SetDirectReadsForTesting(false);
+  Status s = ImportTrace(path, &sqlite_only);
+  internal::SetDirectReadsForTesting(true);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_GT(direct.kernels.size(), 39000u);
+  ASSERT_GT(direct.api_calls.size(), 39000u);
+  auto same_table = [](const auto& a, const auto& b, const char* what) {
+    ASSERT_EQ(a.size(), b.size()) << what;
+    EXPECT_TRUE(a.Columns() == b.Columns()) << what;  // every column, row by row
+  };
+  same_table(direct.kernels, sqlite_only.kernels, "kernels");
+  same_table(direct.api_calls, sqlite_only.api_calls, "API calls");
+  same_table(direct.memcpys, sqlite_only.memcpys, "memcpys");
+  same_table(direct.memsets, sqlite_only.memsets, "memsets");
+  same_table(direct.ranges, sqlite_only.ranges, "ranges");
+  ASSERT_EQ(direct.strings.size(), sqlite_only.strings.size());
+  for (StringId id = 0; id < direct.strings.size(); ++id) EXPECT_EQ(direct.Name(id), sqlite_only.Name(id));
+  for (const QualityInfo& q : kQualityInfo) EXPECT_EQ(direct.quality.Get(q.id), sqlite_only.quality.Get(q.id)) << q.key;
+  EXPECT_GT(direct.quality.Get(Quality::kUnresolvedName), 0u);
+  EXPECT_GT(direct.quality.Get(Quality::kNegativeDuration), 0u);
 }
 
 }  // namespace
