@@ -7,6 +7,7 @@
 #include <tuple>
 #include <vector>
 
+#include "analyzer/util/side_task.h"
 #include "analyzer/util/sort_runs.h"
 
 namespace tg {
@@ -372,14 +373,24 @@ uint64_t CountUnmatchedLaunches(const Trace& trace) {
     if (r == CallRole::kUnknown) r = RoleOf(trace.strings.View(api.name[i]));
     return r;
   };
-  auto role = [&](size_t i) { return api.correlation[i] == kUnknownId ? CallRole::kOther : named(i); };
-  const std::vector<bool> captured = DuringCapture(api, named);
-  auto launch = [&](size_t i) {
-    return role(i) == CallRole::kLaunch && api.return_value[i] == 0 && (captured.empty() || !captured[i]);
-  };
-  size_t launches = 0;
-  for (size_t i = 0; i < api.size(); ++i) launches += launch(i);
-  if (launches == 0) return 0;
+  // One pass over the calls: the successful launches with a correlation id, the device syncs
+  // with one (pid, correlation), and whether any call begins a stream capture.
+  std::vector<uint32_t> launch_rows;
+  std::vector<std::pair<int64_t, int64_t>> device_syncs;
+  bool capture = false;
+  for (size_t i = 0; i < api.size(); ++i) {
+    const CallRole r = named(i);
+    if (r == CallRole::kOther) continue;
+    capture = capture || r == CallRole::kCaptureBegin;
+    if (api.correlation[i] == kUnknownId) continue;
+    if (r == CallRole::kLaunch && api.return_value[i] == 0) launch_rows.push_back(static_cast<uint32_t>(i));
+    else if (r == CallRole::kDeviceSync) device_syncs.emplace_back(api.pid[i], api.correlation[i]);
+  }
+  if (capture) {
+    const std::vector<bool> captured = DuringCapture(api, named);
+    std::erase_if(launch_rows, [&](uint32_t i) { return captured[i]; });
+  }
+  if (launch_rows.empty()) return 0;
   // One process: correlation ids alone decide, through a bitmap. Several processes need (pid, id)
   // pairs, sorted, below: ids are per process.
   if (OneProcess(trace)) {
@@ -390,13 +401,14 @@ uint64_t CountUnmatchedLaunches(const Trace& trace) {
         if (c != kUnknownId) ids.push_back(c);
     int64_t last = INT64_MIN;  // the largest correlation id of a GPU record or device sync
     for (int64_t c : ids) last = std::max(last, c);
-    for (size_t i = 0; i < api.size(); ++i)
-      if (role(i) == CallRole::kDeviceSync) last = std::max(last, api.correlation[i]);
+    for (const auto& sync : device_syncs) last = std::max(last, sync.second);
     const bool none = ids.empty();
     const CorrelationSet recorded(ids);
     uint64_t lost = 0;
-    for (size_t i = 0; i < api.size(); ++i)
-      if (launch(i) && !recorded.Contains(api.correlation[i]) && (none || last > api.correlation[i])) ++lost;
+    for (uint32_t i : launch_rows) {
+      const int64_t c = api.correlation[i];
+      if (!recorded.Contains(c) && (none || last > c)) ++lost;
+    }
     return lost;
   }
   std::vector<std::pair<int64_t, int64_t>> records;  // (pid, correlation), sorted
@@ -416,8 +428,7 @@ uint64_t CountUnmatchedLaunches(const Trace& trace) {
   add(trace.memcpys.pid, trace.memcpys.correlation);
   add(trace.memsets.pid, trace.memsets.correlation);
   const bool no_records = records.empty();
-  for (size_t i = 0; i < api.size(); ++i)
-    if (role(i) == CallRole::kDeviceSync) later(api.pid[i], api.correlation[i]);
+  for (const auto& [pid, corr] : device_syncs) later(pid, corr);
   std::sort(records.begin(), records.end());
   std::vector<int64_t> any_pid;  // for launches without a pid
   for (const auto& r : records) any_pid.push_back(r.second);
@@ -429,8 +440,7 @@ uint64_t CountUnmatchedLaunches(const Trace& trace) {
     return it == last.end() ? INT64_MIN : it->second;
   };
   uint64_t unmatched = 0;
-  for (size_t i = 0; i < api.size(); ++i) {
-    if (!launch(i)) continue;
+  for (uint32_t i : launch_rows) {
     const int64_t pid = api.pid[i], c = api.correlation[i];
     bool found;
     int64_t after;  // the largest correlation id of its process's GPU records and device syncs
@@ -458,9 +468,16 @@ void FinalizeTrace(Trace& trace) {
                       DropNegative(trace.ranges, trace.ranges.start) +
                       DropNegative(trace.samples, trace.samples.time);
   trace.quality.Add(Quality::kNegativeTimestamp, negative);
-  if (trace.api_calls.size() > 0) trace.quality.Set(Quality::kUnmatchedCorrelation, CountUnmatchedCorrelation(trace));
-  trace.quality.Set(Quality::kUnmatchedLaunch, CountUnmatchedLaunches(trace));
-  trace.quality.Add(Quality::kOverlappingRanges, ComputeRangeDepth(trace.ranges));
+  // The launches are counted on the second core (they read the calls, the GPU records and the
+  // names) while this one counts the records' correlations and nests the ranges.
+  uint64_t unmatched_launches = 0;
+  {
+    internal::SideTask launches([&] { unmatched_launches = CountUnmatchedLaunches(trace); });
+    if (trace.api_calls.size() > 0) trace.quality.Set(Quality::kUnmatchedCorrelation, CountUnmatchedCorrelation(trace));
+    trace.quality.Add(Quality::kOverlappingRanges, ComputeRangeDepth(trace.ranges));
+    launches.Wait();
+  }
+  trace.quality.Set(Quality::kUnmatchedLaunch, unmatched_launches);
   uint64_t invalid_utf8 = 0;
   for (StringId id = 0; id < trace.strings.size(); ++id) {
     std::string_view text = trace.strings.View(id);
