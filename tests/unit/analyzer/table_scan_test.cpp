@@ -87,12 +87,36 @@ ScanResult ScanAndCompare(const std::string& path, const std::string& table,
   return out;
 }
 
+// ScanAndCompare of table t, which must be usable and read without an error: the rows read.
+size_t ScanAllRows(const std::string& path, const std::vector<std::string_view>& columns) {
+  ScanResult r = ScanAndCompare(path, "t", columns);
+  EXPECT_TRUE(r.usable);
+  EXPECT_TRUE(r.status.ok()) << r.status.message();
+  return r.rows;
+}
+
 std::string NewDb(const std::string& name, int page_size) {
   std::string path = TempPath(name);
   std::filesystem::remove(path);
   ExecSql(path, "PRAGMA page_size = " + std::to_string(page_size) + "; PRAGMA journal_mode = DELETE;");
   return path;
 }
+
+// A database opened both ways: SQLite for the schema, the file for the pages.
+struct Opened {
+  Db db;
+  PageFile file;
+  explicit Opened(const std::string& path) {
+    EXPECT_TRUE(db.Open(path, path, SQLITE_OPEN_READONLY).ok());
+    EXPECT_TRUE(file.Open(path, path).ok());
+  }
+  // Opens a scan of table t; false when it is not usable.
+  bool Scan(TableScan& scan, const std::vector<std::string_view>& columns) {
+    bool usable = false;
+    EXPECT_TRUE(scan.Open(db, file, "t", columns, usable).ok());
+    return usable;
+  }
+};
 
 // Integers of every width and sign, reals, texts and blobs that convert in every way SQLite does.
 const char* const kOddValues[] = {"NULL",
@@ -153,10 +177,7 @@ TEST(TableScan, EveryValueTypeAndConversionAsSqlite) {
     for (const char* x : kOddValues)
       sql += std::string("INSERT INTO t VALUES (") + x + ", " + x + ", " + x + ", " + x + ", 6);";
     ExecSql(path, sql + "COMMIT;");
-    ScanResult r = ScanAndCompare(path, "t", {"a", "b", "c", "d", "e", "missing"});
-    EXPECT_TRUE(r.usable);
-    EXPECT_TRUE(r.status.ok()) << r.status.message();
-    EXPECT_GT(r.rows, 500u);
+    EXPECT_GT(ScanAllRows(path, {"a", "b", "c", "d", "e", "missing"}), 500u);
   }
 }
 
@@ -171,10 +192,7 @@ TEST(TableScan, DeepTreesOverflowPagesAndDeletedRows) {
             "INSERT INTO t SELECT i * 1000003, CASE WHEN i % 97 = 0 THEN printf('%.*c', i % 9000, 'z') ELSE NULL END, "
             "i * i - 5000000, i / 7.0 FROM n;"
             "DELETE FROM t WHERE start % 13 = 0; COMMIT;");
-    ScanResult r = ScanAndCompare(path, "t", {"y", "x", "start", "pad"});
-    EXPECT_TRUE(r.usable);
-    EXPECT_TRUE(r.status.ok()) << r.status.message();
-    EXPECT_EQ(r.rows, 20000u - 20000u / 13);
+    EXPECT_EQ(ScanAllRows(path, {"y", "x", "start", "pad"}), 20000u - 20000u / 13);
   }
 }
 
@@ -185,10 +203,7 @@ TEST(TableScan, ColumnsAddedLaterRowidAliasAndRealAffinity) {
           "INSERT INTO t (v, f) VALUES (1, 2), (3, 4.5), (NULL, NULL); "
           "ALTER TABLE t ADD COLUMN later INTEGER; INSERT INTO t (v, f, later) VALUES (7, 8, 9); "
           "INSERT INTO t (id, v) VALUES (1000, 10);");
-  ScanResult r = ScanAndCompare(path, "t", {"later", "id", "f", "v"});
-  EXPECT_TRUE(r.usable);
-  EXPECT_TRUE(r.status.ok()) << r.status.message();
-  EXPECT_EQ(r.rows, 5u);
+  EXPECT_EQ(ScanAllRows(path, {"later", "id", "f", "v"}), 5u);
 }
 
 TEST(TableScan, DeclinesWhatOnlySqliteCanRead) {
@@ -265,14 +280,9 @@ TEST(TableScan, FileCutShortIsAnIoError) {
   ExecSql(path,
           "CREATE TABLE t (a); BEGIN; WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 50000) "
           "INSERT INTO t SELECT i FROM n; COMMIT;");
-  Db db;
-  ASSERT_TRUE(db.Open(path, path, SQLITE_OPEN_READONLY).ok());
-  PageFile file;
-  ASSERT_TRUE(file.Open(path, path).ok());
+  Opened opened(path);
   TableScan scan;
-  bool usable = false;
-  ASSERT_TRUE(scan.Open(db, file, "t", {"a"}, usable).ok());
-  ASSERT_TRUE(usable);
+  ASSERT_TRUE(opened.Scan(scan, {"a"}));
   std::filesystem::resize_file(path, 8192);
   Status s;
   size_t rows = 0;
@@ -281,46 +291,33 @@ TEST(TableScan, FileCutShortIsAnIoError) {
   EXPECT_FALSE(s.ok());
 }
 
-}  // namespace
-}  // namespace tg
-
-namespace tg {
-namespace {
-
 // Two scans kept to the root's first and last children read every row once, in order.
 TEST(TableScan, SplitAtTheRootReadsEveryRowOnceInOrder) {
   const std::string path = NewDb("split", 1024);
   ExecSql(path,
           "CREATE TABLE t (a INTEGER); BEGIN; WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE "
           "i < 30000) INSERT INTO t SELECT i * 3 FROM n; DELETE FROM t WHERE a % 7 = 0; COMMIT;");
-  Db db;
-  ASSERT_TRUE(db.Open(path, path, SQLITE_OPEN_READONLY).ok());
-  PageFile file;
-  ASSERT_TRUE(file.Open(path, path).ok());
-  TableScan first, second;
-  bool a = false, b = false;
-  ASSERT_TRUE(first.Open(db, file, "t", {"a"}, a).ok());
-  ASSERT_TRUE(second.Open(db, file, "t", {"a"}, b).ok());
-  ASSERT_TRUE(a && b);
-  const size_t n = first.RootChildren();
+  Opened opened(path);
+  std::vector<int64_t> want;
+  for (int64_t i = 1; i <= 30000; ++i)
+    if (i * 3 % 7 != 0) want.push_back(i * 3);
+  TableScan whole;
+  ASSERT_TRUE(opened.Scan(whole, {"a"}));
+  const size_t n = whole.RootChildren();
   ASSERT_GE(n, 3u);
   for (size_t keep : {size_t{1}, n / 2, n - 1}) {
-    TableScan x, y;
-    ASSERT_TRUE(x.Open(db, file, "t", {"a"}, a).ok());
-    ASSERT_TRUE(y.Open(db, file, "t", {"a"}, b).ok());
-    x.KeepRootChildren(0, keep);
-    y.KeepRootChildren(keep, n);
+    TableScan first, second;
+    ASSERT_TRUE(opened.Scan(first, {"a"}) && opened.Scan(second, {"a"}));
+    first.KeepRootChildren(0, keep);
+    second.KeepRootChildren(keep, n);
     std::vector<int64_t> rows;
     Status s;
-    while (x.Next(s)) rows.push_back(x.Int(0));
+    while (first.Next(s)) rows.push_back(first.Int(0));
     const size_t split_at = rows.size();
-    while (y.Next(s)) rows.push_back(y.Int(0));
+    while (second.Next(s)) rows.push_back(second.Int(0));
     ASSERT_TRUE(s.ok());
     EXPECT_GT(split_at, 0u);
     EXPECT_LT(split_at, rows.size());
-    std::vector<int64_t> want;
-    for (int64_t i = 1; i <= 30000; ++i)
-      if (i * 3 % 7 != 0) want.push_back(i * 3);
     EXPECT_EQ(rows, want) << "split after " << keep << " of " << n << " children";
   }
 }
