@@ -4,8 +4,9 @@
 #     shares its build directory with ci/fuzz.sh): the whole non-GPU test suite.
 #  2. clang with ThreadSanitizer: the collector's writer, part merge, buffer pool and recorder
 #     tests, the two-thread import and analysis, the findings' replays on two threads
-#     (FindingReplay*), a job's ranks replayed together, a thread each (JobReplay*), and the
-#     job's worker pool (JobPool*), where threads share data.
+#     (FindingReplay*), a job's ranks replayed together, a thread each (JobReplay*), the job's
+#     worker pool (JobPool*), and the SQLite import's two cores with FinalizeTrace's
+#     (NsysDirectReads*, NsysRealExport*, TableScan.Split*), where threads share data.
 # Any sanitizer report fails the run. Usage: ci/sanitize.sh (builds in build-asan, build-tsan)
 set -euo pipefail
 cd "$(dirname "$0")/.."
