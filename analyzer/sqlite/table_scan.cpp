@@ -11,6 +11,9 @@
 #include <cerrno>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <mutex>
+#include <utility>
 
 namespace tg::internal {
 
@@ -90,12 +93,12 @@ int64_t Atoi64(const unsigned char* p, uint32_t n) {
   return neg ? -static_cast<int64_t>(u) : static_cast<int64_t>(u);
 }
 
-// Bytes a value of serial type t < 128 takes; types 10 and 11 (reserved) are marked as longer
-// than any record.
+// Bytes a value of serial type t < 128 takes (types 10 and 11, reserved, take none: SQLite reads
+// them as NULL).
 constexpr auto kSerialLength = [] {
   std::array<uint64_t, 128> len{};
-  constexpr uint64_t kInt[] = {0, 1, 2, 3, 4, 6, 8, 8, 0, 0};
-  for (uint64_t t = 0; t < 128; ++t) len[t] = t < 10 ? kInt[t] : t < 12 ? UINT64_MAX : (t - 12) / 2;
+  constexpr uint64_t kFixed[] = {0, 1, 2, 3, 4, 6, 8, 8, 0, 0, 0, 0};
+  for (uint64_t t = 0; t < 128; ++t) len[t] = t < 12 ? kFixed[t] : (t - 12) / 2;
   return len;
 }();
 
@@ -107,27 +110,78 @@ constexpr size_t kMaxDepth = 40;                  // SQLite's own cursors stop a
 // ---- PageFile -------------------------------------------------------------------------------
 
 namespace {
+
 std::atomic<bool> direct_reads{true};
+std::atomic<uint64_t> scans_opened{0}, scans_split{0};
+
+// One read-only descriptor per file (device and inode) for every PageFile of the process, closed
+// when the last one closes: closing a descriptor would drop the locks of SQLite's connections
+// to the same file (PageFile's own are declared before them and close after).
+class SharedDescriptors {
+ public:
+  static SharedDescriptors& Get() {
+    static SharedDescriptors* d = new SharedDescriptors;  // never destroyed: used until exit
+    return *d;
+  }
+  // The file's shared descriptor (opened if no PageFile has it open), or -1.
+  int Open(const std::string& path) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return -1;
+    if (auto it = open_.find({st.st_dev, st.st_ino}); it != open_.end()) {
+      ++it->second.users;
+      return it->second.fd;
+    }
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    // Keyed by what was opened (the path may have been replaced since the stat). A descriptor
+    // that cannot be keyed, or whose file another entry has (a replaced path), is kept open
+    // until exit: closing it would drop the locks.
+    if (::fstat(fd, &st) != 0) return -1;
+    auto [it, inserted] = open_.try_emplace(std::pair{st.st_dev, st.st_ino}, Entry{fd, 1});
+    if (!inserted) ++it->second.users;
+    return it->second.fd;
+  }
+  void Close(int fd) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto it = open_.begin(); it != open_.end(); ++it)
+      if (it->second.fd == fd && --it->second.users == 0) {
+        ::close(fd);
+        open_.erase(it);
+        return;
+      }
+  }
+
+ private:
+  struct Entry {
+    int fd;
+    int users;
+  };
+  std::mutex mutex_;
+  std::map<std::pair<dev_t, ino_t>, Entry> open_;
+};
+
 }  // namespace
 
 void SetDirectReadsForTesting(bool on) { direct_reads = on; }
+ScanCounts ScanCountsForTesting() { return {scans_opened.load(), scans_split.load()}; }
 
 PageFile::~PageFile() {
-  if (fd_ >= 0) ::close(fd_);
+  if (fd_ >= 0) SharedDescriptors::Get().Close(fd_);
 }
 
 Status PageFile::Open(const std::string& path, const std::string& label) {
   label_ = label;
+  usable_ = false;
+  // Declining keeps the descriptor (if one was opened) until the destructor: see the header.
   auto decline = [&](std::string why) {
     why_ = std::move(why);
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
     return Status::Ok();
   };
   if (!direct_reads) return decline("direct reads are off (a test)");
   // A rollback journal or a WAL beside the file may hold what the file itself does not yet.
   if (FileExists(path + "-journal") || FileExists(path + "-wal")) return decline("a journal or WAL file is beside it");
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) fd_ = SharedDescriptors::Get().Open(path);
   if (fd_ < 0) return decline("cannot open");
   unsigned char h[100];
   ssize_t got = ::pread(fd_, h, sizeof h, 0);
@@ -142,24 +196,29 @@ Status PageFile::Open(const std::string& path, const std::string& label) {
   if (Be32(h + 56) != 1) return decline("not UTF-8");
   struct stat st {};
   if (::fstat(fd_, &st) != 0) return decline("cannot stat");
-  // As SQLite: the header's page count when it is valid, else the file's size.
-  uint32_t pages = Be32(h + 28);
-  if (pages == 0 || Be32(h + 24) != Be32(h + 92))
-    pages = static_cast<uint32_t>(std::min<uint64_t>(static_cast<uint64_t>(st.st_size) / page, UINT32_MAX));
+  // As SQLite's pager: the header's page count when it is valid, else the file's size in pages
+  // (a partial last page counts).
+  uint64_t pages = Be32(h + 28);
+  if (pages == 0 || Be32(h + 24) != Be32(h + 92)) pages = (static_cast<uint64_t>(st.st_size) + page - 1) / page;
   page_size_ = page;
   usable_size_ = page - h[20];
-  page_count_ = pages;
+  page_count_ = static_cast<uint32_t>(std::min<uint64_t>(pages, UINT32_MAX));
+  usable_ = true;
   return Status::Ok();
 }
 
 bool PageFile::Read(uint32_t first, uint32_t count, unsigned char* out) const {
-  if (first == 0 || count == 0 || first > page_count_ || count > page_count_ - first + 1) return false;
+  if (!usable_ || first == 0 || count == 0 || first > page_count_ || count > page_count_ - first + 1) return false;
   size_t want = size_t{count} * page_size_;
   auto offset = static_cast<off_t>(uint64_t{first - 1} * page_size_);
   while (want > 0) {
     ssize_t n = ::pread(fd_, out, want, offset);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
+    if (n < 0) return false;
+    if (n == 0) {  // the file ends here
+      std::memset(out, 0, want);
+      return true;
+    }
     out += n;
     offset += n;
     want -= static_cast<size_t>(n);
@@ -213,6 +272,13 @@ Status TableScan::Open(const Db& db, const PageFile& file, const std::string& ta
     pk_columns += q.Int(3) != 0;
   }
   if (!s.ok()) return s;
+  // An INTEGER PRIMARY KEY is the rowid's alias unless SQLite made an index for it (INTEGER
+  // PRIMARY KEY DESC, a quirk it keeps): the alias reads the cell's rowid.
+  bool pk_index = false;
+  TG_RETURN_IF_ERROR(q.Prepare(db, "SELECT count(*) FROM pragma_index_list(?) WHERE origin = 'pk'"));
+  q.Text(1, table);
+  if (q.Next(s)) pk_index = q.Int(0) > 0;
+  if (!s.ok()) return s;
   want_.assign(table_columns.size(), -1);
   real_affinity_.assign(columns.size(), 0);
   rowid_slot_ = -1;
@@ -224,7 +290,7 @@ Status TableScan::Open(const Db& db, const PageFile& file, const std::string& ta
       if (c.has_default || want_[k] >= 0) return Status::Ok();
       std::string upper = c.type;
       std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char x) { return std::toupper(x); });
-      if (c.pk && pk_columns == 1 && upper == "INTEGER") rowid_slot_ = static_cast<int>(slot);
+      if (c.pk && pk_columns == 1 && !pk_index && upper == "INTEGER") rowid_slot_ = static_cast<int>(slot);
       want_[k] = static_cast<int>(slot);
       real_affinity_[slot] = RealAffinity(c.type);
       any_real_affinity_ |= real_affinity_[slot] != 0;
@@ -243,6 +309,7 @@ Status TableScan::Open(const Db& db, const PageFile& file, const std::string& ta
   leaf_data_ = nullptr;
   if (!EnterPage(static_cast<uint32_t>(root), leaf_.data(), s)) return s;
   usable = true;
+  ++scans_opened;
   return Status::Ok();
 }
 
@@ -250,6 +317,7 @@ size_t TableScan::RootChildren() const { return depth_ == 1 && pages_entered_ ==
 
 void TableScan::KeepRootChildren(size_t from, size_t to) {
   if (RootChildren() == 0) return;
+  ++scans_split;
   std::vector<uint32_t>& children = stack_[0]->children;
   to = std::min(to, children.size());
   from = std::min(from, to);
@@ -337,7 +405,7 @@ bool TableScan::Next(Status& status) {
 }
 
 inline void TableScan::DecodeValue(Value& v, uint64_t t, const unsigned char* p, uint64_t len) {
-  if (t == 0) {
+  if (t == 0 || t == 10 || t == 11) {
     v.type = kNull;
   } else if (t <= 6) {
     v.type = kInteger;
@@ -366,9 +434,9 @@ bool TableScan::DecodeCell(Status& status) {
   if (at >= usable) return Fail(status, file_->Corrupt());
   const unsigned char* p = page + at;
   uint64_t size, rowid;
-  // A payload larger than the file can hold is damage (and must not size an allocation).
+  // A payload larger than the file can hold, or than SQLite's length limit (10^9), is damage.
   if (!Varint(p, page_end, size) || !Varint(p, page_end, rowid) ||
-      size > std::min<uint64_t>(uint64_t{1} << 31, uint64_t{file_->page_count()} * usable))
+      size > std::min<uint64_t>(1000000000, uint64_t{file_->page_count()} * usable))
     return Fail(status, file_->Corrupt());
   // How much of the payload is on the page (sqlite.org/fileformat2.html, "Cell Payload Overflow Pages").
   const uint64_t max_local = usable - 35;
@@ -405,7 +473,7 @@ bool TableScan::DecodeCell(Status& status) {
   } else if (!DecodeRecord(payload, size)) {
     return Fail(status, file_->Corrupt());
   }
-  if (rowid_slot_ >= 0 && values_[static_cast<size_t>(rowid_slot_)].type == kNull) {
+  if (rowid_slot_ >= 0) {  // SQLite reads a rowid alias from the cell, whatever the record holds
     values_[static_cast<size_t>(rowid_slot_)].type = kInteger;
     values_[static_cast<size_t>(rowid_slot_)].i = static_cast<int64_t>(rowid);
   }
@@ -421,7 +489,7 @@ bool TableScan::DecodeCell(Status& status) {
 // The plan of a record whose header starts with a plan's key: the last one used, else any kept.
 const TableScan::Plan* TableScan::FindPlan(const unsigned char* payload, uint64_t size) {
   auto fits = [&](const Plan& p) {
-    return p.end <= size && !p.key.empty() && p.key.size() <= size &&
+    return (p.exact ? size == p.end : p.end <= size) && !p.key.empty() && p.key.size() <= size &&
            std::memcmp(payload, p.key.data(), p.key.size()) == 0;
   };
   if (last_plan_ < plans_.size() && fits(plans_[last_plan_])) return &plans_[last_plan_];
@@ -439,9 +507,11 @@ bool TableScan::DecodeRecord(const unsigned char* payload, uint64_t size) {
   const unsigned char* end = payload + size;
   const unsigned char* h = payload;
   uint64_t header_size;
-  if (!Varint(h, end, header_size) || header_size > size || header_size < static_cast<uint64_t>(h - payload))
-    return false;
-  const unsigned char* header_end = payload + header_size;
+  // As SQLite's OP_Column: a header larger than 98,307 bytes or than the record is damage; one
+  // shorter than its own size field holds no column (every column reads NULL).
+  if (!Varint(h, end, header_size) || header_size > 98307 || header_size > size) return false;
+  const unsigned char* header_end = std::max(payload + header_size, h);
+  const bool entries = header_end > h;
   const unsigned char* body = header_end;
   // The plan replaces the oldest kept one.
   size_t which = plans_.size();
@@ -454,7 +524,7 @@ bool TableScan::DecodeRecord(const unsigned char* payload, uint64_t size) {
   Plan& plan = plans_[which];
   plan.key.clear();  // matches nothing until the record is read
   plan.steps.clear();
-  plan.end = header_size;
+  plan.end = static_cast<uint64_t>(body - payload);
   const int* want = want_.data();
   const size_t wanted = want_.size();
   Value* values = values_.data();
@@ -463,14 +533,18 @@ bool TableScan::DecodeRecord(const unsigned char* payload, uint64_t size) {
     uint64_t t;
     if (!Varint(h, header_end, t)) return false;
     const uint64_t len = t < 128 ? kSerialLength[t] : (t - 12) / 2;
-    if (len > static_cast<uint64_t>(end - body)) return false;  // and types 10, 11
+    if (len > static_cast<uint64_t>(end - body)) return false;
     if (const int slot = want[k]; slot >= 0) {
       DecodeValue(values[slot], t, body, len);
       plan.steps.push_back({slot, static_cast<uint32_t>(body - payload), static_cast<uint32_t>(len), t});
-      plan.end = static_cast<uint64_t>(body - payload) + len;
     }
     body += len;
   }
+  // The whole header read: its values must fill the record exactly (SQLite: damage otherwise;
+  // it checks only a header with entries).
+  plan.exact = entries && h >= header_end;
+  if (plan.exact && body != end) return false;
+  plan.end = static_cast<uint64_t>(body - payload);
   for (; k < wanted; ++k)  // a record shorter than the table (columns added later): NULL
     if (want[k] >= 0) {
       values[want[k]].type = kNull;

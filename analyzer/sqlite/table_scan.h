@@ -12,6 +12,11 @@
 // default: an ALTER TABLE'd record shorter than the schema would need it). The caller holds an
 // SQLite read transaction on the same file meanwhile, so no writer changes it.
 //
+// Closing any descriptor of a file drops every POSIX lock the process holds on it, SQLite's
+// included. So the descriptor pages are read through is shared by every PageFile of the same
+// file in the process and closed when the last of them goes, and a PageFile must outlive the
+// SQLite connection it reads beside (declare it before the Db).
+//
 // Damage to the file is an error ("not a valid SQLite database", as SQLite would say), never a
 // read out of bounds: every offset is checked, each page is entered at most once, the tree's
 // depth is bounded.
@@ -32,6 +37,13 @@ namespace tg::internal {
 // reference the direct reads are compared with). True by default.
 void SetDirectReadsForTesting(bool on);
 
+// For tests: scans opened for direct reads, and scans kept to part of their root's children,
+// since the process started.
+struct ScanCounts {
+  uint64_t opened = 0, split = 0;
+};
+ScanCounts ScanCountsForTesting();
+
 // The database file: its header and a descriptor pages are read through.
 class PageFile {
  public:
@@ -43,7 +55,7 @@ class PageFile {
   // Opens `path` (errors name `label`). `usable` false: SQLite must read this file (why() says
   // why); not an error.
   [[nodiscard]] Status Open(const std::string& path, const std::string& label);
-  bool usable() const { return fd_ >= 0; }
+  bool usable() const { return usable_; }
   const std::string& why() const { return why_; }
 
   uint32_t page_size() const { return page_size_; }
@@ -51,15 +63,16 @@ class PageFile {
   uint32_t page_count() const { return page_count_; }
   const std::string& label() const { return label_; }
 
-  // Reads `count` pages from page `first` (1-based) into out; false on an I/O error or a short
-  // read (the file ends early).
+  // Reads `count` pages from page `first` (1-based) into out; past the file's end the pages read
+  // as zeros (as SQLite's pager reads them). False on an I/O error.
   bool Read(uint32_t first, uint32_t count, unsigned char* out) const;
 
   Status Corrupt() const;  // "not a valid SQLite database (...: database disk image is malformed)"
   Status IoFailure() const;
 
  private:
-  int fd_ = -1;
+  int fd_ = -1;  // shared by the PageFiles of one file (table_scan.cpp: SharedDescriptors)
+  bool usable_ = false;
   uint32_t page_size_ = 0, usable_size_ = 0, page_count_ = 0;
   std::string label_, why_;
 };
@@ -161,7 +174,8 @@ class TableScan {
   struct Plan {
     std::vector<unsigned char> key;
     std::vector<Step> steps;
-    uint64_t end = 0;  // where the last wanted value ends
+    uint64_t end = 0;    // where the last value read ends
+    bool exact = false;  // the whole header was read: the record ends at `end`
   };
   static constexpr size_t kPlans = 16;
   const Plan* FindPlan(const unsigned char* payload, uint64_t size);

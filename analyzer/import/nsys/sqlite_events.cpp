@@ -332,6 +332,15 @@ void AddCounts(QualityCounters& to, const QualityCounters& from) {
   for (const QualityInfo& q : kQualityInfo) to.Add(q.id, from.Get(q.id));
 }
 
+// This core reads the copies, memsets and syncs before the names read on the second core are
+// resolved: so they must intern no string, or the trace's strings would come in another order.
+template <class... C>
+constexpr bool HasNameColumn(const internal::StoreTable<C...>&) {
+  return (C::kName || ...);
+}
+static_assert(!HasNameColumn(internal::kMemcpyStore) && !HasNameColumn(internal::kMemsetStore) &&
+              !HasNameColumn(internal::kSyncStore));
+
 // The two largest tables of an export read side by side from the file's pages: the second core
 // reads the API calls and, when the kernels outweigh them, the later part of the kernel table
 // (the root page's later children); this core reads the rest of the kernels, then the copies,

@@ -247,6 +247,7 @@ Status ImportSqlite(const std::string& path, Trace* out) {
   Trace& trace = *out;
   using namespace internal;
   TG_RETURN_IF_ERROR(CheckNotTruncated(path));
+  internal::PageFile pages;  // before db: closes after it (table_scan.h)
   internal::Db db;
   TG_RETURN_IF_ERROR(db.Open(path, path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX));
   // Read-only twice over. No mmap: it reads ~5% faster, but a file truncated while it is read
@@ -255,9 +256,9 @@ Status ImportSqlite(const std::string& path, Trace* out) {
   // no writer can change the file while its pages are read directly (table_scan.h).
   if (Status s = db.Exec("PRAGMA query_only = 1; PRAGMA cache_size = -65536; BEGIN;", "cannot read database"); !s.ok())
     return s;
-  Source src{db, path, {}, trace, {}, false, {}, {}, {}};
+  Source src{db, path, {}, trace, {}, false, {}, {}, pages};
   TG_RETURN_IF_ERROR(internal::TableNames(db, src.tables));
-  TG_RETURN_IF_ERROR(src.pages.Open(path, path));
+  TG_RETURN_IF_ERROR(pages.Open(path, path));
 
   src.is_store = src.Has("tracegate_schema");
   if (src.is_store) {

@@ -69,7 +69,8 @@ struct Source {
   std::vector<NcclRange> nccl_ranges;
 
   // The file read directly where SQLite is not needed (table_scan.h): the event tables' full scans.
-  internal::PageFile pages;
+  // Declared before `db` by the caller: it must close after SQLite does.
+  internal::PageFile& pages;
 
   bool Has(const std::string& table) const { return tables.count(table) != 0; }
 };

@@ -386,33 +386,43 @@ namespace {
 // Reading the event tables from the file's pages, the kernels split between two cores and the
 // API calls on the second (sqlite_events.cpp ReadOnTwoCores), builds the very trace SQLite alone
 // builds: every column of every table, the strings in the same order, the same counters. The
-// export has enough rows to split (4 KiB pages), names that are missing from StringIds, rows
-// dropped for their times, kernels without a demangled name.
+// export has enough rows to split (4 KiB pages); the later kernels and the API calls bring names
+// of their own (so the order the second core's names are resolved in shows in the strings), and
+// names missing from StringIds; rows are dropped for their times; kernels lack a demangled name;
+// syncs are read through SQLite's join with CUDA events while the second core reads.
 TEST(NsysDirectReads, SameTraceAsSqliteAlone) {
-  const std::string extra = R"(
+  const std::string extra = kEventSyncSql + std::string(R"(
     BEGIN;
     INSERT INTO StringIds SELECT 1000 + i, 'kernel_' || i || '_' || printf('%.*c', i % 40, 'x')
-      FROM (WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 60) SELECT i FROM n);
+      FROM (WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 200) SELECT i FROM n);
     INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL
       SELECT 10000 + i * 100, CASE WHEN i % 997 = 0 THEN 9000 ELSE 10000 + i * 100 + 60 END, i % 2, 1, 7 + i % 4,
-             100 + i, 281546145660928, CASE WHEN i % 11 = 0 THEN NULL WHEN i % 389 = 0 THEN 7777 ELSE 1000 + i % 61 END,
+             100 + i, 281546145660928,
+             CASE WHEN i % 11 = 0 THEN NULL WHEN i % 389 = 0 THEN 7000 + i % 5
+                  WHEN i < 25000 THEN 1000 + i % 61 ELSE 1061 + i % 70 END,
              1000 + (i * 7) % 61, 32, 1 + i % 300, 1 + i % 2, 1, 128, 1, 1, 0, (i % 5) * 1024, 0, 0, 200 + i
       FROM (WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 40000) SELECT i FROM n);
     INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME
       SELECT 9990 + i * 100, 9990 + i * 100 + CASE WHEN i % 1009 = 0 THEN -5 ELSE 8 END, i % 3 = 0,
-             281546145665171 + i % 3, 100 + i, CASE WHEN i % 401 = 0 THEN 8888 ELSE 1000 + (i * 13) % 61 END, 0, NULL
+             281546145665171 + i % 3, 100 + i,
+             CASE WHEN i % 401 = 0 THEN 8000 + i % 3 WHEN i % 2 = 0 THEN 1000 + (i * 13) % 61 ELSE 1131 + i % 70 END, 0, NULL
       FROM (WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 40000) SELECT i FROM n);
     INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY
       SELECT 20000 + i * 1000, 20000 + i * 1000 + 90, 0, 1, 7, 50000 + i, 281546145660928, 4096 * i, 1 + i % 2, 0, 2, NULL, 0
       FROM (WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 3000) SELECT i FROM n);
-    COMMIT;)";
+    COMMIT;)");
   const std::string path = SmallExport("direct", extra);
   Trace direct, sqlite_only;
+  const internal::ScanCounts before = internal::ScanCountsForTesting();
   ASSERT_TRUE(ImportTrace(path, &direct).ok());
+  const internal::ScanCounts after = internal::ScanCountsForTesting();
+  EXPECT_GE(after.opened - before.opened, 4u);  // API calls, two kernel parts, copies at least
+  EXPECT_EQ(after.split - before.split, 2u);    // the kernel table, in two
   internal::SetDirectReadsForTesting(false);
   Status s = ImportTrace(path, &sqlite_only);
   internal::SetDirectReadsForTesting(true);
   ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(internal::ScanCountsForTesting().opened, after.opened);  // SQLite read every table
   ASSERT_GT(direct.kernels.size(), 39000u);
   ASSERT_GT(direct.api_calls.size(), 39000u);
   auto same_table = [](const auto& a, const auto& b, const char* what) {
@@ -424,6 +434,8 @@ TEST(NsysDirectReads, SameTraceAsSqliteAlone) {
   same_table(direct.memcpys, sqlite_only.memcpys, "memcpys");
   same_table(direct.memsets, sqlite_only.memsets, "memsets");
   same_table(direct.ranges, sqlite_only.ranges, "ranges");
+  same_table(direct.syncs, sqlite_only.syncs, "syncs");
+  ASSERT_EQ(direct.syncs.size(), 4u);
   ASSERT_EQ(direct.strings.size(), sqlite_only.strings.size());
   for (StringId id = 0; id < direct.strings.size(); ++id) EXPECT_EQ(direct.Name(id), sqlite_only.Name(id));
   for (const QualityInfo& q : kQualityInfo) EXPECT_EQ(direct.quality.Get(q.id), sqlite_only.quality.Get(q.id)) << q.key;
