@@ -373,7 +373,7 @@ TEST(TableScan, DamagedPagesNeverReadOutOfBounds) {
   EXPECT_GT(failed, 10);  // most damage to the tree's pages is seen
 }
 
-TEST(TableScan, FileCutShortIsAnIoError) {
+TEST(TableScan, FileCutShortUnderAScanIsAnError) {
   const std::string path = NewDb("cut", 4096);
   ExecSql(path,
           "CREATE TABLE t (a); BEGIN; WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 50000) "
