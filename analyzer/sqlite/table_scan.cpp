@@ -64,8 +64,8 @@ bool FileExists(const std::string& path) {
 
 // The affinity SQLite gives a declared type REAL (its rules, in order: INT, then CHAR/CLOB/TEXT,
 // then BLOB, then REAL/FLOA/DOUB): a column whose INTEGER values read back as REAL.
-bool RealAffinity(std::string type) {
-  std::transform(type.begin(), type.end(), type.begin(), [](unsigned char c) { return std::toupper(c); });
+// `type` upper-cased.
+bool RealAffinity(const std::string& type) {
   auto has = [&](const char* s) { return type.find(s) != std::string::npos; };
   if (has("INT") || has("CHAR") || has("CLOB") || has("TEXT") || has("BLOB") || type.empty()) return false;
   return has("REAL") || has("FLOA") || has("DOUB");
@@ -108,6 +108,18 @@ constexpr size_t kMaxDepth = 40;                  // SQLite's own cursors stop a
 }  // namespace
 
 // ---- PageFile -------------------------------------------------------------------------------
+
+FileHeader ParseFileHeader(const unsigned char* h) {
+  FileHeader f;
+  f.page_size = Be16(h + 16) == 1 ? 65536 : Be16(h + 16);
+  f.reserved = h[20];
+  f.page_count = Be32(h + 28);
+  f.pages_valid = f.page_count != 0 && Be32(h + 24) == Be32(h + 92);
+  f.rollback = h[18] == 1 && h[19] == 1;
+  f.fractions = h[21] == 64 && h[22] == 32 && h[23] == 32;
+  f.utf8 = Be32(h + 56) == 1;
+  return f;
+}
 
 namespace {
 
@@ -187,21 +199,20 @@ Status PageFile::Open(const std::string& path, const std::string& label) {
   ssize_t got = ::pread(fd_, h, sizeof h, 0);
   if (got != static_cast<ssize_t>(sizeof h) || std::memcmp(h, "SQLite format 3", 16) != 0)
     return decline("not an SQLite 3 file");
-  uint32_t page = Be16(h + 16);
-  if (page == 1) page = 65536;
+  const FileHeader header = ParseFileHeader(h);
+  const uint32_t page = header.page_size;
   if (page < 512 || page > 65536 || (page & (page - 1)) != 0) return decline("page size");
-  if (h[18] != 1 || h[19] != 1) return decline("WAL mode");
-  if (h[21] != 64 || h[22] != 32 || h[23] != 32) return decline("payload fractions");
-  if (page - h[20] < 480) return decline("reserved bytes");
-  if (Be32(h + 56) != 1) return decline("not UTF-8");
+  if (!header.rollback) return decline("WAL mode");
+  if (!header.fractions) return decline("payload fractions");
+  if (page - header.reserved < 480) return decline("reserved bytes");
+  if (!header.utf8) return decline("not UTF-8");
   struct stat st {};
   if (::fstat(fd_, &st) != 0) return decline("cannot stat");
   // As SQLite's pager: the header's page count when it is valid, else the file's size in pages
   // (a partial last page counts).
-  uint64_t pages = Be32(h + 28);
-  if (pages == 0 || Be32(h + 24) != Be32(h + 92)) pages = (static_cast<uint64_t>(st.st_size) + page - 1) / page;
+  const uint64_t pages = header.pages_valid ? header.page_count : (static_cast<uint64_t>(st.st_size) + page - 1) / page;
   page_size_ = page;
-  usable_size_ = page - h[20];
+  usable_size_ = page - header.reserved;
   page_count_ = static_cast<uint32_t>(std::min<uint64_t>(pages, UINT32_MAX));
   usable_ = true;
   return Status::Ok();
@@ -292,7 +303,7 @@ Status TableScan::Open(const Db& db, const PageFile& file, const std::string& ta
       std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char x) { return std::toupper(x); });
       if (c.pk && pk_columns == 1 && !pk_index && upper == "INTEGER") rowid_slot_ = static_cast<int>(slot);
       want_[k] = static_cast<int>(slot);
-      real_affinity_[slot] = RealAffinity(c.type);
+      real_affinity_[slot] = RealAffinity(upper);
       any_real_affinity_ |= real_affinity_[slot] != 0;
     }
   }

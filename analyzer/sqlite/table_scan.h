@@ -37,6 +37,19 @@ namespace tg::internal {
 // reference the direct reads are compared with). True by default.
 void SetDirectReadsForTesting(bool on);
 
+// The fields of an SQLite file's 100-byte header that tracegate reads (sqlite.org/fileformat2.html,
+// "The Database Header").
+struct FileHeader {
+  uint32_t page_size = 0;    // bytes (a stored 1 means 65536)
+  uint32_t reserved = 0;     // bytes at the end of each page
+  uint32_t page_count = 0;   // as the header says; current only when pages_valid
+  bool pages_valid = false;  // nonzero, and written by the version that last changed the file
+  bool rollback = false;     // read and write versions 1: no WAL
+  bool fractions = false;    // the payload fractions every valid file has (64, 32, 32)
+  bool utf8 = false;         // text encoding 1
+};
+FileHeader ParseFileHeader(const unsigned char* h);
+
 // For tests: scans opened for direct reads, and scans kept to part of their root's children,
 // since the process started.
 struct ScanCounts {

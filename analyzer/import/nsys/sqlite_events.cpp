@@ -95,17 +95,10 @@ RowReader<NameResolver> ReaderOf(Source& src) { return {src.names, src.found, sr
 class DeferredNames {
  public:
   StringId operator()(int64_t id) {
-    if (id >= 0 && id < kFlat) {
-      const auto i = static_cast<size_t>(id);
-      if (i >= flat_.size()) flat_.resize(std::max(i + 1, flat_.size() * 2));
-      if (flat_[i] == 0) flat_[i] = New(id);
-      ++uses_[flat_[i] - 1];
-      return flat_[i];
-    }
-    auto [it, inserted] = other_.try_emplace(id, 0);
-    if (inserted) it->second = New(id);
-    ++uses_[it->second - 1];
-    return it->second;
+    auto [number, fresh] = numbers_.Slot(id);
+    if (fresh) number = New(id);
+    ++uses_[number - 1];
+    return number;
   }
   // Local number -> the trace's StringId (index 0: the empty name), each id resolved once and
   // counted as often as it was used.
@@ -116,14 +109,12 @@ class DeferredNames {
   }
 
  private:
-  static constexpr int64_t kFlat = int64_t{1} << 20;
   StringId New(int64_t id) {
     ids_.push_back(id);
     uses_.push_back(0);
     return static_cast<StringId>(ids_.size());
   }
-  std::vector<StringId> flat_;  // id -> local number, 0 when not seen
-  std::unordered_map<int64_t, StringId> other_;
+  IdSlots<StringId> numbers_;  // id -> its number
   std::vector<int64_t> ids_;
   std::vector<uint64_t> uses_;
 };
@@ -359,8 +350,9 @@ Status ReadOnTwoCores(Source& src, bool& done, bool& api_done) {
   if (src.Has(kernels_table)) TG_RETURN_IF_ERROR(OpenScan(src, internal::kKernelStore, kernels_here, kernels_direct));
   const size_t kernel_rows = kernels_direct ? RowEstimate(src, kernels_table) : 0;
   const size_t api_rows = api_direct ? RowEstimate(src, api_table) : 0;
-  size_t keep = 0;
-  if (const size_t n = kernels_here.RootChildren(); kernels_direct && n >= 2) {
+  const size_t n = kernels_here.RootChildren();  // the kernel table's root children (0: a leaf)
+  size_t keep = n;
+  if (kernels_direct && n >= 2) {
     // A kernel row costs ~2.3 API rows (dense shape's export: 1.5 M of each, 240 vs 105 ms on
     // one core); the second core's share f of the kernels evens the two:
     // kernels * 2.3 * (1 - f) = kernels * 2.3 * f + API.
@@ -384,10 +376,7 @@ Status ReadOnTwoCores(Source& src, bool& done, bool& api_done) {
   if (api_direct) calls.Reserve(calls.size() + api_rows);
   const size_t first_call = calls.size();
   KernelTable later_kernels;
-  if (split) {  // the root's children share the rows about evenly
-    const size_t n = kernels_here.RootChildren() + kernels_aside.RootChildren();
-    later_kernels.Reserve(kernel_rows / n * (n - keep + 1));
-  }
+  if (split) later_kernels.Reserve(kernel_rows / n * (n - keep + 1));  // the children share the rows about evenly
   DeferredNames kernel_names, api_names;
   QualityCounters kernel_found, api_found;
   Status here, kernels_status, api_status;

@@ -22,26 +22,14 @@ Status NameResolver::Init(const internal::Db& db, bool has_table, StringTable& s
 }
 
 StringId NameResolver::operator()(int64_t id, uint64_t uses) {
-  if (id >= 0 && id < kFlat) {
-    const auto i = static_cast<size_t>(id);
-    if (i >= flat_.size()) flat_.resize(std::max(i + 1, flat_.size() * 2));
-    Slot& slot = flat_[i];
-    if (!slot.known) {
-      slot.known = true;
-      Resolve(slot.entry, id);
-    }
-    if (slot.entry.missing) missing_ += uses;
-    return slot.entry.name;
-  }
-  auto [it, inserted] = cache_.try_emplace(id, Entry{StringTable::kEmpty, true});
-  if (inserted) Resolve(it->second, id);
-  if (it->second.missing) missing_ += uses;
-  return it->second.name;
+  auto [entry, fresh] = cache_.Slot(id);
+  if (fresh) Resolve(entry, id);
+  if (entry.missing) missing_ += uses;
+  return entry.name;
 }
 
 // Looks id up in StringIds once.
-StringId NameResolver::Resolve(Entry& e, int64_t id) {
-  e = {StringTable::kEmpty, true};
+void NameResolver::Resolve(Entry& e, int64_t id) {
   Status s;
   if (has_table_) {
     lookup_.Int(1, id);
@@ -50,7 +38,6 @@ StringId NameResolver::Resolve(Entry& e, int64_t id) {
     lookup_.Reset();
   }
   if (e.missing) e.name = strings_->Intern("<StringIds id " + std::to_string(id) + " missing>");
-  return e.name;
 }
 
 Status SelectColumns(const Source& src, const std::string& table, const std::vector<std::string_view>& columns,
@@ -86,10 +73,6 @@ size_t RowEstimate(const Source& src, const std::string& table) {
 
 namespace {
 
-uint32_t BigEndian32(const unsigned char* p) {
-  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
-}
-
 // SQLite treats a file shorter than its header says as a smaller (even empty) database, so a
 // truncated file would read as "no tables"; the header tells how long the file must be.
 Status CheckNotTruncated(const std::string& path) {
@@ -103,11 +86,9 @@ Status CheckNotTruncated(const std::string& path) {
   auto size = static_cast<uint64_t>(st.st_size);
   if (n < sizeof h)
     return InvalidInput(path + ": truncated SQLite file (" + std::to_string(size) + " bytes)");
-  uint64_t page = (uint32_t{h[16]} << 8) | h[17];
-  if (page == 1) page = 65536;
-  uint64_t pages = BigEndian32(h + 28);
-  bool pages_valid = pages != 0 && BigEndian32(h + 24) == BigEndian32(h + 92);
-  uint64_t need = pages_valid ? pages * page : page;
+  const FileHeader header = ParseFileHeader(h);
+  const uint64_t page = header.page_size;
+  const uint64_t need = header.pages_valid ? header.page_count * page : page;
   if (size < need)
     return InvalidInput(path + ": truncated SQLite file: its header describes " + std::to_string(need) +
                         " bytes, the file has " + std::to_string(size));

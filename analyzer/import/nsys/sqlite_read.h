@@ -2,11 +2,13 @@
 // metadata, devices, processes, counters) and sqlite_events.cpp (the event tables).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "analyzer/sqlite/sqlite_db.h"
@@ -14,6 +16,33 @@
 #include "tracegate/analyzer/model.h"
 
 namespace tg::internal {
+
+// A slot per id: ids below 2^20 (nsys numbers its strings from 0 up) in a vector, the rest in a
+// map. Slot(id) gives the id's slot and whether it was made just now (value-initialised).
+template <class T>
+class IdSlots {
+ public:
+  std::pair<T&, bool> Slot(int64_t id) {
+    if (id >= 0 && id < kFlat) {
+      const auto i = static_cast<size_t>(id);
+      if (i >= flat_.size()) flat_.resize(std::max(i + 1, flat_.size() * 2));
+      const bool fresh = !flat_[i].known;
+      flat_[i].known = true;
+      return {flat_[i].value, fresh};
+    }
+    auto [it, inserted] = other_.try_emplace(id);
+    return {it->second, inserted};
+  }
+
+ private:
+  static constexpr int64_t kFlat = int64_t{1} << 20;
+  struct Flat {
+    T value{};
+    bool known = false;
+  };
+  std::vector<Flat> flat_;
+  std::unordered_map<int64_t, T> other_;
+};
 
 // Resolves StringIds ids to the trace's StringIds, looking each id up once.
 class NameResolver {
@@ -31,18 +60,11 @@ class NameResolver {
   bool has_table_ = false;
   internal::Stmt lookup_;
   struct Entry {
-    StringId name;
-    bool missing;
+    StringId name = StringTable::kEmpty;
+    bool missing = true;
   };
-  StringId Resolve(Entry& e, int64_t id);
-  // Ids below kFlat (nsys numbers its strings from 0 up) in a vector, the rest in a map.
-  static constexpr int64_t kFlat = int64_t{1} << 20;
-  struct Slot {
-    Entry entry;
-    bool known = false;
-  };
-  std::vector<Slot> flat_;
-  std::unordered_map<int64_t, Entry> cache_;
+  void Resolve(Entry& e, int64_t id);
+  IdSlots<Entry> cache_;
   uint64_t missing_ = 0;
   Status status_;
 };
