@@ -343,6 +343,7 @@ void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, const Api
     SweepDevice(options, times, items.data() + begin, items.data() + end, bounds, d, s.gpu_busy, block.heap);
     kernels += d.kernels;
     kernel_bounds.push_back(kernels);
+    d.busy.assign(s.gpu_busy.begin() + static_cast<ptrdiff_t>(busy_bounds.back()), s.gpu_busy.end());
     busy_bounds.push_back(s.gpu_busy.size());
     for (size_t l = first_lane; l < lane; ++l)
       s.streams[l].device_busy_share =

@@ -48,41 +48,6 @@ void ForEachMerged(std::vector<Interval>& v, Emit emit) {
 
 }  // namespace
 
-void ForEachUnionOfRuns(const std::vector<Interval>& v, const std::vector<size_t>& bounds,
-                        const std::function<void(TimeNs, TimeNs)>& emit) {
-  UnionFold fold(emit);
-  // One cursor per run; the next interval is the least at any cursor: a scan over few runs, a
-  // heap over many.
-  std::vector<std::pair<size_t, size_t>> runs;  // (next, end)
-  for (size_t k = 0; k + 1 < bounds.size(); ++k)
-    if (bounds[k] < bounds[k + 1]) runs.emplace_back(bounds[k], bounds[k + 1]);
-  if (runs.size() <= 8) {
-    while (!runs.empty()) {
-      size_t best = 0;
-      for (size_t k = 1; k < runs.size(); ++k)
-        if (v[runs[k].first] < v[runs[best].first]) best = k;
-      fold.Add(v[runs[best].first]);
-      if (++runs[best].first == runs[best].second) runs.erase(runs.begin() + static_cast<std::ptrdiff_t>(best));
-    }
-  } else {
-    // A min-heap of the runs by their next interval.
-    auto later = [&](const std::pair<size_t, size_t>& x, const std::pair<size_t, size_t>& y) {
-      return v[y.first] < v[x.first];
-    };
-    std::make_heap(runs.begin(), runs.end(), later);
-    while (!runs.empty()) {
-      std::pop_heap(runs.begin(), runs.end(), later);
-      fold.Add(v[runs.back().first]);
-      if (++runs.back().first == runs.back().second) {
-        runs.pop_back();
-      } else {
-        std::push_heap(runs.begin(), runs.end(), later);
-      }
-    }
-  }
-  fold.Finish();
-}
-
 TimeNs UnionLength(std::vector<Interval>& v) {
   TimeNs total = 0;
   ForEachMerged(v, [&](TimeNs a, TimeNs b) { total += b - a; });

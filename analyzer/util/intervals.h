@@ -1,8 +1,6 @@
 // Interval arithmetic on [start, end) nanosecond intervals.
 #pragma once
 
-#include <cstddef>
-#include <functional>
 #include <utility>
 #include <vector>
 
@@ -16,11 +14,6 @@ TimeNs UnionLength(std::vector<Interval>& v);
 
 // The union as sorted, disjoint, non-empty intervals (sorts `v` in place the same way).
 std::vector<Interval> UnionOf(std::vector<Interval>& v);
-// Calls emit(a, b) once per maximal interval of the union, in order, where `v` is sorted runs
-// [bounds[k], bounds[k + 1]) (each in pair order; a device's intervals gathered stream by stream):
-// a merge of the runs as it goes, reading `v` without moving it or allocating a copy.
-void ForEachUnionOfRuns(const std::vector<Interval>& v, const std::vector<size_t>& bounds,
-                        const std::function<void(TimeNs, TimeNs)>& emit);
 // Set operations and length on such unions (sorted, disjoint): one linear merge each.
 std::vector<Interval> IntersectUnions(const std::vector<Interval>& a, const std::vector<Interval>& b);
 std::vector<Interval> SubtractUnions(const std::vector<Interval>& a, const std::vector<Interval>& b);

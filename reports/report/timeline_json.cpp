@@ -264,8 +264,9 @@ json HostJson(const Trace& t, const IterationAnalysis& it, size_t pos, const Ite
 }
 
 // "overview": the whole trace window in `bins` equal bins; per device the busy time (the union
-// of its kernels, copies and memsets) in each bin, and the kept iterations' spans.
-json OverviewJson(const Trace& t, const IterationAnalysis& it, size_t bins) {
+// of its kernels, copies and memsets) in each bin, and the kept iterations' spans. The summary
+// has each device's union and window (Summarize's sweep): this only bins them.
+json OverviewJson(const Summary& summary, const IterationAnalysis& it, size_t bins) {
   TimeNs from = 0, to = 0;
   bool any = false;
   auto extend = [&](TimeNs s, TimeNs e) {
@@ -273,74 +274,9 @@ json OverviewJson(const Trace& t, const IterationAnalysis& it, size_t bins) {
     from = std::min(from, s);
     to = std::max(to, std::max(s, e));
   };
-  // Each device's intervals gathered lane by lane ((stream, kind) after (stream, kind)): a lane
-  // is in time order or nearly, so the union merges a few sorted runs where it would sort rows
-  // that alternate between streams. Counted first, then placed, so nothing is held twice.
-  struct Lane {
-    int32_t device;
-    int64_t stream;
-    int kind;
-    size_t count = 0;          // rows
-    Interval* next = nullptr;  // where its next row goes in the device's list
-  };
-  std::vector<Lane> lanes;  // the streams of each kind: scanned while few, looked up beyond
-  std::map<std::tuple<int32_t, int64_t, int>, size_t> index;
-  size_t last = 0;
-  auto lane_of = [&](int32_t device, int64_t stream, int kind) -> Lane& {
-    auto is = [&](const Lane& l) { return l.device == device && l.stream == stream && l.kind == kind; };
-    if (last < lanes.size() && is(lanes[last])) return lanes[last];
-    if (lanes.size() <= 16) {
-      for (last = 0; last < lanes.size(); ++last)
-        if (is(lanes[last])) return lanes[last];
-    } else if (auto it = index.find({device, stream, kind}); it != index.end()) {
-      return lanes[last = it->second];
-    }
-    last = lanes.size();
-    lanes.push_back({device, stream, kind});
-    if (lanes.size() > 16) {
-      if (index.empty())
-        for (size_t k = 0; k < lanes.size(); ++k)
-          index.emplace(std::tuple{lanes[k].device, lanes[k].stream, lanes[k].kind}, k);
-      else index.emplace(std::tuple{device, stream, kind}, last);
-    }
-    return lanes.back();
-  };
-  auto each = [&](auto f) {
-    auto rows = [&](int kind, const std::vector<TimeNs>& start, const std::vector<TimeNs>& end,
-                    const CodedColumn<int32_t>& device, const CodedColumn<int64_t>& stream) {
-      for (size_t r = 0; r < start.size(); ++r) f(kind, start[r], end[r], device[r], stream[r]);
-    };
-    rows(0, t.kernels.start, t.kernels.end, t.kernels.device, t.kernels.stream);
-    rows(1, t.memcpys.start, t.memcpys.end, t.memcpys.device, t.memcpys.stream);
-    rows(2, t.memsets.start, t.memsets.end, t.memsets.device, t.memsets.stream);
-  };
-  each([&](int kind, TimeNs s, TimeNs e, int32_t device, int64_t stream) {
-    extend(s, e);
-    if (e > s) ++lane_of(device, stream, kind).count;
-  });
-  std::map<int32_t, std::vector<Interval>> busy;
-  std::map<int32_t, std::vector<size_t>> runs;  // per device: where each lane's rows begin, and the end
-  {
-    std::map<int32_t, size_t> sizes;
-    for (const Lane& l : lanes) sizes[l.device] += l.count;
-    for (const auto& [device, n] : sizes) busy[device].resize(n);
-    for (auto& [device, n] : sizes) n = 0;
-    for (Lane& l : lanes) {
-      runs[l.device].push_back(sizes[l.device]);
-      l.next = busy[l.device].data() + sizes[l.device];
-      sizes[l.device] += l.count;
-    }
-    for (const auto& [device, n] : sizes) runs[device].push_back(n);
-  }
-  each([&](int kind, TimeNs s, TimeNs e, int32_t device, int64_t stream) {
-    if (e > s) *lane_of(device, stream, kind).next++ = {s, e};
-  });
-  for (auto& [device, spans] : busy) {
-    const std::vector<size_t>& b = runs[device];
-    for (size_t k = 0; k + 1 < b.size(); ++k)
-      SortNearlySorted(spans.data() + b[k], spans.data() + b[k + 1],
-                       [](const Interval& x, const Interval& y) { return x < y; });
-  }
+  // A device's window: its earliest start and its latest end (an end before its start counts as
+  // the start), over all its rows, those of zero length included.
+  for (const DeviceSummary& d : summary.devices) extend(d.first_start_ns, d.last_end_ns);
   for (const Iteration& i : it.iterations) extend(i.start, i.end);
   // Offsets from `from` in unsigned arithmetic: a trace may span nearly all of int64 (the
   // importers keep any timestamp that fits), where to - from, or rounding it up, overflows TimeNs.
@@ -351,9 +287,10 @@ json OverviewJson(const Trace& t, const IterationAnalysis& it, size_t bins) {
   const size_t n = any ? static_cast<size_t>(span / bin_ns + (span % bin_ns != 0)) : 0;
   json doc = {{"start_ns", from}, {"duration_ns", span}, {"bin_ns", bin_ns}};
   json devices = json::array();
-  for (auto& [device, spans] : busy) {
+  for (const DeviceSummary& d : summary.devices) {
+    if (d.busy.empty()) continue;  // only work of zero length: nothing to draw
     std::vector<uint64_t> per_bin(n, 0);
-    ForEachUnionOfRuns(spans, runs[device], [&](TimeNs first, TimeNs second) {
+    for (const auto& [first, second] : d.busy) {
       // [s, e) as offsets; the last bin takes what rounding leaves past n * bin_ns.
       uint64_t s = offset(first);
       const uint64_t e = offset(second);
@@ -363,9 +300,8 @@ json OverviewJson(const Trace& t, const IterationAnalysis& it, size_t bins) {
         per_bin[b] += stop - s;
         s = stop;
       }
-    });
-    std::vector<Interval>().swap(spans);  // the next device's union runs without this one
-    devices.push_back({{"device", IdOrNull(device)}, {"busy_ns", std::move(per_bin)}});
+    }
+    devices.push_back({{"device", IdOrNull(d.device)}, {"busy_ns", std::move(per_bin)}});
   }
   doc["devices"] = std::move(devices);
   json spans = json::array();
@@ -387,7 +323,7 @@ json TimelineJson(const Trace& trace, const Analysis& analysis, size_t item_cap)
     doc["items_total"] = 0;
     doc["items_dropped"] = 0;
     doc["lanes"] = json::array();
-    doc["overview"] = OverviewJson(trace, it, kTimelineOverviewBins);
+    doc["overview"] = OverviewJson(analysis.summary, it, kTimelineOverviewBins);
     return doc;
   }
   const size_t pos = MedianIterationPosition(it);
@@ -467,7 +403,7 @@ json TimelineJson(const Trace& trace, const Analysis& analysis, size_t item_cap)
         {"segments_dropped", cp.detail_total - cp.detail.size()},
         {"segments", std::move(rows)}};
   }
-  doc["overview"] = OverviewJson(trace, it, kTimelineOverviewBins);
+  doc["overview"] = OverviewJson(analysis.summary, it, kTimelineOverviewBins);
   return doc;
 }
 

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
+#include <map>
+#include <random>
 #include <utility>
 #include <vector>
 
@@ -14,6 +17,7 @@ namespace {
 
 using testing::AddCopy;
 using testing::AddKernel;
+using testing::AddMemset;
 
 const DeviceSummary& OnlyDevice(const Summary& s) {
   EXPECT_EQ(s.devices.size(), 1u);
@@ -337,6 +341,50 @@ TEST(Summary, DeviceWithOnlyZeroLengthWorkHasNoIdleRatio) {
   const DeviceSummary& d = OnlyDevice(s);
   EXPECT_EQ(d.active_ns, 0);
   EXPECT_FALSE(d.has_idle_ratio);
+}
+
+// Each device's busy union (what the report's overview bins) against a plain sort-and-join of
+// that device's kernels, copies and memsets of positive length, on random rows over three devices
+// and five streams, with rows of zero length and rows that end before they start; the window
+// (first start, last end) against the rows too.
+TEST(Summary, EachDeviceKeepsTheUnionOfItsWork) {
+  std::mt19937 rng(11);
+  for (int round = 0; round < 40; ++round) {
+    Trace t;
+    std::map<int32_t, std::vector<std::pair<TimeNs, TimeNs>>> rows;
+    std::map<int32_t, std::pair<TimeNs, TimeNs>> window;
+    for (size_t i = 0, n = rng() % 200; i < n; ++i) {
+      const auto device = static_cast<int32_t>(rng() % 3);
+      const auto stream = static_cast<int64_t>(rng() % 5);
+      const auto start = static_cast<TimeNs>(rng() % 5000);
+      const auto length = static_cast<TimeNs>(rng() % 80) - 10;  // some empty, some negative
+      const TimeNs end = start + length;
+      switch (rng() % 3) {
+        case 0: AddKernel(t, "k", start, end, device, stream); break;
+        case 1: AddCopy(t, CopyKind::kHtoD, 64, start, end, MemKind::kPinned, MemKind::kDevice, device, stream); break;
+        default: AddMemset(t, 64, start, end, device, stream); break;
+      }
+      if (end > start) rows[device].emplace_back(start, end);
+      auto [it, fresh] = window.try_emplace(device, start, std::max(start, end));
+      if (!fresh) it->second = {std::min(it->second.first, start), std::max({it->second.second, start, end})};
+    }
+    const Summary s = Summarize(t, {});
+    ASSERT_EQ(s.devices.size(), window.size()) << round;
+    for (const DeviceSummary& d : s.devices) {
+      std::vector<std::pair<TimeNs, TimeNs>> v = rows[d.device], want;
+      std::sort(v.begin(), v.end());
+      for (const auto& [a, b] : v) {
+        if (!want.empty() && a <= want.back().second) want.back().second = std::max(want.back().second, b);
+        else want.emplace_back(a, b);
+      }
+      EXPECT_EQ(d.busy, want) << "round " << round << " device " << d.device;
+      TimeNs length = 0;
+      for (const auto& [a, b] : want) length += b - a;
+      EXPECT_EQ(d.busy_ns, length);
+      EXPECT_EQ(d.first_start_ns, window[d.device].first);
+      EXPECT_EQ(d.last_end_ns, window[d.device].second);
+    }
+  }
 }
 
 TEST(Summary, QualityCountersListedInDeclarationOrder) {

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -56,30 +55,6 @@ TEST(Intervals, UnionsIntersectAndSubtractExactly) {
   EXPECT_EQ(IntersectUnions(u, b), (std::vector<Interval>{{10, 20}, {30, 35}, {38, 40}}));
   EXPECT_EQ(SubtractUnions(u, b), (std::vector<Interval>{{0, 10}, {35, 38}}));
   EXPECT_EQ(LengthOf(u), 30);
-}
-
-// A device's intervals gathered stream by stream (sorted runs, read in place): the union as
-// UnionOf gives it, with few runs (a scan) and many (a heap), empty runs and empty intervals.
-TEST(Intervals, UnionOfRunsIsTheUnion) {
-  std::mt19937 rng(5);
-  for (size_t runs : {0, 1, 2, 5, 8, 9, 40}) {
-    std::vector<Interval> v;
-    std::vector<size_t> bounds{0};
-    for (size_t r = 0; r < runs; ++r) {
-      std::vector<Interval> run;
-      for (size_t i = 0, n = rng() % 30; i < n; ++i) {
-        const TimeNs a = static_cast<TimeNs>(rng() % 1000);
-        run.emplace_back(a, a + static_cast<TimeNs>(rng() % 40));  // some empty
-      }
-      std::sort(run.begin(), run.end());
-      v.insert(v.end(), run.begin(), run.end());
-      bounds.push_back(v.size());
-    }
-    std::vector<Interval> got;
-    internal::ForEachUnionOfRuns(v, bounds, [&](TimeNs a, TimeNs b) { got.emplace_back(a, b); });
-    std::vector<Interval> copy = v;
-    EXPECT_EQ(got, UnionOf(copy)) << runs << " runs";
-  }
 }
 
 // Element-wise [0, 40), transpose [40, 60), gemm [60, 100): memory_bound (by name) counts the

@@ -114,6 +114,10 @@ struct DeviceSummary {
   TimeNs in_iterations_ns = 0;
   IdleCauses in_iterations;
   std::vector<IdleGap> in_iterations_largest;
+  // The union of the device's GPU work, sorted and disjoint (busy_ns is its length; empty when
+  // all its work has zero length): what the report's overview bins, so that the report does not
+  // union the device's rows again.
+  std::vector<std::pair<TimeNs, TimeNs>> busy;
 };
 
 struct KernelStat {
