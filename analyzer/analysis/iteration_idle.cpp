@@ -1,6 +1,6 @@
 // AttributeIterationIdle: every GPU-idle instant of every kept iteration to a cause
 // (tracegate/analyzer/iteration_idle.h). One walk over the iterations' spans and the devices'
-// busy union (Summary::gpu_busy); the GPU work on either side of an idle interval is found in
+// busy union (Summary::GpuBusy); the GPU work on either side of an idle interval is found in
 // the kernels by start (Summary::kernels_by_start) and the copies and memsets sorted here.
 // Extra memory: the sorted copy and memset rows, and the pieces of one interval at a time.
 #include "analyzer/analysis/iteration_idle_internal.h"
@@ -137,7 +137,7 @@ struct Walk {
 void WalkIterations(const Summary& s, const IdleCauseFinder& finder, GpuItems& items, IterationAnalysis* its, size_t k0,
                     size_t k1, bool want_pieces, Walk& w) {
   const HostModel* host = finder.host();
-  const std::vector<std::pair<TimeNs, TimeNs>>& busy = s.gpu_busy;
+  const std::vector<std::pair<TimeNs, TimeNs>>& busy = s.GpuBusy();
   std::vector<CausePiece> pieces;
   auto keep = [&](const Kept& k) { KeepLargest(w.largest, kLargestIntervals, k, Longer); };
   // Where a walk from iteration 0 would be at k0: the busy pieces that end by the latest start so

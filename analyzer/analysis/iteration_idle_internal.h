@@ -14,7 +14,7 @@ namespace tg::internal {
 // Attributes every GPU-idle instant of the kept iterations of `its` (its spans, stage pieces and
 // markers), fills each iteration's idle_cause_ns and pre/post_from_host_ns, moves that host
 // compute from the idle phase to pre / post, and recomputes the iterations' statistics. `s`: the
-// trace's summary (kernels_by_start, gpu_busy). `finder`: built without host stages (the named
+// trace's summary (kernels_by_start, GpuBusy). `finder`: built without host stages (the named
 // stages are split here, exactly as the phases count them). `pieces` (may be null): every piece,
 // in time order. From `split_from` kept iterations on, the later half is walked on a second
 // thread; the result is the same either way (the unit test and the step benchmark pass SIZE_MAX

@@ -202,6 +202,43 @@ void SummarizeInto(const Trace& trace, const AnalyzeOptions& options, const ApiI
   if (s.devices.empty()) s.no_device_activity = DescribeNoDeviceActivity(trace, s);
 }
 
+BusyOverview BinBusy(const Summary& s, const std::vector<std::pair<TimeNs, TimeNs>>& spans, size_t bins) {
+  BusyOverview o;
+  TimeNs from = 0, to = 0;
+  bool any = false;
+  auto extend = [&](TimeNs a, TimeNs b) {
+    if (!any) from = a, to = b, any = true;
+    from = std::min(from, a);
+    to = std::max(to, std::max(a, b));
+  };
+  // A device's first start and last end are over all its rows, those of zero length included.
+  for (const DeviceSummary& d : s.devices) extend(d.first_start_ns, d.last_end_ns);
+  for (const auto& [a, b] : spans) extend(a, b);
+  auto offset = [&](TimeNs x) { return static_cast<uint64_t>(x) - static_cast<uint64_t>(from); };
+  const uint64_t span = any ? offset(to) : 0;
+  const uint64_t nbins = std::max<uint64_t>(1, bins);
+  o.start_ns = from;
+  o.duration_ns = span;
+  o.bin_ns = std::max<uint64_t>(1, span / nbins + (span % nbins != 0));
+  const size_t n = any ? static_cast<size_t>(span / o.bin_ns + (span % o.bin_ns != 0)) : 0;
+  for (const DeviceSummary& d : s.devices) {
+    if (d.busy.empty()) continue;  // only work of zero length: nothing to draw
+    std::vector<uint64_t> per_bin(n, 0);
+    for (const auto& [first, second] : d.busy) {
+      uint64_t a = offset(first);
+      const uint64_t e = offset(second);
+      while (a < e) {
+        const size_t b = std::min<size_t>(n - 1, static_cast<size_t>(a / o.bin_ns));
+        const uint64_t stop = b + 1 == n ? e : std::min<uint64_t>(e, (static_cast<uint64_t>(b) + 1) * o.bin_ns);
+        per_bin[b] += stop - a;
+        a = stop;
+      }
+    }
+    o.devices.emplace_back(d.device, std::move(per_bin));
+  }
+  return o;
+}
+
 Summary Summarize(const Trace& trace, const AnalyzeOptions& options, const ApiIndex* api_index,
                   const HostStages* stages, const std::vector<KernelClass>* kernel_classes,
                   const SpanSource* iteration_spans, const HostSource* host) {

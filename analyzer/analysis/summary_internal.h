@@ -30,7 +30,7 @@ inline ItemKind RefKind(uint32_t ref) { return static_cast<ItemKind>(ref & 3u); 
 inline size_t RefRow(uint32_t ref) { return ref >> 2; }
 
 // Fills s.devices (busy/idle, gaps, and their causes when api_index and kernel_classes are
-// given), s.streams, s.gpu_busy and s.kernels_by_start; `busy_known` (may be null) is called once
+// given), s.streams, s.gpu_busy_merged and s.kernels_by_start; `busy_known` (may be null) is called once
 // the last two are final, before the gaps' causes are attributed (summary.h, SummarizeInto).
 void SummarizeTimelines(const Trace& trace, const AnalyzeOptions& options, const ApiIndex* api_index,
                         const HostStages* stages, const std::vector<KernelClass>* kernel_classes,

@@ -322,7 +322,7 @@ void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, const Api
   size_t lane = 0;
   size_t begin = 0;
   size_t kernels = 0;
-  std::vector<size_t> kernel_bounds{0}, busy_bounds{0};  // per device, for the merge below
+  std::vector<size_t> kernel_bounds{0};  // per device, for the merge below
   while (lane < lane_keys.size()) {
     DeviceSummary d;
     d.device = lane_keys[lane].device;
@@ -340,11 +340,9 @@ void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, const Api
     }
     size_t end = begin + d.kernels + d.memcpys + d.memsets;
     DeviceBlock block{begin, end, first_lane, lane - first_lane, {}};
-    SweepDevice(options, times, items.data() + begin, items.data() + end, bounds, d, s.gpu_busy, block.heap);
+    SweepDevice(options, times, items.data() + begin, items.data() + end, bounds, d, d.busy, block.heap);
     kernels += d.kernels;
     kernel_bounds.push_back(kernels);
-    d.busy.assign(s.gpu_busy.begin() + static_cast<ptrdiff_t>(busy_bounds.back()), s.gpu_busy.end());
-    busy_bounds.push_back(s.gpu_busy.size());
     for (size_t l = first_lane; l < lane; ++l)
       s.streams[l].device_busy_share =
           d.busy_ns > 0 ? static_cast<double>(s.streams[l].busy_ns) / static_cast<double>(d.busy_ns) : 0.0;
@@ -363,15 +361,20 @@ void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, const Api
     internal::MergeSortedBlocks(s.kernels_by_start.data(), std::move(kernel_bounds), [&](uint32_t a, uint32_t b) {
       return k.start[a] != k.start[b] ? k.start[a] < k.start[b] : a < b;
     });
-    internal::MergeSortedBlocks(s.gpu_busy.data(), std::move(busy_bounds), std::less<std::pair<TimeNs, TimeNs>>());
-    std::vector<std::pair<TimeNs, TimeNs>> joined;
-    for (const auto& [a, b] : s.gpu_busy) {
+    std::vector<std::pair<TimeNs, TimeNs>> all;
+    std::vector<size_t> busy_bounds{0};
+    for (const DeviceSummary& d : s.devices) {
+      all.insert(all.end(), d.busy.begin(), d.busy.end());
+      busy_bounds.push_back(all.size());
+    }
+    internal::MergeSortedBlocks(all.data(), std::move(busy_bounds), std::less<std::pair<TimeNs, TimeNs>>());
+    for (const auto& [a, b] : all) {
+      std::vector<std::pair<TimeNs, TimeNs>>& joined = s.gpu_busy_merged;
       if (!joined.empty() && a <= joined.back().second) joined.back().second = std::max(joined.back().second, b);
       else joined.emplace_back(a, b);
     }
-    s.gpu_busy = std::move(joined);
   }
-  // From here on another thread may read s.gpu_busy and s.kernels_by_start (summary.h).
+  // From here on another thread may read s.GpuBusy() and s.kernels_by_start (summary.h).
   if (busy_known && *busy_known) (*busy_known)();
   // Pass 3: the devices' gaps to their causes.
   for (size_t k = 0; k < blocks.size(); ++k) {

@@ -239,9 +239,11 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   if (!config.replay_findings) api_index.reset();
   TG_RETURN_IF_ERROR(critical_path);
   std::vector<Finding> fusion = EvaluateRules(in, config.rules, RuleSubset::kFusionOnly);
-  // What the summary kept for the rules (summary.h): no report reads it.
+  // What the summary kept for the rules (summary.h): no report reads it, only the overview's bins.
+  out->overview = BinBusy(out->summary, spans, kOverviewBins);
   std::vector<uint32_t>().swap(out->summary.kernels_by_start);
-  std::vector<std::pair<TimeNs, TimeNs>>().swap(out->summary.gpu_busy);
+  std::vector<std::pair<TimeNs, TimeNs>>().swap(out->summary.gpu_busy_merged);
+  for (DeviceSummary& d : out->summary.devices) std::vector<std::pair<TimeNs, TimeNs>>().swap(d.busy);
   out->findings.insert(out->findings.end(), fusion.begin(), fusion.end());
   OrderFindings(out->findings);
   out->combined = RelateFindings(out->findings);

@@ -263,50 +263,19 @@ json HostJson(const Trace& t, const IterationAnalysis& it, size_t pos, const Ite
   return arr;
 }
 
-// "overview": the whole trace window in `bins` equal bins; per device the busy time (the union
-// of its kernels, copies and memsets) in each bin, and the kept iterations' spans. The summary
-// has each device's union and window (Summarize's sweep): this only bins them.
-json OverviewJson(const Summary& summary, const IterationAnalysis& it, size_t bins) {
-  TimeNs from = 0, to = 0;
-  bool any = false;
-  auto extend = [&](TimeNs s, TimeNs e) {
-    if (!any) from = s, to = e, any = true;
-    from = std::min(from, s);
-    to = std::max(to, std::max(s, e));
-  };
-  // A device's window: its earliest start and its latest end (an end before its start counts as
-  // the start), over all its rows, those of zero length included.
-  for (const DeviceSummary& d : summary.devices) extend(d.first_start_ns, d.last_end_ns);
-  for (const Iteration& i : it.iterations) extend(i.start, i.end);
-  // Offsets from `from` in unsigned arithmetic: a trace may span nearly all of int64 (the
-  // importers keep any timestamp that fits), where to - from, or rounding it up, overflows TimeNs.
-  auto offset = [&](TimeNs x) { return static_cast<uint64_t>(x) - static_cast<uint64_t>(from); };
-  const uint64_t span = any ? offset(to) : 0;
-  const uint64_t nbins = std::max<uint64_t>(1, bins);
-  const uint64_t bin_ns = std::max<uint64_t>(1, span / nbins + (span % nbins != 0));
-  const size_t n = any ? static_cast<size_t>(span / bin_ns + (span % bin_ns != 0)) : 0;
-  json doc = {{"start_ns", from}, {"duration_ns", span}, {"bin_ns", bin_ns}};
+// "overview": the whole trace window in equal bins; per device the busy time (the union of its
+// kernels, copies and memsets) in each bin, and the kept iterations' spans (BinBusy, summary.h).
+json OverviewJson(const BusyOverview& o, const IterationAnalysis& it) {
+  json doc = {{"start_ns", o.start_ns}, {"duration_ns", o.duration_ns}, {"bin_ns", o.bin_ns}};
   json devices = json::array();
-  for (const DeviceSummary& d : summary.devices) {
-    if (d.busy.empty()) continue;  // only work of zero length: nothing to draw
-    std::vector<uint64_t> per_bin(n, 0);
-    for (const auto& [first, second] : d.busy) {
-      // [s, e) as offsets; the last bin takes what rounding leaves past n * bin_ns.
-      uint64_t s = offset(first);
-      const uint64_t e = offset(second);
-      while (s < e) {
-        const size_t b = std::min<size_t>(n - 1, static_cast<size_t>(s / bin_ns));
-        const uint64_t stop = b + 1 == n ? e : std::min<uint64_t>(e, (static_cast<uint64_t>(b) + 1) * bin_ns);
-        per_bin[b] += stop - s;
-        s = stop;
-      }
-    }
-    devices.push_back({{"device", IdOrNull(d.device)}, {"busy_ns", std::move(per_bin)}});
-  }
+  for (const auto& [device, per_bin] : o.devices)
+    devices.push_back({{"device", IdOrNull(device)}, {"busy_ns", per_bin}});
   doc["devices"] = std::move(devices);
+  // Offsets from the start in unsigned arithmetic, as BinBusy's.
   json spans = json::array();
   for (const Iteration& i : it.iterations)
-    spans.push_back({offset(i.start), static_cast<uint64_t>(i.end) - static_cast<uint64_t>(i.start)});
+    spans.push_back({static_cast<uint64_t>(i.start) - static_cast<uint64_t>(o.start_ns),
+                     static_cast<uint64_t>(i.end) - static_cast<uint64_t>(i.start)});
   doc["iterations"] = std::move(spans);
   return doc;
 }
@@ -323,7 +292,7 @@ json TimelineJson(const Trace& trace, const Analysis& analysis, size_t item_cap)
     doc["items_total"] = 0;
     doc["items_dropped"] = 0;
     doc["lanes"] = json::array();
-    doc["overview"] = OverviewJson(analysis.summary, it, kTimelineOverviewBins);
+    doc["overview"] = OverviewJson(analysis.overview, it);
     return doc;
   }
   const size_t pos = MedianIterationPosition(it);
@@ -403,7 +372,7 @@ json TimelineJson(const Trace& trace, const Analysis& analysis, size_t item_cap)
         {"segments_dropped", cp.detail_total - cp.detail.size()},
         {"segments", std::move(rows)}};
   }
-  doc["overview"] = OverviewJson(analysis.summary, it, kTimelineOverviewBins);
+  doc["overview"] = OverviewJson(analysis.overview, it);
   return doc;
 }
 

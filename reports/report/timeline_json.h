@@ -15,11 +15,10 @@ namespace tg::internal {
 // kernels is unreadable, and the long ones are what a reader looks for).
 inline constexpr size_t kTimelineItemCap = 2000;
 // The longest device-idle intervals listed, the host items (the longest) and host lanes (the
-// threads with the most items) listed, the overview's bins.
+// threads with the most items) listed (the overview's bins: kOverviewBins, summary.h).
 inline constexpr size_t kTimelineGapCap = 300;
 inline constexpr size_t kTimelineHostCap = 800;  // calls, and again ranges
 inline constexpr size_t kTimelineHostLanes = 6;
-inline constexpr size_t kTimelineOverviewBins = 400;
 
 // The timeline of the kept iteration with the median latency (nearest rank, so its latency is
 // p50_latency_ms; ties: the earlier iteration).

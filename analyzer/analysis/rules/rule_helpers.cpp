@@ -51,7 +51,7 @@ const std::vector<Interval>& RuleContext::GpuBusy() const {
   if (!gpu_busy_) {
     const Trace& t = trace();
     if (in_.summary && in_.summary->kernels_by_start.size() == t.kernels.size()) {
-      gpu_busy_ = IntersectUnions(in_.summary->gpu_busy, spans_);
+      gpu_busy_ = IntersectUnions(in_.summary->GpuBusy(), spans_);
       return *gpu_busy_;
     }
     // The kernels' union (in start order already), then copies and memsets merged in.
@@ -67,7 +67,7 @@ std::vector<Interval> RuleContext::BusyIn(const std::vector<Interval>& where) co
   // where & (busy & spans) and (where & spans) & busy hold the same pieces: one per triple of
   // intervals that meet, in time order.
   if (!gpu_busy_ && in_.summary && in_.summary->kernels_by_start.size() == trace().kernels.size())
-    return IntersectUnions(IntersectUnions(where, spans_), in_.summary->gpu_busy);
+    return IntersectUnions(IntersectUnions(where, spans_), in_.summary->GpuBusy());
   return IntersectUnions(where, GpuBusy());
 }
 

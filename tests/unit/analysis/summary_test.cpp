@@ -42,20 +42,20 @@ TEST(Summary, BusyKnownOnceWithTheFinalBusyUnionAndKernelOrder) {
     std::vector<uint32_t> order_then;
     const std::function<void()> known = [&] {
       ++calls;
-      busy_then = s.gpu_busy;
+      busy_then = s.GpuBusy();
       order_then = s.kernels_by_start;
     };
     SummarizeInto(*t, {}, nullptr, nullptr, nullptr, nullptr, nullptr, &known, &s);
     EXPECT_EQ(calls, 1);
-    EXPECT_EQ(busy_then, s.gpu_busy);
+    EXPECT_EQ(busy_then, s.GpuBusy());
     EXPECT_EQ(order_then, s.kernels_by_start);
     const Summary plain = Summarize(*t, {});
-    EXPECT_EQ(plain.gpu_busy, s.gpu_busy);
+    EXPECT_EQ(plain.GpuBusy(), s.GpuBusy());
     EXPECT_EQ(plain.kernels_by_start, s.kernels_by_start);
   }
   const Summary s = Summarize(two, {});
   EXPECT_EQ(s.kernels_by_start, (std::vector<uint32_t>{1, 3, 2, 0}));
-  EXPECT_EQ(s.gpu_busy, (std::vector<std::pair<TimeNs, TimeNs>>{{0, 250}, {300, 400}, {500, 600}}));
+  EXPECT_EQ(s.GpuBusy(), (std::vector<std::pair<TimeNs, TimeNs>>{{0, 250}, {300, 400}, {500, 600}}));
 }
 
 TEST(Summary, IdleRatioIsExactAndGapsHaveNeighbours) {

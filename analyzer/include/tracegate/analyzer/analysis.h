@@ -66,6 +66,7 @@ struct Analysis {
   ServingAnalysis serving;    // LLM serving steps by kind and token bucket, graph replays (serving.h)
   CriticalPathResult critical_path;  // the kept iterations' critical path by kind (critical_path.h), when asked
   GraphCaptureMapping graph_ops;     // graph-replayed kernels matched to captured ops, when captures were given
+  BusyOverview overview;             // each device's busy time over the whole window, binned (summary.h)
 };
 
 // InvalidInput for bad options (regexes, --skip, kernel class patterns).

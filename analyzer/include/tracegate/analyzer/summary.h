@@ -115,8 +115,8 @@ struct DeviceSummary {
   IdleCauses in_iterations;
   std::vector<IdleGap> in_iterations_largest;
   // The union of the device's GPU work, sorted and disjoint (busy_ns is its length; empty when
-  // all its work has zero length): what the report's overview bins, so that the report does not
-  // union the device's rows again.
+  // all its work has zero length): with one device the rules' Summary::GpuBusy, and what
+  // BinBusy bins. RunAnalysis releases it with the summary's other sweep results.
   std::vector<std::pair<TimeNs, TimeNs>> busy;
 };
 
@@ -199,11 +199,27 @@ struct Summary {
   std::vector<QualityEntry> quality;
   // For the rules, kept from the sweep that orders every device's GPU work by time (so no rule
   // sorts a table again): kernel rows by start time, and the union of all GPU work of every
-  // device, sorted and disjoint. Not part of the report: RunAnalysis releases both once its rules
-  // have run (they would be most of the memory its result holds beyond the iterations).
+  // device, sorted and disjoint (GpuBusy: with one device its DeviceSummary::busy, with several
+  // their union in gpu_busy_merged). Not part of the report: RunAnalysis releases both once its
+  // rules have run (they would be most of the memory its result holds beyond the iterations).
   std::vector<uint32_t> kernels_by_start;
-  std::vector<std::pair<TimeNs, TimeNs>> gpu_busy;
+  std::vector<std::pair<TimeNs, TimeNs>> gpu_busy_merged;  // empty with fewer than two devices
+  const std::vector<std::pair<TimeNs, TimeNs>>& GpuBusy() const {
+    return devices.size() == 1 ? devices.front().busy : gpu_busy_merged;
+  }
 };
+
+// The report's overview: the window of the trace's GPU work and of `spans` (the kept iterations'
+// start and end) in `bins` equal bins (the last one takes what rounding leaves; none when there is
+// no GPU work and no span), and per device with work of positive length (DeviceSummary::busy) its
+// busy nanoseconds in each bin. Offsets are unsigned: a window may span nearly all of int64.
+struct BusyOverview {
+  TimeNs start_ns = 0;
+  uint64_t duration_ns = 0, bin_ns = 1;
+  std::vector<std::pair<int32_t, std::vector<uint64_t>>> devices;  // device, busy ns per bin
+};
+inline constexpr size_t kOverviewBins = 400;
+BusyOverview BinBusy(const Summary& s, const std::vector<std::pair<TimeNs, TimeNs>>& spans, size_t bins);
 
 // Kernel rows by start time (ties by row): what Summary::kernels_by_start gives, for callers
 // that have no summary. One sort; the summary gets its order from its sweep instead.
@@ -237,9 +253,9 @@ Summary Summarize(const Trace& trace, const AnalyzeOptions& options, const inter
                   const std::vector<KernelClass>* kernel_classes = nullptr, const SpanSource* iteration_spans = nullptr,
                   const HostSource* host = nullptr);
 // Summarize into `*out`, in place, for a caller with a second thread: `busy_known` (may be null)
-// is called once out->gpu_busy and out->kernels_by_start are final, before the devices' gaps are
-// attributed; from then on another thread may read those two members (and only those) while this
-// call fills the rest of `*out`.
+// is called once out->GpuBusy() and out->kernels_by_start are final, before the devices' gaps are
+// attributed; from then on another thread may read those two (and only those) while this call
+// fills the rest of `*out`.
 void SummarizeInto(const Trace& trace, const AnalyzeOptions& options, const internal::ApiIndex* api_index,
                    const internal::HostStages* stages, const std::vector<KernelClass>* kernel_classes,
                    const SpanSource* iteration_spans, const HostSource* host, const std::function<void()>* busy_known,
