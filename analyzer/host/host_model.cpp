@@ -114,9 +114,27 @@ HostModel::HostModel(const Trace& t, const std::vector<uint8_t>& launched, HostM
   for (size_t k = 1; k < count.size(); ++k) count[k] += count[k - 1];
   events_.resize(count.back());
   std::vector<uint32_t> next(count.begin(), count.end() - 1);
-  for (size_t i = 0; i < r.size(); ++i)
+  // The ranges go in in FinalizeTrace's nesting order (Trace::range_order) when the trace has
+  // one: it orders each thread's ranges as `less` below does, so their blocks come out sorted and
+  // sort_block only confirms it (10^6 Python frames otherwise take a full sort). Used only when
+  // it is a permutation of the rows; any other order is sorted below as row order would be.
+  const std::vector<uint32_t>& hint = t.range_order;
+  bool by_hint = hint.size() == r.size();
+  if (by_hint) {
+    std::vector<uint8_t> seen(r.size(), 0);
+    for (const uint32_t row : hint) {
+      if (row >= r.size() || seen[row]) {
+        by_hint = false;
+        break;
+      }
+      seen[row] = 1;
+    }
+  }
+  for (size_t k = 0; k < r.size(); ++k) {
+    const size_t i = by_hint ? hint[k] : k;
     if (range_thread[i] != kNoThread)
       events_[next[static_cast<size_t>(range_thread[i])]++] = static_cast<uint32_t>(i << 1);
+  }
   for (size_t i = 0; i < a.size(); ++i)
     events_[next[static_cast<size_t>(call_thread[i])]++] = static_cast<uint32_t>((i << 1) | 1u);
   std::vector<int32_t>().swap(range_thread);

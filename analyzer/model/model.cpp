@@ -104,10 +104,11 @@ const Device* Trace::FindDevice(int32_t id) const {
 namespace {
 // Depth of each range among ranges on the same (pid, tid), from interval containment.
 // Sets each range's nesting depth on its thread; returns how many ranges overlap an enclosing
-// one without nesting in it.
-uint64_t ComputeRangeDepth(RangeTable& r) {
+// one without nesting in it. `order` gets the rows in the order they were nested in
+// (Trace::range_order).
+uint64_t ComputeRangeDepth(RangeTable& r, std::vector<uint32_t>& order) {
   // uint32 rows halve the order's memory; 2^32 ranges would need well over 100 GB of columns.
-  std::vector<uint32_t> order(std::min<size_t>(r.size(), UINT32_MAX));
+  order.resize(std::min<size_t>(r.size(), UINT32_MAX));
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
   // Rows are mostly in order already; a profiler writes an enclosing range after what it encloses.
   // Each row's (pid, tid, on_gpu) as its rank among the distinct ones (few: one per thread), so
@@ -474,7 +475,7 @@ void FinalizeTrace(Trace& trace) {
   {
     internal::SideTask launches([&] { unmatched_launches = CountUnmatchedLaunches(trace); });
     if (trace.api_calls.size() > 0) trace.quality.Set(Quality::kUnmatchedCorrelation, CountUnmatchedCorrelation(trace));
-    trace.quality.Add(Quality::kOverlappingRanges, ComputeRangeDepth(trace.ranges));
+    trace.quality.Add(Quality::kOverlappingRanges, ComputeRangeDepth(trace.ranges, trace.range_order));
     launches.Wait();
   }
   trace.quality.Set(Quality::kUnmatchedLaunch, unmatched_launches);

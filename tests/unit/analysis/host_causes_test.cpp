@@ -334,5 +334,70 @@ TEST(HostModelSplit, AHintChangesNothing) {
   }
 }
 
+// The ranges' nesting order that FinalizeTrace leaves in the trace (Trace::range_order) only
+// spares the host model a sort: built from it, without it, from a reversed one (a permutation in
+// the wrong order) and from one that names a row twice, the model gives the same pieces, on
+// frames that a profiler writes after their children, some with equal starts, on two threads.
+TEST(HostModelBuild, TheRangeOrderIsOnlyAHint) {
+  std::mt19937 rng(23);
+  Trace t;
+  std::vector<uint8_t> launched;
+  TimeNs now = 0;
+  int64_t corr = 1;
+  auto frame = [&](auto&& self, int depth, int64_t tid) -> void {
+    const TimeNs start = now;
+    now += static_cast<TimeNs>(rng() % 3);  // a child may start with its parent
+    const int children = depth < 4 ? static_cast<int>(rng() % 4) : 0;
+    for (int c = 0; c < children; ++c) {
+      if (rng() % 3 == 0) {
+        AddApi(t, "cudaLaunchKernel", now, now + 5 + static_cast<TimeNs>(rng() % 20), corr++, 100, tid);
+        launched.push_back(rng() % 2 == 0);
+        now = t.api_calls.end.back() + static_cast<TimeNs>(rng() % 10);
+      } else {
+        self(self, depth + 1, tid);
+      }
+      now += static_cast<TimeNs>(rng() % 30);
+    }
+    now += 1 + static_cast<TimeNs>(rng() % 50);
+    Range r;
+    r.start = start;
+    r.end = now;
+    r.name = t.strings.Intern("lib.py(" + std::to_string(depth) + "): f");
+    r.domain = t.strings.Intern("python_function");
+    r.pid = 100;
+    r.tid = tid;
+    t.ranges.Add(r);
+  };
+  for (int top = 0; top < 300; ++top) {
+    frame(frame, 0, 1 + top % 2);
+    now += static_cast<TimeNs>(rng() % 400);
+  }
+  FinalizeTrace(t);
+  ASSERT_EQ(t.range_order.size(), t.ranges.size());
+  auto pieces = [&](const Trace& trace) {
+    const internal::HostModel model(trace, launched, internal::HostModelOptions{100});
+    std::vector<std::tuple<int, TimeNs, TimeNs, int, uint32_t>> out;
+    for (int64_t tid : {1, 2}) {
+      const int32_t thread = model.ThreadOf(100, tid);
+      EXPECT_NE(thread, internal::HostModel::kNoThread);
+      for (TimeNs a = -10; a < now + 10; a += 97)
+        model.Split(thread, a, a + 150, [&](const internal::HostPiece& p) {
+          out.emplace_back(thread, p.start, p.end, static_cast<int>(p.state), p.frame);
+        });
+    }
+    return out;
+  };
+  const auto want = pieces(t);
+  ASSERT_GT(want.size(), 100u);
+  const std::vector<uint32_t> nested = t.range_order;
+  t.range_order.clear();
+  EXPECT_EQ(pieces(t), want);
+  t.range_order.assign(nested.rbegin(), nested.rend());
+  EXPECT_EQ(pieces(t), want);
+  t.range_order = nested;
+  t.range_order[1] = t.range_order[0];
+  EXPECT_EQ(pieces(t), want);
+}
+
 }  // namespace
 }  // namespace tg

@@ -658,6 +658,11 @@ struct Trace {
   std::vector<Process> processes;
   std::map<std::string, std::string, std::less<>> metadata;
   QualityCounters quality;
+  // Derived, not stored: the range rows by (pid, tid, on_gpu), then start, the longer first, then
+  // row, as FinalizeTrace nests them (empty before it). A hint for readers that walk each thread's
+  // ranges in time order (the host model): they check it is a permutation of the rows and that
+  // each thread's rows come out in that order, so a stale one costs a sort, never a wrong answer.
+  std::vector<uint32_t> range_order;
 
   std::string_view Name(StringId id) const { return strings.View(id); }
   // Earliest start / latest end over every event; {0, 0} for an empty trace.
