@@ -224,11 +224,14 @@ BusyOverview BinBusy(const Summary& s, const std::vector<std::pair<TimeNs, TimeN
   for (const DeviceSummary& d : s.devices) {
     if (d.busy.empty()) continue;  // only work of zero length: nothing to draw
     std::vector<uint64_t> per_bin(n, 0);
+    // The pieces are sorted and disjoint, so the bin of each one's start only moves forward: it
+    // is stepped to (min(n - 1, a / bin_ns), without a division per piece).
+    size_t b = 0;
     for (const auto& [first, second] : d.busy) {
       uint64_t a = offset(first);
       const uint64_t e = offset(second);
       while (a < e) {
-        const size_t b = std::min<size_t>(n - 1, static_cast<size_t>(a / o.bin_ns));
+        while (b + 1 < n && a >= (static_cast<uint64_t>(b) + 1) * o.bin_ns) ++b;
         const uint64_t stop = b + 1 == n ? e : std::min<uint64_t>(e, (static_cast<uint64_t>(b) + 1) * o.bin_ns);
         per_bin[b] += stop - a;
         a = stop;

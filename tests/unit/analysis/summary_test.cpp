@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <climits>
 #include <functional>
 #include <map>
 #include <random>
@@ -385,6 +386,69 @@ TEST(Summary, EachDeviceKeepsTheUnionOfItsWork) {
       EXPECT_EQ(d.last_end_ns, window[d.device].second);
     }
   }
+}
+
+// The overview's bins against each bin's overlap with each busy piece, counted bin by bin (the
+// last bin takes what lies past n * bin_ns), on random unions, windows that iterations widen,
+// bin counts that do not divide the window, and a window across nearly all of int64.
+TEST(Summary, BinBusyCountsEachBinsOverlap) {
+  __extension__ typedef unsigned __int128 U128;  // sums past 2^64 stay exact
+  std::mt19937_64 rng(3);
+  auto check = [](const Summary& s, const std::vector<std::pair<TimeNs, TimeNs>>& spans, size_t bins) {
+    const BusyOverview o = BinBusy(s, spans, bins);
+    size_t devices = 0;
+    for (const DeviceSummary& d : s.devices) {
+      if (d.busy.empty()) continue;
+      ASSERT_LT(devices, o.devices.size());
+      const auto& [device, got] = o.devices[devices++];
+      EXPECT_EQ(device, d.device);
+      const size_t n = got.size();
+      ASSERT_GT(n, 0u);
+      EXPECT_LE(n, std::max<size_t>(bins, 1));
+      EXPECT_GE(static_cast<U128>(n) * o.bin_ns, o.duration_ns);
+      for (size_t b = 0; b < n; ++b) {
+        const U128 lo = static_cast<U128>(b) * o.bin_ns;
+        const U128 hi = b + 1 == n ? ~static_cast<U128>(0) : lo + o.bin_ns;
+        U128 want = 0;
+        for (const auto& [a, e] : d.busy) {
+          const U128 pa = static_cast<uint64_t>(a) - static_cast<uint64_t>(o.start_ns);
+          const U128 pe = static_cast<uint64_t>(e) - static_cast<uint64_t>(o.start_ns);
+          const U128 x = std::max(pa, lo), y = std::min(pe, hi);
+          if (x < y) want += y - x;
+        }
+        EXPECT_EQ(static_cast<U128>(got[b]), want) << "bin " << b;
+      }
+    }
+    EXPECT_EQ(devices, o.devices.size());
+  };
+  for (int round = 0; round < 30; ++round) {
+    Summary s;
+    for (int32_t device = 0; device < 3; ++device) {
+      DeviceSummary d;
+      d.device = device;
+      TimeNs t = static_cast<TimeNs>(rng() % 1000);
+      d.first_start_ns = t;
+      for (size_t i = 0, n = rng() % 50; i < n; ++i) {
+        const TimeNs a = t + 1 + static_cast<TimeNs>(rng() % 300);
+        t = a + 1 + static_cast<TimeNs>(rng() % 300);
+        d.busy.emplace_back(a, t);
+      }
+      d.last_end_ns = t + static_cast<TimeNs>(rng() % 5);
+      s.devices.push_back(std::move(d));
+    }
+    std::vector<std::pair<TimeNs, TimeNs>> spans;
+    if (round % 2) spans.emplace_back(static_cast<TimeNs>(rng() % 500), 20000 + static_cast<TimeNs>(rng() % 500));
+    check(s, spans, 1 + rng() % 450);
+  }
+  Summary wide;
+  DeviceSummary d;
+  d.first_start_ns = 0;
+  d.last_end_ns = INT64_MAX;
+  d.busy = {{5, 1000}, {INT64_MAX / 3, INT64_MAX / 2}, {INT64_MAX - 7, INT64_MAX}};
+  wide.devices.push_back(d);
+  check(wide, {}, kOverviewBins);
+  check(Summary{}, {}, kOverviewBins);
+  EXPECT_TRUE(BinBusy(Summary{}, {}, kOverviewBins).devices.empty());
 }
 
 TEST(Summary, QualityCountersListedInDeclarationOrder) {
