@@ -175,8 +175,8 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   out->kernel_classes = std::move(kernel_classes);
   out->ops = std::move(op_links);
   // Fusion candidates on a second thread while the roofline and the other rules are worked out
-  // here (only fusion_candidate reads them); that rule runs once they are there. The
-  // communication figures (read by the report only) follow them on that thread. Both read the
+  // here (only fusion_candidate reads them), and that rule right after them there. The
+  // communication figures (read by the report only) follow on that thread. Both read the
   // iterations' spans and kernels (the idle attribution above wrote only their phases and causes).
   // The critical path (only when asked, AnalysisConfig::critical_path; with no kept iteration
   // there is none) runs on whichever thread is free first: the side thread once the fusion
@@ -192,11 +192,23 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
         AnalyzeCriticalPath(trace, out->iterations, out->kernel_classes, &*api_index, host_source(),
                             PathOptions(out->iterations, out->summary.kernels_by_start), &out->critical_path);
   };
+  // The fusion rule reads its candidates, the iterations, the summary's busy union and kernels by
+  // start, never the roofline or the peak rates this thread works out meanwhile (its input leaves
+  // them out). Its findings join the others' below, in the order they had when it ran here.
+  std::vector<Finding> fusion_findings;
   SideTask fusion_task([&] {
     if (config.rules.Enabled("fusion_candidate")) {
       FusionOptions fusion = FusionFromRules(config.rules);
       fusion.launch_found = &out->ops.kernel_launch_found;
       out->fusion = FindFusionCandidates(trace, out->iterations, out->kernel_classes, fusion);
+      FindingsInput in;
+      in.trace = &trace;
+      in.summary = &out->summary;
+      in.iterations = &out->iterations;
+      in.kernel_classes = &out->kernel_classes;
+      in.idle = &out->idle;
+      in.fusion = &out->fusion;
+      fusion_findings = EvaluateRules(in, config.rules, RuleSubset::kFusionOnly);
     }
     out->communication =
         AnalyzeCommunication(trace, out->iterations, out->kernel_classes, out->summary.kernels_by_start);
@@ -238,13 +250,13 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   host.reset();
   if (!config.replay_findings) api_index.reset();
   TG_RETURN_IF_ERROR(critical_path);
-  std::vector<Finding> fusion = EvaluateRules(in, config.rules, RuleSubset::kFusionOnly);
   // What the summary kept for the rules (summary.h): no report reads it, only the overview's bins.
   out->overview = BinBusy(out->summary, spans, kOverviewBins);
   std::vector<uint32_t>().swap(out->summary.kernels_by_start);
   std::vector<std::pair<TimeNs, TimeNs>>().swap(out->summary.gpu_busy_merged);
   for (DeviceSummary& d : out->summary.devices) std::vector<std::pair<TimeNs, TimeNs>>().swap(d.busy);
-  out->findings.insert(out->findings.end(), fusion.begin(), fusion.end());
+  out->findings.insert(out->findings.end(), std::make_move_iterator(fusion_findings.begin()),
+                       std::make_move_iterator(fusion_findings.end()));
   OrderFindings(out->findings);
   out->combined = RelateFindings(out->findings);
   // The idle findings' instants, for the replay (the combined estimate above took them as

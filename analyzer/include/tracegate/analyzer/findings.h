@@ -155,8 +155,8 @@ struct FindingsInput {
 };
 
 // Which rules EvaluateRules runs (the enabled ones among them). RunAnalysis finds the fusion
-// candidates on a second thread while the other rules run, then runs fusion_candidate alone:
-// kAllButFusion never reads FindingsInput::fusion.
+// candidates on a second thread and runs fusion_candidate alone there, while the other rules run:
+// kAllButFusion never reads FindingsInput::fusion, kFusionOnly never the roofline or the peak.
 enum class RuleSubset : uint8_t { kAll, kAllButFusion, kFusionOnly };
 std::vector<Finding> EvaluateRules(const FindingsInput& in, const RulesConfig& rules,
                                    RuleSubset subset = RuleSubset::kAll);
