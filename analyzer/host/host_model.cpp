@@ -3,6 +3,7 @@
 #include "analyzer/host/host_model.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <functional>
 #include <limits>
@@ -60,15 +61,36 @@ uint8_t ClassifyFrame(std::string_view n) {
       "select.select",          "select.poll",      "select.epoll", "socket.py",    "multiprocessing/connection.py",
       "asyncio/base_events.py", "asyncio/tasks.py",
   };
+  // Which of '/', '.' and ' ' a text holds (bits 0-2): a pattern with one the name lacks cannot
+  // be in it. Most frames of a serving engine or a step's own ranges hold no path and no file
+  // ("execute_37_context_0(sq0sk0)"), and are then not searched for the patterns that do.
+  static constexpr auto marks = [](std::string_view x) {
+    unsigned m = 0;
+    for (char c : x) m |= c == '/' ? 1u : c == '.' ? 2u : c == ' ' ? 4u : 0u;
+    return m;
+  };
+  static constexpr auto marks_of = []<size_t N>(const std::string_view(&patterns)[N]) {
+    std::array<unsigned, N> m{};
+    for (size_t i = 0; i < N; ++i) m[i] = marks(patterns[i]);
+    return m;
+  };
+  static constexpr auto kJitMarks = marks_of(kJit);
+  static constexpr auto kWaitMarks = marks_of(kWait);
+  const unsigned has = marks(n);
   uint8_t bits = kClassified;
-  for (std::string_view j : kJit)
-    if (Has(n, j)) bits |= kJitName;
-  for (std::string_view w : kWait)
-    if (Has(n, w) && !Has(n, "_bootstrap")) bits |= kWaitName;
+  for (size_t i = 0; i < std::size(kJit); ++i)
+    if ((kJitMarks[i] & ~has) == 0 && Has(n, kJit[i])) bits |= kJitName;
+  for (size_t i = 0; i < std::size(kWait); ++i)
+    if ((kWaitMarks[i] & ~has) == 0 && Has(n, kWait[i]) && !Has(n, "_bootstrap")) bits |= kWaitName;
   return bits;
 }
 
 }  // namespace
+
+FrameKind ClassifyFrameName(std::string_view name) {
+  const uint8_t bits = ClassifyFrame(name);
+  return FrameKind{(bits & kJitName) != 0, (bits & kWaitName) != 0};
+}
 
 std::string_view HostModel::EventName(uint32_t ev) const { return t_.Name(NameId(ev)); }
 uint8_t HostModel::NameClass(uint32_t ev) const { return name_class_[NameId(ev)]; }

@@ -53,6 +53,13 @@ namespace tg::internal {
 
 enum class HostState : uint8_t { kLaunch, kCompute, kJit, kSync, kIdle, kCapture };
 
+// What the model reads from a range's name: whether it is a frame that compiles code (kJit above)
+// or one that waits (kIdle's frames), by the patterns in host_model.cpp.
+struct FrameKind {
+  bool jit = false, wait = false;
+};
+FrameKind ClassifyFrameName(std::string_view name);
+
 // A piece of one thread's time with one state. `frame`: the event that decided it (the launch-free
 // block, the compile frame, the wait call, the innermost event for kLaunch), kNoEvent for kIdle.
 struct HostPiece {

@@ -334,6 +334,43 @@ TEST(HostModelSplit, AHintChangesNothing) {
   }
 }
 
+// A frame's name against every pattern, searched for plainly (the list host_model.h documents):
+// names that hold one, names that hold one but for one character, and names without '/', '.' or
+// ' ' (which the model does not search for the patterns that hold them).
+TEST(HostModelNames, FramesThatCompileOrWait) {
+  const std::vector<std::string> jit = {"_dynamo/convert_frame.py", "_inductor/compile_fx.py",
+                                        "_inductor/codecache.py",   "_inductor/async_compile.py",
+                                        "_inductor/graph.py",       "_functorch/aot_autograd.py",
+                                        "triton/compiler/",         "triton/backends/",
+                                        "utils/cpp_extension.py",   "nvrtc"};
+  const std::vector<std::string> wait = {
+      "threading.py",           "queue.py",        "selectors.py", "method sleep", "time.sleep",
+      "select.select",          "select.poll",     "select.epoll", "socket.py",    "multiprocessing/connection.py",
+      "asyncio/base_events.py", "asyncio/tasks.py"};
+  auto has_any = [](const std::string& n, const std::vector<std::string>& parts) {
+    return std::any_of(parts.begin(), parts.end(),
+                       [&](const std::string& p) { return n.find(p) != std::string::npos; });
+  };
+  std::vector<std::string> names = {"execute_37_context_0(sq0sk0)_generation_37(sq37sk1042)",
+                                    "",
+                                    "nvrtc",
+                                    "aten::mm",
+                                    "ProfilerStep#3",
+                                    "threading.py(1): _bootstrap",
+                                    "x/y.z w"};
+  for (const std::vector<std::string>* list : {&jit, &wait})
+    for (const std::string& p : *list) {
+      names.push_back(p);
+      names.push_back("/usr/lib/python3/" + p + "(12): run");
+      for (size_t k = 0; k < p.size(); ++k) names.push_back(p.substr(0, k) + "_" + p.substr(k + 1));  // one char off
+    }
+  for (const std::string& n : names) {
+    const internal::FrameKind kind = internal::ClassifyFrameName(n);
+    EXPECT_EQ(kind.jit, has_any(n, jit)) << n;
+    EXPECT_EQ(kind.wait, has_any(n, wait) && n.find("_bootstrap") == std::string::npos) << n;
+  }
+}
+
 // The ranges' nesting order that FinalizeTrace leaves in the trace (Trace::range_order) only
 // spares the host model a sort: built from it, without it, from a reversed one (a permutation in
 // the wrong order) and from one that names a row twice, the model gives the same pieces, on
