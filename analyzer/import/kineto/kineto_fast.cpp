@@ -52,9 +52,33 @@ inline uint64_t DigitsValue(const char* s, int n) {
   return n <= 8 ? EightDigits(s, n) : EightDigits(s, n - 8) * 100000000ULL + EightDigits(s + n - 8, 8);
 }
 
-constexpr uint64_t kPow10[16] = {1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
-                                 100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
-                                 10000000000000ULL, 100000000000000ULL, 1000000000000000ULL};
+// The value of the `n` (1..19) ASCII digits at `s` (32 bytes readable): below 10^19, so in a uint64.
+inline uint64_t ManyDigits(const char* s, int n) {
+  return n <= 16 ? DigitsValue(s, n) : EightDigits(s, n - 16) * 10000000000000000ULL + DigitsValue(s + n - 16, 16);
+}
+
+constexpr uint64_t kPow10[19] = {1ULL,
+                                 10ULL,
+                                 100ULL,
+                                 1000ULL,
+                                 10000ULL,
+                                 100000ULL,
+                                 1000000ULL,
+                                 10000000ULL,
+                                 100000000ULL,
+                                 1000000000ULL,
+                                 10000000000ULL,
+                                 100000000000ULL,
+                                 1000000000000ULL,
+                                 10000000000000ULL,
+                                 100000000000000ULL,
+                                 1000000000000000ULL,
+                                 10000000000000000ULL,
+                                 100000000000000000ULL,
+                                 1000000000000000000ULL};
+
+// Digits a gathered number may have: below 10^19, its value fits a uint64 without wrapping.
+constexpr int kMaxGatheredDigits = 19;
 #endif
 
 // Whether the literal is at `p` (32 bytes readable) with at least one more byte of data after it.
@@ -211,7 +235,7 @@ class Reader {
 
   // -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? followed by a delimiter. With `f`, also
   // gathers the digits for GatheredToInt64 (f->frac stays Field::kNoDigits for exponents and
-  // tokens of more than 18 characters after the sign).
+  // tokens of more than 19 digits).
   bool Number(std::string_view& out, Field* f = nullptr) {
     // The commonest number of all (a device, a context, a grid's 1): one digit, then a delimiter.
     if (IsDigit(*p_) && end_ - p_ > 1 && EndsScalar(p_[1])) {
@@ -252,17 +276,51 @@ class Reader {
         p_ = q;
         return true;
       }
+      // Longer tokens (a profiler's absolute timestamps: 16 digits and 3 decimals,
+      // "1695835572943613.123") the same way in a 32-byte window.
+      if (end_ - body >= 32) return LongNumber(body, out, f);
     }
 #endif
     return NumberBytes(out, f);
   }
+
+#if defined(__SSE2__)
+  // Number's window of 32 bytes at `body` (after the sign; 32 bytes readable): tokens that end
+  // inside it, gathered when they have at most 19 digits. Anything else takes the byte loop.
+  bool LongNumber(const char* body, std::string_view& out, Field* f) {
+    const uint32_t digit = DigitMask(body) | DigitMask(body + 16) << 16;
+    const int whole = digit == UINT32_MAX ? 32 : __builtin_ctz(~digit);
+    if (whole == 0 || (whole > 1 && *body == '0')) return false;
+    if (whole >= 31) return NumberBytes(out, f);
+    const char* q = body + whole;
+    int frac = -1;
+    if (*q == '.') {
+      frac = __builtin_ctz(~(digit >> (whole + 1)));  // up to the 32nd byte, where digits stop counting
+      if (frac == 0) return false;
+      q += 1 + frac;
+    }
+    // Inside the window *q is a real byte; an exponent, a second point or a stray byte there, or
+    // a token that fills the window, is left to the byte loop.
+    if (q - body >= 32 || !EndsScalar(*q)) return NumberBytes(out, f);
+    out = std::string_view(p_, static_cast<size_t>(q - p_));
+    if (f) {
+      const int digits = whole + (frac < 0 ? 0 : frac);
+      f->frac = digits <= kMaxGatheredDigits ? static_cast<int8_t>(frac) : Field::kNoDigits;
+      if (digits <= kMaxGatheredDigits)
+        f->digits = frac < 0 ? ManyDigits(body, whole)
+                             : ManyDigits(body, whole) * kPow10[frac] + ManyDigits(body + whole + 1, frac);
+    }
+    p_ = q;
+    return true;
+  }
+#endif
 
   bool NumberBytes(std::string_view& out, Field* f) {
     const char* s = p_;
     const char* q = p_;
     if (*q == '-') ++q;
     const char* body = q;
-    uint64_t acc = 0;  // wraps for long tokens, which are not kept
+    uint64_t acc = 0;  // wraps past 19 digits, where it is not kept
     // Single bytes past end_ are read only from the padding; digit runs stop at end_.
     auto digits = [&] {
       if (q >= end_ || !IsDigit(*q)) return false;
@@ -290,7 +348,7 @@ class Reader {
     if (q >= end_ || !EndsScalar(*q)) return false;
     out = std::string_view(s, static_cast<size_t>(q - s));
     if (f) {
-      const bool gathered = !exponent && q - body <= 18;
+      const bool gathered = !exponent && (q - body) - (frac >= 0) <= kMaxGatheredDigits;
       f->frac = gathered ? static_cast<int8_t>(frac) : Field::kNoDigits;
       f->digits = acc;
     }

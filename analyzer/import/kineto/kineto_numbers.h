@@ -58,8 +58,8 @@ inline NumberStatus NumberToInt64(std::string_view token, int scale, bool requir
 
 // NumberToInt64 of a number whose digits the reader already gathered: `negative`, `digits` (the
 // integer of all its digits), `frac` (digits after the point, -1 without a point) of a token of
-// at most 18 characters after the sign, without exponent. Gives exactly what NumberToInt64 gives
-// for `token`, which it falls back to for everything but the common case.
+// at most 19 digits, without exponent. Gives exactly what NumberToInt64 gives for `token`, which
+// it falls back to for everything but the common case.
 inline NumberStatus GatheredToInt64(std::string_view token, bool negative, uint64_t digits, int frac, int scale,
                                     bool require_integral, int64_t& out) {
   if (scale >= 0 && scale <= 3 && frac <= scale) {

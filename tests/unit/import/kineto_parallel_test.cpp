@@ -337,34 +337,19 @@ TEST(KinetoFastPath, InlineNumbersMatchDecimalToInt64) {
 // The fast path gathers a number's digits while it validates it; converting from them gives
 // exactly what converting the text gives, for every token it takes (and every scale).
 TEST(KinetoFastPath, GatheredDigitsConvertAsTheirText) {
-  std::vector<std::string> tokens = {"0",
-                                     "-0",
-                                     "0.5",
-                                     "-0.5",
-                                     "1",
-                                     "-1",
-                                     "7.25",
-                                     "1.0",
-                                     "1.50",
-                                     "1.2345",
-                                     "1e3",
-                                     "1E-3",
-                                     "2.5e1",
-                                     "999999999999999999",
-                                     "9999999999999999.99",
-                                     "999999999999999.999",
-                                     "9223372036854775.807",
-                                     "9223372036854775.808",
-                                     "-9223372036854775.808",
-                                     "18446744073709551.615",
-                                     "123456789012345678",
-                                     "1234567890123456789",
-                                     "1695835572943613.123",
-                                     "-922337203685477580.8",
-                                     "0.000",
-                                     "10.0000",
-                                     "12345678901234567.8",
-                                     "1234567890123456.78"};
+  std::vector<std::string> tokens = {
+      "0", "-0", "0.5", "-0.5", "1", "-1", "7.25", "1.0", "1.50", "1.2345", "1e3", "1E-3", "2.5e1",
+      "999999999999999999", "9999999999999999.99", "999999999999999.999", "9223372036854775.807",
+      "9223372036854775.808", "-9223372036854775.808", "18446744073709551.615", "123456789012345678",
+      "1234567890123456789", "1695835572943613.123", "-922337203685477580.8", "0.000", "10.0000", "12345678901234567.8",
+      "1234567890123456.78",
+      // the 32-byte window: 19 digits gathered, 20 not, tokens that fill it
+      "1695835541000004.528", "-1695835541000004.528", "9999999999999999999", "9999999999999999.999",
+      "999999999999999999.9", "9223372036854775807", "9223372036854775808", "-9223372036854775808",
+      "-9223372036854775809", "18446744073709551615", "18446744073709551616", "1844674407370955161.5",
+      "1.000000000000000001", "1.0000000000000000001", "0.000000000000000000123", "1234567890123456789012345678901",
+      "12345678901234567890123456789012", "1234567890123456789012345678901234567", "123456789012345.6789012345678901",
+      "1695835541000004.528e0", "1695835541000004.5e-3"};
   std::mt19937_64 rng(17);
   for (int i = 0; i < 20000; ++i) {
     std::string t = rng() % 4 == 0 ? "-" : "";
@@ -378,26 +363,29 @@ TEST(KinetoFastPath, GatheredDigitsConvertAsTheirText) {
     }
     tokens.push_back(t);
   }
-  for (const std::string& t : tokens) {
-    const std::string ev = "{\"ph\": \"X\", \"ts\": " + t + ", \"dur\": 1}";
-    const std::string buf = ev + std::string(64, ' ');
-    RawEvent out;
-    internal::FastParseMemo memo;
-    ASSERT_EQ(internal::FastParseEvent(buf.data(), buf.data() + ev.size(), 8, out, memo), ev.size()) << ev;
-    ASSERT_EQ(out.ts.type, internal::FieldType::kNumber);
-    ASSERT_EQ(out.ts.text, t);
-    for (int scale : {0, 1, 3, 4}) {
-      for (bool integral : {false, true}) {
-        int64_t a = 12345, b = 12345;
-        internal::NumberStatus gathered = internal::FieldToInt64(out.ts, scale, integral, a);
-        internal::NumberStatus text = internal::NumberToInt64(t, scale, integral, b);
-        ASSERT_EQ(static_cast<int>(gathered), static_cast<int>(text)) << t << " " << scale << " " << integral;
-        if (text == internal::NumberStatus::kOk) {
-          ASSERT_EQ(a, b) << t << " " << scale;
+  // Each token near the end of the data (within 32 bytes: the byte loop for long ones) and with
+  // 40 more bytes after it (the 32-byte window).
+  for (const std::string& t : tokens)
+    for (const char* after : {", \"dur\": 1}", ", \"dur\": 1, \"cat\": \"a category that pads the event\"}"}) {
+      const std::string ev = "{\"ph\": \"X\", \"ts\": " + t + after;
+      const std::string buf = ev + std::string(64, ' ');
+      RawEvent out;
+      internal::FastParseMemo memo;
+      ASSERT_EQ(internal::FastParseEvent(buf.data(), buf.data() + ev.size(), 8, out, memo), ev.size()) << ev;
+      ASSERT_EQ(out.ts.type, internal::FieldType::kNumber);
+      ASSERT_EQ(out.ts.text, t);
+      for (int scale : {0, 1, 3, 4}) {
+        for (bool integral : {false, true}) {
+          int64_t a = 12345, b = 12345;
+          internal::NumberStatus gathered = internal::FieldToInt64(out.ts, scale, integral, a);
+          internal::NumberStatus text = internal::NumberToInt64(t, scale, integral, b);
+          ASSERT_EQ(static_cast<int>(gathered), static_cast<int>(text)) << t << " " << scale << " " << integral;
+          if (text == internal::NumberStatus::kOk) {
+            ASSERT_EQ(a, b) << t << " " << scale;
+          }
         }
       }
     }
-  }
 }
 
 // ---- one thread against two ----
