@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # The shape matrix of docs/PERFORMANCE.md (issue 29), run by compare_tools.sh --shapes:
 #   tests/bench/compare_tools.sh [build-dir] --shapes [--tiny] [--runs N] [--only NAME[,NAME...]]
+#   tests/bench/compare_tools.sh [build-dir] --shapes [--runs N] --file PATH [--file PATH...]
+# --file measures a trace of one's own (a shape kept aside, never tuned on) the same way, in place
+# of the generated shapes: a Kineto JSON file (.json, or .json.gz: Python parses it through gzip),
+# an nsys export or tracegate store (.sqlite, .db: sqlite3's fetchall of the event tables it has),
+# or a job's directory of rank files (json.load of each .json in it).
 # Each shape is generated once (tracegate-gen-kineto, deterministic) into
 # $TRACEGATE_BENCH_DIR/gen<N>/shapes<M> (default /tmp/tracegate-bench; --tiny: .../shapes<M>-tiny):
 #   current  the generator's 10^6-event file (ProfilerStep#N of 40 ops, 4 streams)
@@ -20,12 +25,16 @@ set -euo pipefail
 build=$1
 shift
 tiny=0 runs=3 only=""
+files=()
 while (($#)); do
   case $1 in
     --shapes) ;;
     --tiny) tiny=1 runs=1 ;;
     --runs) runs=$2; shift ;;
     --only) only=$2; shift ;;
+    --file)
+      [[ -e ${2:-} ]] || { echo "compare_shapes.sh: --file ${2:-}: no such file or directory" >&2; exit 2; }
+      files+=("$2"); shift ;;
     *) echo "compare_shapes.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -54,10 +63,26 @@ input[ranks8]=$dir/ranks8_$rank_events
 input[ranks64]=$dir/ranks64_$rank_events
 shapes=(current dense stacks serving nsys ranks8 ranks64)
 if [[ -n $only ]]; then IFS=, read -r -a shapes <<< "$only"; fi
+# What Python's parse of a trace of one's own is: by its kind, as for the generated shapes.
+declare -A kind
+if ((${#files[@]})); then
+  shapes=()
+  for f in "${files[@]}"; do
+    name=aside$((${#shapes[@]} + 1))
+    shapes+=("$name")
+    input[$name]=$f
+    case $f in
+      *.sqlite | *.db) kind[$name]=sqlite ;;
+      *.gz) kind[$name]=gz ;;
+      *) [[ -d $f ]] && kind[$name]=dir || kind[$name]=json ;;
+    esac
+  done
+fi
 
 generate() {  # shape
   local f=${input[$1]}
   case $1 in
+    aside*) ;;  # given with --file
     current) [[ -f $f ]] || "$gen" --events "$events" -o "$f" ;;
     dense | stacks | serving)
       local steps_var=$1
@@ -72,7 +97,7 @@ generate() {  # shape
       if [[ ! -f $f/rank-$((n - 1)).json ]]; then mkdir -p "$f" && "$gen" --events "$rank_events" --ranks "$n" -o "$f"; fi ;;
   esac >&2
 }
-bytes() { if [[ -d $1 ]]; then cat "$1"/rank-*.json | wc -c; else stat -c %s "$1"; fi; }
+bytes() { if [[ -d $1 ]]; then cat "$1"/*.json | wc -c; else stat -c %s "$1"; fi; }
 
 # best "seconds KiB" of `runs` runs of a command; the best run's stderr is kept in $out/best.err
 best() {
@@ -117,7 +142,21 @@ for shape in "${shapes[@]}"; do
   steps="$(step load) / $(step analysis) / $(step reports)"
   [[ $steps == " /  / " ]] && steps="—"
   prun=$runs python=""
-  case $shape in
+  case ${kind[$shape]:-$shape} in
+    sqlite)
+      python="sqlite3 fetchall"
+      res=$(best "$prun" python3 -c "
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+have = {r[0] for r in db.execute(\"SELECT name FROM sqlite_master WHERE type = 'table'\")}
+for t in ('CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET', 'CUPTI_ACTIVITY_KIND_RUNTIME', 'NVTX_EVENTS'):
+    if t in have: db.execute('SELECT * FROM ' + t).fetchall()" "$f") ;;
+    gz)
+      python="json.load through gzip"
+      res=$(best "$prun" python3 -c "import gzip, json, sys; json.load(gzip.open(sys.argv[1], 'rt'))" "$f") ;;
+    dir)
+      python="json.load of each file"
+      res=$(best "$prun" python3 -c "import json, sys; [json.load(open(f)) for f in sys.argv[1:]]" "$f"/*.json) ;;
     nsys)
       python="sqlite3 fetchall"
       res=$(best "$prun" python3 -c "
