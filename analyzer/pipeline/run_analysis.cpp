@@ -195,20 +195,24 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   // The fusion rule reads its candidates, the iterations, the summary's busy union and kernels by
   // start, never the roofline or the peak rates this thread works out meanwhile (its input leaves
   // them out). Its findings join the others' below, in the order they had when it ran here.
+  FindingsInput in;  // the roofline and the peak rates are set below, once this thread has them
+  in.trace = &trace;
+  in.summary = &out->summary;
+  in.iterations = &out->iterations;
+  in.kernel_classes = &out->kernel_classes;
+  in.idle = &out->idle;
+  in.fusion = &out->fusion;
+  in.small_copy_bytes = config.summary.small_copy_bytes;
+  in.precision = config.precision;
+  in.reference = config.reference;
+  const FindingsInput fusion_in = in;
   std::vector<Finding> fusion_findings;
   SideTask fusion_task([&] {
     if (config.rules.Enabled("fusion_candidate")) {
       FusionOptions fusion = FusionFromRules(config.rules);
       fusion.launch_found = &out->ops.kernel_launch_found;
       out->fusion = FindFusionCandidates(trace, out->iterations, out->kernel_classes, fusion);
-      FindingsInput in;
-      in.trace = &trace;
-      in.summary = &out->summary;
-      in.iterations = &out->iterations;
-      in.kernel_classes = &out->kernel_classes;
-      in.idle = &out->idle;
-      in.fusion = &out->fusion;
-      fusion_findings = EvaluateRules(in, config.rules, RuleSubset::kFusionOnly);
+      fusion_findings = EvaluateRules(fusion_in, config.rules, RuleSubset::kFusionOnly);
     }
     out->communication =
         AnalyzeCommunication(trace, out->iterations, out->kernel_classes, out->summary.kernels_by_start);
@@ -231,18 +235,8 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   for (size_t i = 0; i < kept.size(); ++i) kept[i] = out->iterations.kernel_iteration[i] >= 0;
   out->roofline = BuildRoofline(trace, config.costs, out->peak, kept);
 
-  FindingsInput in;
-  in.trace = &trace;
-  in.summary = &out->summary;
-  in.iterations = &out->iterations;
-  in.kernel_classes = &out->kernel_classes;
-  in.idle = &out->idle;
   in.roofline = &out->roofline;
   in.peak = &out->peak;
-  in.fusion = &out->fusion;
-  in.small_copy_bytes = config.summary.small_copy_bytes;
-  in.precision = config.precision;
-  in.reference = config.reference;
   out->findings = EvaluateRules(in, config.rules, RuleSubset::kAllButFusion);
   find_path();
   fusion_task.Wait();

@@ -281,6 +281,51 @@ TEST(HostCauses, NamedPreRangesWinOverHostCompute) {
   EXPECT_EQ(it.phase_ns[static_cast<size_t>(Phase::kPre)], 160 * kUs);
 }
 
+// Random Python frames nested up to 4 deep on thread (100, tid), each with calls (launched or not)
+// and child frames, written as a profiler writes them (a frame after its children). A child
+// starts `lead` to `lead + spread - 1` after its parent (from 0: some start together).
+struct RandomFrames {
+  std::mt19937& rng;
+  Trace& t;
+  std::vector<uint8_t>& launched;
+  TimeNs now = 0;
+  int64_t corr = 1;
+
+  void Frame(int depth, int64_t tid, TimeNs lead, TimeNs spread) {
+    const TimeNs start = now;
+    now += lead + static_cast<TimeNs>(rng() % static_cast<uint32_t>(spread));
+    const int children = depth < 4 ? static_cast<int>(rng() % 4) : 0;
+    for (int c = 0; c < children; ++c) {
+      if (rng() % 3 == 0) {
+        AddApi(t, rng() % 4 == 0 ? "cudaMemcpy" : "cudaLaunchKernel", now, now + 5 + static_cast<TimeNs>(rng() % 20),
+               corr++, 100, tid);
+        launched.push_back(rng() % 2 == 0);
+        now = t.api_calls.end.back() + static_cast<TimeNs>(rng() % 10);
+      } else {
+        Frame(depth + 1, tid, lead, spread);
+      }
+      now += static_cast<TimeNs>(rng() % 30);
+    }
+    now += 1 + static_cast<TimeNs>(rng() % 50);
+    Range r;
+    r.start = start;
+    r.end = now;
+    r.name = t.strings.Intern(depth == 0 ? "main.py(1): step" : "lib.py(" + std::to_string(depth) + "): f");
+    r.domain = t.strings.Intern("python_function");
+    r.pid = 100;
+    r.tid = tid;
+    t.ranges.Add(r);
+  }
+  // `tops` top-level frames with empty stretches between them, on thread 100, or in turn on
+  // threads 1 and 2.
+  void Frames(int tops, bool two_threads, TimeNs lead, TimeNs spread) {
+    for (int top = 0; top < tops; ++top) {
+      Frame(0, two_threads ? 1 + top % 2 : 100, lead, spread);
+      now += static_cast<TimeNs>(rng() % 400);
+    }
+  }
+};
+
 // A split that starts its search where the last one stopped (the idle walks pass a hint) gives
 // the same pieces as one that searches the whole thread, in time order and in any order, on a
 // random nesting of frames, calls and empty stretches.
@@ -288,31 +333,9 @@ TEST(HostModelSplit, AHintChangesNothing) {
   std::mt19937 rng(17);
   Trace t;
   std::vector<uint8_t> launched;
-  TimeNs now = 0;
-  int64_t corr = 1;
-  // Frames nested up to 4 deep, each with calls and children, separated by empty stretches.
-  auto frame = [&](auto&& self, int depth) -> void {
-    const TimeNs start = now;
-    now += 1 + static_cast<TimeNs>(rng() % 50);
-    const int children = depth < 4 ? static_cast<int>(rng() % 4) : 0;
-    for (int c = 0; c < children; ++c) {
-      if (rng() % 3 == 0) {
-        AddApi(t, rng() % 4 == 0 ? "cudaMemcpy" : "cudaLaunchKernel", now, now + 5 + static_cast<TimeNs>(rng() % 20),
-               corr++);
-        launched.push_back(rng() % 2 == 0);
-        now = t.api_calls.end.back() + static_cast<TimeNs>(rng() % 10);
-      } else {
-        self(self, depth + 1);
-      }
-      now += static_cast<TimeNs>(rng() % 30);
-    }
-    now += 1 + static_cast<TimeNs>(rng() % 50);
-    Frame(t, depth == 0 ? "main.py(1): step" : "lib.py(" + std::to_string(depth) + "): f", start, now);
-  };
-  for (int top = 0; top < 200; ++top) {
-    frame(frame, 0);
-    now += static_cast<TimeNs>(rng() % 400);
-  }
+  RandomFrames gen{rng, t, launched};
+  gen.Frames(200, false, 1, 50);
+  const TimeNs now = gen.now;
   FinalizeTrace(t);
   const internal::HostModel model(t, launched, internal::HostModelOptions{100});
   ASSERT_FALSE(model.empty());
@@ -379,36 +402,9 @@ TEST(HostModelBuild, TheRangeOrderIsOnlyAHint) {
   std::mt19937 rng(23);
   Trace t;
   std::vector<uint8_t> launched;
-  TimeNs now = 0;
-  int64_t corr = 1;
-  auto frame = [&](auto&& self, int depth, int64_t tid) -> void {
-    const TimeNs start = now;
-    now += static_cast<TimeNs>(rng() % 3);  // a child may start with its parent
-    const int children = depth < 4 ? static_cast<int>(rng() % 4) : 0;
-    for (int c = 0; c < children; ++c) {
-      if (rng() % 3 == 0) {
-        AddApi(t, "cudaLaunchKernel", now, now + 5 + static_cast<TimeNs>(rng() % 20), corr++, 100, tid);
-        launched.push_back(rng() % 2 == 0);
-        now = t.api_calls.end.back() + static_cast<TimeNs>(rng() % 10);
-      } else {
-        self(self, depth + 1, tid);
-      }
-      now += static_cast<TimeNs>(rng() % 30);
-    }
-    now += 1 + static_cast<TimeNs>(rng() % 50);
-    Range r;
-    r.start = start;
-    r.end = now;
-    r.name = t.strings.Intern("lib.py(" + std::to_string(depth) + "): f");
-    r.domain = t.strings.Intern("python_function");
-    r.pid = 100;
-    r.tid = tid;
-    t.ranges.Add(r);
-  };
-  for (int top = 0; top < 300; ++top) {
-    frame(frame, 0, 1 + top % 2);
-    now += static_cast<TimeNs>(rng() % 400);
-  }
+  RandomFrames gen{rng, t, launched};
+  gen.Frames(300, true, 0, 3);  // a child may start with its parent
+  const TimeNs now = gen.now;
   FinalizeTrace(t);
   ASSERT_EQ(t.range_order.size(), t.ranges.size());
   auto pieces = [&](const Trace& trace) {
