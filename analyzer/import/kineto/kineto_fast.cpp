@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 
@@ -52,7 +53,8 @@ inline uint64_t DigitsValue(const char* s, int n) {
   return n <= 8 ? EightDigits(s, n) : EightDigits(s, n - 8) * 100000000ULL + EightDigits(s + n - 8, 8);
 }
 
-// The value of the `n` (1..19) ASCII digits at `s` (32 bytes readable): below 10^19, so in a uint64.
+// The value of the `n` (1..19) ASCII digits at `s` (16 bytes readable, 32 when n > 16): below
+// 10^19, so in a uint64.
 inline uint64_t ManyDigits(const char* s, int n) {
   return n <= 16 ? DigitsValue(s, n) : EightDigits(s, n - 16) * 10000000000000000ULL + DigitsValue(s + n - 16, 16);
 }
@@ -249,69 +251,50 @@ class Reader {
     }
 #if defined(__SSE2__)
     // The usual shapes (no exponent, at most 15 characters after the sign) without a loop per
-    // digit: one 16-byte compare finds both digit runs, and the digits are combined 8 at a time.
-    // Everything else (and anything within 16 bytes of end_) takes the byte loop below, which
-    // accepts and gathers exactly the same.
+    // digit: one 16-byte compare finds both digit runs, and the digits are combined 8 at a time;
+    // longer tokens (a profiler's absolute timestamps: 16 digits and 3 decimals,
+    // "1695835572943613.123") the same way in 32 bytes. Everything else (and anything too near
+    // end_) takes the byte loop below, which accepts and gathers exactly the same.
     const char* body = p_ + (*p_ == '-');
     if (end_ - body >= 16) {
-      const unsigned digit = DigitMask(body);
-      const int whole = __builtin_ctz(~digit);  // <= 16
-      if (whole == 0 || (whole > 1 && *body == '0')) return false;
-      const char* q = body + whole;
-      int frac = -1;
-      if (whole < 15 && *q == '.') {
-        frac = __builtin_ctz(~(digit >> (whole + 1)));  // up to the 16th byte, where digits stop counting
-        if (frac == 0) return false;
-        q += 1 + frac;
-      }
-      // q - body < 16: inside the window, so q < end_ and *q is a real byte. Anything but a
-      // delimiter there (an exponent, a second point, a stray byte) is left to the byte loop.
-      if (q - body < 16 && EndsScalar(*q)) {
-        out = std::string_view(p_, static_cast<size_t>(q - p_));
-        if (f) {
-          f->frac = static_cast<int8_t>(frac);
-          f->digits = frac < 0 ? DigitsValue(body, whole)
-                               : DigitsValue(body, whole) * kPow10[frac] + DigitsValue(body + whole + 1, frac);
-        }
-        p_ = q;
-        return true;
-      }
-      // Longer tokens (a profiler's absolute timestamps: 16 digits and 3 decimals,
-      // "1695835572943613.123") the same way in a 32-byte window.
-      if (end_ - body >= 32) return LongNumber(body, out, f);
+      int read = InWindow<16>(body, out, f);
+      if (read < 0 && end_ - body >= 32) read = InWindow<32>(body, out, f);
+      if (read >= 0) return read == 1;
     }
 #endif
     return NumberBytes(out, f);
   }
 
 #if defined(__SSE2__)
-  // Number's window of 32 bytes at `body` (after the sign; 32 bytes readable): tokens that end
-  // inside it, gathered when they have at most 19 digits. Anything else takes the byte loop.
-  bool LongNumber(const char* body, std::string_view& out, Field* f) {
-    const uint32_t digit = DigitMask(body) | DigitMask(body + 16) << 16;
-    const int whole = digit == UINT32_MAX ? 32 : __builtin_ctz(~digit);
-    if (whole == 0 || (whole > 1 && *body == '0')) return false;
-    if (whole >= 31) return NumberBytes(out, f);
+  // Number within the `W` bytes at `body` (after the sign; W readable): 1 when the token ends
+  // inside them (gathered when it has at most 19 digits), 0 when it is no number, -1 when it is
+  // not one of the window's shapes (an exponent, a second point, a stray byte, or too long).
+  template <int W>
+  int InWindow(const char* body, std::string_view& out, Field* f) {
+    static_assert(W == 16 || W == 32);
+    uint32_t digit = DigitMask(body);
+    if constexpr (W == 32) digit |= DigitMask(body + 16) << 16;
+    const int whole = std::countr_one(digit);
+    if (whole == 0 || (whole > 1 && *body == '0')) return 0;
     const char* q = body + whole;
     int frac = -1;
-    if (*q == '.') {
-      frac = __builtin_ctz(~(digit >> (whole + 1)));  // up to the 32nd byte, where digits stop counting
-      if (frac == 0) return false;
+    if (whole + 1 < W && *q == '.') {
+      frac = std::countr_one(digit >> (whole + 1));  // up to the window's end, where digits stop counting
+      if (frac == 0) return 0;
       q += 1 + frac;
     }
-    // Inside the window *q is a real byte; an exponent, a second point or a stray byte there, or
-    // a token that fills the window, is left to the byte loop.
-    if (q - body >= 32 || !EndsScalar(*q)) return NumberBytes(out, f);
+    // q - body < W: inside the window, so q < end_ and *q is a real byte.
+    if (q - body >= W || !EndsScalar(*q)) return -1;
     out = std::string_view(p_, static_cast<size_t>(q - p_));
     if (f) {
-      const int digits = whole + (frac < 0 ? 0 : frac);
-      f->frac = digits <= kMaxGatheredDigits ? static_cast<int8_t>(frac) : Field::kNoDigits;
-      if (digits <= kMaxGatheredDigits)
+      const bool gathered = whole + (frac < 0 ? 0 : frac) <= kMaxGatheredDigits;
+      f->frac = gathered ? static_cast<int8_t>(frac) : Field::kNoDigits;
+      if (gathered)
         f->digits = frac < 0 ? ManyDigits(body, whole)
                              : ManyDigits(body, whole) * kPow10[frac] + ManyDigits(body + whole + 1, frac);
     }
     p_ = q;
-    return true;
+    return 1;
   }
 #endif
 
