@@ -143,7 +143,7 @@ for shape in "${shapes[@]}"; do
   [[ $steps == " /  / " ]] && steps="—"
   prun=$runs python=""
   case ${kind[$shape]:-$shape} in
-    sqlite)
+    sqlite | nsys)  # the event tables the file has (an nsys export has all five)
       python="sqlite3 fetchall"
       res=$(best "$prun" python3 -c "
 import sqlite3, sys
@@ -154,20 +154,10 @@ for t in ('CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACT
     gz)
       python="json.load through gzip"
       res=$(best "$prun" python3 -c "import gzip, json, sys; json.load(gzip.open(sys.argv[1], 'rt'))" "$f") ;;
-    dir)
+    dir | ranks*)
       python="json.load of each file"
+      [[ $shape == ranks64 ]] && ((!tiny)) && prun=1  # it takes minutes
       res=$(best "$prun" python3 -c "import json, sys; [json.load(open(f)) for f in sys.argv[1:]]" "$f"/*.json) ;;
-    nsys)
-      python="sqlite3 fetchall"
-      res=$(best "$prun" python3 -c "
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
-for t in ('CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET', 'CUPTI_ACTIVITY_KIND_RUNTIME', 'NVTX_EVENTS'):
-    db.execute('SELECT * FROM ' + t).fetchall()" "$f") ;;
-    ranks*)
-      python="json.load of each file"
-      [[ $shape == ranks64 ]] && ((!tiny)) && prun=1
-      res=$(best "$prun" python3 -c "import json, sys; [json.load(open(f)) for f in sys.argv[1:]]" "$f"/rank-*.json) ;;
     *)
       python="json.load"
       res=$(best "$prun" python3 -c "import json, sys; json.load(open(sys.argv[1]))" "$f") ;;
