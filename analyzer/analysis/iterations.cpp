@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <regex>
@@ -151,17 +152,30 @@ struct MarkerIndex {
   bool whole_trace = false;        // no markers: everything is iteration 0
 
   int32_t At(TimeNs t) const {
+    size_t hint = SIZE_MAX;
+    return At(t, hint);
+  }
+  // The same, for times that mostly come in order: `hint` is the marker the last call found (the
+  // last one starting at or before its time); the answer is looked for there and at the next one
+  // before a binary search.
+  int32_t At(TimeNs t, size_t& hint) const {
     if (whole_trace) return 0;
-    auto it = std::upper_bound(start.begin(), start.end(), t);
-    if (it == start.begin()) return -1;
-    size_t i = static_cast<size_t>(it - start.begin()) - 1;
+    const size_t n = start.size();
+    auto last_by = [&](size_t i) { return i < n && start[i] <= t && (i + 1 == n || t < start[i + 1]); };
+    size_t i = hint;
+    if (!last_by(i) && !last_by(++i)) {
+      auto it = std::upper_bound(start.begin(), start.end(), t);
+      if (it == start.begin()) return -1;
+      i = static_cast<size_t>(it - start.begin()) - 1;
+    }
+    hint = i;
     if (t >= end[i] || i < skip) return -1;
     return static_cast<int32_t>(i - skip);
   }
   // The marker containing the interval's start, else its last instant.
-  int32_t Of(TimeNs s, TimeNs e) const {
-    int32_t k = At(s);
-    return k < 0 && e > s ? At(e - 1) : k;
+  int32_t Of(TimeNs s, TimeNs e, size_t& hint) const {
+    int32_t k = At(s, hint);
+    return k < 0 && e > s ? At(e - 1, hint) : k;
   }
 };
 
@@ -173,17 +187,26 @@ struct Assigner {
   bool by_launch;  // host markers: GPU work follows the API call that launched it
 
   bool Foreign(int64_t p) const { return pid != kUnknownId && p != kUnknownId && p != pid; }
-  int32_t Api(size_t row) const {
+  int32_t Api(size_t row, size_t& hint) const {
     if (markers.whole_trace) return 0;
-    return Foreign(api.pid[row]) ? -1 : markers.At(api.start[row]);
+    return Foreign(api.pid[row]) ? -1 : markers.At(api.start[row], hint);
+  }
+  // Every call's iteration (Api of each row).
+  std::vector<int32_t> Calls() const {
+    std::vector<int32_t> out(api.size());
+    size_t hint = SIZE_MAX;
+    for (size_t i = 0; i < out.size(); ++i) out[i] = Api(i, hint);
+    return out;
   }
 
   // Assigns every row of a GPU table (kernels, memcpys, memsets, syncs share these columns).
   // GPU markers (gpu_user_annotation) are GPU time, so there the work's own time decides and its
-  // launching call follows it.
+  // launching call follows it. `api_iteration` is Calls() (with host markers it stays so: a
+  // launched row takes its call's entry).
   template <class Table>
   std::vector<int32_t> Gpu(const Table& tab, std::vector<int32_t>& api_iteration) const {
     std::vector<int32_t> out(tab.size(), -1);
+    size_t hint = SIZE_MAX;
     for (size_t i = 0; i < tab.size(); ++i) {
       if (markers.whole_trace) {
         out[i] = 0;
@@ -191,9 +214,9 @@ struct Assigner {
       }
       int64_t call = index.Find(tab.correlation[i], tab.pid[i]);
       if (by_launch && call >= 0) {
-        out[i] = Api(static_cast<size_t>(call));
+        out[i] = api_iteration[static_cast<size_t>(call)];
       } else if (!by_launch || !Foreign(tab.pid[i])) {
-        out[i] = markers.Of(tab.start[i], tab.end[i]);
+        out[i] = markers.Of(tab.start[i], tab.end[i], hint);
         if (!by_launch && call >= 0) api_iteration[static_cast<size_t>(call)] = out[i];
       }
     }
@@ -703,8 +726,7 @@ Status AnalyzeIterations(const Trace& trace, const IterationOptions& options,
   const ApiIndex& api_index = api_index_of();
   if (index.whole_trace) NarrowWholeTrace(trace, options, api_index, matchers, out, &index);
   Assigner assign{api, index, api_index, gpu_markers ? kUnknownId : out->pid, !gpu_markers};
-  out->api_iteration.resize(api.size());
-  for (size_t i = 0; i < api.size(); ++i) out->api_iteration[i] = assign.Api(i);
+  out->api_iteration = assign.Calls();
   out->kernel_iteration = assign.Gpu(trace.kernels, out->api_iteration);
   out->memcpy_iteration = assign.Gpu(trace.memcpys, out->api_iteration);
   out->memset_iteration = assign.Gpu(trace.memsets, out->api_iteration);

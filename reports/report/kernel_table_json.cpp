@@ -40,18 +40,19 @@ KernelOps KernelOpsByName(const Trace& trace, const Analysis& analysis) {
   const bool have_ops = links.kernels.size() == k.size() && links.kernel_launch_found.size() == k.size();
   const bool have_classes = analysis.kernel_classes.size() == k.size();
   // Counts per distinct name id (a dense index per id, not a map lookup per row), and per
-  // (name, op) pair: few pairs, most rows repeat the previous row's pair.
+  // (name, op) pair: few pairs, and most rows repeat the op their name had last (streams
+  // interleave names, so the previous row's pair is often another name's).
   struct Counts {
     std::array<uint64_t, kKernelClassCount> cls{};
     uint64_t launched = 0;
     uint64_t graph = 0;  // launched by a graph launch
+    StringId last_op = StringTable::kEmpty;
+    uint64_t* last_count = nullptr;  // pairs' count of (this name, last_op)
   };
   std::vector<uint32_t> dense(trace.strings.size(), kNoName);
   std::vector<StringId> names;
   std::vector<Counts> counts;
-  std::unordered_map<uint64_t, uint64_t> pairs;
-  uint64_t last_key = UINT64_MAX;
-  uint64_t* last_count = nullptr;
+  std::unordered_map<uint64_t, uint64_t> pairs;  // node-based: the counts stay where they are
   for (size_t i = 0; i < k.size(); ++i) {
     uint32_t& d = dense[k.name[i]];
     if (d == kNoName) {
@@ -65,9 +66,11 @@ KernelOps KernelOpsByName(const Trace& trace, const Analysis& analysis) {
     c.launched += links.kernel_launch_found[i] != 0;
     c.graph += links.kernel_launch_found[i] == OpLinks::kGraphLaunched;
     if (links.kernels[i] == StringTable::kEmpty) continue;
-    const uint64_t key = static_cast<uint64_t>(d) << 32 | links.kernels[i];
-    if (key != last_key) last_key = key, last_count = &pairs[key];
-    ++*last_count;
+    if (c.last_op != links.kernels[i] || !c.last_count) {
+      c.last_op = links.kernels[i];
+      c.last_count = &pairs[static_cast<uint64_t>(d) << 32 | c.last_op];
+    }
+    ++*c.last_count;
   }
   // Merge the ids that demangle alike.
   struct Merged {
