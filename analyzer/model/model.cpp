@@ -166,31 +166,44 @@ namespace {
 // per id, a test is one load); otherwise a sorted vector and binary search.
 class CorrelationSet {
  public:
-  template <class Ids>  // std::vector<int64_t> or a NarrowColumn
-  explicit CorrelationSet(const Ids& ids) {
+  // The known ids of every column (NarrowColumns), without a copy of them.
+  template <class... Ids>
+  explicit CorrelationSet(const Ids&... ids) {
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     size_t known = 0;
-    for (int64_t c : ids) {
-      if (c == kUnknownId) continue;
-      lo = std::min(lo, c);
-      hi = std::max(hi, c);
-      ++known;
-    }
+    auto range = [&](const auto& column) {
+      for (int64_t c : column) {
+        if (c == kUnknownId) continue;
+        lo = std::min(lo, c);
+        hi = std::max(hi, c);
+        ++known;
+      }
+    };
+    (range(ids), ...);
     if (known == 0) return;
+    max_ = hi;
     const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);  // no overflow
     if (span / 64 <= known) {
       lo_ = lo;
       span_ = span;
       bits_.assign(span / 64 + 1, 0);
-      for (int64_t c : ids)
-        if (c != kUnknownId) Set(static_cast<uint64_t>(c) - static_cast<uint64_t>(lo));
+      auto set = [&](const auto& column) {
+        for (int64_t c : column)
+          if (c != kUnknownId) Set(static_cast<uint64_t>(c) - static_cast<uint64_t>(lo));
+      };
+      (set(ids), ...);
     } else {
       sorted_.reserve(known);
-      for (int64_t c : ids)
-        if (c != kUnknownId) sorted_.push_back(c);
+      auto add = [&](const auto& column) {
+        for (int64_t c : column)
+          if (c != kUnknownId) sorted_.push_back(c);
+      };
+      (add(ids), ...);
       std::sort(sorted_.begin(), sorted_.end());
     }
   }
+  bool empty() const { return bits_.empty() && sorted_.empty(); }
+  int64_t max() const { return max_; }  // the largest id (INT64_MIN when empty)
   bool Contains(int64_t c) const {
     if (!bits_.empty()) {
       const uint64_t off = static_cast<uint64_t>(c) - static_cast<uint64_t>(lo_);
@@ -201,7 +214,7 @@ class CorrelationSet {
 
  private:
   void Set(uint64_t off) { bits_[off / 64] |= uint64_t{1} << (off % 64); }
-  int64_t lo_ = 0;
+  int64_t lo_ = 0, max_ = INT64_MIN;
   uint64_t span_ = 0;
   std::vector<uint64_t> bits_;
   std::vector<int64_t> sorted_;
@@ -395,16 +408,10 @@ uint64_t CountUnmatchedLaunches(const Trace& trace) {
   // One process: correlation ids alone decide, through a bitmap. Several processes need (pid, id)
   // pairs, sorted, below: ids are per process.
   if (OneProcess(trace)) {
-    std::vector<int64_t> ids;
-    ids.reserve(trace.GpuEventCount());
-    for (const auto* corr : {&trace.kernels.correlation, &trace.memcpys.correlation, &trace.memsets.correlation})
-      for (int64_t c : *corr)
-        if (c != kUnknownId) ids.push_back(c);
-    int64_t last = INT64_MIN;  // the largest correlation id of a GPU record or device sync
-    for (int64_t c : ids) last = std::max(last, c);
+    const CorrelationSet recorded(trace.kernels.correlation, trace.memcpys.correlation, trace.memsets.correlation);
+    int64_t last = recorded.max();  // the largest correlation id of a GPU record or device sync
     for (const auto& sync : device_syncs) last = std::max(last, sync.second);
-    const bool none = ids.empty();
-    const CorrelationSet recorded(ids);
+    const bool none = recorded.empty();
     uint64_t lost = 0;
     for (uint32_t i : launch_rows) {
       const int64_t c = api.correlation[i];

@@ -442,6 +442,34 @@ TEST(FinalizeTrace, CountsLaunchesAgainstPidlessRecordsAndEmptyTables) {
   }
 }
 
+// The recorded ids come from the kernels, copies and memsets together, close together (a bitmap)
+// or far apart (sorted): a launch is matched by a record of any of the three tables.
+TEST(FinalizeTrace, MatchesLaunchesAcrossTheGpuTablesDenseOrSparse) {
+  for (int64_t stride : {1, 1000000}) {
+    Trace t;
+    for (int64_t k = 1; k <= 5; ++k)
+      t.api_calls.Add(ApiCall{k, k + 1, t.strings.Intern("cudaLaunchKernel"), ApiKind::kRuntime, 3, 1, k * stride, 0});
+    Kernel kernel;
+    kernel.start = 10;
+    kernel.end = 11;
+    kernel.correlation = 1 * stride;
+    t.kernels.Add(kernel);
+    Memcpy copy;
+    copy.start = 12;
+    copy.end = 13;
+    copy.correlation = 3 * stride;
+    t.memcpys.Add(copy);
+    Memset set;
+    set.start = 14;
+    set.end = 15;
+    set.correlation = 5 * stride;
+    t.memsets.Add(set);
+    FinalizeTrace(t);
+    // 2 and 4 are lost (a later record, 5, exists); 1, 3 and 5 are matched, one in each table.
+    EXPECT_EQ(t.quality.Get(Quality::kUnmatchedLaunch), 2u) << "stride " << stride;
+  }
+}
+
 // Correlation ids are numbered per process: a kernel of process 2 does not match process 1's call
 // with the same id; records or calls without a pid match any process.
 TEST(FinalizeTrace, CountsUnmatchedCorrelationsPerProcess) {
