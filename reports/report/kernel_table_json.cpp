@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -72,30 +73,42 @@ KernelOps KernelOpsByName(const Trace& trace, const Analysis& analysis) {
     }
     ++*c.last_count;
   }
-  // Merge the ids that demangle alike.
+  // Merge the ids that demangle alike, and their ops by base name (an op id's OpBaseName, found
+  // once per id: a trace whose ops are per-step NVTX ranges has as many pairs as steps).
   struct Merged {
     Counts counts;
-    std::map<std::string, uint64_t> ops;
+    std::unordered_map<uint32_t, uint64_t> ops;  // base (an index into `bases`) -> launches
   };
-  std::vector<std::string> demangled(names.size());
   std::map<std::string, Merged> merged;
+  std::vector<Merged*> merged_of(names.size());
   for (size_t d = 0; d < names.size(); ++d) {
-    demangled[d] = Demangle(trace.Name(names[d]));
-    Merged& m = merged[demangled[d]];
+    Merged& m = merged[Demangle(trace.Name(names[d]))];
+    merged_of[d] = &m;
     for (size_t c = 0; c < kKernelClassCount; ++c) m.counts.cls[c] += counts[d].cls[c];
     m.counts.launched += counts[d].launched;
     m.counts.graph += counts[d].graph;
   }
+  constexpr uint32_t kNoBase = UINT32_MAX;
+  std::vector<uint32_t> base_of(pairs.empty() ? 0 : links.NameCount(trace), kNoBase);
+  std::vector<std::string_view> bases;  // views of the trace's or the links' names
+  std::unordered_map<std::string_view, uint32_t> base_index;
   for (const auto& [key, n] : pairs) {
-    const std::string_view op = OpBaseName(links.Name(trace, static_cast<StringId>(key & 0xffffffffu)));
-    merged[demangled[key >> 32]].ops[std::string(op)] += n;
+    uint32_t& b = base_of[key & 0xffffffffu];
+    if (b == kNoBase) {
+      const std::string_view op = OpBaseName(links.Name(trace, static_cast<StringId>(key & 0xffffffffu)));
+      b = base_index.try_emplace(op, static_cast<uint32_t>(bases.size())).first->second;
+      if (b == bases.size()) bases.push_back(op);
+    }
+    merged_of[key >> 32]->ops[b] += n;
   }
   KernelOps out;
   for (auto& [name, m] : merged) {
     KernelOp& o = out[name];
     uint64_t best = 0;
-    for (const auto& [op, n] : m.ops)  // by name: on a tie the first stays
-      if (n > best) best = n, o.op = op;
+    uint32_t best_base = kNoBase;
+    for (const auto& [b, n] : m.ops)  // the most launches; on a tie the name that sorts first
+      if (n > best || (n == best && bases[b] < bases[best_base])) best = n, best_base = b;
+    if (best_base != kNoBase) o.op = std::string(bases[best_base]);
     if (o.op.empty())
       o.reason = links.source == OpSource::kNone ? "the trace has no host ops (cpu_op or NVTX ranges)"
                  : m.counts.launched == 0        ? "no launch call of this kernel is in the trace"
