@@ -39,8 +39,10 @@ class UnionFold {
 // Calls emit(a, b) once per maximal interval of the union, in order.
 template <typename Emit>
 void ForEachMerged(std::vector<Interval>& v, Emit emit) {
-  // Equal intervals are interchangeable, so any correct order gives the same union.
-  internal::SortNearlySorted(v, [](const Interval& a, const Interval& b) { return a < b; });
+  // Equal intervals are interchangeable, so any correct order gives the same union. Lists are
+  // often a few sorted ones one after the other (one per stream, device or table): merged.
+  auto less = [](const Interval& a, const Interval& b) { return a < b; };
+  if (!internal::TryMergeSortedRuns(v.data(), v.data() + v.size(), less, 32)) internal::SortNearlySorted(v, less);
   UnionFold fold(emit);
   for (const Interval& i : v) fold.Add(i);
   fold.Finish();
