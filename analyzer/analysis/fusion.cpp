@@ -3,10 +3,12 @@
 #include "tracegate/analyzer/fusion.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 
 #include "analyzer/util/sort_runs.h"
 #include "tracegate/analyzer/op_links.h"
@@ -34,11 +36,19 @@ StreamRows SortedByStream(const KernelTable& k) {
   std::map<StreamKey, uint32_t> rank;
   std::vector<uint32_t> group(k.size());
   for (int pass = 0; pass < 2; ++pass) {
-    auto last = rank.end();
+    // The streams met last, most recent first: rows of a few streams interleave, so the key is
+    // nearly always one of them and the map is not searched.
+    std::array<std::map<StreamKey, uint32_t>::iterator, 8> recent;
+    size_t cached = 0;
     for (size_t i = 0; i < k.size(); ++i) {
-      StreamKey key{k.device[i], k.pid[i], k.stream[i]};
-      if (last == rank.end() || last->first != key) last = rank.try_emplace(key, 0).first;
-      if (pass == 1) group[i] = last->second;
+      const StreamKey key{k.device[i], k.pid[i], k.stream[i]};
+      size_t j = 0;
+      while (j < cached && recent[j]->first != key) ++j;
+      auto it = j < cached ? recent[j] : rank.try_emplace(key, 0).first;
+      if (j == cached) j = cached < recent.size() ? cached++ : recent.size() - 1;
+      for (; j > 0; --j) recent[j] = recent[j - 1];
+      recent[0] = it;
+      if (pass == 1) group[i] = it->second;
     }
     uint32_t r = 0;
     if (pass == 0)
@@ -106,7 +116,14 @@ class ChainCollector {
   const std::vector<KernelClass>& classes_;
   const std::vector<uint8_t>* launch_found_;
   std::vector<StringId> names_;  // scratch: the chain being looked up
-  std::map<std::vector<StringId>, size_t> index_;
+  struct NamesHash {
+    size_t operator()(const std::vector<StringId>& names) const {
+      uint64_t h = 0x9e3779b97f4a7c15ull;
+      for (StringId n : names) h = (h ^ n) * 0x100000001b3ull;
+      return static_cast<size_t>(h ^ (h >> 29));
+    }
+  };
+  std::unordered_map<std::vector<StringId>, size_t, NamesHash> index_;  // chain -> its candidate
   std::vector<FusionCandidate> candidates_;
 };
 
