@@ -1,6 +1,7 @@
 #include "tracegate/analyzer/model.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <iterator>
 #include <map>
@@ -113,24 +114,43 @@ uint64_t ComputeRangeDepth(RangeTable& r, std::vector<uint32_t>& order) {
   // Rows are mostly in order already; a profiler writes an enclosing range after what it encloses.
   // Each row's (pid, tid, on_gpu) as its rank among the distinct ones (few: one per thread), so
   // that the sort compares one integer where it would read three columns.
+  // Each half of the rows on its own core: the keys it meets numbered in their order, each row
+  // given its key's number; then the numbers replaced by the keys' ranks among all.
   using Lane = std::tuple<int64_t, int64_t, uint8_t>;
-  std::map<Lane, uint32_t> lanes;
-  std::vector<uint32_t> lane(order.size());
-  {
-    auto last = lanes.end();
-    for (size_t i = 0; i < order.size(); ++i) {
+  const size_t n = order.size();
+  std::vector<uint32_t> lane(n);
+  const size_t mid = n >= (size_t{1} << 18) ? n / 2 : n;
+  std::array<std::map<Lane, uint32_t>, 2> met;  // per half: key -> its number there
+  std::array<std::vector<uint32_t>, 2> rank;    // per half: number -> rank
+  auto in_halves = [&](auto f) {
+    if (mid == n) return f(0, size_t{0}, n);
+    internal::SideTask second([&] { f(1, mid, n); });
+    f(0, size_t{0}, mid);
+    second.Wait();
+  };
+  in_halves([&](size_t h, size_t from, size_t to) {
+    auto last = met[h].end();
+    for (size_t i = from; i < to; ++i) {
       const Lane key{r.pid[i], r.tid[i], r.on_gpu[i]};
-      if (last == lanes.end() || last->first != key) last = lanes.try_emplace(key, 0).first;
-    }
-    uint32_t rank = 0;
-    for (auto& [key, value] : lanes) value = rank++;
-    last = lanes.end();
-    for (size_t i = 0; i < order.size(); ++i) {
-      const Lane key{r.pid[i], r.tid[i], r.on_gpu[i]};
-      if (last == lanes.end() || last->first != key) last = lanes.find(key);
+      if (last == met[h].end() || last->first != key)
+        last = met[h].try_emplace(key, static_cast<uint32_t>(met[h].size())).first;
       lane[i] = last->second;
     }
+  });
+  {
+    std::map<Lane, uint32_t> all;
+    for (const auto& m : met)
+      for (const auto& entry : m) all.emplace(entry.first, 0);
+    uint32_t next = 0;
+    for (auto& entry : all) entry.second = next++;
+    for (size_t h = 0; h < 2; ++h) {
+      rank[h].resize(met[h].size());
+      for (const auto& [key, number] : met[h]) rank[h][number] = all.at(key);
+    }
   }
+  in_halves([&](size_t h, size_t from, size_t to) {
+    for (size_t i = from; i < to; ++i) lane[i] = rank[h][lane[i]];
+  });
   const auto by_lane_and_time = [&](uint32_t a, uint32_t b) {
     if (lane[a] != lane[b]) return lane[a] < lane[b];
     if (r.start[a] != r.start[b]) return r.start[a] < r.start[b];
@@ -141,7 +161,7 @@ uint64_t ComputeRangeDepth(RangeTable& r, std::vector<uint32_t>& order) {
   // them, then its Python frames), each nearly in time order: sorted a block at a time and then
   // merged, where sorting all at once would set a whole category aside and sort it (95 ms for
   // 10^6 frames). The order is total, so every way of sorting gives the same rows.
-  internal::SortByBlocks(order.data(), order.data() + order.size(), by_lane_and_time);
+  internal::SortByBlocksOnTwo(order.data(), order.data() + order.size(), by_lane_and_time);
   std::vector<size_t> open;  // stack of enclosing ranges
   uint64_t overlapping = 0;
   for (size_t k = 0; k < order.size(); ++k) {

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "analyzer/util/side_task.h"
+
 namespace tg::internal {
 
 // Merges the consecutive sorted blocks [first + bounds[i], first + bounds[i + 1]) into one.
@@ -105,6 +107,45 @@ void SortByBlocks(T* first, T* last, Less less, size_t block = size_t{1} << 16) 
   }
   MergeSortedBlocks(first, std::move(bounds), less);
 }
+// SortByBlocks on two cores: each half of the blocks sorted and merged on its own, then the two
+// halves merged into a buffer of n elements, each core writing one half of the output (the split
+// found by a binary search: the first n / 2 outputs take the first i of one half and the first
+// n / 2 - i of the other). `less` must be a strict total order, as for SortByBlocks: the result is
+// then the same as its.
+template <class T, class Less>
+void SortByBlocksOnTwo(T* first, T* last, Less less, size_t block = size_t{1} << 16) {
+  const size_t n = static_cast<size_t>(last - first);
+  if (n < 4 * block) {
+    SortByBlocks(first, last, less, block);
+    return;
+  }
+  const size_t split = n / 2 / block * block;
+  {
+    SideTask left([&] { SortByBlocks(first, first + split, less, block); });
+    SortByBlocks(first + split, last, less, block);
+    left.Wait();
+  }
+  if (!less(first[split], first[split - 1])) return;  // the halves follow each other in order
+  const T* a = first;
+  const T* b = first + split;
+  const size_t na = split, nb = n - split, half = n / 2;
+  // The smallest i with a[i] after b[half - i - 1]: then a[i - 1] comes before b[half - i].
+  size_t lo = half > nb ? half - nb : 0, hi = std::min(half, na);
+  while (lo < hi) {
+    const size_t i = lo + (hi - lo) / 2;
+    if (less(a[i], b[half - i - 1])) lo = i + 1;
+    else hi = i;
+  }
+  const size_t i = lo, j = half - lo;
+  std::vector<T> out(n);
+  {
+    SideTask low([&] { std::merge(a, a + i, b, b + j, out.data(), less); });
+    std::merge(a + i, a + na, b + j, b + nb, out.data() + half, less);
+    low.Wait();
+  }
+  std::copy(out.begin(), out.end(), first);
+}
+
 template <class T, class Less>
 void SortNearlySorted(std::vector<T>& v, Less less) {
   SortNearlySorted(v.data(), v.data() + v.size(), less);

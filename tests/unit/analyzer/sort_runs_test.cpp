@@ -100,6 +100,37 @@ TEST(SortRuns, ByBlocksGivesWhatStdSortGives) {
   EXPECT_TRUE(std::is_sorted(many.begin(), many.end()));
 }
 
+// The two-core version (ComputeRangeDepth's) on the same kinds of data, at sizes from under four
+// blocks (one core) to many, and with halves that already follow each other: std::sort's result.
+TEST(SortRuns, ByBlocksOnTwoGivesWhatStdSortGives) {
+  std::mt19937 rng(23);
+  for (size_t n : {10, 300, 2000, 7777}) {
+    for (size_t block : {64, 500}) {
+      for (int shape = 0; shape < 3; ++shape) {
+        std::vector<Item> v;
+        if (shape == 0) {  // three categories, each nearly sorted, one after another
+          for (size_t part = 0; part < 3; ++part) {
+            std::vector<Item> run = Runs(1, n, rng);
+            for (Item& x : run) x.second += static_cast<int>(part * n);
+            if (part == 1)
+              for (size_t i = 0; i + 5 < run.size(); i += 7) std::swap(run[i], run[i + 5]);
+            v.insert(v.end(), run.begin(), run.end());
+          }
+        } else if (shape == 1) {  // in no order at all
+          v = Runs(1, 3 * n, rng);
+          std::shuffle(v.begin(), v.end(), rng);
+        } else {  // sorted already: the halves need no merge
+          v = Runs(1, 3 * n, rng);
+        }
+        std::vector<Item> expected = v;
+        std::sort(expected.begin(), expected.end());
+        internal::SortByBlocksOnTwo(v.data(), v.data() + v.size(), std::less<Item>(), block);
+        EXPECT_EQ(v, expected) << 3 * n << " elements, blocks of " << block << ", shape " << shape;
+      }
+    }
+  }
+}
+
 // TrySortNearlySorted sorts what SortNearlySorted sorts without falling back, and gives up on data
 // in no order with its elements still all there (the caller then sorts them another way).
 TEST(SortRuns, TryNearlySortedSortsOrGivesUpKeepingTheElements) {
