@@ -513,15 +513,21 @@ namespace {
 // Adds `base` to start/end of every row; rows whose times overflow are dropped and counted.
 template <class T>
 void AddBase(T& table, int64_t base, QualityCounters& quality) {
+  // Whether any time overflows follows from the extremes (one pass each, vectorised), so the
+  // rows are read one by one only when some do.
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (const auto* column : {&table.start, &table.end})
+    for (const int64_t t : *column) lo = std::min(lo, t), hi = std::max(hi, t);
+  int64_t unused = 0;
+  if (table.size() == 0 || (!__builtin_add_overflow(lo, base, &unused) && !__builtin_add_overflow(hi, base, &unused))) {
+    for (auto& t : table.start) t += base;
+    for (auto& t : table.end) t += base;
+    return;
+  }
   size_t overflow = 0;
   int64_t s = 0, e = 0;
   for (size_t i = 0; i < table.size(); ++i) {
     if (__builtin_add_overflow(table.start[i], base, &s) || __builtin_add_overflow(table.end[i], base, &e)) ++overflow;
-  }
-  if (overflow == 0) {
-    for (auto& t : table.start) t += base;
-    for (auto& t : table.end) t += base;
-    return;
   }
   T kept;
   for (size_t i = 0; i < table.size(); ++i) {

@@ -313,7 +313,10 @@ class CodedColumn : public RowColumn<CodedColumn<T>, T> {
       std::vector<uint16_t> code(from.dict_.size(), 0);
       for (size_t k = 0; k < from.dict_.size(); ++k)
         if (used[k]) code[k] = CodeOf(from.dict_[k]);
-      for (uint16_t c : from.codes_) codes_.push_back(code[c]);
+      const size_t at = codes_.size();
+      codes_.resize(at + from.codes_.size());
+      uint16_t* out = codes_.data() + at;
+      for (size_t k = 0; k < from.codes_.size(); ++k) out[k] = code[from.codes_[k]];
       if (!from.codes_.empty()) last_ = code[from.codes_.back()];
     } else if (from.dense_) {
       for (const T& v : from.values_) push_back(v);
