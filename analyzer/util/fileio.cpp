@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 namespace tg::internal {
 
@@ -77,6 +78,53 @@ Status CommitTempFile(const std::string& tmp, const std::string& path) {
     return IoError(path + ": cannot rename temp file into place: " + std::strerror(err));
   }
   FsyncDir(path);
+  return Status::Ok();
+}
+
+AtomicFile::~AtomicFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!tmp_.empty() && !committed_) ::unlink(tmp_.c_str());
+}
+
+Status AtomicFile::Open() {
+  tmp_ = TempPathFor(path_);
+  fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) {
+    tmp_.clear();
+    return IoError(path_ + ": cannot create: " + std::strerror(errno));
+  }
+  return Status::Ok();
+}
+
+Status AtomicFile::WriteAt(uint64_t offset, std::string_view content) {
+  const char* p = content.data();
+  size_t left = content.size();
+  auto at = static_cast<off_t>(offset);
+  while (left > 0) {
+    const ssize_t n = ::pwrite(fd_, p, left, at);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return IoError(path_ + ": write failed: " + std::strerror(errno));
+    }
+    p += n;
+    at += n;
+    left -= static_cast<size_t>(n);
+  }
+  // A hint only (its failure changes nothing): Commit's fsync makes it durable.
+  if (!content.empty())
+    ::sync_file_range(fd_, static_cast<off_t>(offset), static_cast<off_t>(content.size()), SYNC_FILE_RANGE_WRITE);
+  return Status::Ok();
+}
+
+Status AtomicFile::Commit() {
+  const int fd = std::exchange(fd_, -1);
+  const int synced = ::fsync(fd) == 0 ? 0 : errno;
+  const int closed = ::close(fd) == 0 ? 0 : errno;
+  if (synced != 0 || closed != 0) return IoError(path_ + ": write failed: " + std::strerror(synced ? synced : closed));
+  if (::rename(tmp_.c_str(), path_.c_str()) != 0)
+    return IoError(path_ + ": cannot rename temp file into place: " + std::strerror(errno));
+  committed_ = true;
+  FsyncDir(path_);
   return Status::Ok();
 }
 

@@ -1,9 +1,11 @@
 // File helpers shared by every writer: outputs appear whole or not at all.
 #pragma once
 
+#include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "tracegate/analyzer/status.h"
 
@@ -17,6 +19,28 @@ std::string TempPathFor(const std::string& path);
 [[nodiscard]] Status WriteFileAtomic(const std::string& path, std::string_view content);
 // The same for content given in pieces, written one after the other (no joined copy).
 [[nodiscard]] Status WriteFileAtomic(const std::string& path, std::initializer_list<std::string_view> parts);
+
+// A file written in pieces at given offsets (from two threads at once when they write disjoint
+// bytes) that appears at `path` only on Commit, as WriteFileAtomic's does: a temp file beside
+// it, fsynced, renamed over it, the directory fsynced. Each piece's writeback to the disk starts
+// as soon as it is written, so that Commit's fsync waits for less. The temp file is removed
+// unless committed.
+class AtomicFile {
+ public:
+  explicit AtomicFile(std::string path) : path_(std::move(path)) {}
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  [[nodiscard]] Status Open();
+  [[nodiscard]] Status WriteAt(uint64_t offset, std::string_view content);
+  [[nodiscard]] Status Commit();
+
+ private:
+  std::string path_, tmp_;
+  int fd_ = -1;
+  bool committed_ = false;
+};
 
 // The first half of WriteFileAtomic: writes and fsyncs a temp file beside `path` (its name in
 // *tmp), for callers that must do something else before the rename (CommitTempFile) makes it

@@ -23,6 +23,7 @@
 
 namespace tg {
 
+using internal::AtomicFile;
 using internal::CollectivesJson;
 using internal::KernelOps;
 using internal::KernelOpsByName;
@@ -31,7 +32,6 @@ using internal::RanksJson;
 using internal::SetKernelOp;
 using internal::SideTask;
 using internal::TimelineJson;
-using internal::WriteFileAtomic;
 
 namespace {
 
@@ -771,10 +771,13 @@ Status WriteAnalysisJson(const json& doc, const IterationAnalysis& iterations, c
   const auto table = doc.find("iteration_table");  // end() when doc is not an object
   if (table == doc.end() || !table->is_array() || !table->empty())
     return InvalidInput(path + ": the report has no empty \"iteration_table\" to fill");
-  // The members before the table, the rows (the first half on a second thread, into a text of
-  // their own), then the rest: three pieces of text, written to the file in that order.
+  // The members before the table, the rows, then the rest: three pieces of text, one after the
+  // other in the file. The first half of the rows is written on a second thread, which then
+  // writes the first two pieces to the file while this one writes the rest of the text.
   const std::vector<Iteration>& rows = iterations.iterations;
   const size_t half = rows.size() >= 512 ? rows.size() / 2 : 0;  // few rows: all on this thread
+  AtomicFile file(path);
+  TG_RETURN_IF_ERROR(file.Open());
   JsonWriter w;
   w.BeginObject();
   for (auto it = doc.begin(); it != table; ++it) {
@@ -785,8 +788,16 @@ Status WriteAnalysisJson(const json& doc, const IterationAnalysis& iterations, c
   w.BeginArray();
   JsonWriter first = w.Fork(half);
   first.Reserve(half * 512);
-  SideTask helper([&] { WriteIterationRows(first, rows, 0, half); });
   const std::string head = w.TakeText();
+  uint64_t written = 0;
+  Status first_status;
+  SideTask helper([&] {
+    WriteIterationRows(first, rows, 0, half);
+    const std::string text = first.TakeText();
+    first_status = file.WriteAt(0, head);
+    if (first_status.ok()) first_status = file.WriteAt(head.size(), text);
+    written = head.size() + text.size();
+  });
   w.Reserve((rows.size() - half) * 512);
   WriteIterationRows(w, rows, half, rows.size());
   w.EndArray();
@@ -798,7 +809,9 @@ Status WriteAnalysisJson(const json& doc, const IterationAnalysis& iterations, c
   std::string tail = w.TakeText();
   tail.push_back('\n');  // as WriteJsonFile ends the file
   helper.Wait();
-  return WriteFileAtomic(path, {head, first.TakeText(), tail});
+  TG_RETURN_IF_ERROR(first_status);
+  TG_RETURN_IF_ERROR(file.WriteAt(written, tail));
+  return file.Commit();
 }
 
 }  // namespace tg
