@@ -113,9 +113,8 @@ uint64_t ComputeRangeDepth(RangeTable& r, std::vector<uint32_t>& order) {
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
   // Rows are mostly in order already; a profiler writes an enclosing range after what it encloses.
   // Each row's (pid, tid, on_gpu) as its rank among the distinct ones (few: one per thread), so
-  // that the sort compares one integer where it would read three columns.
-  // Each half of the rows on its own core: the keys it meets numbered in their order, each row
-  // given its key's number; then the numbers replaced by the keys' ranks among all.
+  // that the sort compares one integer where it would read three columns: each half of the rows
+  // numbers the keys it meets on its own core, then the numbers become the keys' ranks among all.
   using Lane = std::tuple<int64_t, int64_t, uint8_t>;
   const size_t n = order.size();
   std::vector<uint32_t> lane(n);
