@@ -43,32 +43,14 @@ Status WriteFileAtomic(const std::string& path, std::initializer_list<std::strin
 }
 
 Status WriteTempFile(const std::string& path, std::initializer_list<std::string_view> parts, std::string* tmp_out) {
-  std::string tmp = TempPathFor(path);
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return IoError(path + ": cannot create: " + std::strerror(errno));
+  AtomicFile file(path);
+  TG_RETURN_IF_ERROR(file.Open());
+  uint64_t offset = 0;
   for (std::string_view content : parts) {
-    const char* p = content.data();
-    size_t left = content.size();
-    while (left > 0) {
-      ssize_t n = ::write(fd, p, left);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        int err = errno;
-        ::close(fd);
-        ::unlink(tmp.c_str());
-        return IoError(path + ": write failed: " + std::strerror(err));
-      }
-      p += n;
-      left -= static_cast<size_t>(n);
-    }
+    TG_RETURN_IF_ERROR(file.WriteAt(offset, content));
+    offset += content.size();
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    return IoError(path + ": write failed: " + std::strerror(err));
-  }
-  *tmp_out = std::move(tmp);
-  return Status::Ok();
+  return file.Close(tmp_out);
 }
 
 Status CommitTempFile(const std::string& tmp, const std::string& path) {
@@ -83,7 +65,7 @@ Status CommitTempFile(const std::string& tmp, const std::string& path) {
 
 AtomicFile::~AtomicFile() {
   if (fd_ >= 0) ::close(fd_);
-  if (!tmp_.empty() && !committed_) ::unlink(tmp_.c_str());
+  if (!tmp_.empty()) ::unlink(tmp_.c_str());
 }
 
 Status AtomicFile::Open() {
@@ -116,16 +98,19 @@ Status AtomicFile::WriteAt(uint64_t offset, std::string_view content) {
   return Status::Ok();
 }
 
-Status AtomicFile::Commit() {
+Status AtomicFile::Close(std::string* tmp) {
   const int fd = std::exchange(fd_, -1);
   const int synced = ::fsync(fd) == 0 ? 0 : errno;
   const int closed = ::close(fd) == 0 ? 0 : errno;
   if (synced != 0 || closed != 0) return IoError(path_ + ": write failed: " + std::strerror(synced ? synced : closed));
-  if (::rename(tmp_.c_str(), path_.c_str()) != 0)
-    return IoError(path_ + ": cannot rename temp file into place: " + std::strerror(errno));
-  committed_ = true;
-  FsyncDir(path_);
+  *tmp = std::exchange(tmp_, std::string());  // the caller's now: not removed here
   return Status::Ok();
+}
+
+Status AtomicFile::Commit() {
+  std::string tmp;
+  TG_RETURN_IF_ERROR(Close(&tmp));
+  return CommitTempFile(tmp, path_);
 }
 
 Status CheckReadableFile(const std::string& path) {

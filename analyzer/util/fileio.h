@@ -34,12 +34,15 @@ class AtomicFile {
 
   [[nodiscard]] Status Open();
   [[nodiscard]] Status WriteAt(uint64_t offset, std::string_view content);
-  [[nodiscard]] Status Commit();
+  // Fsyncs and closes the temp file and hands its name over (WriteTempFile's half: the caller
+  // renames it with CommitTempFile, or removes it).
+  [[nodiscard]] Status Close(std::string* tmp);
+  [[nodiscard]] Status Commit();  // Close, then CommitTempFile
 
  private:
-  std::string path_, tmp_;
+  std::string path_;
+  std::string tmp_;  // removed by the destructor until handed over
   int fd_ = -1;
-  bool committed_ = false;
 };
 
 // The first half of WriteFileAtomic: writes and fsyncs a temp file beside `path` (its name in
