@@ -1,6 +1,7 @@
 #include "analyzer/import/kineto/kineto_builder.h"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <tuple>
 #include <utility>
@@ -8,7 +9,6 @@
 #include "analyzer/import/kineto/kineto_numbers.h"
 #include "analyzer/import/kineto/kineto_vocab.h"
 #include "analyzer/model/move_columns.h"
-#include "analyzer/util/side_task.h"
 #include "analyzer/vocab/kineto_names.h"
 
 namespace tg::internal {
@@ -403,7 +403,6 @@ void KinetoBuilder::AddMetadata(const RawEvent& ev) {
 namespace {
 
 auto Tables(Trace& t) { return std::tie(t.kernels, t.memcpys, t.memsets, t.syncs, t.api_calls, t.ranges); }
-auto OtherTables(Trace& t) { return std::tie(t.memcpys, t.memsets, t.syncs, t.api_calls, t.ranges); }  // but kernels
 
 // Ids of `from` mapped onto the strings of `to`.
 void MapNames(std::vector<StringId>& names, size_t first, const std::vector<StringId>& map) {
@@ -428,24 +427,25 @@ bool KinetoBuilder::Append(KinetoBuilder& next) {
   Trace& part = next.trace_;
   std::vector<StringId> map(part.strings.size());
   for (size_t id = 0; id < map.size(); ++id) map[id] = trace_.strings.Intern(part.strings.View(static_cast<StringId>(id)));
-  const size_t kernels = trace_.kernels.size(), api = trace_.api_calls.size(), ranges = trace_.ranges.size();
-  // The kernels on the second core while the other tables are appended here: the copy is mostly
-  // the kernel's page faults on the new rows, which two cores take in parallel.
-  {
-    SideTask kernel_rows([&] {
-      MoveColumns(trace_.kernels, part.kernels);
-      MapNames(trace_.kernels.name, kernels, map);
-      MapNames(trace_.kernels.collective, kernels, map);
-      MapNames(trace_.kernels.coll_dtype, kernels, map);
-      MapNames(trace_.kernels.coll_group, kernels, map);
-      MapNames(trace_.kernels.coll_group_ranks, kernels, map);
-    });
-    Zip(OtherTables(trace_), OtherTables(part), [](auto& to, auto& from) { MoveColumns(to, from); });
-    MapNames(trace_.api_calls.name, api, map);
-    MapNames(trace_.ranges.name, ranges, map);
-    MapNames(trace_.ranges.domain, ranges, map);
-    kernel_rows.Wait();
-  }
+  // Every column's rows on whichever core has less to copy (most of it is the page faults on the
+  // new rows), each name column's ids re-mapped by the core that appended it.
+  const std::array<const void*, 8> name_columns{&trace_.kernels.name,
+                                                &trace_.kernels.collective,
+                                                &trace_.kernels.coll_dtype,
+                                                &trace_.kernels.coll_group,
+                                                &trace_.kernels.coll_group_ranks,
+                                                &trace_.api_calls.name,
+                                                &trace_.ranges.name,
+                                                &trace_.ranges.domain};
+  const auto map_names = [&](auto& column, size_t first) {
+    if constexpr (requires { MapNames(column, first, map); }) {
+      if (std::find(name_columns.begin(), name_columns.end(), &column) != name_columns.end())
+        MapNames(column, first, map);
+    }
+  };
+  ColumnMoves moves;
+  Zip(Tables(trace_), Tables(part), [&](auto& to, auto& from) { moves.Add(to, from, map_names); });
+  moves.Run();
   for (size_t q = 0; q < static_cast<size_t>(Quality::kCount); ++q) {
     quality_.Add(static_cast<Quality>(q), next.quality_.Get(static_cast<Quality>(q)));
   }

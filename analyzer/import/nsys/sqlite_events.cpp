@@ -399,7 +399,9 @@ Status ReadOnTwoCores(Source& src, bool& done, bool& api_done) {
   TG_RETURN_IF_ERROR(api_status);
   if (split) {  // the kernels' names first: their rows come before the API calls'
     MapNameColumns(internal::kKernelStore, later_kernels, 0, kernel_names.Resolve(src.names));
-    internal::MoveColumns(kernels, later_kernels);
+    internal::ColumnMoves moves;  // on both cores: the copy is mostly page faults on the new rows
+    moves.Add(kernels, later_kernels);
+    moves.Run();
     AddCounts(src.found, kernel_found);
   }
   if (api_direct) {

@@ -1,11 +1,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <iterator>
 #include <tuple>
 #include <utility>
 #include <vector>
 
+#include "analyzer/model/move_columns.h"
 #include "tracegate/analyzer/model.h"
 
 namespace tg {
@@ -558,6 +560,79 @@ TEST(StringTable, LargeFirstStringIsNotOverwrittenBySmallOnes) {
   StringId s = t.Intern("small");
   EXPECT_EQ(t.View(b), big);
   EXPECT_EQ(t.View(s), "small");
+}
+
+}  // namespace
+}  // namespace tg
+
+namespace tg {
+namespace {
+
+// A kernel table of `rows` rows whose every kind of column holds varied values: plain vectors,
+// coded ids, correlations (one past 32 bits when `wide`), graph ids sparse or dense.
+KernelTable VariedKernels(int rows, int offset, bool wide, int graph_every) {
+  KernelTable t;
+  for (int i = 0; i < rows; ++i) {
+    Kernel k;
+    k.start = offset + i * 10;
+    k.end = k.start + 5;
+    k.name = static_cast<StringId>(1 + i % 7);
+    k.device = i % 2;
+    k.stream = 7 + i % 3;
+    k.correlation = wide && i == rows / 2 ? (int64_t{1} << 40) : offset + i;
+    k.grid_x = i;
+    k.block_x = 128;
+    k.graph_id = i % graph_every == 0 ? i : kUnknownId;
+    k.collective = i % 5 == 0 ? static_cast<StringId>(3) : 0;
+    t.Add(k);
+  }
+  return t;
+}
+
+// ColumnMoves appends every column (on two cores) as MoveColumns does on one, runs each
+// column's follow-up after its append with that column's first new row, and empties the source.
+TEST(ColumnMoves, AppendsAsMoveColumnsAndFollowsUpEachColumn) {
+  for (bool wide : {false, true}) {
+    for (int graph_every : {1, 40}) {
+      KernelTable expect = VariedKernels(3000, 0, false, 40);
+      KernelTable tail = VariedKernels(5000, 100000, wide, graph_every);
+      internal::MoveColumns(expect, tail);
+
+      KernelTable to = VariedKernels(3000, 0, false, 40);
+      KernelTable from = VariedKernels(5000, 100000, wide, graph_every);
+      MemcpyTable copies, more_copies;
+      more_copies.Add(Memcpy{});
+      std::atomic<int> names_seen{0}, followed{0};
+      internal::ColumnMoves moves;
+      moves.Add(to, from, [&](auto& column, size_t first) {
+        ++followed;
+        EXPECT_EQ(first, 3000u);
+        if (static_cast<const void*>(&column) == &to.name) {
+          ++names_seen;
+          EXPECT_EQ(column.size(), 8000u);  // appended before its follow-up
+        }
+      });
+      moves.Add(copies, more_copies);
+      moves.Run();
+      EXPECT_EQ(followed.load(), static_cast<int>(std::tuple_size_v<decltype(to.Columns())>));
+      EXPECT_EQ(names_seen.load(), 1);
+      ASSERT_EQ(to.size(), expect.size());
+      internal::Zip(to.Columns(), expect.Columns(), [](const auto& a, const auto& b) { EXPECT_TRUE(a == b); });
+      internal::Zip(from.Columns(), expect.Columns(), [](const auto& a, const auto&) { EXPECT_EQ(a.size(), 0u); });
+      EXPECT_EQ(copies.size(), 1u);
+      EXPECT_EQ(more_copies.size(), 0u);
+    }
+  }
+}
+
+TEST(ColumnMoves, GrowMappedKeepsTheValues) {
+  std::vector<int64_t> v(1000, 3);
+  internal::GrowMapped(v, 1 << 20);  // pages mapped past the last value: nothing written
+  EXPECT_EQ(v.size(), 1000u);
+  EXPECT_GE(v.capacity(), 1000u + (1u << 20));
+  EXPECT_TRUE(std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 3; }));
+  v.resize(v.size() + (1 << 20));
+  EXPECT_EQ(v.back(), 0);
 }
 
 }  // namespace
