@@ -9,6 +9,7 @@
 #include <limits>
 #include <tuple>
 
+#include "analyzer/util/side_task.h"
 #include "analyzer/util/sort_runs.h"
 
 namespace tg::internal {
@@ -99,6 +100,19 @@ HostModel::HostModel(const Trace& t, const std::vector<uint8_t>& launched, HostM
     : t_(t), options_(options), name_class_(t.strings.size(), 0) {
   const ApiTable& a = t.api_calls;
   const RangeTable& r = t.ranges;
+  const auto spare = [this] { return !options_.spare_core || options_.spare_core(); };
+  // f on the second core and g here when the second core is free and there are enough events to
+  // share, else both here.
+  const auto both = [&](size_t events, auto f, auto g) {
+    if (events < (size_t{1} << 16) || !spare()) {
+      f();
+      g();
+      return;
+    }
+    SideTask side(std::move(f));
+    g();
+    side.Wait();
+  };
   // Threads with a call, by (pid, tid).
   std::vector<std::pair<int64_t, int64_t>> keys;
   for (size_t i = 0; i < a.size(); ++i)
@@ -110,55 +124,73 @@ HostModel::HostModel(const Trace& t, const std::vector<uint8_t>& launched, HostM
   for (const auto& [pid, tid] : keys) threads_.push_back(Thread{pid, tid, 0, 0, 0, 0, 0, 0, false});
 
   // Counting sort of the events by thread, then each thread's block by (start, longer first,
-  // ranges before calls).
-  std::vector<int32_t> range_thread(r.size(), kNoThread);
-  std::vector<uint32_t> count(threads_.size() + 1, 0);
-  int32_t last = kNoThread;
-  auto thread_of = [&](int64_t pid, int64_t tid) {
-    if (last != kNoThread && threads_[static_cast<size_t>(last)].pid == pid &&
-        threads_[static_cast<size_t>(last)].tid == tid)
-      return last;
-    return last = ThreadOf(pid, tid);
+  // ranges before calls). The ranges' threads are found on the second core while the calls' are
+  // found here and FinalizeTrace's order checked.
+  const auto thread_finder = [this] {
+    return [this, last = kNoThread](int64_t pid, int64_t tid) mutable {
+      if (last != kNoThread && threads_[static_cast<size_t>(last)].pid == pid &&
+          threads_[static_cast<size_t>(last)].tid == tid)
+        return last;
+      return last = ThreadOf(pid, tid);
+    };
   };
+  std::vector<int32_t> range_thread(r.size(), kNoThread);
   std::vector<uint32_t> range_count(threads_.size(), 0);
-  for (size_t i = 0; i < r.size(); ++i) {
-    if (r.on_gpu[i] != 0) continue;
-    range_thread[i] = thread_of(r.pid[i], r.tid[i]);
-    if (range_thread[i] == kNoThread) continue;
-    count[static_cast<size_t>(range_thread[i]) + 1]++;
-    range_count[static_cast<size_t>(range_thread[i])]++;
-  }
   std::vector<int32_t> call_thread(a.size());
-  for (size_t i = 0; i < a.size(); ++i) {
-    call_thread[i] = thread_of(a.pid[i], a.tid[i]);
-    count[static_cast<size_t>(call_thread[i]) + 1]++;
-  }
-  for (size_t k = 1; k < count.size(); ++k) count[k] += count[k - 1];
-  events_.resize(count.back());
-  std::vector<uint32_t> next(count.begin(), count.end() - 1);
+  std::vector<uint32_t> count(threads_.size() + 1, 0);  // calls, then all, per thread (one later)
   // The ranges go in in FinalizeTrace's nesting order (Trace::range_order) when the trace has
   // one: it orders each thread's ranges as `less` below does, so their blocks come out sorted and
   // sort_block only confirms it (10^6 Python frames otherwise take a full sort). Used only when
   // it is a permutation of the rows; any other order is sorted below as row order would be.
   const std::vector<uint32_t>& hint = t.range_order;
   bool by_hint = hint.size() == r.size();
-  if (by_hint) {
-    std::vector<uint8_t> seen(r.size(), 0);
-    for (const uint32_t row : hint) {
-      if (row >= r.size() || seen[row]) {
-        by_hint = false;
-        break;
-      }
-      seen[row] = 1;
-    }
-  }
-  for (size_t k = 0; k < r.size(); ++k) {
-    const size_t i = by_hint ? hint[k] : k;
-    if (range_thread[i] != kNoThread)
-      events_[next[static_cast<size_t>(range_thread[i])]++] = static_cast<uint32_t>(i << 1);
-  }
-  for (size_t i = 0; i < a.size(); ++i)
-    events_[next[static_cast<size_t>(call_thread[i])]++] = static_cast<uint32_t>((i << 1) | 1u);
+  both(
+      r.size(),
+      [&] {
+        auto thread_of = thread_finder();
+        for (size_t i = 0; i < r.size(); ++i) {
+          if (r.on_gpu[i] != 0) continue;
+          range_thread[i] = thread_of(r.pid[i], r.tid[i]);
+          if (range_thread[i] != kNoThread) range_count[static_cast<size_t>(range_thread[i])]++;
+        }
+      },
+      [&] {
+        auto thread_of = thread_finder();
+        for (size_t i = 0; i < a.size(); ++i) {
+          call_thread[i] = thread_of(a.pid[i], a.tid[i]);
+          count[static_cast<size_t>(call_thread[i]) + 1]++;
+        }
+        if (!by_hint) return;
+        std::vector<uint8_t> seen(r.size(), 0);
+        for (const uint32_t row : hint) {
+          if (row >= r.size() || seen[row]) {
+            by_hint = false;
+            return;
+          }
+          seen[row] = 1;
+        }
+      });
+  for (size_t k = 0; k < range_count.size(); ++k) count[k + 1] += range_count[k];
+  for (size_t k = 1; k < count.size(); ++k) count[k] += count[k - 1];
+  events_.resize(count.back());
+  std::vector<uint32_t> next(count.begin(), count.end() - 1);
+  // The per-event arrays are filled on the second core while the events are placed here.
+  both(
+      events_.size(),
+      [&] {
+        parent_.assign(events_.size(), kNoEvent);
+        annotation_.assign(events_.size(), 0);
+        free_.assign(events_.size(), 0);
+      },
+      [&] {
+        for (size_t k = 0; k < r.size(); ++k) {
+          const size_t i = by_hint ? hint[k] : k;
+          if (range_thread[i] != kNoThread)
+            events_[next[static_cast<size_t>(range_thread[i])]++] = static_cast<uint32_t>(i << 1);
+        }
+        for (size_t i = 0; i < a.size(); ++i)
+          events_[next[static_cast<size_t>(call_thread[i])]++] = static_cast<uint32_t>((i << 1) | 1u);
+      });
   std::vector<int32_t>().swap(range_thread);
   std::vector<int32_t>().swap(call_thread);
 
@@ -190,6 +222,8 @@ HostModel::HostModel(const Trace& t, const std::vector<uint8_t>& launched, HostM
   auto sort_block = [&](uint32_t* b0, uint32_t* b1) {
     if (b1 - b0 < 2) return;
     const size_t n = static_cast<size_t>(b1 - b0);
+    // FinalizeTrace's order for the ranges, most often.
+    if (IsSortedOnTwo(b0, b1, less, spare() ? size_t{1} << 16 : SIZE_MAX)) return;
     // Sorted runs (a profiler writing its ranges, then its Python frames, step by step): merged
     // pairwise, each merge reading both runs in row order.
     runs.assign(1, 0);
@@ -208,12 +242,102 @@ HostModel::HostModel(const Trace& t, const std::vector<uint8_t>& launched, HostM
     for (size_t i = 0; i < n; ++i) b0[i] = keys_buf[i].ev;
   };
   const StringId python = t.strings.Find("python_function");
-  parent_.assign(events_.size(), kNoEvent);
-  annotation_.assign(events_.size(), 0);
   const StringId cpu_op = t.strings.Find("cpu_op");
-  free_.assign(events_.size(), 0);
-  std::vector<uint32_t> stack;
-  std::vector<TimeNs> stack_end;  // the ends of the events on `stack`
+
+  // Each thread's events in order, with a stack of the open ones: every event's parent, the
+  // starts of the launching calls, the capture regions. What one stretch of a walk reads and
+  // leaves: its stack, an open capture, and where its findings go.
+  struct Walk {
+    std::vector<uint32_t> stack;
+    std::vector<TimeNs> stack_end;  // the ends of the events on `stack`
+    TimeNs capture_open = -1;
+    bool python = false;
+    uint64_t captured = 0;
+    std::vector<TimeNs>* launches;
+    std::vector<std::pair<TimeNs, TimeNs>>* captures;
+    std::string* capture_name;
+    std::vector<uint8_t>* name_class;          // NameBits per StringId, filled as names are met
+    std::vector<uint32_t>* orphans = nullptr;  // where given: the events met with an empty stack
+  };
+  auto walk = [&](uint32_t from, uint32_t to, Walk& w) {
+    // Locals while it walks (two walks' Walks lie side by side: a push on one would share a cache
+    // line with the other core's), and the columns through plain pointers, which the byte stores
+    // below would otherwise make the compiler read again for every event.
+    std::vector<uint32_t> stack = std::move(w.stack);
+    std::vector<TimeNs> stack_end = std::move(w.stack_end);  // the ends of the events on `stack`
+    std::vector<TimeNs> launches = std::move(*w.launches);
+    std::vector<uint32_t> orphans;
+    if (w.orphans) orphans = std::move(*w.orphans);
+    TimeNs capture_open = w.capture_open;
+    bool has_python = w.python;
+    uint64_t captured = w.captured;
+    const bool watch_orphans = w.orphans != nullptr;
+    const uint32_t* const events = events_.data();
+    uint32_t* const parent = parent_.data();
+    uint8_t* const annotation = annotation_.data();
+    uint8_t* const name_class = w.name_class->data();
+    const uint8_t* const launched_row = launched.data();
+    const TimeNs* const call_start = a.start.data();
+    const TimeNs* const call_end = a.end.data();
+    const StringId* const call_name = a.name.data();
+    const TimeNs* const range_start = r.start.data();
+    const TimeNs* const range_end = r.end.data();
+    const StringId* const range_name = r.name.data();
+    for (uint32_t i = from; i < to; ++i) {
+      const uint32_t ev = events[i];
+      const size_t row = ev >> 1;
+      const bool call = (ev & 1u) != 0;
+      const TimeNs s = call ? call_start[row] : range_start[row];
+      const TimeNs e = std::max(s, call ? call_end[row] : range_end[row]);  // End(ev)
+      // Zero-length events contain nothing: never a parent.
+      while (!stack_end.empty() && stack_end.back() <= s) {
+        stack.pop_back();
+        stack_end.pop_back();
+      }
+      if (!stack.empty()) {
+        parent[i] = stack.back();
+      } else if (watch_orphans) {
+        orphans.push_back(i);
+      }
+      stack.push_back(i);
+      stack_end.push_back(e);
+      const StringId name = call ? call_name[row] : range_name[row];
+      uint8_t bits = name_class[name];
+      if (bits == 0) name_class[name] = bits = call ? ClassifyCall(t.Name(name)) : ClassifyFrame(t.Name(name));
+      if (!call) {
+        const StringId domain = r.domain[row];
+        if (python != UINT32_MAX && domain == python) has_python = true;
+        // A user annotation or NVTX range: it marks a region, it is not the thread working.
+        annotation[i] = (python == UINT32_MAX || domain != python) && (cpu_op == UINT32_MAX || domain != cpu_op);
+        continue;
+      }
+      if (launched_row[row]) launches.push_back(s);
+      if (bits & kCaptureBegin) {
+        if (capture_open < 0) capture_open = s;
+        if (w.capture_name->empty()) *w.capture_name = std::string(t.Name(name));
+      } else if ((bits & kCaptureEnd) && capture_open >= 0) {
+        w.captures->emplace_back(capture_open, e);
+        capture_open = -1;
+      } else if (capture_open >= 0 && (bits & kLaunchLike) && !launched_row[row]) {
+        captured++;
+      }
+    }
+    w.stack = std::move(stack);
+    w.stack_end = std::move(stack_end);
+    *w.launches = std::move(launches);
+    if (w.orphans) *w.orphans = std::move(orphans);
+    w.capture_open = capture_open;
+    w.python = has_python;
+    w.captured = captured;
+  };
+  // A long thread's walk is split at its middle: the later part is walked on the second core from
+  // an empty stack, noting the events it found no parent for (its orphans: the stack was empty).
+  // Those are the events that, walked in one piece, would have met the earlier part's open events
+  // at the top of the stack instead, popped the ones that ended by their start and taken the
+  // next as parent: that is done for them once the earlier part's stack is known. Two things
+  // the later part cannot know make it walk again from the earlier part's state: a capture open
+  // across the middle, and a name both parts classed differently (the class of a name is the one
+  // its first event gave it).
   for (size_t k = 0; k < threads_.size(); ++k) {
     Thread& th = threads_[k];
     th.begin = count[k];
@@ -223,47 +347,53 @@ HostModel::HostModel(const Trace& t, const std::vector<uint8_t>& launched, HostM
     uint32_t* const last = events_.data() + th.end;
     sort_block(first, mid);
     sort_block(mid, last);
-    if (first != mid && mid != last && less(*mid, mid[-1])) std::inplace_merge(first, mid, last, less);
-    stack.clear();
-    stack_end.clear();
+    MergeOnTwo(first, mid, last, less, spare() ? size_t{1} << 16 : SIZE_MAX);
     th.launch_begin = static_cast<uint32_t>(launch_starts_.size());
     th.capture_begin = static_cast<uint32_t>(captures_.size());
-    TimeNs capture_open = -1;
-    for (uint32_t i = th.begin; i < th.end; ++i) {
-      const uint32_t ev = events_[i];
-      const TimeNs s = Start(ev);
-      // Zero-length events contain nothing: never a parent.
-      while (!stack_end.empty() && stack_end.back() <= s) {
-        stack.pop_back();
-        stack_end.pop_back();
+    Walk w{{}, {}, -1, false, 0, &launch_starts_, &captures_, &capture_name_, &name_class_};
+    if (th.end - th.begin < std::max(options_.split_walk_events, uint32_t{2}) || !spare()) {
+      walk(th.begin, th.end, w);
+    } else {
+      const uint32_t split = th.begin + (th.end - th.begin) / 2;
+      std::vector<TimeNs> later_launches;
+      std::vector<std::pair<TimeNs, TimeNs>> later_captures;
+      std::string later_name;
+      std::vector<uint8_t> later_class(name_class_.size(), 0);
+      std::vector<uint32_t> orphans;
+      Walk later{{}, {}, -1, false, 0, &later_launches, &later_captures, &later_name, &later_class, &orphans};
+      {
+        SideTask side([&] { walk(split, th.end, later); });
+        walk(th.begin, split, w);
+        side.Wait();
       }
-      if (!stack.empty()) parent_[i] = stack.back();
-      stack.push_back(i);
-      stack_end.push_back(End(ev));
-      const StringId name = NameId(ev);
-      if (name_class_[name] == 0)
-        name_class_[name] = (ev & 1u) ? ClassifyCall(t.Name(name)) : ClassifyFrame(t.Name(name));
-      if ((ev & 1u) == 0) {
-        const StringId domain = r.domain[ev >> 1];
-        if (python != UINT32_MAX && domain == python) th.python = true;
-        // A user annotation or NVTX range: it marks a region, it is not the thread working.
-        annotation_[i] = (python == UINT32_MAX || domain != python) && (cpu_op == UINT32_MAX || domain != cpu_op);
-        continue;
-      }
-      const size_t row = ev >> 1;
-      if (launched[row]) launch_starts_.push_back(s);
-      const uint8_t bits = name_class_[name];
-      if (bits & kCaptureBegin) {
-        if (capture_open < 0) capture_open = s;
-        if (capture_name_.empty()) capture_name_ = std::string(t.Name(name));
-      } else if ((bits & kCaptureEnd) && capture_open >= 0) {
-        captures_.emplace_back(capture_open, End(ev));
-        capture_open = -1;
-      } else if (capture_open >= 0 && (bits & kLaunchLike) && !launched[row]) {
-        captured_launches_++;
+      bool same = w.capture_open < 0;
+      for (size_t n = 0; same && n < later_class.size(); ++n)
+        same = later_class[n] == 0 || name_class_[n] == 0 || later_class[n] == name_class_[n];
+      if (same) {
+        for (const uint32_t i : orphans) {  // as the one-piece walk meets the earlier part's stack
+          const TimeNs s = StartAt(i);
+          while (!w.stack_end.empty() && w.stack_end.back() <= s) {
+            w.stack.pop_back();
+            w.stack_end.pop_back();
+          }
+          if (!w.stack.empty()) parent_[i] = w.stack.back();
+        }
+        for (size_t n = 0; n < later_class.size(); ++n)
+          if (name_class_[n] == 0) name_class_[n] = later_class[n];
+        launch_starts_.insert(launch_starts_.end(), later_launches.begin(), later_launches.end());
+        captures_.insert(captures_.end(), later_captures.begin(), later_captures.end());
+        if (capture_name_.empty()) capture_name_ = std::move(later_name);
+        w.capture_open = later.capture_open;
+        w.python = w.python || later.python;
+        w.captured += later.captured;
+      } else {
+        std::fill(parent_.begin() + split, parent_.begin() + th.end, kNoEvent);
+        walk(split, th.end, w);
       }
     }
-    if (capture_open >= 0) captures_.emplace_back(capture_open, std::numeric_limits<TimeNs>::max());
+    if (w.python) th.python = true;
+    captured_launches_ += w.captured;
+    if (w.capture_open >= 0) captures_.emplace_back(w.capture_open, std::numeric_limits<TimeNs>::max());
     th.launch_end = static_cast<uint32_t>(launch_starts_.size());
     th.capture_end = static_cast<uint32_t>(captures_.size());
   }

@@ -43,6 +43,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -78,7 +79,16 @@ struct HostFrame {
 };
 
 struct HostModelOptions {
+  HostModelOptions() = default;
+  explicit HostModelOptions(TimeNs compute_block_min) : compute_block_min_ns(compute_block_min) {}
   TimeNs compute_block_min_ns = 100'000;  // a launch-free block at least this long is host compute
+  // Whether the second core is free now (null: it is): the model is built on two cores where it
+  // is (its largest steps shared: a thread's walk, sorts and merges, the events' placing), on one
+  // where another analysis keeps it busy. Asked before each step; the model is the same either way.
+  std::function<bool()> spare_core;
+  // A thread with at least this many events is walked in two parts on two cores (the tests set it
+  // low to walk small traces in parts).
+  uint32_t split_walk_events = uint32_t{1} << 16;
 };
 
 class HostModel {

@@ -70,13 +70,20 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   // The host model is built by whichever thread asks first: the summary's, when its sweep is
   // done before the iterations are found (it needs the model for the devices' gaps), or this
   // one once they are; the other waits.
+  // The model takes the second core for its larger steps only while the other thread waits for it
+  // too, or has nothing left to do: otherwise the two would share that core with no gain.
   std::once_flag host_once;
+  std::atomic<int> asking_for_host{0};
+  std::atomic<bool> summary_done{false};
   const HostSource host_source = [&]() -> const internal::HostModel* {
+    ++asking_for_host;
     std::call_once(host_once, [&] {
       index_ready.get();
-      host.emplace(trace, internal::LaunchedCalls(trace, *api_index, &before_launch),
-                   internal::HostModelOptions{summary_options.compute_block_ns});
+      internal::HostModelOptions options{summary_options.compute_block_ns};
+      options.spare_core = [&] { return asking_for_host.load() >= 2 || summary_done.load(); };
+      host.emplace(trace, internal::LaunchedCalls(trace, *api_index, &before_launch), std::move(options));
     });
+    --asking_for_host;
     return &*host;
   };
   Status iterations;
@@ -131,6 +138,7 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
         }
         index_built.set_value();
         summary_work();
+        summary_done = true;
       } catch (...) {
         if (!busy_published) busy_built.set_exception(std::current_exception());
         throw;

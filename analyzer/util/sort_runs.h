@@ -15,6 +15,27 @@
 namespace tg::internal {
 
 // Merges the consecutive sorted blocks [first + bounds[i], first + bounds[i + 1]) into one.
+// Whether [first, last) is in order (no element less than the one before it), the two halves
+// read on two cores when there are at least `min_two` elements.
+template <class T, class Less>
+bool IsSortedOnTwo(const T* first, const T* last, Less less, size_t min_two = size_t{1} << 16) {
+  const auto sorted = [&](const T* a, const T* b) {
+    for (const T* p = a + (a != b); p < b; ++p)
+      if (less(*p, p[-1])) return false;
+    return true;
+  };
+  const size_t n = static_cast<size_t>(last - first);
+  if (n < min_two) return sorted(first, last);
+  const T* mid = first + n / 2;
+  bool low = false;
+  {
+    SideTask side([&] { low = sorted(first, mid); });
+    const bool high = sorted(mid - 1, last);  // from the pair across the middle on
+    side.Wait();
+    return low && high;
+  }
+}
+
 template <class T, class Less>
 void MergeSortedBlocks(T* first, std::vector<size_t> bounds, Less less) {
   while (bounds.size() > 2) {
@@ -107,6 +128,39 @@ void SortByBlocks(T* first, T* last, Less less, size_t block = size_t{1} << 16) 
   }
   MergeSortedBlocks(first, std::move(bounds), less);
 }
+// Merges the sorted ranges [first, mid) and [mid, last) (std::inplace_merge's result for a
+// strict total order `less`) on two cores: into a buffer of n elements, each core writing one half
+// of the output (the split found by a binary search: the first n / 2 outputs take the first i of
+// one range and the first n / 2 - i of the other), then copied back. Nothing moves when the two
+// already follow each other in order; fewer than `min_two` elements are merged in place on one.
+template <class T, class Less>
+void MergeOnTwo(T* first, T* mid, T* last, Less less, size_t min_two = size_t{1} << 16) {
+  if (first == mid || mid == last || !less(*mid, mid[-1])) return;
+  if (static_cast<size_t>(last - first) < min_two) {
+    std::inplace_merge(first, mid, last, less);
+    return;
+  }
+  const T* a = first;
+  const T* b = mid;
+  const size_t na = static_cast<size_t>(mid - first), nb = static_cast<size_t>(last - mid), n = na + nb;
+  const size_t half = n / 2;
+  // The smallest i with a[i] after b[half - i - 1]: then a[i - 1] comes before b[half - i].
+  size_t lo = half > nb ? half - nb : 0, hi = std::min(half, na);
+  while (lo < hi) {
+    const size_t i = lo + (hi - lo) / 2;
+    if (less(a[i], b[half - i - 1])) lo = i + 1;
+    else hi = i;
+  }
+  const size_t i = lo, j = half - lo;
+  std::vector<T> out(n);
+  {
+    SideTask low([&] { std::merge(a, a + i, b, b + j, out.data(), less); });
+    std::merge(a + i, a + na, b + j, b + nb, out.data() + half, less);
+    low.Wait();
+  }
+  std::copy(out.begin(), out.end(), first);
+}
+
 // SortByBlocks on two cores: each half of the blocks sorted and merged on its own, then the two
 // halves merged into a buffer of n elements, each core writing one half of the output (the split
 // found by a binary search: the first n / 2 outputs take the first i of one half and the first
@@ -125,25 +179,7 @@ void SortByBlocksOnTwo(T* first, T* last, Less less, size_t block = size_t{1} <<
     SortByBlocks(first + split, last, less, block);
     left.Wait();
   }
-  if (!less(first[split], first[split - 1])) return;  // the halves follow each other in order
-  const T* a = first;
-  const T* b = first + split;
-  const size_t na = split, nb = n - split, half = n / 2;
-  // The smallest i with a[i] after b[half - i - 1]: then a[i - 1] comes before b[half - i].
-  size_t lo = half > nb ? half - nb : 0, hi = std::min(half, na);
-  while (lo < hi) {
-    const size_t i = lo + (hi - lo) / 2;
-    if (less(a[i], b[half - i - 1])) lo = i + 1;
-    else hi = i;
-  }
-  const size_t i = lo, j = half - lo;
-  std::vector<T> out(n);
-  {
-    SideTask low([&] { std::merge(a, a + i, b, b + j, out.data(), less); });
-    std::merge(a + i, a + na, b + j, b + nb, out.data() + half, less);
-    low.Wait();
-  }
-  std::copy(out.begin(), out.end(), first);
+  MergeOnTwo(first, first + split, last, less);
 }
 
 template <class T, class Less>

@@ -432,5 +432,59 @@ TEST(HostModelBuild, TheRangeOrderIsOnlyAHint) {
   EXPECT_EQ(pieces(t), want);
 }
 
+// A long thread's walk in two parts on two cores gives the model one walk gives, wherever the
+// middle falls: under a frame open across it (its events take their parents from the earlier
+// part once it is walked), with a capture open across it, and with a name that is a frame's in
+// one part and a call's in the other (both walked again from the earlier part's state).
+TEST(HostModelBuild, AWalkInTwoPartsIsTheWalkInOne) {
+  for (int variant = 0; variant < 3; ++variant) {
+    std::mt19937 rng(31 + variant);
+    Trace t;
+    std::vector<uint8_t> launched;
+    RandomFrames gen{rng, t, launched};
+    gen.Frames(120, false, 1, 20);
+    const TimeNs now = gen.now;
+    const int64_t tid = 100;
+    testing::AddRangeIn(t, "python_function", "main.py(0): <module>", -5, now + 5);  // open across any middle
+    if (variant == 1) {  // a capture from a quarter to three quarters, with a launch inside
+      AddApi(t, "cudaStreamBeginCapture", now / 4, now / 4 + 3, 900001, 100, tid);
+      AddApi(t, "cudaLaunchKernel", now / 2, now / 2 + 2, 900002, 100, tid);
+      AddApi(t, "cudaStreamEndCapture", now * 3 / 4, now * 3 / 4 + 3, 900003, 100, tid);
+      launched.insert(launched.end(), {0, 0, 0});
+    }
+    if (variant == 2) {  // a frame early whose name the calls late have: the name is a frame's
+      testing::AddRangeIn(t, "python_function", "cudaStreamBeginCapture", 7, 9);
+      AddApi(t, "cudaStreamBeginCapture", now - 300, now - 290, 900004, 100, tid);
+      AddApi(t, "cudaStreamEndCapture", now - 20, now - 10, 900005, 100, tid);
+      launched.insert(launched.end(), {0, 0});
+    }
+    FinalizeTrace(t);
+    auto model_of = [&](uint32_t split_walk_events) {
+      internal::HostModelOptions options{100};
+      options.split_walk_events = split_walk_events;
+      return internal::HostModel(t, launched, options);
+    };
+    auto observe = [&](const internal::HostModel& model) {
+      std::vector<std::tuple<TimeNs, TimeNs, int, uint32_t>> pieces;
+      std::vector<std::string> frames;
+      const int32_t thread = model.ThreadOf(100, tid);
+      EXPECT_NE(thread, internal::HostModel::kNoThread);
+      for (TimeNs a = -10; a < now + 10; a += 61) {
+        model.Split(thread, a, a + 90, [&](const internal::HostPiece& p) {
+          pieces.emplace_back(p.start, p.end, static_cast<int>(p.state), p.frame);
+        });
+        for (const internal::HostFrame& f : model.Frames(thread, a, a + 90, 4)) frames.push_back(f.path + "|" + f.name);
+      }
+      return std::make_tuple(pieces, frames, model.captured_launches(), model.capture_regions(), model.capture_name());
+    };
+    const auto want = observe(model_of(UINT32_MAX));
+    ASSERT_GT(std::get<0>(want).size(), 200u);
+    if (variant == 1) {
+      EXPECT_GE(std::get<2>(want), 1u) << "the launches inside the capture";
+    }
+    EXPECT_EQ(std::get<3>(want), variant == 1 ? 1u : 0u);
+    for (uint32_t parts : {2u, 50u, 333u, 1000u}) EXPECT_EQ(observe(model_of(parts)), want) << variant << " " << parts;
+  }
+}
 }  // namespace
 }  // namespace tg

@@ -187,6 +187,37 @@ int64_t Scan(const ApiTable& a, int64_t corr, int64_t pid) {
   return first;
 }
 
+// The two-core check and merge answer as std::is_sorted and std::inplace_merge do, with the
+// middle anywhere (the two cores' parts meet at any pair), on one core or two.
+TEST(SortRuns, OnTwoCheckAndMergeGiveWhatTheStdOnesGive) {
+  std::mt19937 rng(41);
+  for (size_t n : {0u, 1u, 2u, 3u, 17u, 1000u, 4097u}) {
+    for (size_t min_two : {size_t{2}, size_t{1} << 16}) {
+      std::vector<int> v(n);
+      for (size_t i = 0; i < n; ++i) v[i] = static_cast<int>(i * 3);
+      EXPECT_TRUE(internal::IsSortedOnTwo(v.data(), v.data() + n, std::less<>(), min_two));
+      for (size_t at = 1; at < n; at += 1 + n / 7) {  // one pair out of order, wherever
+        std::vector<int> w = v;
+        std::swap(w[at - 1], w[at]);
+        EXPECT_EQ(internal::IsSortedOnTwo(w.data(), w.data() + n, std::less<>(), min_two),
+                  std::is_sorted(w.begin(), w.end()))
+            << n << " " << at;
+      }
+      for (size_t mid = 0; mid <= n; mid += 1 + n / 5) {
+        std::vector<int> w(n);
+        for (int& x : w)
+          x = static_cast<int>(rng() % 100000) * 2 + static_cast<int>(&x - w.data() < static_cast<ptrdiff_t>(mid));
+        std::sort(w.begin(), w.begin() + static_cast<ptrdiff_t>(mid));
+        std::sort(w.begin() + static_cast<ptrdiff_t>(mid), w.end());
+        std::vector<int> want = w;
+        std::inplace_merge(want.begin(), want.begin() + static_cast<ptrdiff_t>(mid), want.end());
+        internal::MergeOnTwo(w.data(), w.data() + mid, w.data() + n, std::less<>(), min_two);
+        EXPECT_EQ(w, want) << n << " " << mid;
+      }
+    }
+  }
+}
+
 TEST(ApiIndexLookup, DenseUniqueIdsAndDuplicatesFindTheSameCall) {
   std::mt19937 rng(3);
   // Dense unique ids (direct table), sparse ids, and ids two processes reuse (binary search).
