@@ -9,6 +9,7 @@
 #include "analyzer/import/kineto/kineto_numbers.h"
 #include "analyzer/import/kineto/kineto_vocab.h"
 #include "analyzer/model/move_columns.h"
+#include "analyzer/util/side_task.h"
 #include "analyzer/vocab/kineto_names.h"
 
 namespace tg::internal {
@@ -510,20 +511,10 @@ void KinetoBuilder::BindFlows() {
 }
 
 namespace {
-// Adds `base` to start/end of every row; rows whose times overflow are dropped and counted.
+// Adds `base` to start/end of every row of a table where some time overflows: those rows are
+// dropped and counted.
 template <class T>
-void AddBase(T& table, int64_t base, QualityCounters& quality) {
-  // Whether any time overflows follows from the extremes (one pass each, vectorised), so the
-  // rows are read one by one only when some do.
-  int64_t lo = INT64_MAX, hi = INT64_MIN;
-  for (const auto* column : {&table.start, &table.end})
-    for (const int64_t t : *column) lo = std::min(lo, t), hi = std::max(hi, t);
-  int64_t unused = 0;
-  if (table.size() == 0 || (!__builtin_add_overflow(lo, base, &unused) && !__builtin_add_overflow(hi, base, &unused))) {
-    for (auto& t : table.start) t += base;
-    for (auto& t : table.end) t += base;
-    return;
-  }
+void AddBaseDroppingOverflow(T& table, int64_t base, QualityCounters& quality) {
   size_t overflow = 0;
   int64_t s = 0, e = 0;
   for (size_t i = 0; i < table.size(); ++i) {
@@ -542,12 +533,68 @@ void AddBase(T& table, int64_t base, QualityCounters& quality) {
 
 void KinetoBuilder::ApplyBase(int64_t base_ns) {
   if (base_ns == 0) return;
-  AddBase(trace_.kernels, base_ns, quality_);
-  AddBase(trace_.memcpys, base_ns, quality_);
-  AddBase(trace_.memsets, base_ns, quality_);
-  AddBase(trace_.syncs, base_ns, quality_);
-  AddBase(trace_.api_calls, base_ns, quality_);
-  AddBase(trace_.ranges, base_ns, quality_);
+  // Whether any time of a table overflows follows from its extremes, so the rows are read one by
+  // one only in a table where some do; elsewhere the base is added column by column. Both passes
+  // share the columns between two cores (each takes the larger ones in turn), once there are
+  // enough rows for it.
+  struct TimeColumn {
+    std::vector<int64_t>* times;
+    size_t table;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+  };
+  std::vector<TimeColumn> columns;
+  size_t t = 0, rows = 0;
+  std::apply(
+      [&](auto&... table) {
+        ((columns.push_back({&table.start, t}), columns.push_back({&table.end, t}), rows += 2 * table.size(), ++t),
+         ...);
+      },
+      Tables(trace_));
+  std::stable_sort(columns.begin(), columns.end(),
+                   [](const TimeColumn& a, const TimeColumn& b) { return a.times->size() > b.times->size(); });
+  std::array<std::vector<TimeColumn*>, 2> cores;
+  std::array<size_t, 2> queued{0, 0};
+  for (TimeColumn& c : columns) {
+    const size_t k = queued[0] <= queued[1] ? 0 : 1;
+    cores[k].push_back(&c);
+    queued[k] += c.times->size();
+  }
+  const auto on_both = [&](auto f) {
+    const auto run = [&](size_t k) {
+      for (TimeColumn* c : cores[k]) f(*c);
+    };
+    if (rows < (size_t{1} << 16)) {
+      run(0);
+      run(1);
+      return;
+    }
+    SideTask side([&] { run(1); });
+    run(0);
+    side.Wait();
+  };
+  on_both([](TimeColumn& c) {
+    int64_t lo = INT64_MAX, hi = INT64_MIN;  // locals: the loop is vectorised
+    for (const int64_t x : *c.times) lo = std::min(lo, x), hi = std::max(hi, x);
+    c.lo = lo;
+    c.hi = hi;
+  });
+  std::array<bool, 6> overflows{};
+  for (const TimeColumn& c : columns) {
+    int64_t unused = 0;
+    if (!c.times->empty() &&
+        (__builtin_add_overflow(c.lo, base_ns, &unused) || __builtin_add_overflow(c.hi, base_ns, &unused)))
+      overflows[c.table] = true;
+  }
+  on_both([&](TimeColumn& c) {
+    if (overflows[c.table]) return;
+    int64_t* x = c.times->data();
+    const int64_t base = base_ns;
+    for (size_t i = 0, n = c.times->size(); i < n; ++i) x[i] += base;
+  });
+  t = 0;
+  std::apply(
+      [&](auto&... table) { ((overflows[t++] ? AddBaseDroppingOverflow(table, base_ns, quality_) : void()), ...); },
+      Tables(trace_));
 }
 
 void KinetoBuilder::Finish(int64_t base_ns) {

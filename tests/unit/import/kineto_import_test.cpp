@@ -318,6 +318,32 @@ TEST(KinetoGolden, BaseTimeBeforeTheEventsAndOverflowingSums) {
   EXPECT_EQ(t.quality.Get(Quality::kTimestampOverflow), 1u);
 }
 
+// Enough rows for the base to be added on two cores: a table where one time overflows drops that
+// row only; the others take the base whole.
+TEST(KinetoGolden, BaseTimeOnManyRowsDropsOnlyTheOverflowingRows) {
+  TempDir dir;
+  std::string events;
+  for (int i = 0; i < 40000; ++i) {
+    events += R"({"ph": "X", "cat": "cpu_op", "name": "op", "pid": 1, "tid": 1, "ts": )" + std::to_string(i) +
+              R"(, "dur": 0.5},)";
+    events += R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": )" + std::to_string(i) +
+              R"(, "dur": 0.25, "args": {"device": 0, "stream": 7}},)";
+  }
+  events += R"({"ph": "X", "cat": "cpu_op", "name": "overflows", "pid": 1, "tid": 1, "ts": 9000000000, "dur": 1})";
+  std::string path =
+      dir.Write("many.json", R"({"traceEvents": [)" + events + R"(], "baseTimeNanoseconds": 9223372030000000000})");
+  Trace t;
+  ASSERT_TRUE(Import(path, t).ok());
+  ASSERT_EQ(t.ranges.size(), 40000u);
+  ASSERT_EQ(t.kernels.size(), 40000u);
+  EXPECT_EQ(t.quality.Get(Quality::kTimestampOverflow), 1u);
+  for (size_t i : {size_t{0}, size_t{1}, size_t{39999}}) {
+    EXPECT_EQ(t.ranges.Row(i).start, 9223372030000000000 + static_cast<int64_t>(i) * 1000);
+    EXPECT_EQ(t.ranges.Row(i).end, 9223372030000000000 + static_cast<int64_t>(i) * 1000 + 500);
+    EXPECT_EQ(t.kernels.Row(i).end, 9223372030000000000 + static_cast<int64_t>(i) * 1000 + 250);
+  }
+}
+
 TEST(KinetoQuality, CountsAndDropsBadEventsAndConvertsTimesExactly) {
   Trace t;
   Status s = Import(Fixture("quality_rules.json"), t);
