@@ -184,14 +184,21 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   out->ops = std::move(op_links);
   // Fusion candidates on a second thread while the roofline and the other rules are worked out
   // here (only fusion_candidate reads them), and that rule right after them there. The
-  // communication figures (read by the report only) follow on that thread. Both read the
-  // iterations' spans and kernels (the idle attribution above wrote only their phases and causes).
+  // communication figures (read by the report only) are found by whichever thread is free first:
+  // that one after the fusion rule, or this one after the rules. Both read the iterations' spans
+  // and kernels (the idle attribution above wrote only their phases and causes).
   // The critical path (only when asked, AnalysisConfig::critical_path; with no kept iteration
-  // there is none) runs on whichever thread is free first: the side thread once the fusion
-  // candidates and the communication figures are found, or this one after the rules. It reads
+  // there is none) runs on whichever thread is free first after that: the side thread once the
+  // fusion candidates and the communication figures are found, or this one after the rules. It reads
   // the iterations' spans and rows (which the idle attribution leaves alone), the kernel
   // classes, the correlation index, the kernels by start and the host model (built once, by
   // either thread).
+  std::atomic<bool> communication_taken{false};
+  auto find_communication = [&] {
+    if (communication_taken.exchange(true)) return;
+    out->communication =
+        AnalyzeCommunication(trace, out->iterations, out->kernel_classes, out->summary.kernels_by_start);
+  };
   Status critical_path;
   std::atomic<bool> path_taken{!config.critical_path || out->iterations.iterations.empty()};
   auto find_path = [&] {
@@ -222,8 +229,7 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
       out->fusion = FindFusionCandidates(trace, out->iterations, out->kernel_classes, fusion);
       fusion_findings = EvaluateRules(fusion_in, config.rules, RuleSubset::kFusionOnly);
     }
-    out->communication =
-        AnalyzeCommunication(trace, out->iterations, out->kernel_classes, out->summary.kernels_by_start);
+    find_communication();
     find_path();
   });
   out->serving = AnalyzeServing(trace, out->iterations, *api_index);
@@ -246,6 +252,7 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   in.roofline = &out->roofline;
   in.peak = &out->peak;
   out->findings = EvaluateRules(in, config.rules, RuleSubset::kAllButFusion);
+  find_communication();
   find_path();
   fusion_task.Wait();
   // The critical path read them until now (the findings' replays below read the index).
