@@ -111,12 +111,46 @@ uint64_t ComputeRangeDepth(RangeTable& r, std::vector<uint32_t>& order) {
   // uint32 rows halve the order's memory; 2^32 ranges would need well over 100 GB of columns.
   order.resize(std::min<size_t>(r.size(), UINT32_MAX));
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
+  const size_t n = order.size();
   // Rows are mostly in order already; a profiler writes an enclosing range after what it encloses.
+  // Sorted by lane (pid, tid, on_gpu), then time, then nested with a stack per lane.
+  const auto nest = [&](auto lane_of) {
+    const auto by_lane_and_time = [&](uint32_t a, uint32_t b) {
+      if (lane_of(a) != lane_of(b)) return lane_of(a) < lane_of(b);
+      if (r.start[a] != r.start[b]) return r.start[a] < r.start[b];
+      if (r.end[a] != r.end[b]) return r.end[a] > r.end[b];  // outer range first when both start together
+      return a < b;                                          // identical ranges: the earlier row is the outer one
+    };
+    // A profiler writes one category after another (a thread's ops with each step's range after
+    // them, then its Python frames), each nearly in time order: sorted a block at a time and then
+    // merged, where sorting all at once would set a whole category aside and sort it (95 ms for
+    // 10^6 frames). The order is total, so every way of sorting gives the same rows.
+    internal::SortByBlocksOnTwo(order.data(), order.data() + order.size(), by_lane_and_time);
+    std::vector<size_t> open;  // stack of enclosing ranges
+    uint64_t overlapping = 0;
+    for (size_t k = 0; k < order.size(); ++k) {
+      size_t i = order[k];
+      if (k > 0) {
+        size_t p = order[k - 1];
+        if (lane_of(p) != lane_of(i)) open.clear();
+      }
+      while (!open.empty() && r.end[open.back()] <= r.start[i]) open.pop_back();
+      // Partially overlapping (not nested) ranges are placed one deeper than what they overlap.
+      if (!open.empty() && r.end[i] > r.end[open.back()]) ++overlapping;
+      r.depth[i] = static_cast<int32_t>(open.size());
+      open.push_back(i);
+    }
+    return overlapping;
+  };
+  // Every range on one thread and none on a GPU (a coded column of one value holds it in every
+  // row): one lane, and no lane to number or read.
+  if (r.pid.stored() <= 1 && r.tid.stored() <= 1 &&
+      std::all_of(r.on_gpu.begin(), r.on_gpu.end(), [](uint8_t g) { return g == 0; }))
+    return nest([](size_t) { return uint32_t{0}; });
   // Each row's (pid, tid, on_gpu) as its rank among the distinct ones (few: one per thread), so
   // that the sort compares one integer where it would read three columns: each half of the rows
   // numbers the keys it meets on its own core, then the numbers become the keys' ranks among all.
   using Lane = std::tuple<int64_t, int64_t, uint8_t>;
-  const size_t n = order.size();
   std::vector<uint32_t> lane(n);
   const size_t mid = n >= (size_t{1} << 18) ? n / 2 : n;
   std::array<std::map<Lane, uint32_t>, 2> met;  // per half: key -> its number there
@@ -150,32 +184,7 @@ uint64_t ComputeRangeDepth(RangeTable& r, std::vector<uint32_t>& order) {
   in_halves([&](size_t h, size_t from, size_t to) {
     for (size_t i = from; i < to; ++i) lane[i] = rank[h][lane[i]];
   });
-  const auto by_lane_and_time = [&](uint32_t a, uint32_t b) {
-    if (lane[a] != lane[b]) return lane[a] < lane[b];
-    if (r.start[a] != r.start[b]) return r.start[a] < r.start[b];
-    if (r.end[a] != r.end[b]) return r.end[a] > r.end[b];  // outer range first when both start together
-    return a < b;  // identical ranges: the earlier row is the outer one
-  };
-  // A profiler writes one category after another (a thread's ops with each step's range after
-  // them, then its Python frames), each nearly in time order: sorted a block at a time and then
-  // merged, where sorting all at once would set a whole category aside and sort it (95 ms for
-  // 10^6 frames). The order is total, so every way of sorting gives the same rows.
-  internal::SortByBlocksOnTwo(order.data(), order.data() + order.size(), by_lane_and_time);
-  std::vector<size_t> open;  // stack of enclosing ranges
-  uint64_t overlapping = 0;
-  for (size_t k = 0; k < order.size(); ++k) {
-    size_t i = order[k];
-    if (k > 0) {
-      size_t p = order[k - 1];
-      if (lane[p] != lane[i]) open.clear();
-    }
-    while (!open.empty() && r.end[open.back()] <= r.start[i]) open.pop_back();
-    // Partially overlapping (not nested) ranges are placed one deeper than what they overlap.
-    if (!open.empty() && r.end[i] > r.end[open.back()]) ++overlapping;
-    r.depth[i] = static_cast<int32_t>(open.size());
-    open.push_back(i);
-  }
-  return overlapping;
+  return nest([&](size_t i) { return lane[i]; });
 }
 }  // namespace
 
