@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <iterator>
+#include <numeric>
+#include <random>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -535,6 +538,50 @@ TEST(FinalizeTrace, ComputesRangeNestingPerThread) {
   EXPECT_EQ(t.ranges.depth[2], 2);
   EXPECT_EQ(t.ranges.depth[3], 1);
   EXPECT_EQ(t.ranges.depth[4], 0);
+}
+
+// A tree of ranges written as a profiler writes them (each after what it encloses), on one thread
+// (no lanes to number) and the same tree again on a second thread or on a GPU stream (lanes): each
+// range's depth is its number of ancestors, counted as the tree was made, and the order is the
+// rows by (lane, start, longer first).
+TEST(FinalizeTrace, NestsOneThreadAsItNestsSeveral) {
+  struct Made {
+    TimeNs start, end;
+    int32_t depth;
+  };
+  std::mt19937 rng(3);
+  std::vector<Made> made;
+  TimeNs now = 0;
+  std::function<void(int32_t)> frame = [&](int32_t depth) {
+    const TimeNs start = now;
+    now += 1 + static_cast<TimeNs>(rng() % 5);
+    const int children = depth < 6 ? static_cast<int>(rng() % 4) : 0;
+    for (int c = 0; c < children; ++c) frame(depth + 1);
+    now += 1 + static_cast<TimeNs>(rng() % 5);
+    made.push_back({start, now, depth});
+  };
+  while (made.size() < 3000) frame(0);
+  for (int variant = 0; variant < 3; ++variant) {  // one thread; and a second thread; and a GPU stream
+    Trace t;
+    const StringId name = t.strings.Intern("f");
+    for (const Made& m : made) t.ranges.Add(Range{m.start, m.end, name, 0, 1, 1, 0, false, -1});
+    if (variant > 0)
+      for (const Made& m : made)
+        t.ranges.Add(Range{m.start, m.end, name, 0, 1, variant == 1 ? 2 : 1, 0, variant == 2, 7});
+    FinalizeTrace(t);
+    for (size_t i = 0; i < t.ranges.size(); ++i)
+      ASSERT_EQ(t.ranges.depth[i], made[i % made.size()].depth) << variant << " " << i;
+    std::vector<uint32_t> want(t.ranges.size());
+    std::iota(want.begin(), want.end(), 0u);
+    std::sort(want.begin(), want.end(), [&](uint32_t a, uint32_t b) {
+      const bool la = a >= made.size(), lb = b >= made.size();
+      if (la != lb) return la < lb;  // (pid, tid, on_gpu): tid 2 after 1, on a GPU after not
+      if (t.ranges.start[a] != t.ranges.start[b]) return t.ranges.start[a] < t.ranges.start[b];
+      if (t.ranges.end[a] != t.ranges.end[b]) return t.ranges.end[a] > t.ranges.end[b];
+      return a < b;
+    });
+    EXPECT_EQ(t.range_order, want) << variant;
+  }
 }
 
 TEST(Quality, ErrorLevelCounterIsReported) {
