@@ -36,6 +36,49 @@ bool IsSortedOnTwo(const T* first, const T* last, Less less, size_t min_two = si
   }
 }
 
+// std::inplace_merge(first, mid, last, less) (stable: of equal elements, those of the first range
+// come first), moving only what must move: the first range's elements that come before the
+// second's first element stay, as do the second's from the first range's last element on; and
+// when one of the two parts left is small (a few ranges written out of place, such as the
+// parents a profiler writes after their children), that part is set aside and the other slides
+// over once, where std::inplace_merge would move both.
+template <class T, class Less>
+void MergeAdjacent(T* first, T* mid, T* last, Less less) {
+  if (first == mid || mid == last || !less(*mid, mid[-1])) return;
+  first = std::upper_bound(first, mid, *mid, less);   // [first, mid) now: those after mid's first
+  last = std::lower_bound(mid, last, mid[-1], less);  // [mid, last) now: those before the first's last
+  const size_t left = static_cast<size_t>(mid - first), right = static_cast<size_t>(last - mid);
+  if (right <= left / 16) {
+    // The right part aside, merged from the back: each left element slides right at most once.
+    std::vector<T> aside(std::make_move_iterator(mid), std::make_move_iterator(last));
+    T* out = last;
+    T* a = mid;
+    size_t b = aside.size();
+    while (b > 0) {
+      if (a != first && less(aside[b - 1], a[-1])) {
+        *--out = std::move(*--a);
+      } else {
+        *--out = std::move(aside[--b]);
+      }
+    }
+  } else if (left <= right / 16) {
+    // The left part aside, merged from the front.
+    std::vector<T> aside(std::make_move_iterator(first), std::make_move_iterator(mid));
+    T* out = first;
+    T* b = mid;
+    size_t a = 0;
+    while (a < aside.size()) {
+      if (b != last && less(*b, aside[a])) {
+        *out++ = std::move(*b++);
+      } else {
+        *out++ = std::move(aside[a++]);
+      }
+    }
+  } else {
+    std::inplace_merge(first, mid, last, less);
+  }
+}
+
 template <class T, class Less>
 void MergeSortedBlocks(T* first, std::vector<size_t> bounds, Less less) {
   while (bounds.size() > 2) {
@@ -46,7 +89,7 @@ void MergeSortedBlocks(T* first, std::vector<size_t> bounds, Less less) {
       // halves), need no pass.
       const size_t lo = bounds[b], mid = bounds[b + 1], hi = bounds[b + 2];
       if (lo < mid && mid < hi && less(first[mid], first[mid - 1]))
-        std::inplace_merge(first + bounds[b], first + bounds[b + 1], first + bounds[b + 2], less);
+        MergeAdjacent(first + lo, first + mid, first + hi, less);
       merged.push_back(bounds[b + 2]);
     }
     if (blocks % 2 == 1) merged.push_back(bounds[blocks]);
@@ -128,27 +171,32 @@ void SortByBlocks(T* first, T* last, Less less, size_t block = size_t{1} << 16) 
   }
   MergeSortedBlocks(first, std::move(bounds), less);
 }
-// Merges the sorted ranges [first, mid) and [mid, last) (std::inplace_merge's result for a
-// strict total order `less`) on two cores: into a buffer of n elements, each core writing one half
-// of the output (the split found by a binary search: the first n / 2 outputs take the first i of
-// one range and the first n / 2 - i of the other), then copied back. Nothing moves when the two
-// already follow each other in order; fewer than `min_two` elements are merged in place on one.
+// Merges the sorted ranges [first, mid) and [mid, last) (std::inplace_merge's result, ties
+// included) on two cores: into a buffer of n elements, each core writing one half of the output
+// (the split found by a binary search: the first n / 2 outputs take the first i of one range and
+// the first n / 2 - i of the other), then copied back. What stays in place is left out first, as
+// in MergeAdjacent, which merges on one core when fewer than `min_two` elements are left or one
+// of the two parts is small.
 template <class T, class Less>
 void MergeOnTwo(T* first, T* mid, T* last, Less less, size_t min_two = size_t{1} << 16) {
   if (first == mid || mid == last || !less(*mid, mid[-1])) return;
-  if (static_cast<size_t>(last - first) < min_two) {
-    std::inplace_merge(first, mid, last, less);
+  first = std::upper_bound(first, mid, *mid, less);  // what stays in place, as in MergeAdjacent
+  last = std::lower_bound(mid, last, mid[-1], less);
+  const size_t left = static_cast<size_t>(mid - first), right = static_cast<size_t>(last - mid);
+  if (left + right < min_two || right <= left / 16 || left <= right / 16) {
+    MergeAdjacent(first, mid, last, less);
     return;
   }
   const T* a = first;
   const T* b = mid;
   const size_t na = static_cast<size_t>(mid - first), nb = static_cast<size_t>(last - mid), n = na + nb;
   const size_t half = n / 2;
-  // The smallest i with a[i] after b[half - i - 1]: then a[i - 1] comes before b[half - i].
+  // The smallest i with a[i] after b[half - i - 1] (a[i] goes first unless b's is less: stable):
+  // then a[i - 1] comes before b[half - i].
   size_t lo = half > nb ? half - nb : 0, hi = std::min(half, na);
   while (lo < hi) {
     const size_t i = lo + (hi - lo) / 2;
-    if (less(a[i], b[half - i - 1])) lo = i + 1;
+    if (!less(b[half - i - 1], a[i])) lo = i + 1;
     else hi = i;
   }
   const size_t i = lo, j = half - lo;

@@ -218,6 +218,40 @@ TEST(SortRuns, OnTwoCheckAndMergeGiveWhatTheStdOnesGive) {
   }
 }
 
+// MergeAdjacent and MergeOnTwo give std::inplace_merge's order, ties included (of equal keys,
+// the first range's elements first), whether a few elements are out of place on either side
+// (the parts set aside) or many are (std::inplace_merge, or the two-core merge).
+TEST(SortRuns, MergeAdjacentIsAStableInplaceMerge) {
+  std::mt19937 rng(43);
+  using P = std::pair<int, int>;  // key, position before the merge
+  const auto by_key = [](const P& a, const P& b) { return a.first < b.first; };
+  for (int round = 0; round < 400; ++round) {
+    const size_t n = 1 + rng() % (round % 4 == 0 ? 5000 : 300);
+    const size_t mid = rng() % (n + 1);
+    const int spread = 1 + static_cast<int>(rng() % 50);
+    std::vector<P> v(n);
+    for (size_t i = 0; i < n; ++i) v[i].first = static_cast<int>(rng() % static_cast<uint32_t>(spread) * 10);
+    // Some rounds: the second range mostly after the first, a few of its keys early (or the
+    // first mostly before, a few late), as when parents are written after their children.
+    std::sort(v.begin(), v.begin() + static_cast<ptrdiff_t>(mid), by_key);
+    if (round % 3 == 1)
+      for (size_t i = mid; i < n; ++i) v[i].first += rng() % 20 == 0 ? 0 : 1000;
+    if (round % 3 == 2)
+      for (size_t i = 0; i < mid; ++i) v[i].first -= rng() % 20 == 0 ? 0 : 1000;
+    std::sort(v.begin(), v.begin() + static_cast<ptrdiff_t>(mid), by_key);
+    std::sort(v.begin() + static_cast<ptrdiff_t>(mid), v.end(), by_key);
+    for (size_t i = 0; i < n; ++i) v[i].second = static_cast<int>(i);
+    std::vector<P> want = v;
+    std::inplace_merge(want.begin(), want.begin() + static_cast<ptrdiff_t>(mid), want.end(), by_key);
+    std::vector<P> got = v;
+    internal::MergeAdjacent(got.data(), got.data() + mid, got.data() + n, by_key);
+    ASSERT_EQ(got, want) << round;
+    got = v;
+    internal::MergeOnTwo(got.data(), got.data() + mid, got.data() + n, by_key, 64);
+    ASSERT_EQ(got, want) << round;
+  }
+}
+
 TEST(ApiIndexLookup, DenseUniqueIdsAndDuplicatesFindTheSameCall) {
   std::mt19937 rng(3);
   // Dense unique ids (direct table), sparse ids, and ids two processes reuse (binary search).
