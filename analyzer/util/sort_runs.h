@@ -49,30 +49,48 @@ void MergeAdjacent(T* first, T* mid, T* last, Less less) {
   last = std::lower_bound(mid, last, mid[-1], less);  // [mid, last) now: those before the first's last
   const size_t left = static_cast<size_t>(mid - first), right = static_cast<size_t>(last - mid);
   if (right <= left / 16) {
-    // The right part aside, merged from the back: each left element slides right at most once.
+    // The right part aside, placed from the back: each one's place among the left part found by
+    // galloping back from the last place (comparisons grow with the log of the distance), the
+    // left elements after it slid right in one move.
     std::vector<T> aside(std::make_move_iterator(mid), std::make_move_iterator(last));
     T* out = last;
-    T* a = mid;
-    size_t b = aside.size();
-    while (b > 0) {
-      if (a != first && less(aside[b - 1], a[-1])) {
-        *--out = std::move(*--a);
-      } else {
-        *--out = std::move(aside[--b]);
+    T* a = mid;  // [first, a): left elements not yet placed
+    for (size_t b = aside.size(); b > 0; --b) {
+      const T& x = aside[b - 1];
+      T* hi = a;  // [hi, a) all come after x
+      T* lo = first;
+      for (size_t step = 1; static_cast<size_t>(hi - first) > step; step *= 2) {
+        if (!less(x, hi[-static_cast<ptrdiff_t>(step)])) {
+          lo = hi - step + 1;
+          break;
+        }
+        hi -= step;
       }
+      T* const at = std::upper_bound(lo, hi, x, less);  // equal left elements stay before x
+      out = std::move_backward(at, a, out);
+      a = at;
+      *--out = std::move(aside[b - 1]);
     }
   } else if (left <= right / 16) {
-    // The left part aside, merged from the front.
+    // The left part aside, placed from the front in the same way.
     std::vector<T> aside(std::make_move_iterator(first), std::make_move_iterator(mid));
     T* out = first;
-    T* b = mid;
-    size_t a = 0;
-    while (a < aside.size()) {
-      if (b != last && less(*b, aside[a])) {
-        *out++ = std::move(*b++);
-      } else {
-        *out++ = std::move(aside[a++]);
+    T* b = mid;  // [b, last): right elements not yet placed
+    for (size_t a = 0; a < aside.size(); ++a) {
+      const T& x = aside[a];
+      T* lo = b;  // [b, lo) all come before x
+      T* hi = last;
+      for (size_t step = 1; static_cast<size_t>(last - lo) > step; step *= 2) {
+        if (!less(lo[step - 1], x)) {
+          hi = lo + step - 1;
+          break;
+        }
+        lo += step;
       }
+      T* const at = std::lower_bound(lo, hi, x, less);  // equal right elements stay after x
+      out = std::move(b, at, out);
+      b = at;
+      *out++ = std::move(aside[a]);
     }
   } else {
     std::inplace_merge(first, mid, last, less);
