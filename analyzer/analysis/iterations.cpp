@@ -523,14 +523,22 @@ void ComputePhases(const Trace& t, const Assigner& assign, Matchers& m, Iteratio
   std::vector<Iteration>& its = out->iterations;
   std::vector<Piece> ranges;
   const RangeTable& r = t.ranges;
+  // Which of the three expressions each name matches (bit k: pre, infer, post), found at its
+  // first range: most ranges (a model's ops and Python frames) match none and are passed over
+  // with one read.
+  constexpr uint8_t kUnknown = 0xFF;
+  std::vector<uint8_t> phases_of(t.strings.size(), kUnknown);
+  const std::array<std::pair<NameMatcher*, Cls>, 3> phases{{{&m.pre, kPre}, {&m.infer, kInferRange}, {&m.post, kPost}}};
   for (size_t i = 0; i < r.size(); ++i) {
-    if (r.on_gpu[i] != 0 || r.end[i] <= r.start[i] || assign.Foreign(r.pid[i])) continue;
-    int32_t iter = -2;  // looked up only when a phase regex matches
-    for (auto [match, cls] : {std::pair{&m.pre, kPre}, std::pair{&m.infer, kInferRange}, std::pair{&m.post, kPost}}) {
-      if (!(*match)(r.name[i])) continue;
-      if (iter == -2) iter = assign.markers.At(r.start[i]);
-      AddPiece(ranges, its, iter, r.start[i], r.end[i], cls);
+    uint8_t& bits = phases_of[r.name[i]];
+    if (bits == kUnknown) {
+      bits = 0;
+      for (size_t k = 0; k < phases.size(); ++k) bits |= static_cast<uint8_t>((*phases[k].first)(r.name[i]) << k);
     }
+    if (bits == 0 || r.on_gpu[i] != 0 || r.end[i] <= r.start[i] || assign.Foreign(r.pid[i])) continue;
+    const int32_t iter = assign.markers.At(r.start[i]);
+    for (size_t k = 0; k < phases.size(); ++k)
+      if (bits >> k & 1u) AddPiece(ranges, its, iter, r.start[i], r.end[i], phases[k].second);
   }
   SortPieceBlock(ranges.data(), ranges.data() + ranges.size());
   for (const Piece& x : ranges)
