@@ -15,7 +15,7 @@ void HostStages::Collect() {
   const RangeTable& r = trace_.ranges;
   std::vector<Stage> all;
   for (size_t i = 0; i < r.size(); ++i)
-    if (r.on_gpu[i] == 0 && r.end[i] > r.start[i] && (pre_(r.name[i]) || post_(r.name[i])))
+    if ((pre_(r.name[i]) || post_(r.name[i])) && r.on_gpu[i] == 0 && r.end[i] > r.start[i])  // cached verdicts first
       all.push_back({r.pid[i], r.start[i], r.end[i], r.name[i]});
   std::sort(all.begin(), all.end(),
             [](const Stage& a, const Stage& b) { return std::tie(a.pid, a.start, a.end) < std::tie(b.pid, b.start, b.end); });

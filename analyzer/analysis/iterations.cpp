@@ -62,8 +62,9 @@ MarkerChoice ChooseMarkers(const Trace& t, NameMatcher& match, uint8_t on_gpu) {
   const RangeTable& r = t.ranges;
   std::vector<Marker> all;
   for (size_t i = 0; i < r.size(); ++i) {
-    // Zero-length ranges are NVTX marks: a point in time is not an iteration.
-    if (r.on_gpu[i] == on_gpu && r.end[i] > r.start[i] && match(r.name[i])) {
+    // Zero-length ranges are NVTX marks: a point in time is not an iteration. The name's cached
+    // verdict first: most ranges (ops, Python frames) are no marker, and their times go unread.
+    if (match(r.name[i]) && r.on_gpu[i] == on_gpu && r.end[i] > r.start[i]) {
       all.push_back({r.start[i], r.end[i], r.pid[i], i});
     }
   }
