@@ -80,7 +80,11 @@ class KinetoSink : public internal::JsonSink {
   void ReadDevices(const nlohmann::json& list);
   static Status Cancelled() { return InvalidInput("cancelled"); }
   void Reserve(uint64_t offset) {
-    reserve_at_ = UINT64_MAX;
+    // Estimated again at 4, 16 and 64 MiB while under half the part is read (a table grows only
+    // when the new estimate passes what it has): a trace's first megabytes (start-up, a first
+    // step's host ops) need not hold what the rest does.
+    const uint64_t read = offset - reserve_begin_;
+    reserve_at_ = read < reserve_bytes_ / 8 ? reserve_begin_ + 4 * read : UINT64_MAX;
     // Half again over the estimate: reserved pages that are never written cost no memory, while a
     // table that outgrows its reserve is copied whole to a new one (the first thread's, when the
     // second's rows are appended to it: the generated dense shape's first 4 MiB, a step's ops and
