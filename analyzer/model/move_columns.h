@@ -8,13 +8,12 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
-#include "analyzer/util/side_task.h"
+#include "analyzer/util/two_core_jobs.h"
 #include "tracegate/analyzer/model.h"
 
 namespace tg::internal {
@@ -94,42 +93,21 @@ class ColumnMoves {
   template <class Table, class Then>
   void Add(Table& to, Table& from, Then then) {
     Zip(to.Columns(), from.Columns(), [&](auto& d, auto& s) {
-      moves_.push_back({ColumnBytes(s), [&d, &s, then] {
-                          const size_t first = d.size();
-                          MoveColumn(d, s);
-                          then(d, first);
-                        }});
+      jobs_.Add(ColumnBytes(s), [&d, &s, then] {
+        const size_t first = d.size();
+        MoveColumn(d, s);
+        then(d, first);
+      });
     });
   }
   template <class Table>
   void Add(Table& to, Table& from) {
     Add(to, from, [](auto&, size_t) {});
   }
-  void Run() {
-    std::stable_sort(moves_.begin(), moves_.end(), [](const Move& a, const Move& b) { return a.bytes > b.bytes; });
-    std::vector<const Move*> here, there;
-    size_t here_bytes = 0, there_bytes = 0;
-    for (const Move& m : moves_) {
-      const bool to_here = here_bytes <= there_bytes;
-      (to_here ? here : there).push_back(&m);
-      (to_here ? here_bytes : there_bytes) += m.bytes;
-    }
-    {
-      SideTask side([&] {
-        for (const Move* m : there) m->run();
-      });
-      for (const Move* m : here) m->run();
-      side.Wait();
-    }
-    moves_.clear();
-  }
+  void Run() { jobs_.Run(); }
 
  private:
-  struct Move {
-    size_t bytes;
-    std::function<void()> run;
-  };
-  std::vector<Move> moves_;
+  TwoCoreJobs jobs_;
 };
 
 }  // namespace tg::internal

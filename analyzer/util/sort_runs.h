@@ -36,17 +36,24 @@ bool IsSortedOnTwo(const T* first, const T* last, Less less, size_t min_two = si
   }
 }
 
-// std::inplace_merge(first, mid, last, less) (stable: of equal elements, those of the first range
-// come first), moving only what must move: the first range's elements that come before the
-// second's first element stay, as do the second's from the first range's last element on; and
-// when one of the two parts left is small (a few ranges written out of place, such as the
-// parents a profiler writes after their children), that part is set aside and the other slides
-// over once, where std::inplace_merge would move both.
+// Narrows a merge of [first, mid) and [mid, last) to what must move (MergeAdjacent's first step):
+// false when nothing does.
 template <class T, class Less>
-void MergeAdjacent(T* first, T* mid, T* last, Less less) {
-  if (first == mid || mid == last || !less(*mid, mid[-1])) return;
+bool TrimMerge(T*& first, T* mid, T*& last, Less less) {
+  if (first == mid || mid == last || !less(*mid, mid[-1])) return false;
   first = std::upper_bound(first, mid, *mid, less);   // [first, mid) now: those after mid's first
   last = std::lower_bound(mid, last, mid[-1], less);  // [mid, last) now: those before the first's last
+  return true;
+}
+// Whether one part of a trimmed merge is at most a sixteenth of the other (set aside, below).
+template <class T>
+bool OnePartSmall(const T* first, const T* mid, const T* last) {
+  const size_t left = static_cast<size_t>(mid - first), right = static_cast<size_t>(last - mid);
+  return right <= left / 16 || left <= right / 16;
+}
+// MergeAdjacent after TrimMerge.
+template <class T, class Less>
+void MergeTrimmed(T* first, T* mid, T* last, Less less) {
   const size_t left = static_cast<size_t>(mid - first), right = static_cast<size_t>(last - mid);
   if (right <= left / 16) {
     // The right part aside, placed from the back: each one's place among the left part found by
@@ -95,6 +102,16 @@ void MergeAdjacent(T* first, T* mid, T* last, Less less) {
   } else {
     std::inplace_merge(first, mid, last, less);
   }
+}
+// std::inplace_merge(first, mid, last, less) (stable: of equal elements, those of the first range
+// come first), moving only what must move: the first range's elements that come before the
+// second's first element stay, as do the second's from the first range's last element on; and
+// when one of the two parts left is small (a few ranges written out of place, such as the
+// parents a profiler writes after their children), that part is set aside and the other slides
+// over once, where std::inplace_merge would move both.
+template <class T, class Less>
+void MergeAdjacent(T* first, T* mid, T* last, Less less) {
+  if (TrimMerge(first, mid, last, less)) MergeTrimmed(first, mid, last, less);
 }
 
 template <class T, class Less>
@@ -197,12 +214,9 @@ void SortByBlocks(T* first, T* last, Less less, size_t block = size_t{1} << 16) 
 // of the two parts is small.
 template <class T, class Less>
 void MergeOnTwo(T* first, T* mid, T* last, Less less, size_t min_two = size_t{1} << 16) {
-  if (first == mid || mid == last || !less(*mid, mid[-1])) return;
-  first = std::upper_bound(first, mid, *mid, less);  // what stays in place, as in MergeAdjacent
-  last = std::lower_bound(mid, last, mid[-1], less);
-  const size_t left = static_cast<size_t>(mid - first), right = static_cast<size_t>(last - mid);
-  if (left + right < min_two || right <= left / 16 || left <= right / 16) {
-    MergeAdjacent(first, mid, last, less);
+  if (!TrimMerge(first, mid, last, less)) return;
+  if (static_cast<size_t>(last - first) < min_two || OnePartSmall(first, mid, last)) {
+    MergeTrimmed(first, mid, last, less);
     return;
   }
   const T* a = first;

@@ -9,7 +9,7 @@
 #include "analyzer/import/kineto/kineto_numbers.h"
 #include "analyzer/import/kineto/kineto_vocab.h"
 #include "analyzer/model/move_columns.h"
-#include "analyzer/util/side_task.h"
+#include "analyzer/util/two_core_jobs.h"
 #include "analyzer/vocab/kineto_names.h"
 
 namespace tg::internal {
@@ -535,42 +535,23 @@ void KinetoBuilder::ApplyBase(int64_t base_ns) {
   if (base_ns == 0) return;
   // Whether any time of a table overflows follows from its extremes, so the rows are read one by
   // one only in a table where some do; elsewhere the base is added column by column. Both passes
-  // share the columns between two cores (each takes the larger ones in turn), once there are
-  // enough rows for it.
+  // share the columns between two cores (TwoCoreJobs), once there are enough rows for it.
   struct TimeColumn {
     std::vector<int64_t>* times;
     size_t table;
     int64_t lo = INT64_MAX, hi = INT64_MIN;
   };
   std::vector<TimeColumn> columns;
-  size_t t = 0, rows = 0;
+  size_t t = 0;
   std::apply(
       [&](auto&... table) {
-        ((columns.push_back({&table.start, t}), columns.push_back({&table.end, t}), rows += 2 * table.size(), ++t),
-         ...);
+        ((columns.push_back({&table.start, t}), columns.push_back({&table.end, t}), ++t), ...);
       },
       Tables(trace_));
-  std::stable_sort(columns.begin(), columns.end(),
-                   [](const TimeColumn& a, const TimeColumn& b) { return a.times->size() > b.times->size(); });
-  std::array<std::vector<TimeColumn*>, 2> cores;
-  std::array<size_t, 2> queued{0, 0};
-  for (TimeColumn& c : columns) {
-    const size_t k = queued[0] <= queued[1] ? 0 : 1;
-    cores[k].push_back(&c);
-    queued[k] += c.times->size();
-  }
   const auto on_both = [&](auto f) {
-    const auto run = [&](size_t k) {
-      for (TimeColumn* c : cores[k]) f(*c);
-    };
-    if (rows < (size_t{1} << 16)) {
-      run(0);
-      run(1);
-      return;
-    }
-    SideTask side([&] { run(1); });
-    run(0);
-    side.Wait();
+    TwoCoreJobs jobs;
+    for (TimeColumn& c : columns) jobs.Add(c.times->size(), [&f, &c] { f(c); });
+    jobs.Run(size_t{1} << 16);
   };
   on_both([](TimeColumn& c) {
     int64_t lo = INT64_MAX, hi = INT64_MIN;  // locals: the loop is vectorised
