@@ -46,7 +46,7 @@ dir=${TRACEGATE_BENCH_DIR:-/tmp/tracegate-bench}/gen$(version kGeneratorVersion)
 mkdir -p "$dir"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-gen=$build/tracegate-gen-kineto tg=$build/tracegate
+gen=$build/tracegate-gen-kineto tg=$build/tracegate timed=$build/tracegate-timed-run
 
 if ((tiny)); then
   events=20000 dense=10 stacks=4 serving=40 nsys_steps=10 rank_events=3000
@@ -100,20 +100,24 @@ generate() {  # shape
 bytes() { if [[ -d $1 ]]; then cat "$1"/*.json | wc -c; else stat -c %s "$1"; fi; }
 
 # best "seconds KiB" of `runs` runs of a command; the best run's stderr is kept in $out/best.err
+# (seconds to the microsecond: the table prints milliseconds)
 best() {
   local n=$1 best_s="" best_kb=""
   shift
   for ((r = 0; r < n; r++)); do
-    # GNU time notes a stop (SIGSTOP, as a shared machine's schedulers send) or a signal on a line
-    # before its format line: that wall time is no measurement, so such a run is done again.
+    # tracegate-timed-run (timed_run.cpp): wall time to the microsecond (GNU time's %e truncates
+    # to hundredths) and the peak RSS; it exits 125 when the run was stopped on the way (SIGSTOP, as
+    # a shared machine's schedulers send): that wall time is no measurement, so the run is done again.
     for ((try = 0; ; try++)); do
-      if ! /usr/bin/time -o "$out/time" -f "%e %M" "$@" > /dev/null 2> "$out/err"; then
+      local rc=0
+      "$timed" "$out/time" "$@" 2> "$out/err" || rc=$?
+      ((rc == 0)) && break
+      if ((rc != 125)); then
         echo "compare_shapes.sh: failed: $*" >&2
         cat "$out/err" >&2
         return 1
       fi
-      [[ $(wc -l < "$out/time") == 1 ]] && break
-      echo "compare_shapes.sh: run disturbed ($(head -1 "$out/time")), again: $*" >&2
+      echo "compare_shapes.sh: run disturbed, again: $*" >&2
       ((try < 3)) || return 1
     done
     read -r s kb < "$out/time"
@@ -168,7 +172,7 @@ for t in ('CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACT
       -v p="$tp" -v py="$python" -v pr="$prun" -v runs="$runs" 'BEGIN{
     mb = b / 1e6; ratio = p / s; rss = kb * 1024 / b
     goals = (ratio >= 20 ? "yes" : "**no**") " / " (rss <= 0.3 ? "yes" : "**no**")
-    printf "| %s | %s | %.1f MB | %.3f s | %.0f | %s | %.1f MiB | %.2fx | %.2f s (%s%s) | %.1fx | %s |\n",
+    printf "| %s | %s | %.1f MB | %.3f s | %.0f | %s | %.1f MiB | %.2fx | %.3f s (%s%s) | %.2fx | %s |\n",
       shape, f, mb, s, mb / s, steps, kb / 1024, rss, p, py, pr != runs ? ", 1 run" : "", ratio, goals}'
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

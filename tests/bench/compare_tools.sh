@@ -34,7 +34,7 @@ trap 'rm -rf "$out"' EXIT
 best() {
   local best_s="" best_kb=""
   for ((r = 0; r < runs; r++)); do
-    /usr/bin/time -o "$out/time" -f "%e %M" "$@" > /dev/null 2>&1
+    "$build/tracegate-timed-run" "$out/time" "$@" 2> /dev/null  # us wall time and peak RSS (timed_run.cpp)
     read -r s kb < "$out/time"
     if [[ -z $best_s ]] || awk "BEGIN{exit !($s < $best_s)}"; then best_s=$s best_kb=$kb; fi
   done
@@ -44,7 +44,7 @@ mb() { awk "BEGIN{printf \"%.1f\", $(stat -c %s "$1") / 1e6}"; }
 row() {  # name input-file seconds KiB
   local size_mb; size_mb=$(mb "$2")
   awk -v n="$1" -v f="$(basename "$2")" -v mb="$size_mb" -v s="$3" -v kb="$4" 'BEGIN{
-    printf "| %s | %s (%s MB) | %.2f s | %.0f MB/s | %.1f MiB | %.2fx |\n", n, f, mb, s, mb / s, kb / 1024, kb * 1024 / (mb * 1e6)}'
+    printf "| %s | %s (%s MB) | %.3f s | %.0f MB/s | %.1f MiB | %.2fx |\n", n, f, mb, s, mb / s, kb / 1024, kb * 1024 / (mb * 1e6)}'
 }
 
 
@@ -61,7 +61,7 @@ if (( ${#ranks[@]} )); then
     set_mb=$(cat "$set_dir"/rank-*.json | wc -c | awk '{printf "%.1f", $1 / 1e6}')
     jrow() {  # name seconds KiB
       awk -v n="$1" -v f="ranks${n}_$events/ ($n files)" -v mb="$set_mb" -v s="$2" -v kb="$3" 'BEGIN{
-        printf "| %s | %s (%s MB) | %.2f s | %.0f MB/s | %.1f MiB | %.3fx |\n", n, f, mb, s, mb / s, kb / 1024, kb * 1024 / (mb * 1e6)}'
+        printf "| %s | %s (%s MB) | %.3f s | %.0f MB/s | %.1f MiB | %.3fx |\n", n, f, mb, s, mb / s, kb / 1024, kb * 1024 / (mb * 1e6)}'
     }
     read -r tj kj < <(best "$build/tracegate" analyze "$set_dir" -o "$out/job.json" -q)
     jrow "tracegate analyze DIR -o job.json ($(nproc) workers)" "$tj" "$kj"
