@@ -34,7 +34,8 @@ trap 'rm -rf "$out"' EXIT
 best() {
   local best_s="" best_kb=""
   for ((r = 0; r < runs; r++)); do
-    "$build/tracegate-timed-run" "$out/time" "$@" 2> /dev/null  # us wall time and peak RSS (timed_run.cpp)
+    # wall time to the microsecond and peak RSS (timed_run.cpp); a failed or stopped run is no time
+    "$build/tracegate-timed-run" "$out/time" "$@" 2> "$out/err" || { echo "compare_tools.sh: failed: $*" >&2; cat "$out/err" >&2; return 1; }
     read -r s kb < "$out/time"
     if [[ -z $best_s ]] || awk "BEGIN{exit !($s < $best_s)}"; then best_s=$s best_kb=$kb; fi
   done
