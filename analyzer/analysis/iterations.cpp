@@ -476,6 +476,7 @@ bool StreamPhases(std::vector<GpuRows>& tables, const std::vector<Piece>& ranges
   constexpr size_t kAhead = 2;  // iterations read ahead of the one being filled
   std::array<std::vector<Piece>, kAhead + 1> window;
   std::vector<Piece> later;  // a min-heap by iteration: pieces beyond the window
+  std::vector<Piece> scratch;  // SortInterleaved's
   auto after = [](const Piece& a, const Piece& b) { return a.iter > b.iter; };
   const Piece* range = ranges.data();
   const Piece* ranges_end = range + ranges.size();
@@ -507,8 +508,10 @@ bool StreamPhases(std::vector<GpuRows>& tables, const std::vector<Piece>& ranges
       later.pop_back();
     }
     for (; range != ranges_end && static_cast<size_t>(range->iter) == i; ++range) group.push_back(*range);
-    internal::SortNearlySorted(group.data(), group.data() + group.size(),
-                               [](const Piece& a, const Piece& b) { return a.start < b.start; });
+    // Each table's pieces are in start order per stream; the streams overlap in time.
+    internal::SortInterleaved(
+        group.data(), group.data() + group.size(), [](const Piece& a, const Piece& b) { return a.start < b.start; },
+        scratch);
     FillPhases(group.data(), group.data() + group.size(), its[i]);
     group.clear();
   }

@@ -71,6 +71,38 @@ TEST(SortRuns, NearlySortedGivesWhatStdSortGives) {
   }
 }
 
+// Sorted sequences dealt into one another at random (streams' work in the order it completed),
+// 1 to 20 of them: the same result as std::sort, through the piles (up to 8) or the fallback; and
+// with a weak order (keys only, ties kept in any order), a sorted permutation of the input.
+TEST(SortRuns, InterleavedGivesWhatStdSortGives) {
+  std::mt19937 rng(13);
+  std::vector<Item> scratch;
+  for (size_t sequences : {1, 2, 3, 4, 5, 8, 9, 20}) {
+    for (size_t per : {0, 1, 2, 7, 50, 400}) {
+      std::vector<Item> all = Runs(sequences, per, rng);
+      std::vector<Item> dealt;
+      std::vector<size_t> next(sequences);
+      for (size_t s = 0; s < sequences; ++s) next[s] = s * per;
+      while (dealt.size() < all.size()) {
+        const size_t s = rng() % sequences;
+        if (next[s] < (s + 1) * per) dealt.push_back(all[next[s]++]);
+      }
+      std::vector<Item> expected = dealt;
+      std::sort(expected.begin(), expected.end());
+      std::vector<Item> v = dealt;
+      internal::SortInterleaved(v.data(), v.data() + v.size(), std::less<Item>(), scratch);
+      EXPECT_EQ(v, expected) << sequences << " sequences of " << per;
+      // Keys only: ties in any order, but every element kept and the keys in order.
+      v = dealt;
+      auto by_key = [](const Item& a, const Item& b) { return a.first < b.first; };
+      internal::SortInterleaved(v.data(), v.data() + v.size(), by_key, scratch, 3);
+      EXPECT_TRUE(std::is_sorted(v.begin(), v.end(), by_key));
+      std::sort(v.begin(), v.end());
+      EXPECT_EQ(v, expected) << sequences << " sequences of " << per << ", keys only";
+    }
+  }
+}
+
 // Blocks of categories in no order among themselves (a thread's ops, each step's range after
 // them, then its Python frames), each nearly sorted, cut anywhere by the block size: the same
 // result as std::sort, and TryMergeSortedRuns leaves data with too many runs as it was.
