@@ -476,7 +476,7 @@ bool StreamPhases(std::vector<GpuRows>& tables, const std::vector<Piece>& ranges
   constexpr size_t kAhead = 2;  // iterations read ahead of the one being filled
   std::array<std::vector<Piece>, kAhead + 1> window;
   std::vector<Piece> later;  // a min-heap by iteration: pieces beyond the window
-  std::vector<Piece> scratch;  // SortInterleaved's
+  internal::InterleavedScratch<Piece> scratch;  // SortInterleaved's
   auto after = [](const Piece& a, const Piece& b) { return a.iter > b.iter; };
   const Piece* range = ranges.data();
   const Piece* ranges_end = range + ranges.size();

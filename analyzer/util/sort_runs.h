@@ -267,17 +267,23 @@ void SortByBlocksOnTwo(T* first, T* last, Less less, size_t block = size_t{1} <<
 // few sorted sequences dealt into one another: the GPU work of one step on several streams, each
 // stream's in start order, the streams' overlapping in time. Each element goes to the first of at
 // most `max_piles` piles whose last element does not follow it, the piles are laid out one after
-// the other in `scratch` (kept between calls) and merged back pairwise: about n (piles / 2 +
-// log2 piles) comparisons where std::sort makes 1.4 n log2 n. Falls back to SortNearlySorted
-// when the data needs more piles (it was in no such order).
+// the other in `scratch` and merged back pairwise: about n (piles / 2 + log2 piles) comparisons
+// where std::sort makes 1.4 n log2 n. Falls back to SortNearlySorted when the data needs more
+// piles (it was in no such order). The scratch is kept between calls (one sort per step).
+template <class T>
+struct InterleavedScratch {
+  std::vector<T> items;
+  std::vector<uint8_t> pile;  // each element's pile
+};
 template <class T, class Less>
-void SortInterleaved(T* first, T* last, Less less, std::vector<T>& scratch, size_t max_piles = 8) {
+void SortInterleaved(T* first, T* last, Less less, InterleavedScratch<T>& scratch, size_t max_piles = 8) {
   const size_t n = static_cast<size_t>(last - first);
   if (n < 2) return;
   constexpr size_t kMaxPiles = 16;
   max_piles = std::min(max_piles, kMaxPiles);
   // Pass 1: the pile of each element (its index into `tail`), counted per pile.
-  std::vector<uint8_t> pile(n);
+  std::vector<uint8_t>& pile = scratch.pile;
+  pile.resize(n);
   T tail[kMaxPiles];
   size_t count[kMaxPiles] = {};
   size_t piles = 0;
@@ -301,11 +307,11 @@ void SortInterleaved(T* first, T* last, Less less, std::vector<T>& scratch, size
   for (size_t p = 0; p < piles; ++p) bounds[p + 1] = bounds[p] + count[p];
   size_t at[kMaxPiles];
   std::copy(bounds, bounds + piles, at);
-  scratch.resize(n);
-  for (size_t i = 0; i < n; ++i) scratch[at[pile[i]]++] = std::move(first[i]);
+  scratch.items.resize(n);
+  for (size_t i = 0; i < n; ++i) scratch.items[at[pile[i]]++] = std::move(first[i]);
   // Pass 3: neighbouring piles merged pairwise, back and forth between scratch and [first, last),
   // until one is left; it is then in [first, last).
-  T* from = scratch.data();
+  T* from = scratch.items.data();
   T* to = first;
   while (piles > 1) {
     size_t merged = 0;

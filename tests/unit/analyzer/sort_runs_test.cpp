@@ -76,7 +76,7 @@ TEST(SortRuns, NearlySortedGivesWhatStdSortGives) {
 // with a weak order (keys only, ties kept in any order), a sorted permutation of the input.
 TEST(SortRuns, InterleavedGivesWhatStdSortGives) {
   std::mt19937 rng(13);
-  std::vector<Item> scratch;
+  internal::InterleavedScratch<Item> scratch;
   for (size_t sequences : {1, 2, 3, 4, 5, 8, 9, 20}) {
     for (size_t per : {0, 1, 2, 7, 50, 400}) {
       std::vector<Item> all = Runs(sequences, per, rng);
