@@ -311,30 +311,58 @@ void DescribeLargest(const Trace& t, const IdleCauseFinder& f, std::array<std::v
 
 }  // namespace
 
-void IdleCauseFinder::Attribute(const GapSweep& gaps, DeviceSummary& d, StreamSummary* streams, size_t stream_count,
-                                const std::vector<std::pair<TimeNs, TimeNs>>* spans, size_t largest_cap) const {
-  IdleCauses& out = d.idle_causes;
-  out.attributed = true;
-  for (size_t i = 0; i < stream_count; ++i) streams[i].idle_attributed = true;
-  std::array<std::vector<GapItem>, kIdleCauseCount> largest, in_largest;
-  std::vector<GapItem> in_overall;
-  d.has_in_iterations = spans != nullptr;
-  d.in_iterations.attributed = spans != nullptr;
+void IdleCauseFinder::GapTotals::Join(const GapTotals& o, size_t largest_cap) {
+  for (size_t c = 0; c < kIdleCauseCount; ++c) {
+    gaps[c] += o.gaps[c];
+    in_gaps[c] += o.in_gaps[c];
+    ns[c] += o.ns[c];
+    in_ns[c] += o.in_ns[c];
+    for (const GapItem& g : o.largest[c]) KeepLargest(largest[c], kLargestGapsPerCause, g);
+    for (const GapItem& g : o.in_largest[c]) KeepLargest(in_largest[c], kLargestGapsPerCause, g);
+  }
+  in_iterations_ns += o.in_iterations_ns;
+  for (const GapItem& g : o.in_overall) KeepLargest(in_overall, largest_cap, g);
+  if (stream_ns.size() < o.stream_ns.size()) stream_ns.resize(o.stream_ns.size());
+  for (size_t k = 0; k < o.stream_ns.size(); ++k)
+    for (size_t c = 0; c < kIdleCauseCount; ++c) stream_ns[k][c] += o.stream_ns[k][c];
+}
+
+void IdleCauseFinder::AttributeRun(const GapSweep& gaps, const StreamSummary* streams, size_t stream_count,
+                                   const std::vector<std::pair<TimeNs, TimeNs>>* spans, size_t largest_cap,
+                                   GapTotals& out) const {
+  out.stream_ns.resize(stream_count);
   size_t span = 0;  // the first span that ends after the current gap's start (gaps come in time order)
+  bool span_found = false;
   std::vector<CausePiece> pieces;
+  // The gap's time per cause, summed over its pieces (a gap has one to a few): only the causes
+  // of its pieces are read, and set back to zero after it.
+  std::array<TimeNs, kIdleCauseCount> ns{};
   gaps([&](const GapItem& g) {
     pieces.clear();
     Split(g.start, g.end, g.previous, g.next, HostModel::kNoThread, &pieces);
-    std::array<TimeNs, kIdleCauseCount> ns{};
-    for (const CausePiece& p : pieces) ns[static_cast<size_t>(p.cause)] += p.end - p.start;
-    size_t best = static_cast<size_t>(IdleCause::kUnknown);
-    for (size_t c = 0; c < kIdleCauseCount; ++c) {
-      out.ns[c] += ns[c];
-      if (ns[c] > ns[best] || (ns[c] == ns[best] && c < best)) best = c;
+    for (const CausePiece& p : pieces) {
+      const size_t c = static_cast<size_t>(p.cause);
+      ns[c] += p.end - p.start;
+      out.ns[c] += p.end - p.start;
     }
+    // The cause with the most time (ties: the first in IdleCause's order). The gap is not empty
+    // and its pieces cover it, so that cause is one of theirs.
+    size_t best = kIdleCauseCount;
+    for (const CausePiece& p : pieces) {
+      const size_t c = static_cast<size_t>(p.cause);
+      if (best == kIdleCauseCount || ns[c] > ns[best] || (ns[c] == ns[best] && c < best)) best = c;
+    }
+    if (best == kIdleCauseCount) best = 0;  // no piece (an empty gap): every cause ties at zero
     out.gaps[best]++;
-    KeepLargest(largest[best], kLargestGapsPerCause, g);
+    KeepLargest(out.largest[best], kLargestGapsPerCause, g);
     if (spans) {
+      if (!span_found) {  // a run may begin anywhere in the device's gaps
+        span = static_cast<size_t>(
+            std::partition_point(spans->begin(), spans->end(),
+                                 [&](const std::pair<TimeNs, TimeNs>& x) { return x.second <= g.start; }) -
+            spans->begin());
+        span_found = true;
+      }
       while (span < spans->size() && (*spans)[span].second <= g.start) ++span;
       TimeNs inside = 0;
       for (size_t k = span; k < spans->size() && (*spans)[k].first < g.end; ++k) {
@@ -344,33 +372,68 @@ void IdleCauseFinder::Attribute(const GapSweep& gaps, DeviceSummary& d, StreamSu
         // Each piece's part inside the span, to its cause.
         for (const CausePiece& p : pieces) {
           const TimeNs pa = std::max(a, p.start), pb = std::min(b, p.end);
-          if (pb > pa) d.in_iterations.ns[static_cast<size_t>(p.cause)] += pb - pa;
+          if (pb > pa) out.in_ns[static_cast<size_t>(p.cause)] += pb - pa;
         }
       }
       if (inside > 0) {
-        d.in_iterations.gaps[best]++;
-        d.in_iterations_ns += inside;
+        out.in_gaps[best]++;
+        out.in_iterations_ns += inside;
         if (inside == g.end - g.start) {  // wholly inside one span: spans are disjoint and leave no gap inside
-          KeepLargest(in_largest[best], kLargestGapsPerCause, g);
-          KeepLargest(in_overall, largest_cap, g);
+          KeepLargest(out.in_largest[best], kLargestGapsPerCause, g);
+          KeepLargest(out.in_overall, largest_cap, g);
         }
       }
     }
     // The device's streams are sorted by stream id, and the next work ran on one of them.
     const int64_t stream = ItemStream(t_, g.next);
-    StreamSummary* st = std::partition_point(streams, streams + stream_count,
-                                             [stream](const StreamSummary& x) { return x.stream < stream; });
-    if (st != streams + stream_count && st->stream == stream)
-      for (size_t c = 0; c < kIdleCauseCount; ++c) st->idle_before_ns[c] += ns[c];
+    const StreamSummary* st = std::partition_point(streams, streams + stream_count,
+                                                   [stream](const StreamSummary& x) { return x.stream < stream; });
+    std::array<TimeNs, kIdleCauseCount>* before = st != streams + stream_count && st->stream == stream
+                                                      ? &out.stream_ns[static_cast<size_t>(st - streams)]
+                                                      : nullptr;
+    for (const CausePiece& p : pieces) {
+      const size_t c = static_cast<size_t>(p.cause);
+      if (before) (*before)[c] += p.end - p.start;
+      ns[c] = 0;
+    }
   });
+}
+
+void IdleCauseFinder::FinishAttribution(const GapTotals& totals, DeviceSummary& d, StreamSummary* streams,
+                                        size_t stream_count,
+                                        const std::vector<std::pair<TimeNs, TimeNs>>* spans) const {
+  IdleCauses& out = d.idle_causes;
+  out.attributed = true;
+  out.gaps = totals.gaps;
+  out.ns = totals.ns;
+  for (size_t i = 0; i < stream_count; ++i) {
+    streams[i].idle_attributed = true;
+    if (i < totals.stream_ns.size())
+      for (size_t c = 0; c < kIdleCauseCount; ++c) streams[i].idle_before_ns[c] += totals.stream_ns[i][c];
+  }
+  d.has_in_iterations = spans != nullptr;
+  d.in_iterations.attributed = spans != nullptr;
+  std::array<std::vector<GapItem>, kIdleCauseCount> largest = totals.largest;
   DescribeLargest(t_, *this, largest, out);
   if (!spans) return;
+  d.in_iterations.gaps = totals.in_gaps;
+  d.in_iterations.ns = totals.in_ns;
+  d.in_iterations_ns = totals.in_iterations_ns;
+  std::array<std::vector<GapItem>, kIdleCauseCount> in_largest = totals.in_largest;
   DescribeLargest(t_, *this, in_largest, d.in_iterations);
+  std::vector<GapItem> in_overall = totals.in_overall;
   std::sort(in_overall.begin(), in_overall.end(), LargerGap);
   for (const GapItem& g : in_overall) {
     d.in_iterations_largest.push_back(DescribeGap(t_, g));
     Decide(g, &d.in_iterations_largest.back());
   }
+}
+
+void IdleCauseFinder::Attribute(const GapSweep& gaps, DeviceSummary& d, StreamSummary* streams, size_t stream_count,
+                                const std::vector<std::pair<TimeNs, TimeNs>>* spans, size_t largest_cap) const {
+  GapTotals totals;
+  AttributeRun(gaps, streams, stream_count, spans, largest_cap, totals);
+  FinishAttribution(totals, d, streams, stream_count, spans);
 }
 
 std::vector<uint8_t> LaunchedCalls(const Trace& t, const ApiIndex& index, uint64_t* before_launch) {

@@ -210,12 +210,24 @@ void WalkIterations(const Summary& s, const IdleCauseFinder& finder, GpuItems& i
         else finder.Split(x, y, previous, next, thread, &pieces);
         x = y;
       }
-      Kept kept{a, e, previous, next, thread, k, {}};
+      // Only an interval that may be among the longest is kept with its causes (Longer reads
+      // the times and the iteration alone).
+      Kept kept;
+      kept.start = a;
+      kept.end = e;
+      kept.iteration = k;
+      const bool candidate = w.largest.size() < kLargestIntervals || Longer(kept, w.largest.front());
+      if (candidate) {
+        kept.previous = previous;
+        kept.next = next;
+        kept.thread = thread;
+        kept.cause_ns.fill(0);
+        for (const CausePiece& p : pieces) kept.cause_ns[static_cast<size_t>(p.cause)] += p.end - p.start;
+      }
       for (const CausePiece& p : pieces) {
         const TimeNs len = p.end - p.start;
         const size_t c = static_cast<size_t>(p.cause);
         it.idle_cause_ns[c] += len;
-        kept.cause_ns[c] += len;
         if (p.cause == IdleCause::kHostStage) {  // the named pre/post phases
           if (want_pieces) w.pieces.push_back({p.start, p.end, p.start, p.start, p.cause});
           continue;
@@ -233,7 +245,7 @@ void WalkIterations(const Summary& s, const IdleCauseFinder& finder, GpuItems& i
         w.idle_phase_ns[c] += len - moved_pre - moved_post;
         if (p.cause == IdleCause::kDeviceBacklog && next != kNoItem) w.backlog_next.push_back(next);
       }
-      keep(kept);
+      if (candidate) keep(kept);
     };
     for (; j < busy.size() && busy[j].first < it.end; ++j) {
       attribute(cur, std::min(busy[j].first, it.end));

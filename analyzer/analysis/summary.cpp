@@ -189,7 +189,7 @@ std::vector<uint32_t> KernelsByStart(const KernelTable& k) {
 void SummarizeInto(const Trace& trace, const AnalyzeOptions& options, const ApiIndex* api_index,
                    const HostStages* stages, const std::vector<KernelClass>* kernel_classes,
                    const SpanSource* iteration_spans, const HostSource* host, const std::function<void()>* busy_known,
-                   Summary* out) {
+                   Summary* out, internal::HelpBoard* help) {
   Summary& s = *out;
   s = Summary{};
   s.counts = CountEvents(trace);
@@ -197,7 +197,8 @@ void SummarizeInto(const Trace& trace, const AnalyzeOptions& options, const ApiI
   s.duration_ns = s.end_ns - s.start_ns;
   SummarizeKernels(trace, options, s);
   SummarizeCopies(trace, options, s);
-  internal::SummarizeTimelines(trace, options, api_index, stages, kernel_classes, iteration_spans, host, busy_known, s);
+  internal::SummarizeTimelines(trace, options, api_index, stages, kernel_classes, iteration_spans, host, busy_known, s,
+                               help);
   SummarizeQuality(trace, s);
   if (s.devices.empty()) s.no_device_activity = DescribeNoDeviceActivity(trace, s);
 }

@@ -1,6 +1,7 @@
 // Internals of Summarize() shared by its translation units (not a public API).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "analyzer/host/host_model.h"
+#include "analyzer/util/help_board.h"
 #include "tracegate/analyzer/summary.h"
 
 namespace tg::internal {
@@ -35,7 +37,7 @@ inline size_t RefRow(uint32_t ref) { return ref >> 2; }
 void SummarizeTimelines(const Trace& trace, const AnalyzeOptions& options, const ApiIndex* api_index,
                         const HostStages* stages, const std::vector<KernelClass>* kernel_classes,
                         const SpanSource* iteration_spans, const HostSource* host,
-                        const std::function<void()>* busy_known, Summary& s);
+                        const std::function<void()>* busy_known, Summary& s, HelpBoard* help = nullptr);
 
 // One hole in a device's busy union: [start, end), the item ending where it begins and the one
 // starting where it ends.
@@ -97,6 +99,27 @@ class IdleCauseFinder {
   using GapSweep = std::function<void(const std::function<void(const GapItem&)>&)>;
   void Attribute(const GapSweep& gaps, DeviceSummary& d, StreamSummary* streams, size_t stream_count,
                  const std::vector<std::pair<TimeNs, TimeNs>>* spans = nullptr, size_t largest = 0) const;
+  // What Attribute adds up over a run of a device's gaps. Runs of consecutive gaps, each added
+  // up on its own (on any thread, each with a finder of its own) and joined with Join in any
+  // order, give what one run over all the gaps gives: sums, and the longest gaps under a total
+  // order (LargerGap: a device's gaps start at distinct times).
+  struct GapTotals {
+    std::array<uint64_t, kIdleCauseCount> gaps{}, in_gaps{};
+    std::array<TimeNs, kIdleCauseCount> ns{}, in_ns{};
+    TimeNs in_iterations_ns = 0;
+    std::array<std::vector<GapItem>, kIdleCauseCount> largest, in_largest;  // heaps (KeepLargest)
+    std::vector<GapItem> in_overall;                                        // heap
+    std::vector<std::array<TimeNs, kIdleCauseCount>> stream_ns;             // per stream of the device
+    void Join(const GapTotals& o, size_t largest_cap);
+  };
+  // Adds the gaps that `gaps` sweeps (in time order) to `totals`; `streams`: the device's, by
+  // stream id (read for their ids only).
+  void AttributeRun(const GapSweep& gaps, const StreamSummary* streams, size_t stream_count,
+                    const std::vector<std::pair<TimeNs, TimeNs>>* spans, size_t largest, GapTotals& totals) const;
+  // Writes the totals of all of a device's gaps to d and its streams, with its longest gaps
+  // described (as Attribute does after its run).
+  void FinishAttribution(const GapTotals& totals, DeviceSummary& d, StreamSummary* streams, size_t stream_count,
+                         const std::vector<std::pair<TimeNs, TimeNs>>* spans) const;
   // The row of the call that launched a GPU item, or -1.
   int64_t LaunchCall(uint32_t ref) const;
   const HostModel* host() const { return host_; }

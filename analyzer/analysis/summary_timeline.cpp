@@ -223,18 +223,51 @@ void SweepDevice(const AnalyzeOptions& options, const Items& items, uint32_t* fi
   if (d.last_end_ns > piece_start) busy.emplace_back(piece_start, d.last_end_ns);
 }
 
+// Gaps per chunk when a device's gaps are attributed in chunks that two threads share.
+constexpr size_t kGapsPerChunk = size_t{1} << 13;
+
 // The causes of the device's gaps (`first`..`last` sorted by SweepDevice), when `causes`, and its
-// largest gaps described. `streams`: the device's stream summaries, by stream id.
+// largest gaps described. `streams`: the device's stream summaries, by stream id. With `help`,
+// a device of many gaps is attributed in chunks that another thread may take a share of (each
+// with a copy of the finder): a chunk starts at an item that starts a busy piece (every earlier
+// item has ended), so that a sweep from there is the sweep from the first item from there on, and
+// ends at the item that starts the next chunk (the gap before it is the chunk's last).
 void AttributeDevice(const Trace& t, const AnalyzeOptions& options, IdleCauseFinder* causes, LazySpans& spans,
                      const Items& items, const uint32_t* first, const uint32_t* last, StreamSummary* streams,
-                     size_t stream_count, std::vector<GapItem>& heap, DeviceSummary& d) {
+                     size_t stream_count, std::vector<GapItem>& heap, DeviceSummary& d, HelpBoard* help) {
   if (causes) {
-    auto each_gap = [&](const std::function<void(const GapItem&)>& attribute) {
-      SweepUnion(items, first, last, [&](TimeNs gs, TimeNs ge, uint32_t previous, uint32_t next) {
-        attribute(GapItem{gs, ge, previous, next});
-      });
+    const auto* in_spans = spans.Get(causes);
+    // Chunk bounds: positions of items that start a busy piece (d.busy holds the device's pieces).
+    std::vector<const uint32_t*> bounds{first};
+    const size_t chunks = help ? std::min<size_t>(d.gap_count / kGapsPerChunk, 256) : 0;
+    for (size_t c = 1; c < chunks; ++c) {
+      const size_t piece = c * d.busy.size() / chunks;
+      if (piece == 0 || piece >= d.busy.size()) continue;
+      const TimeNs at = d.busy[piece].first;
+      const uint32_t* p = std::partition_point(first, last, [&](uint32_t r) { return items.Start(r) < at; });
+      if (p > bounds.back() && p < last) bounds.push_back(p);
+    }
+    bounds.push_back(last);
+    const size_t n = bounds.size() - 1;
+    std::vector<IdleCauseFinder::GapTotals> totals(n);
+    auto run = [&](size_t c, const IdleCauseFinder& finder) {
+      const uint32_t* to = c + 1 < n ? bounds[c + 1] + 1 : last;  // through the next chunk's first item
+      finder.AttributeRun(
+          [&](const std::function<void(const GapItem&)>& attribute) {
+            SweepUnion(items, bounds[c], to, [&](TimeNs gs, TimeNs ge, uint32_t previous, uint32_t next) {
+              attribute(GapItem{gs, ge, previous, next});
+            });
+          },
+          streams, stream_count, in_spans, options.largest_gaps, totals[c]);
     };
-    causes->Attribute(each_gap, d, streams, stream_count, spans.Get(causes), options.largest_gaps);
+    if (n == 1) {
+      run(0, *causes);
+    } else {
+      const IdleCauseFinder helper_finder(*causes);
+      help->Run(n, [&](size_t c, int worker) { run(c, worker == 0 ? *causes : helper_finder); });
+      for (size_t c = 1; c < n; ++c) totals[0].Join(totals[c], options.largest_gaps);
+    }
+    causes->FinishAttribution(totals[0], d, streams, stream_count, in_spans);
   }
   std::sort(heap.begin(), heap.end(), LargerGap);
   d.largest_gaps.reserve(heap.size());
@@ -281,7 +314,7 @@ void KeepLargest(std::vector<GapItem>& heap, size_t cap, const GapItem& g) { Kee
 void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, const ApiIndex* api_index,
                         const HostStages* stages, const std::vector<KernelClass>* kernel_classes,
                         const SpanSource* iteration_spans, const HostSource* host,
-                        const std::function<void()>* busy_known, Summary& s) {
+                        const std::function<void()>* busy_known, Summary& s, HelpBoard* help) {
   std::optional<IdleCauseFinder> causes;
   LazySpans spans(iteration_spans, host);
   if (api_index && kernel_classes) causes.emplace(t, *api_index, stages, *kernel_classes, nullptr, options);
@@ -380,7 +413,7 @@ void SummarizeTimelines(const Trace& t, const AnalyzeOptions& options, const Api
   for (size_t k = 0; k < blocks.size(); ++k) {
     DeviceBlock& b = blocks[k];
     AttributeDevice(t, options, causes ? &*causes : nullptr, spans, times, items.data() + b.begin, items.data() + b.end,
-                    s.streams.data() + b.first_lane, b.lanes, b.heap, s.devices[k]);
+                    s.streams.data() + b.first_lane, b.lanes, b.heap, s.devices[k], help);
   }
 }
 

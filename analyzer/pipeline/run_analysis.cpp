@@ -16,6 +16,7 @@
 #include "analyzer/analysis/iteration_idle_internal.h"
 #include "analyzer/analysis/name_matcher.h"
 #include "analyzer/host/host_model.h"
+#include "analyzer/util/help_board.h"
 #include "analyzer/util/side_task.h"
 #include "tracegate/analyzer/finding_replay.h"
 
@@ -111,6 +112,9 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
     busy_published = true;
     busy_built.set_value();
   };
+  // Where the summary's thread posts the devices' gaps in chunks, for this thread to take a share
+  // of once its own attribution is done (closed when that thread is done).
+  internal::HelpBoard board;
   const bool locate_idle = config.replay_findings || config.locate_idle_claims;
   std::vector<IdlePiece> idle_pieces;  // for LocateIdleClaims
   // What the second thread does after building the correlation index.
@@ -125,10 +129,11 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
     kernel_classes = ClassifyKernels(trace, classifier, &op_links.kernels, &op_links.extra_names);
     std::vector<StringId>().swap(op_links.api);  // the GPU rows have theirs (4 bytes a call)
     SummarizeInto(trace, summary_options, &*api_index, &stages, &kernel_classes, &span_source, &host_source,
-                  &busy_known, &out->summary);
+                  &busy_known, &out->summary, &board);
   };
   {
     SideTask summary([&] {
+      const internal::CloseOnExit close_board(&board);
       try {
         try {
           api_index.emplace(trace.api_calls);
@@ -172,6 +177,8 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
       out->idle = internal::AttributeIterationIdle(trace, out->summary, finder, &out->iterations,
                                                    locate_idle ? &idle_pieces : nullptr);
     }
+    // Then chunks of the devices' gaps, while the summary's thread attributes them.
+    board.HelpUntilClosed();
     summary.Wait();
   }
   if (!iterations.ok()) return iterations;

@@ -1,12 +1,14 @@
 // AttributeIterationIdle walks the later half of many kept iterations on a second thread: every
 // figure it gives (each iteration's causes and phases, the totals, the longest intervals, the
-// backlog, every piece in order) is the same as one walk over all of them gives.
+// backlog, every piece in order) is the same as one walk over all of them gives. Likewise the
+// summary's devices' gaps attributed in chunks that two threads share (a HelpBoard).
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <optional>
 #include <random>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -14,6 +16,7 @@
 #include "analyzer/analysis/host_stages.h"
 #include "analyzer/analysis/iteration_idle_internal.h"
 #include "analyzer/host/host_model.h"
+#include "analyzer/util/help_board.h"
 #include "trace_builder.h"
 #include "tracegate/analyzer/analysis.h"
 #include "tracegate/analyzer/kernel_class.h"
@@ -28,13 +31,15 @@ using testing::AddRange;
 
 constexpr TimeNs kUs = 1'000;
 
-// 300 steps of 1 ms on two streams: launches early or late (host_launch), a preprocess range in
-// some steps (host_stage), a stream sync in others, copies in and out, and the gaps between.
-Trace ManySteps() {
+// `steps` steps of 1 ms on two streams: launches early or late (host_launch), a preprocess range
+// in some steps (host_stage), a stream sync in others, copies in and out, and the gaps between.
+// With `overlap`, every fifth kernel also runs on a third stream over the next kernels' time, and
+// some kernels take no time (busy pieces that overlap, touch or are empty).
+Trace ManySteps(int steps = 300, bool overlap = false) {
   Trace t;
   std::mt19937 rng(21);
   int64_t corr = 1;
-  for (int step = 0; step < 300; ++step) {
+  for (int step = 0; step < steps; ++step) {
     const TimeNs base = step * 1000 * kUs;
     AddRange(t, "ProfilerStep#" + std::to_string(step), base, base + 1000 * kUs);
     if (step % 3 == 0) AddRange(t, "preprocess", base + 10 * kUs, base + 60 * kUs);
@@ -47,7 +52,13 @@ Trace ManySteps() {
       const TimeNs len = (5 + static_cast<TimeNs>(rng() % 30)) * kUs;
       const TimeNs launch = at + gap - static_cast<TimeNs>(rng() % 60) * kUs;
       AddApi(t, "cudaLaunchKernel", launch, launch + 4 * kUs, corr);
-      AddKernel(t, k % 2 ? "gemm" : "relu", at + gap, at + gap + len, 0, 7 + k % 2, corr++);
+      const TimeNs kernel_len = overlap && k % 7 == 3 ? 0 : len;
+      AddKernel(t, k % 2 ? "gemm" : "relu", at + gap, at + gap + kernel_len, 0, 7 + k % 2, corr++);
+      if (overlap && k % 5 == 0) {
+        const TimeNs side = at + gap + static_cast<TimeNs>(rng() % 10) * kUs;
+        AddApi(t, "cudaLaunchKernel", side - 6 * kUs, side - 2 * kUs, corr);
+        AddKernel(t, "elementwise", side, side + static_cast<TimeNs>(rng() % 80) * kUs, 0, 9, corr++);
+      }
       at += gap + len;
     }
     if (step % 4 == 1) AddApi(t, "cudaStreamSynchronize", at, at + 30 * kUs, corr++);
@@ -120,6 +131,79 @@ TEST(IterationIdleSplit, TwoWalksGiveWhatOneGives) {
   int causes = 0;
   for (TimeNs ns : a.ns) causes += ns > 0;
   EXPECT_GE(causes, 2);
+}
+
+// The summary's devices' gaps in chunks (RunAnalysis posts them on a HelpBoard for the other
+// thread to share): every figure is the one a single run over all the gaps gives, with a
+// helper taking chunks and without one.
+TEST(IterationIdleSplit, DeviceGapsInChunksGiveWhatOneRunGives) {
+  const Trace t = ManySteps(3000, true);
+  AnalysisConfig config;
+  KernelClassifier classifier;
+  ASSERT_TRUE(KernelClassifier::Create(config.rules.kernel_class_patterns, &classifier).ok());
+  const internal::ApiIndex api(t.api_calls);
+  internal::HostStages stages(t, config.iterations);
+  stages.Collect();
+  const OpLinks ops = LinkOps(t, api);
+  const std::vector<KernelClass> classes = ClassifyKernels(t, classifier, &ops.kernels);
+  const internal::HostModel host(t, internal::LaunchedCalls(t, api, nullptr), internal::HostModelOptions{});
+  IterationAnalysis found;
+  ASSERT_TRUE(AnalyzeIterations(
+                  t, config.iterations, [&]() -> const internal::ApiIndex& { return api; }, &found)
+                  .ok());
+  std::vector<std::pair<TimeNs, TimeNs>> spans;
+  for (const Iteration& it : found.iterations) spans.emplace_back(it.start, it.end);
+  const SpanSource span_source = [&]() { return &spans; };
+  const HostSource host_source = [&]() -> const internal::HostModel* { return &host; };
+  const Summary one = Summarize(t, config.summary, &api, &stages, &classes, &span_source, &host_source);
+  ASSERT_EQ(one.devices.size(), 1u);
+  ASSERT_GE(one.devices[0].gap_count, 4u * 8192);  // several chunks
+  auto same_gaps = [](const std::vector<IdleGap>& a, const std::vector<IdleGap>& b, const char* what) {
+    ASSERT_EQ(a.size(), b.size()) << what;
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(a[i].start_ns, b[i].start_ns) << what << " " << i;
+      EXPECT_EQ(a[i].duration_ns, b[i].duration_ns) << what << " " << i;
+      EXPECT_EQ(a[i].cause, b[i].cause) << what << " " << i;
+      EXPECT_EQ(a[i].cause_ns, b[i].cause_ns) << what << " " << i;
+      EXPECT_EQ(a[i].previous, b[i].previous) << what << " " << i;
+      EXPECT_EQ(a[i].next, b[i].next) << what << " " << i;
+    }
+  };
+  for (bool with_helper : {false, true}) {
+    internal::HelpBoard board;
+    std::thread helper;
+    if (with_helper) helper = std::thread([&] { board.HelpUntilClosed(); });
+    Summary two;
+    SummarizeInto(t, config.summary, &api, &stages, &classes, &span_source, &host_source, nullptr, &two, &board);
+    board.Close();
+    if (helper.joinable()) helper.join();
+    ASSERT_EQ(two.devices.size(), 1u);
+    const DeviceSummary& a = one.devices[0];
+    const DeviceSummary& b = two.devices[0];
+    EXPECT_EQ(a.idle_causes.gaps, b.idle_causes.gaps);
+    EXPECT_EQ(a.idle_causes.ns, b.idle_causes.ns);
+    EXPECT_EQ(a.in_iterations.gaps, b.in_iterations.gaps);
+    EXPECT_EQ(a.in_iterations.ns, b.in_iterations.ns);
+    EXPECT_EQ(a.in_iterations_ns, b.in_iterations_ns);
+    for (size_t c = 0; c < kIdleCauseCount; ++c) {
+      same_gaps(a.idle_causes.largest[c], b.idle_causes.largest[c], "largest");
+      same_gaps(a.in_iterations.largest[c], b.in_iterations.largest[c], "in_iterations largest");
+    }
+    same_gaps(a.in_iterations_largest, b.in_iterations_largest, "in_iterations_largest");
+    same_gaps(a.largest_gaps, b.largest_gaps, "largest_gaps");
+    ASSERT_EQ(one.streams.size(), two.streams.size());
+    for (size_t k = 0; k < one.streams.size(); ++k)
+      EXPECT_EQ(one.streams[k].idle_before_ns, two.streams[k].idle_before_ns) << k;
+    // Every gap got a cause, of more than one kind.
+    uint64_t gaps = 0;
+    int causes = 0;
+    for (size_t c = 0; c < kIdleCauseCount; ++c) {
+      gaps += b.idle_causes.gaps[c];
+      causes += b.idle_causes.ns[c] > 0;
+    }
+    EXPECT_EQ(gaps, b.gap_count);
+    EXPECT_GE(causes, 2);
+  }
 }
 
 }  // namespace

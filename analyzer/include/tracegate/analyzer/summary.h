@@ -231,6 +231,7 @@ class HostStages;
 }  // namespace internal
 namespace internal {
 class HostModel;
+class HelpBoard;
 }
 enum class KernelClass : uint8_t;  // tracegate/analyzer/kernel_class.h
 // `api_index` (the correlation index of trace.api_calls; may be null) lets every device gap be
@@ -255,10 +256,11 @@ Summary Summarize(const Trace& trace, const AnalyzeOptions& options, const inter
 // Summarize into `*out`, in place, for a caller with a second thread: `busy_known` (may be null)
 // is called once out->GpuBusy() and out->kernels_by_start are final, before the devices' gaps are
 // attributed; from then on another thread may read those two (and only those) while this call
-// fills the rest of `*out`.
+// fills the rest of `*out`. With `help`, a device's gaps are attributed in chunks that another
+// thread may take a share of (internal::HelpBoard; the caller closes it).
 void SummarizeInto(const Trace& trace, const AnalyzeOptions& options, const internal::ApiIndex* api_index,
                    const internal::HostStages* stages, const std::vector<KernelClass>* kernel_classes,
                    const SpanSource* iteration_spans, const HostSource* host, const std::function<void()>* busy_known,
-                   Summary* out);
+                   Summary* out, internal::HelpBoard* help = nullptr);
 
 }  // namespace tg
