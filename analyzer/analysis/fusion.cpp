@@ -32,37 +32,57 @@ struct StreamRows {
 };
 
 StreamRows SortedByStream(const KernelTable& k) {
-  using StreamKey = std::tuple<int32_t, int64_t, int64_t>;
-  std::map<StreamKey, uint32_t> rank;
-  std::vector<uint32_t> group(k.size());
-  for (int pass = 0; pass < 2; ++pass) {
-    // The streams met last, most recent first: rows of a few streams interleave, so the key is
-    // nearly always one of them and the map is not searched.
-    std::array<std::map<StreamKey, uint32_t>::iterator, 8> recent;
-    size_t cached = 0;
-    for (size_t i = 0; i < k.size(); ++i) {
-      const StreamKey key{k.device[i], k.pid[i], k.stream[i]};
-      size_t j = 0;
-      while (j < cached && recent[j]->first != key) ++j;
-      auto it = j < cached ? recent[j] : rank.try_emplace(key, 0).first;
-      if (j == cached) j = cached < recent.size() ? cached++ : recent.size() - 1;
-      for (; j > 0; --j) recent[j] = recent[j - 1];
-      recent[0] = it;
-      if (pass == 1) group[i] = it->second;
+  // One pass gives each row the number of its stream in the order streams are first met; the
+  // streams are then ranked by key, and the rows placed by rank.
+  struct StreamKey {
+    int32_t device;
+    int64_t pid, stream;
+    bool operator==(const StreamKey& o) const { return device == o.device && pid == o.pid && stream == o.stream; }
+    bool operator<(const StreamKey& o) const {
+      return std::tie(device, pid, stream) < std::tie(o.device, o.pid, o.stream);
     }
-    uint32_t r = 0;
-    if (pass == 0)
-      for (auto& entry : rank) entry.second = r++;
+  };
+  std::vector<StreamKey> keys;  // by first meeting
+  std::map<StreamKey, uint32_t> met;
+  std::vector<uint32_t> group(k.size());
+  // The streams met last, most recent first: rows of a few streams interleave, so the key is
+  // nearly always one of them and the map is not searched.
+  std::array<std::pair<StreamKey, uint32_t>, 8> recent;
+  size_t cached = 0;
+  for (size_t i = 0; i < k.size(); ++i) {
+    const StreamKey key{k.device[i], k.pid[i], k.stream[i]};
+    size_t j = 0;
+    while (j < cached && !(recent[j].first == key)) ++j;
+    std::pair<StreamKey, uint32_t> found;
+    if (j < cached) {
+      found = recent[j];
+    } else {
+      const auto it = met.try_emplace(key, static_cast<uint32_t>(keys.size())).first;
+      if (it->second == keys.size()) keys.push_back(key);
+      found = {key, it->second};
+      j = cached < recent.size() ? cached++ : recent.size() - 1;
+    }
+    for (; j > 0; --j) recent[j] = recent[j - 1];
+    recent[0] = found;
+    group[i] = found.second;
   }
+  std::vector<uint32_t> by_key(keys.size());
+  for (uint32_t g = 0; g < by_key.size(); ++g) by_key[g] = g;
+  std::sort(by_key.begin(), by_key.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+  std::vector<uint32_t> rank(keys.size());
+  for (uint32_t r = 0; r < by_key.size(); ++r) rank[by_key[r]] = r;
   StreamRows out;
-  out.begin.assign(rank.size() + 1, 0);
-  for (uint32_t g : group) out.begin[g + 1]++;
-  for (size_t g = 0; g < rank.size(); ++g) out.begin[g + 1] += out.begin[g];
+  out.begin.assign(keys.size() + 1, 0);
+  for (uint32_t& g : group) {
+    g = rank[g];
+    out.begin[g + 1]++;
+  }
+  for (size_t g = 0; g < keys.size(); ++g) out.begin[g + 1] += out.begin[g];
   out.rows.resize(k.size());
   std::vector<size_t> next(out.begin.begin(), out.begin.end() - 1);
   for (size_t i = 0; i < k.size(); ++i) out.rows[next[group[i]]++] = static_cast<uint32_t>(i);
   std::vector<uint32_t>().swap(group);
-  for (size_t g = 0; g < rank.size(); ++g)
+  for (size_t g = 0; g < keys.size(); ++g)
     internal::SortMostlySorted(
         out.rows.data() + out.begin[g], out.rows.data() + out.begin[g + 1],
         [&](uint32_t a, uint32_t b) { return k.start[a] != k.start[b] ? k.start[a] < k.start[b] : a < b; });

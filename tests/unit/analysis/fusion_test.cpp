@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <tuple>
+#include <utility>
+#include <vector>
+
 #include "trace_builder.h"
 
 namespace tg {
@@ -127,6 +132,56 @@ TEST(Fusion, ChainsOnDifferentStreamsAreSeparate) {
   EXPECT_EQ(c[0].stream, 9);
   EXPECT_EQ(c[0].first_start_ns, 150'000);
   EXPECT_EQ(c[0].first_rows, (std::vector<size_t>{5, 6, 7}));
+}
+
+// Streams are told apart by (device, pid, stream), and more of them than the recent list of the
+// grouping pass holds interleave row by row: each stream's chain is found, the occurrences'
+// spans come stream by stream in key order, and the first occurrence is the earliest.
+TEST(Fusion, ManyInterleavedStreamsKeyedByDevicePidAndStream) {
+  Trace t;
+  struct Lane {
+    int32_t device;
+    int64_t pid, stream;
+    TimeNs t0;
+  };
+  std::vector<Lane> lanes;
+  for (int32_t device : {1, 0})
+    for (int64_t pid : {200, 100})
+      for (int64_t stream : {13, 7, 9, 8, 11, 10}) lanes.push_back({device, pid, stream, 0});
+  for (size_t i = 0; i < lanes.size(); ++i) lanes[i].t0 = static_cast<TimeNs>((i * 7) % lanes.size()) * 1000 + 5000;
+  lanes[17].t0 = 1000;  // device 0, pid 200, stream 10: the earliest chain
+  // Row by row across the lanes: conv of every lane, then bn of every lane, then relu.
+  for (int step = 0; step < 3; ++step)
+    for (const Lane& l : lanes) {
+      const TimeNs s = l.t0 + (step == 0 ? 0 : step == 1 ? 102'000 : 124'000);
+      const TimeNs e = s + (step == 0 ? 100'000 : step == 1 ? 20'000 : 10'000);
+      Kernel k;
+      k.start = s;
+      k.end = e;
+      k.name = t.strings.Intern(step == 0 ? kConv : step == 1 ? kBn : kRelu);
+      k.device = l.device;
+      k.pid = l.pid;
+      k.stream = l.stream;
+      t.kernels.Add(k);
+    }
+  IterationAnalysis it = OneIteration(t, 1'000'000);
+  std::vector<FusionCandidate> c = FindFusionCandidates(t, it, Classes(t), FusionOptions{});
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].occurrences, lanes.size());
+  EXPECT_EQ(c[0].first_start_ns, 1000);
+  EXPECT_EQ(c[0].device, 0);
+  EXPECT_EQ(c[0].stream, 10);
+  EXPECT_EQ(c[0].first_rows, (std::vector<size_t>{17, 17 + lanes.size(), 17 + 2 * lanes.size()}));
+  // The spans in the walk's order: lanes sorted by (device, pid, stream).
+  std::vector<size_t> order(lanes.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return std::tie(lanes[a].device, lanes[a].pid, lanes[a].stream) <
+           std::tie(lanes[b].device, lanes[b].pid, lanes[b].stream);
+  });
+  ASSERT_EQ(c[0].spans.size(), lanes.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    EXPECT_EQ(c[0].spans[i], (std::pair<TimeNs, TimeNs>{lanes[order[i]].t0, lanes[order[i]].t0 + 134'000})) << i;
 }
 
 TEST(Fusion, AChainNeverCrossesAnIterationAndKernelsOutsideIterationsAreIgnored) {
