@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -400,10 +401,10 @@ const std::array<size_t, kIdleCauseCount>& CausesByName() {
 }
 
 // One iteration row, its members in nlohmann's key order (sorted), so that the streamed file and
-// the tree's dump agree. The one definition of a row: Out is RowDoubles (gathers its doubles, to
-// format a run of rows' doubles at once) or RowText (writes it); writing the text directly is
-// ~10x faster than building and dumping a tree, and IterationTableJson parses it when a tree is
-// wanted.
+// the tree's dump agree. The one definition of a row: Out is RowDoubles (gathers its doubles and
+// its shape, to format a run of rows' doubles at once), RowRecorder (lays a shape out once) or
+// RowFast (writes it); writing the text directly is ~10x faster than building and dumping a
+// tree, and IterationTableJson parses it when a tree is wanted.
 // The serving step's counts (serving.h) where it is one: -1 (unknown) is null.
 template <class Out>
 void StepCount(Out& o, const Iteration& i, const char* key, int64_t v) {
@@ -451,63 +452,152 @@ void IterationRow(Out& o, const Iteration& i) {
   o.EndObject();
 }
 
+// A row's doubles, and its members' keys in order (an object's key, then nullptr where it
+// closes): the row's shape, which says what text lies between its values.
 struct RowDoubles {
   std::vector<double>& values;
+  std::vector<const char*>& keys;
   void BeginObject() {}
-  void Object(const char*) {}
-  void EndObject() {}
-  void Int(const char*, uint64_t) {}
-  void Int(const char*, int64_t) {}
-  void String(const char*, const std::string&) {}
-  void Null(const char*) {}
-  void Double(const char*, double v) { values.push_back(v); }
+  void Object(const char* key) { keys.push_back(key); }
+  void EndObject() { keys.push_back(nullptr); }
+  void Int(const char* key, uint64_t) { keys.push_back(key); }
+  void Int(const char* key, int64_t) { keys.push_back(key); }
+  void String(const char* key, const std::string&) { keys.push_back(key); }
+  void Null(const char* key) { keys.push_back(key); }
+  void Double(const char* key, double v) {
+    keys.push_back(key);
+    values.push_back(v);
+  }
 };
 
-struct RowText {
+// The text of a row's shape around its values: seps[k] comes before value k (its key, and the
+// brackets and keys of the objects opened and closed since the last value), `tail` after the last
+// value (up to the row's own closing bracket). Recorded once per shape by writing a row of that
+// shape with a writer at the rows' depth (a Fork of the table's writer), cut at each value.
+struct RowShape {
+  std::vector<const char*> keys;
+  std::vector<std::string> seps;
+  std::string tail;
+};
+
+struct RowRecorder {
   JsonWriter& w;
-  const DoubleTexts& doubles;
-  size_t next = 0;
-  void BeginObject() { w.BeginObject(); }
+  RowShape& shape;
+  int depth = 0;
+  void BeginObject() {
+    if (depth++ > 0) return;
+    w.BeginObject();
+    w.TakeText();  // the row's own opening: the real writer writes it
+  }
   void Object(const char* key) {
+    ++depth;
     w.Key(key);
     w.BeginObject();
   }
-  void EndObject() { w.EndObject(); }
-  void Int(const char* key, uint64_t v) {
-    w.Key(key);
-    w.Uint(v);
+  void EndObject() {
+    if (--depth > 0) {
+      w.EndObject();
+      return;
+    }
+    shape.tail = w.TakeText();
   }
-  void Int(const char* key, int64_t v) {
+  void Value(const char* key) {
     w.Key(key);
-    w.Int(v);
+    shape.seps.push_back(w.TakeText());
+    w.Null();  // any value: the layout after it is the same
+    w.TakeText();
   }
-  void String(const char* key, const std::string& v) {
-    w.Key(key);
-    w.String(v);
+  void Int(const char* key, uint64_t) { Value(key); }
+  void Int(const char* key, int64_t) { Value(key); }
+  void String(const char* key, const std::string&) { Value(key); }
+  void Null(const char* key) { Value(key); }
+  void Double(const char* key, double) { Value(key); }
+};
+
+// Writes a row of a recorded shape: each value after its separator, the members as one piece.
+struct RowFast {
+  JsonWriter& w;
+  const DoubleTexts& doubles;
+  size_t& next;  // the next of `doubles`
+  const RowShape& shape;
+  std::string& members;
+  size_t k = 0;
+  int depth = 0;
+  void BeginObject() {
+    if (depth++ > 0) return;
+    w.BeginObject();
+    members.clear();
   }
-  void Null(const char* key) {
-    w.Key(key);
-    w.Null();
+  void Object(const char*) { ++depth; }
+  void EndObject() {
+    if (--depth > 0) return;
+    members += shape.tail;
+    w.RawMembers(members);
+    w.EndObject();
   }
-  void Double(const char* key, double) {
-    w.Key(key);
-    w.Double(doubles, next++);
+  template <class T>
+  void Digits(T v) {
+    char buf[24];
+    members.append(buf, static_cast<size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf));
+  }
+  void Int(const char*, uint64_t v) {
+    members += shape.seps[k++];
+    Digits(v);
+  }
+  void Int(const char*, int64_t v) {
+    members += shape.seps[k++];
+    Digits(v);
+  }
+  void String(const char*, const std::string& v) {
+    members += shape.seps[k++];
+    JsonWriter::AppendQuoted(members, v);
+  }
+  void Null(const char*) {
+    members += shape.seps[k++];
+    members += "null";
+  }
+  void Double(const char*, double) {
+    members += shape.seps[k++];
+    members += doubles[next++];
   }
 };
 
 // Rows [first, last) as elements of the array open in `w`, a chunk of rows at a time (their
-// doubles formatted in one run, without holding the texts of every row's doubles at once).
+// doubles formatted in one run, without holding the texts of every row's doubles at once). Each
+// shape of row (its keys in order) is laid out once by the writer itself; the rows of that shape
+// then take its text around their values (the same bytes the writer would write).
 void WriteIterationRows(JsonWriter& w, const std::vector<Iteration>& rows, size_t first, size_t last) {
   constexpr size_t kChunk = 256;
   std::vector<double> values;
+  std::vector<const char*> keys;
+  std::vector<RowShape> shapes;
+  std::vector<uint32_t> shape_of;
+  std::string members;
   for (size_t begin = first; begin < last; begin += kChunk) {
     const size_t end = std::min(last, begin + kChunk);
     values.clear();
-    RowDoubles gather{values};
-    for (size_t r = begin; r < end; ++r) IterationRow(gather, rows[r]);
+    shape_of.clear();
+    for (size_t r = begin; r < end; ++r) {
+      keys.clear();
+      RowDoubles gather{values, keys};
+      IterationRow(gather, rows[r]);
+      size_t s = 0;
+      while (s < shapes.size() && shapes[s].keys != keys) ++s;
+      if (s == shapes.size()) {
+        RowShape& shape = shapes.emplace_back();
+        shape.keys = keys;
+        JsonWriter at = w.Fork(0);
+        RowRecorder record{at, shape};
+        IterationRow(record, rows[r]);
+      }
+      shape_of.push_back(static_cast<uint32_t>(s));
+    }
     const DoubleTexts doubles(values);
-    RowText text{w, doubles};
-    for (size_t r = begin; r < end; ++r) IterationRow(text, rows[r]);
+    size_t next = 0;
+    for (size_t r = begin; r < end; ++r) {
+      RowFast text{w, doubles, next, shapes[shape_of[r - begin]], members};
+      IterationRow(text, rows[r]);
+    }
   }
 }
 

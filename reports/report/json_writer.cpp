@@ -154,14 +154,23 @@ void JsonWriter::Close(bool object, char bracket) {
   text_ += bracket;
 }
 
-void JsonWriter::Quoted(std::string_view s) {
+void JsonWriter::Quoted(std::string_view s) { AppendQuoted(text_, s); }
+
+void JsonWriter::AppendQuoted(std::string& out, std::string_view s) {
   if (PlainAscii(s)) {
-    text_ += '"';
-    text_ += s;
-    text_ += '"';
+    out += '"';
+    out += s;
+    out += '"';
   } else {
-    text_ += json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+    out += json(s).dump(-1, ' ', false, json::error_handler_t::replace);
   }
+}
+
+void JsonWriter::RawMembers(std::string_view text) {
+  assert(!open_.empty() && open_.back().object && !after_key_);
+  if (text.empty()) return;
+  text_ += text;
+  open_.back().items++;
 }
 
 void JsonWriter::Tree(const json& v, const DoubleTexts& doubles, size_t& next) {

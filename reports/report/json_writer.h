@@ -67,6 +67,13 @@ class JsonWriter {
   // goes right after this writer's text so far (TakeText() first); this writer goes on as if
   // those elements had been written. Lets another thread write a run of elements.
   JsonWriter Fork(size_t count);
+  // Appends `text` as members of the object open here, already laid out as this writer lays
+  // them out at this depth (separators, indentation, nested containers closed); the object then
+  // counts as not empty. For a caller that writes many objects of one shape (analysis_json.cpp's
+  // iteration rows: their layout recorded once with a Fork).
+  void RawMembers(std::string_view text);
+  // `s` as String() writes it, appended to `out`.
+  static void AppendQuoted(std::string& out, std::string_view s);
   // The text written since the last TakeText(); the writer keeps its place in the document.
   std::string TakeText();
   void Reserve(size_t bytes) { text_.reserve(bytes); }

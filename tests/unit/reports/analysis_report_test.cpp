@@ -141,6 +141,82 @@ TEST(AnalysisReport, StreamedIterationRowsWriteTheSameFile) {
   EXPECT_FALSE(std::ifstream(dir + "/refused.json").good());
 }
 
+// Rows of several shapes (plain iterations; serving steps with counts, with unknown counts and
+// kind, with a name to escape), mixed over more rows than one run of the row writer holds and
+// than the two writing threads split: the file is the tree's dump, and every row's members are
+// the iteration's own figures.
+TEST(AnalysisReport, IterationRowsOfManyShapesWriteTheirOwnFigures) {
+  const std::string dir = ::testing::TempDir();
+  const Trace t = GoldenTrace();
+  Analysis a = Analyze(t);
+  std::vector<Iteration> rows;
+  for (size_t k = 0; k < 1100; ++k) {
+    Iteration it;
+    it.index = k;
+    it.name = k % 97 == 5 ? "step \"q\"\t\xff" + std::to_string(k) : "step_" + std::to_string(k);
+    it.start = 1'000'000 + static_cast<TimeNs>(k) * 10'000;
+    it.end = it.start + 7'000 + static_cast<TimeNs>(k % 13);
+    it.marker_start = it.start;
+    it.marker_end = it.start + 5'000;
+    it.kernels = k % 7;
+    it.memcpys = k % 3;
+    it.syncs = k % 2;
+    it.sync_ns = static_cast<TimeNs>(k) * 3;
+    for (size_t p = 0; p < kPhaseCount; ++p) it.phase_ns[p] = static_cast<TimeNs>((k + p) % 5) * 1'234;
+    for (size_t c = 0; c < kIdleCauseCount; ++c) it.idle_cause_ns[c] = static_cast<TimeNs>((k * 31 + c) % 11);
+    const size_t shape = (k / 3 + k % 5) % 4;  // runs of one shape and changes within a run
+    if (shape >= 1) it.serving.forms = 1;
+    if (shape == 2) {
+      it.serving.kind = StepKind::kDecode;
+      it.serving.tokens = static_cast<int64_t>(k);
+      it.serving.decode_requests = static_cast<int64_t>(k % 9);
+    }
+    rows.push_back(std::move(it));
+  }
+  a.iterations.iterations = rows;
+  const AnalysisConfig config;
+  const std::string tree = dir + "/shapes_tree.json", streamed = dir + "/shapes_streamed.json";
+  const json doc_tree = AnalysisToJson(t, a, config);
+  ASSERT_TRUE(WriteJsonFile(doc_tree, tree).ok());
+  ASSERT_TRUE(WriteAnalysisJson(AnalysisToJson(t, a, config, IterationRows::kLeftOut), a.iterations, streamed).ok());
+  EXPECT_EQ(FileText(streamed), FileText(tree));
+  const json table = json::parse(FileText(streamed))["iteration_table"];
+  ASSERT_EQ(table.size(), rows.size());
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const Iteration& it = rows[k];
+    const json& r = table[k];
+    EXPECT_EQ(r["index"], it.index) << k;
+    EXPECT_EQ(r["start_ns"], it.start) << k;
+    EXPECT_EQ(r["end_ns"], it.end) << k;
+    EXPECT_EQ(r["kernels"], it.kernels) << k;
+    EXPECT_EQ(r["memcpys"], it.memcpys) << k;
+    EXPECT_EQ(r["syncs"], it.syncs) << k;
+    EXPECT_DOUBLE_EQ(r["latency_ms"].get<double>(), static_cast<double>(it.end - it.start) / 1e6) << k;
+    EXPECT_DOUBLE_EQ(r["sync_ms"].get<double>(), static_cast<double>(it.sync_ns) / 1e6) << k;
+    EXPECT_EQ(r["phases_ms"].size(), kPhaseCount) << k;
+    EXPECT_EQ(r["idle_causes_ns"].size(), kIdleCauseCount) << k;
+    for (size_t c = 0; c < kIdleCauseCount; ++c)
+      EXPECT_EQ(r["idle_causes_ns"][kIdleCauseNames[c]], it.idle_cause_ns[c]) << k << " " << c;
+    if (it.name.find('"') == std::string::npos) {
+      EXPECT_EQ(r["name"], it.name) << k;
+    } else {
+      EXPECT_EQ(r["name"].get<std::string>().substr(0, 9), "step \"q\"\t") << k;  // the invalid byte replaced
+    }
+    if (!it.serving.is_step()) {
+      EXPECT_FALSE(r.contains("tokens")) << k;
+      EXPECT_FALSE(r.contains("step_kind")) << k;
+    } else if (it.serving.kind == StepKind::kDecode) {
+      EXPECT_EQ(r["tokens"], it.serving.tokens) << k;
+      EXPECT_EQ(r["decode_requests"], it.serving.decode_requests) << k;
+      EXPECT_TRUE(r["prefill_requests"].is_null()) << k;
+      EXPECT_EQ(r["step_kind"], "decode") << k;
+    } else {
+      EXPECT_TRUE(r["tokens"].is_null()) << k;
+      EXPECT_TRUE(r["step_kind"].is_null()) << k;
+    }
+  }
+}
+
 TEST(AnalysisReport, CarriesSchemaToolAndVersion) {
   Trace t = GoldenTrace();
   json doc = AnalysisToJson(t, Analyze(t), {});
