@@ -31,6 +31,7 @@ using internal::KernelOpsByName;
 using internal::KernelTableJson;
 using internal::RanksJson;
 using internal::SetKernelOp;
+using internal::SetKernelOps;
 using internal::SideTask;
 using internal::TimelineJson;
 
@@ -783,10 +784,13 @@ json IterationTableJson(const IterationAnalysis& it) {
 json AnalysisToJson(const Trace& trace, const Analysis& analysis, const AnalysisConfig& config, IterationRows rows) {
   const Summary& summary = analysis.summary;
   const AnalyzeOptions& options = config.summary;
-  // The timeline (its overview unions every GPU interval of the trace) on the second core while
-  // the rest is built here; both only read the trace and the analysis.
-  json timeline;
-  internal::SideTask timeline_task([&] { timeline = TimelineJson(trace, analysis); });
+  // What launched each kernel name (a pass over every kernel) on the second core while the rest
+  // is built here, the timeline (its overview unions every GPU interval of the trace) and the
+  // kernel table first; both threads only read the trace and the analysis.
+  KernelOps kernel_ops;
+  internal::SideTask ops_task([&] { kernel_ops = KernelOpsByName(trace, analysis); });
+  json timeline = TimelineJson(trace, analysis);
+  json kernel_table = KernelTableJson(trace, analysis);
   json doc = json::object();
   doc["schema"] = kReportSchema;
   doc["tool"] = {{"name", "tracegate"}, {"version", TRACEGATE_VERSION}};
@@ -818,9 +822,6 @@ json AnalysisToJson(const Trace& trace, const Analysis& analysis, const Analysis
                     {"total_ms", NsToMs(summary.total_kernel_ns)},
                     {"distinct_names", summary.distinct_kernels},
                     {"percentile_method", "nearest_rank"}};
-  const KernelOps kernel_ops = KernelOpsByName(trace, analysis);
-  doc["top_kernels"] = TopKernelsJson(summary, kernel_ops);
-  doc["kernel_table"] = KernelTableJson(trace, analysis, kernel_ops);
   doc["collectives"] = CollectivesJson(analysis.communication);
   doc["ranks"] = RanksJson(analysis);
   doc["copies"] = CopiesJson(summary);
@@ -841,7 +842,6 @@ json AnalysisToJson(const Trace& trace, const Analysis& analysis, const Analysis
     doc["critical_path"] = nullptr;
     doc["critical_path_reason"] = "no kept iterations";
   }
-  timeline_task.Wait();
   doc["timeline"] = std::move(timeline);
   doc["peak"] = PeakJson(analysis.peak);
   doc["roofline"] = RooflineJson(analysis.roofline);
@@ -854,6 +854,10 @@ json AnalysisToJson(const Trace& trace, const Analysis& analysis, const Analysis
                     {"pre_regex", config.iterations.pre_regex},
                     {"infer_regex", config.iterations.infer_regex},
                     {"post_regex", config.iterations.post_regex}};
+  ops_task.Wait();
+  doc["top_kernels"] = TopKernelsJson(summary, kernel_ops);
+  SetKernelOps(kernel_table, kernel_ops);
+  doc["kernel_table"] = std::move(kernel_table);
   return doc;
 }
 

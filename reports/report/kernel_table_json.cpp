@@ -43,17 +43,34 @@ KernelOps KernelOpsByName(const Trace& trace, const Analysis& analysis) {
   // Counts per distinct name id (a dense index per id, not a map lookup per row), and per
   // (name, op) pair: few pairs, and most rows repeat the op their name had last (streams
   // interleave names, so the previous row's pair is often another name's).
+  // An op counts by its base name (OpBaseName, found once per op id): a trace whose ops are
+  // per-step NVTX ranges has an op id per step, and as many (name, op) pairs as steps, but few
+  // (name, base) pairs.
+  constexpr uint32_t kNoBase = UINT32_MAX;
   struct Counts {
     std::array<uint64_t, kKernelClassCount> cls{};
     uint64_t launched = 0;
     uint64_t graph = 0;  // launched by a graph launch
     StringId last_op = StringTable::kEmpty;
-    uint64_t* last_count = nullptr;  // pairs' count of (this name, last_op)
+    uint32_t last_base = kNoBase;
+    uint64_t* last_count = nullptr;  // pairs' count of (this name, last_base)
   };
   std::vector<uint32_t> dense(trace.strings.size(), kNoName);
   std::vector<StringId> names;
   std::vector<Counts> counts;
-  std::unordered_map<uint64_t, uint64_t> pairs;  // node-based: the counts stay where they are
+  std::vector<uint32_t> base_of(have_ops ? links.NameCount(trace) : 0, kNoBase);
+  std::vector<std::string_view> bases;  // views of the trace's or the links' names
+  std::unordered_map<std::string_view, uint32_t> base_index;
+  auto base = [&](StringId op) {
+    uint32_t& b = base_of[op];
+    if (b == kNoBase) {
+      const std::string_view name = OpBaseName(links.Name(trace, op));
+      b = base_index.try_emplace(name, static_cast<uint32_t>(bases.size())).first->second;
+      if (b == bases.size()) bases.push_back(name);
+    }
+    return b;
+  };
+  std::unordered_map<uint64_t, uint64_t> pairs;  // (name, base): node-based, the counts stay where they are
   for (size_t i = 0; i < k.size(); ++i) {
     uint32_t& d = dense[k.name[i]];
     if (d == kNoName) {
@@ -69,7 +86,11 @@ KernelOps KernelOpsByName(const Trace& trace, const Analysis& analysis) {
     if (links.kernels[i] == StringTable::kEmpty) continue;
     if (c.last_op != links.kernels[i] || !c.last_count) {
       c.last_op = links.kernels[i];
-      c.last_count = &pairs[static_cast<uint64_t>(d) << 32 | c.last_op];
+      const uint32_t b = base(c.last_op);
+      if (b != c.last_base || !c.last_count) {
+        c.last_base = b;
+        c.last_count = &pairs[static_cast<uint64_t>(d) << 32 | b];
+      }
     }
     ++*c.last_count;
   }
@@ -88,19 +109,7 @@ KernelOps KernelOpsByName(const Trace& trace, const Analysis& analysis) {
     m.counts.launched += counts[d].launched;
     m.counts.graph += counts[d].graph;
   }
-  constexpr uint32_t kNoBase = UINT32_MAX;
-  std::vector<uint32_t> base_of(pairs.empty() ? 0 : links.NameCount(trace), kNoBase);
-  std::vector<std::string_view> bases;  // views of the trace's or the links' names
-  std::unordered_map<std::string_view, uint32_t> base_index;
-  for (const auto& [key, n] : pairs) {
-    uint32_t& b = base_of[key & 0xffffffffu];
-    if (b == kNoBase) {
-      const std::string_view op = OpBaseName(links.Name(trace, static_cast<StringId>(key & 0xffffffffu)));
-      b = base_index.try_emplace(op, static_cast<uint32_t>(bases.size())).first->second;
-      if (b == bases.size()) bases.push_back(op);
-    }
-    merged_of[key >> 32]->ops[b] += n;
-  }
+  for (const auto& [key, n] : pairs) merged_of[key >> 32]->ops[static_cast<uint32_t>(key & 0xffffffffu)] += n;
   KernelOps out;
   for (auto& [name, m] : merged) {
     KernelOp& o = out[name];
@@ -136,7 +145,11 @@ void SetKernelOp(nlohmann::json& row, const KernelOps& ops, const std::string& n
   row["class"] = kKernelClassNames[static_cast<size_t>(it->second.cls)];
 }
 
-nlohmann::json KernelTableJson(const Trace& trace, const Analysis& analysis, const KernelOps& ops) {
+void SetKernelOps(nlohmann::json& rows, const KernelOps& ops) {
+  for (nlohmann::json& row : rows) SetKernelOp(row, ops, row["name"].get_ref<const std::string&>());
+}
+
+nlohmann::json KernelTableJson(const Trace& trace, const Analysis& analysis) {
   const IterationAnalysis& it = analysis.iterations;
   const KernelTable& k = trace.kernels;
   // Sum per name id first (one demangle per distinct id), then merge ids that demangle alike.
@@ -193,7 +206,6 @@ nlohmann::json KernelTableJson(const Trace& trace, const Analysis& analysis, con
                    {"mean_us", static_cast<double>(t.total_ns) / static_cast<double>(t.count) / 1e3},
                    {"devices", Ids(places[name].devices)},
                    {"streams", Ids(places[name].streams)}});
-    SetKernelOp(arr.back(), ops, name);
   }
   return arr;
 }

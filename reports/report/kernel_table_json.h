@@ -25,8 +25,10 @@ KernelOps KernelOpsByName(const Trace& trace, const Analysis& analysis);
 void SetKernelOp(nlohmann::json& row, const KernelOps& ops, const std::string& name);
 
 // One row per distinct demangled name among kernels that belong to a kept iteration:
-// {name, count, total_ms, per_iteration_ms (total / kept iterations), mean_us, devices, streams,
-// op, class}, by total_ms descending, then name. Empty without kept iterations.
-nlohmann::json KernelTableJson(const Trace& trace, const Analysis& analysis, const KernelOps& ops);
+// {name, count, total_ms, per_iteration_ms (total / kept iterations), mean_us, devices, streams},
+// by total_ms descending, then name. Empty without kept iterations. SetKernelOps adds each row's
+// op and class (the report finds the ops on another thread meanwhile).
+nlohmann::json KernelTableJson(const Trace& trace, const Analysis& analysis);
+void SetKernelOps(nlohmann::json& rows, const KernelOps& ops);
 
 }  // namespace tg::internal
