@@ -235,22 +235,6 @@ struct Piece {
   Cls cls;
 };
 
-template <class Keep>
-TimeNs UnionLength(const Piece* first, const Piece* last, Keep keep) {
-  TimeNs total = 0, lo = 0, hi = 0;
-  bool open = false;
-  for (const Piece* p = first; p != last; ++p) {
-    if (!keep(p->cls)) continue;
-    if (open && p->start <= hi) {
-      hi = std::max(hi, p->end);
-      continue;
-    }
-    if (open) total += hi - lo;
-    lo = p->start, hi = p->end, open = true;
-  }
-  return open ? total + (hi - lo) : total;  // hi - lo first: total + hi can overflow
-}
-
 // Adds the parts of the GPU work [s, e) that fall in the iterations' spans, whichever iteration
 // launched it: an instant the device is busy is not idle in the iteration it falls in. The spans
 // are disjoint and in order (SeparateSpans), so every instant lands in at most one iteration and
@@ -282,18 +266,44 @@ void AddPiece(std::vector<Piece>& pieces, const std::vector<Iteration>& its, int
 
 // Phases partition the span by priority: the instants whose first active class is c measure
 // |union of classes <= c| - |union of classes < c|, so the sums are exact in int64.
+// The length of the union of pieces given in start order, folded one piece at a time (touching
+// pieces join): several unions in one pass over the pieces.
+struct UnionFold {
+  TimeNs total = 0, lo = 0, hi = 0;
+  bool open = false;
+  void Add(const Piece& p) {
+    if (open && p.start <= hi) {
+      hi = std::max(hi, p.end);
+      return;
+    }
+    if (open) total += hi - lo;
+    lo = p.start, hi = p.end, open = true;
+  }
+  TimeNs Length() const { return open ? total + (hi - lo) : total; }  // hi - lo first: total + hi can overflow
+};
+
+// The phases by priority: the union of the pieces of class <= c for each c up to kPost (each
+// phase is what its class adds to the union of the classes before it), and the union of each
+// range class alone. One pass: each piece goes into every union that takes its class, in order,
+// as a pass per union would take it.
 void FillPhases(const Piece* first, const Piece* last, Iteration& it) {
+  std::array<UnionFold, kPost + 1> upto;         // upto[c]: classes <= c
+  std::array<UnionFold, kInferRange + 1> alone;  // alone[c]: class c (ranges only)
+  for (const Piece* p = first; p != last; ++p) {
+    for (uint8_t c = p->cls; c <= kPost; ++c) upto[c].Add(*p);
+    if (p->cls >= kPre) alone[p->cls].Add(*p);
+  }
   TimeNs covered_before = 0;
   for (uint8_t c = kH2d; c <= kPost; ++c) {
-    TimeNs covered = UnionLength(first, last, [c](Cls x) { return x <= c; });
+    const TimeNs covered = upto[c].Length();
     it.phase_ns[static_cast<size_t>(kPhaseOfCls[c])] = covered - covered_before;
     if (c == kGpu) it.gpu_busy_ns = covered;
     covered_before = covered;
   }
   it.phase_ns[static_cast<size_t>(Phase::kIdle)] = it.latency_ns() - covered_before;
-  it.pre_range_ns = UnionLength(first, last, [](Cls x) { return x == kPre; });
-  it.post_range_ns = UnionLength(first, last, [](Cls x) { return x == kPost; });
-  it.infer_range_ns = UnionLength(first, last, [](Cls x) { return x == kInferRange; });
+  it.pre_range_ns = alone[kPre].Length();
+  it.post_range_ns = alone[kPost].Length();
+  it.infer_range_ns = alone[kInferRange].Length();
 }
 
 template <class Table>

@@ -3,9 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "trace_builder.h"
@@ -117,6 +121,82 @@ TEST(Iterations, OverlapsGoToTheFirstActivePhase) {
   EXPECT_EQ(it.kernels, 1u);
   EXPECT_EQ(it.memcpys, 3u);
   EXPECT_EQ(it.memsets, 1u);
+}
+
+// Phases against a nanosecond-by-nanosecond count: random kernels on overlapping streams,
+// copies each way and device to device, memsets, and pre / infer / post ranges, nested and
+// overlapping, in 40 steps. Each instant goes to the first active phase in priority order (H2D,
+// D2H, GPU work, pre, post; idle otherwise), and each range kind's own union is counted too.
+TEST(Iterations, PhasesMatchAnInstantByInstantCount) {
+  Trace t;
+  std::mt19937 rng(7);
+  constexpr TimeNs kStep = 2000;
+  constexpr int kSteps = 40;
+  auto span = [&](TimeNs base, TimeNs max_len) {
+    const TimeNs a = base + static_cast<TimeNs>(rng() % kStep);
+    const TimeNs b = std::min(base + kStep, a + static_cast<TimeNs>(rng() % max_len));
+    return std::pair<TimeNs, TimeNs>{a, b};
+  };
+  for (int k = 0; k < kSteps; ++k) AddRange(t, "step " + std::to_string(k), k * kStep, (k + 1) * kStep);
+  for (int k = 0; k < kSteps; ++k) {
+    const TimeNs base = k * kStep;
+    for (int j = 0; j < 12; ++j) {
+      const auto [a, b] = span(base, 300);
+      AddKernel(t, j % 2 ? "gemm" : "relu", a, b, 0, 7 + j % 3);
+    }
+    for (CopyKind kind : {CopyKind::kHtoD, CopyKind::kDtoH, CopyKind::kDtoD}) {
+      const auto [a, b] = span(base, 200);
+      AddCopy(t, kind, 64, a, b, MemKind::kPinned, MemKind::kDevice, 0, 9);
+    }
+    const auto [ma, mb] = span(base, 100);
+    AddMemset(t, 64, ma, mb, 0, 8);
+    for (const char* name : {"preprocessing", "forward", "postprocess", "preprocessing", "postprocess"}) {
+      const auto [a, b] = span(base, 600);
+      AddRange(t, name, a, b, 100, 100, 1);
+    }
+  }
+  FinalizeTrace(t);
+  IterationAnalysis a = Analyze(t);
+  ASSERT_EQ(a.iterations.size(), static_cast<size_t>(kSteps));
+  std::map<std::string, int> range_kind{{"preprocessing", 0}, {"forward", 1}, {"postprocess", 2}};
+  for (const Iteration& it : a.iterations) {
+    const TimeNs n = it.end - it.start;
+    std::vector<uint8_t> h2d(n), d2h(n), gpu(n);
+    std::array<std::vector<uint8_t>, 3> ranges{std::vector<uint8_t>(n), std::vector<uint8_t>(n),
+                                               std::vector<uint8_t>(n)};
+    auto mark = [&](std::vector<uint8_t>& v, TimeNs s, TimeNs e) {
+      for (TimeNs x = std::max(s, it.start); x < std::min(e, it.end); ++x) v[x - it.start] = 1;
+    };
+    for (size_t i = 0; i < t.kernels.size(); ++i) mark(gpu, t.kernels.start[i], t.kernels.end[i]);
+    for (size_t i = 0; i < t.memsets.size(); ++i) mark(gpu, t.memsets.start[i], t.memsets.end[i]);
+    for (size_t i = 0; i < t.memcpys.size(); ++i) {
+      const CopyKind kind = t.memcpys.kind[i];
+      mark(kind == CopyKind::kHtoD ? h2d : kind == CopyKind::kDtoH ? d2h : gpu, t.memcpys.start[i], t.memcpys.end[i]);
+    }
+    for (size_t i = 0; i < t.ranges.size(); ++i) {
+      const auto found = range_kind.find(std::string(t.Name(t.ranges.name[i])));
+      if (found != range_kind.end()) mark(ranges[found->second], t.ranges.start[i], t.ranges.end[i]);
+    }
+    std::array<TimeNs, kPhaseCount> want{};
+    std::array<TimeNs, 3> range_ns{};
+    TimeNs busy = 0;
+    for (TimeNs x = 0; x < n; ++x) {
+      const Phase p = h2d[x]         ? Phase::kH2d
+                      : d2h[x]       ? Phase::kD2h
+                      : gpu[x]       ? Phase::kInfer
+                      : ranges[0][x] ? Phase::kPre
+                      : ranges[2][x] ? Phase::kPost
+                                     : Phase::kIdle;
+      want[static_cast<size_t>(p)]++;
+      busy += h2d[x] || d2h[x] || gpu[x];
+      for (size_t r = 0; r < 3; ++r) range_ns[r] += ranges[r][x];
+    }
+    EXPECT_EQ(it.phase_ns, want) << it.name;
+    EXPECT_EQ(it.gpu_busy_ns, busy) << it.name;
+    EXPECT_EQ(it.pre_range_ns, range_ns[0]) << it.name;
+    EXPECT_EQ(it.infer_range_ns, range_ns[1]) << it.name;
+    EXPECT_EQ(it.post_range_ns, range_ns[2]) << it.name;
+  }
 }
 
 TEST(Iterations, WorkFollowsItsLaunchAndLagExtendsTheSpan) {
