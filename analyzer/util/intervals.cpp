@@ -62,9 +62,39 @@ std::vector<Interval> UnionOf(std::vector<Interval>& v) {
   return out;
 }
 
+namespace {
+
+// The first position from `i` whose piece ends after `t`. The ends of a union's pieces never
+// decrease: steps doubling from `i`, then a binary search inside the last step.
+size_t FirstEndingAfter(const std::vector<Interval>& v, size_t i, TimeNs t) {
+  if (i >= v.size() || v[i].second > t) return i;
+  size_t lo = i + 1, hi = i + 1;  // every piece before lo ends by t
+  for (size_t step = 1; hi < v.size() && v[hi].second <= t; step *= 2) {
+    lo = hi + 1;
+    hi = std::min(v.size(), lo + step);
+  }
+  return static_cast<size_t>(std::partition_point(v.begin() + static_cast<std::ptrdiff_t>(lo),
+                                                  v.begin() + static_cast<std::ptrdiff_t>(hi),
+                                                  [t](const Interval& x) { return x.second <= t; }) -
+                             v.begin());
+}
+
+}  // namespace
+
 std::vector<Interval> IntersectUnions(const std::vector<Interval>& a, const std::vector<Interval>& b) {
   std::vector<Interval> out;
   for (size_t i = 0, j = 0; i < a.size() && j < b.size();) {
+    // The pieces of either list that end before the other's piece starts meet nothing: passed
+    // over at once (one list is often far shorter than the other), as the walk below would pass
+    // them one at a time.
+    if (a[i].second <= b[j].first && a[i].second < b[j].second) {
+      i = FirstEndingAfter(a, i, std::min(b[j].first, b[j].second - 1));
+      continue;
+    }
+    if (b[j].second <= a[i].first) {
+      j = FirstEndingAfter(b, j, a[i].first);
+      continue;
+    }
     const TimeNs lo = std::max(a[i].first, b[j].first), hi = std::min(a[i].second, b[j].second);
     if (lo < hi) out.emplace_back(lo, hi);
     if (a[i].second < b[j].second) ++i;
