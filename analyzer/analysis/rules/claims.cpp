@@ -2,10 +2,12 @@
 // estimate", "Priority"): the default claim of rules that state none, which findings claim the
 // same time, the combined estimate over disjoint parts, and the priority a gain supports.
 #include <algorithm>
-#include <cmath>
-#include <map>
 #include <array>
+#include <cmath>
+#include <cstdint>
+#include <map>
 #include <string_view>
+#include <vector>
 
 #include "analyzer/analysis/rules/rule_helpers.h"
 #include "analyzer/util/intervals.h"
@@ -193,10 +195,16 @@ double Assign(const ClaimPart& part, Taken& taken) {
 
 CombinedEstimate RelateFindings(std::vector<Finding>& findings) {
   const std::vector<std::string> refs = FindingRefs(findings);
-  for (size_t i = 0; i < findings.size(); ++i) {
+  // Overlap is symmetric: each pair is walked once (a claim can hold an interval per GPU gap).
+  const size_t n = findings.size();
+  std::vector<uint8_t> meets(n * n, 0);
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = i + 1; j < n; ++j)
+      meets[i * n + j] = meets[j * n + i] = Overlap(findings[i].claim, findings[j].claim) ? 1 : 0;
+  for (size_t i = 0; i < n; ++i) {
     findings[i].overlaps.clear();
-    for (size_t j = 0; j < findings.size(); ++j)
-      if (i != j && Overlap(findings[i].claim, findings[j].claim)) findings[i].overlaps.push_back(refs[j]);
+    for (size_t j = 0; j < n; ++j)
+      if (meets[i * n + j]) findings[i].overlaps.push_back(refs[j]);
   }
   CombinedEstimate out;
   std::vector<size_t> order;
