@@ -70,27 +70,54 @@ Trace ManySteps(int steps = 300, bool overlap = false) {
   return t;
 }
 
+// What both attributions read, found as RunAnalysis finds it: the correlation index, the stages,
+// the kernels' classes, the host model, the iterations and their spans.
+std::vector<KernelClass> Classes(const Trace& t, const OpLinks& ops) {
+  KernelClassifier classifier;
+  EXPECT_TRUE(KernelClassifier::Create(AnalysisConfig{}.rules.kernel_class_patterns, &classifier).ok());
+  return ClassifyKernels(t, classifier, &ops.kernels);
+}
+
+struct Inputs {
+  explicit Inputs(const Trace& trace)
+      : t(trace),
+        api(t.api_calls),
+        stages(t, config.iterations),
+        ops(LinkOps(t, api)),
+        classes(Classes(t, ops)),
+        host(t, internal::LaunchedCalls(t, api, nullptr), internal::HostModelOptions{}) {
+    stages.Collect();
+    EXPECT_TRUE(AnalyzeIterations(
+                    t, config.iterations, [&]() -> const internal::ApiIndex& { return api; }, &found)
+                    .ok());
+    for (const Iteration& it : found.iterations) spans.emplace_back(it.start, it.end);
+  }
+  Inputs(const Inputs&) = delete;
+  Inputs& operator=(const Inputs&) = delete;
+
+  const Trace& t;
+  AnalysisConfig config;
+  const internal::ApiIndex api;
+  internal::HostStages stages;
+  const OpLinks ops;
+  const std::vector<KernelClass> classes;
+  const internal::HostModel host;
+  IterationAnalysis found;
+  std::vector<std::pair<TimeNs, TimeNs>> spans;
+  const SpanSource span_source = [this]() { return &spans; };
+  const HostSource host_source = [this]() -> const internal::HostModel* { return &host; };
+};
+
 TEST(IterationIdleSplit, TwoWalksGiveWhatOneGives) {
   const Trace t = ManySteps();
-  AnalysisConfig config;
-  KernelClassifier classifier;
-  ASSERT_TRUE(KernelClassifier::Create(config.rules.kernel_class_patterns, &classifier).ok());
-  const internal::ApiIndex api(t.api_calls);
-  internal::HostStages stages(t, config.iterations);
-  stages.Collect();
-  const OpLinks ops = LinkOps(t, api);
-  const std::vector<KernelClass> classes = ClassifyKernels(t, classifier, &ops.kernels);
-  const internal::HostModel host(t, internal::LaunchedCalls(t, api, nullptr), internal::HostModelOptions{});
-  IterationAnalysis found;
-  ASSERT_TRUE(AnalyzeIterations(
-                  t, config.iterations, [&]() -> const internal::ApiIndex& { return api; }, &found)
-                  .ok());
+  const Inputs in(t);
+  const AnalysisConfig& config = in.config;
+  const internal::ApiIndex& api = in.api;
+  const std::vector<KernelClass>& classes = in.classes;
+  const internal::HostModel& host = in.host;
+  const IterationAnalysis& found = in.found;
   ASSERT_GE(found.iterations.size(), 256u);
-  std::vector<std::pair<TimeNs, TimeNs>> spans;
-  for (const Iteration& it : found.iterations) spans.emplace_back(it.start, it.end);
-  const SpanSource span_source = [&]() { return &spans; };
-  const HostSource host_source = [&]() -> const internal::HostModel* { return &host; };
-  const Summary summary = Summarize(t, config.summary, &api, &stages, &classes, &span_source, &host_source);
+  const Summary summary = Summarize(t, config.summary, &api, &in.stages, &classes, &in.span_source, &in.host_source);
   const internal::IdleCauseFinder finder(t, api, nullptr, classes, &host, config.summary);
 
   IterationAnalysis one = found, two = found;
@@ -138,24 +165,11 @@ TEST(IterationIdleSplit, TwoWalksGiveWhatOneGives) {
 // helper taking chunks and without one.
 TEST(IterationIdleSplit, DeviceGapsInChunksGiveWhatOneRunGives) {
   const Trace t = ManySteps(3000, true);
-  AnalysisConfig config;
-  KernelClassifier classifier;
-  ASSERT_TRUE(KernelClassifier::Create(config.rules.kernel_class_patterns, &classifier).ok());
-  const internal::ApiIndex api(t.api_calls);
-  internal::HostStages stages(t, config.iterations);
-  stages.Collect();
-  const OpLinks ops = LinkOps(t, api);
-  const std::vector<KernelClass> classes = ClassifyKernels(t, classifier, &ops.kernels);
-  const internal::HostModel host(t, internal::LaunchedCalls(t, api, nullptr), internal::HostModelOptions{});
-  IterationAnalysis found;
-  ASSERT_TRUE(AnalyzeIterations(
-                  t, config.iterations, [&]() -> const internal::ApiIndex& { return api; }, &found)
-                  .ok());
-  std::vector<std::pair<TimeNs, TimeNs>> spans;
-  for (const Iteration& it : found.iterations) spans.emplace_back(it.start, it.end);
-  const SpanSource span_source = [&]() { return &spans; };
-  const HostSource host_source = [&]() -> const internal::HostModel* { return &host; };
-  const Summary one = Summarize(t, config.summary, &api, &stages, &classes, &span_source, &host_source);
+  const Inputs in(t);
+  const AnalysisConfig& config = in.config;
+  const internal::ApiIndex& api = in.api;
+  const std::vector<KernelClass>& classes = in.classes;
+  const Summary one = Summarize(t, config.summary, &api, &in.stages, &classes, &in.span_source, &in.host_source);
   ASSERT_EQ(one.devices.size(), 1u);
   ASSERT_GE(one.devices[0].gap_count, 4u * 8192);  // several chunks
   auto same_gaps = [](const std::vector<IdleGap>& a, const std::vector<IdleGap>& b, const char* what) {
@@ -174,7 +188,8 @@ TEST(IterationIdleSplit, DeviceGapsInChunksGiveWhatOneRunGives) {
     std::thread helper;
     if (with_helper) helper = std::thread([&] { board.HelpUntilClosed(); });
     Summary two;
-    SummarizeInto(t, config.summary, &api, &stages, &classes, &span_source, &host_source, nullptr, &two, &board);
+    SummarizeInto(t, config.summary, &api, &in.stages, &classes, &in.span_source, &in.host_source, nullptr, &two,
+                  &board);
     board.Close();
     if (helper.joinable()) helper.join();
     ASSERT_EQ(two.devices.size(), 1u);
