@@ -32,7 +32,7 @@ if grep -q tracegate_cupti_tests <<<"$help"; then  # built with CUPTI
   targets+=(tracegate_cupti_tests)
 fi
 cmake --build build-tsan -j "$jobs" --target "${targets[@]}"
-build-tsan/tracegate_tests --gtest_filter='PartWriter*:Parts*:NvmlSampler*:RecordOutput*:Store*:KinetoParallel*:AnalysisReport*:Rules*:RealFindings*:FindingReplay*:JobReplay*:BootstrapThreads*:JobPool*:IterationIdleSplit*:NsysDirectReads*:NsysRealExport*'
+build-tsan/tracegate_tests --gtest_filter='PartWriter*:Parts*:NvmlSampler*:RecordOutput*:Store*:KinetoParallel*:AnalysisReport*:Rules*:RealFindings*:FindingReplay*:JobReplay*:BootstrapThreads*:JobPool*:IterationIdleSplit*:HelpBoard*:NsysDirectReads*:NsysRealExport*'
 if [ -x build-tsan/tracegate_cupti_tests ]; then
   build-tsan/tracegate_cupti_tests --gtest_filter='CuptiBufferPool*:CuptiRecorder*:CuptiInjection*'
 fi
