@@ -429,13 +429,6 @@ void IdleCauseFinder::FinishAttribution(const GapTotals& totals, DeviceSummary& 
   }
 }
 
-void IdleCauseFinder::Attribute(const GapSweep& gaps, DeviceSummary& d, StreamSummary* streams, size_t stream_count,
-                                const std::vector<std::pair<TimeNs, TimeNs>>* spans, size_t largest_cap) const {
-  GapTotals totals;
-  AttributeRun(gaps, streams, stream_count, spans, largest_cap, totals);
-  FinishAttribution(totals, d, streams, stream_count, spans);
-}
-
 std::vector<uint8_t> LaunchedCalls(const Trace& t, const ApiIndex& index, uint64_t* before_launch) {
   std::vector<uint8_t> out(t.api_calls.size(), 0);
   uint64_t before = 0;

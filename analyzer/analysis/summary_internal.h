@@ -92,14 +92,11 @@ class IdleCauseFinder {
   // `thread`: the thread read when neither side has a launch call (as Split's).
   void Describe(TimeNs s, TimeNs e, uint32_t previous, uint32_t next, const std::vector<CausePiece>& pieces,
                 IdleGap* gap, int32_t thread = -1) const;
-  // Every gap of the device: d.idle_causes, and the time before each stream's next work
-  // (`streams`: the device's streams, sorted by stream id). With `spans` (sorted, disjoint) also
-  // d.in_iterations and the `largest` longest gaps wholly inside one span. `gaps` calls its
-  // argument with each gap, in time order (the gaps are swept, not stored).
-  using GapSweep = std::function<void(const std::function<void(const GapItem&)>&)>;
-  void Attribute(const GapSweep& gaps, DeviceSummary& d, StreamSummary* streams, size_t stream_count,
-                 const std::vector<std::pair<TimeNs, TimeNs>>* spans = nullptr, size_t largest = 0) const;
-  // What Attribute adds up over a run of a device's gaps. Runs of consecutive gaps, each added
+  // A device's gaps to their causes: d.idle_causes, and the time before each stream's next work
+  // (`streams`: the device's streams, sorted by stream id); with `spans` (sorted, disjoint) also
+  // d.in_iterations and the `largest` longest gaps wholly inside one span. AttributeRun adds up
+  // the gaps a GapSweep calls its argument with (in time order: the gaps are swept, not stored)
+  // into GapTotals; FinishAttribution writes the totals of all of them. Runs of consecutive gaps, each added
   // up on its own (on any thread, each with a finder of its own) and joined with Join in any
   // order, give what one run over all the gaps gives: sums, and the longest gaps under a total
   // order (LargerGap: a device's gaps start at distinct times).
@@ -112,12 +109,13 @@ class IdleCauseFinder {
     std::vector<std::array<TimeNs, kIdleCauseCount>> stream_ns;             // per stream of the device
     void Join(const GapTotals& o, size_t largest_cap);
   };
+  using GapSweep = std::function<void(const std::function<void(const GapItem&)>&)>;
   // Adds the gaps that `gaps` sweeps (in time order) to `totals`; `streams`: the device's, by
   // stream id (read for their ids only).
   void AttributeRun(const GapSweep& gaps, const StreamSummary* streams, size_t stream_count,
                     const std::vector<std::pair<TimeNs, TimeNs>>* spans, size_t largest, GapTotals& totals) const;
   // Writes the totals of all of a device's gaps to d and its streams, with its longest gaps
-  // described (as Attribute does after its run).
+  // described.
   void FinishAttribution(const GapTotals& totals, DeviceSummary& d, StreamSummary* streams, size_t stream_count,
                          const std::vector<std::pair<TimeNs, TimeNs>>* spans) const;
   // The row of the call that launched a GPU item, or -1.
