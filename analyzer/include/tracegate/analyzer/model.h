@@ -183,7 +183,7 @@ class SparseColumn : public RowColumn<SparseColumn<T>, T> {
   void DensifyIfLarger() {
     if (values_.size() > 64 && values_.size() * (sizeof(size_t) + sizeof(T)) > size_ * sizeof(T)) Densify();
   }
-  void Densify() {
+  [[gnu::noinline]] void Densify() {
     std::vector<T> dense(size_, fill_);
     for (size_t k = 0; k < rows_.size(); ++k) dense[rows_[k]] = values_[k];
     values_ = std::move(dense);
@@ -251,7 +251,7 @@ class NarrowColumn : public RowColumn<NarrowColumn, int64_t> {
   size_t stored() const { return size(); }
 
  private:
-  void Widen() {
+  [[gnu::noinline]] void Widen() {
     values_.reserve(std::max(narrow_.capacity(), narrow_.size() + 1));
     values_.assign(narrow_.begin(), narrow_.end());
     std::vector<int32_t>().swap(narrow_);
@@ -364,7 +364,7 @@ class CodedColumn : public RowColumn<CodedColumn<T>, T> {
     }
     return code;
   }
-  void PushNew(T v) {
+  [[gnu::noinline]] void PushNew(T v) {
     if (const int k = Find(v); k >= 0) {
       last_ = static_cast<uint16_t>(k);
       codes_.push_back(last_);
