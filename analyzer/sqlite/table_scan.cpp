@@ -43,20 +43,6 @@ inline bool Varint(const unsigned char*& p, const unsigned char* end, uint64_t& 
   return true;
 }
 
-// A big-endian two's-complement integer of 1, 2, 3, 4, 6 or 8 bytes.
-inline int64_t BigEndianInt(const unsigned char* p, unsigned len) {
-  switch (len) {
-    case 1: return static_cast<int8_t>(p[0]);
-    case 2: return static_cast<int16_t>(Be16(p));
-    case 4: return static_cast<int32_t>(Be32(p));
-    default: {
-      int64_t x = static_cast<int8_t>(p[0]);  // the sign from the first byte
-      for (unsigned b = 1; b < len; ++b) x = static_cast<int64_t>(static_cast<uint64_t>(x) << 8 | p[b]);
-      return x;
-    }
-  }
-}
-
 bool FileExists(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0;
@@ -415,25 +401,55 @@ bool TableScan::Next(Status& status) {
   return DecodeCell(status);
 }
 
-inline void TableScan::DecodeValue(Value& v, uint64_t t, const unsigned char* p, uint64_t len) {
-  if (t == 0 || t == 10 || t == 11) {
-    v.type = kNull;
-  } else if (t <= 6) {
-    v.type = kInteger;
-    v.i = BigEndianInt(p, static_cast<unsigned>(len));
-  } else if (t == 7) {
-    uint64_t bits = 0;
-    for (int b = 0; b < 8; ++b) bits = bits << 8 | p[b];
-    std::memcpy(&v.r, &bits, sizeof bits);
-    v.type = v.r != v.r ? kNull : kReal;  // SQLite reads a stored NaN as NULL
-  } else if (t == 8 || t == 9) {
-    v.type = kInteger;
-    v.i = t == 9;
-  } else {
-    v.type = (t & 1) ? kText : kBlob;
-    v.p = p;
-    v.n = static_cast<uint32_t>(len);
+TableScan::StepKind TableScan::StepKindOf(uint64_t t) {
+  switch (t) {
+    case 0:
+    case 10:
+    case 11: return StepKind::kNull;
+    case 1: return StepKind::kInt8;
+    case 2: return StepKind::kInt16;
+    case 3: return StepKind::kInt24;
+    case 4: return StepKind::kInt32;
+    case 5: return StepKind::kInt48;
+    case 6: return StepKind::kInt64;
+    case 7: return StepKind::kReal;
+    case 8: return StepKind::kZero;
+    case 9: return StepKind::kOne;
+    default: return (t & 1) ? StepKind::kText : StepKind::kBlob;
   }
+}
+
+// A value of a record: big-endian two's-complement integers of 1, 2, 3, 4, 6 or 8 bytes, an IEEE
+// double, the constants 0 and 1, or text / blob bytes (sqlite.org/fileformat2.html, "Record Format").
+[[gnu::always_inline]] inline void TableScan::DecodeStep(Value& v, StepKind kind, const unsigned char* p,
+                                                         uint32_t length) {
+  v.type = kInteger;
+  switch (kind) {
+    case StepKind::kInt8: v.i = static_cast<int8_t>(p[0]); return;
+    case StepKind::kInt16: v.i = static_cast<int16_t>(Be16(p)); return;
+    case StepKind::kInt24:
+      v.i = static_cast<int32_t>(uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8) >> 8;
+      return;
+    case StepKind::kInt32: v.i = static_cast<int32_t>(Be32(p)); return;
+    case StepKind::kInt48: v.i = static_cast<int64_t>((uint64_t{Be16(p)} << 32 | Be32(p + 2)) << 16) >> 16; return;
+    case StepKind::kInt64: v.i = static_cast<int64_t>(uint64_t{Be32(p)} << 32 | Be32(p + 4)); return;
+    case StepKind::kZero: v.i = 0; return;
+    case StepKind::kOne: v.i = 1; return;
+    case StepKind::kReal: {
+      const uint64_t bits = uint64_t{Be32(p)} << 32 | Be32(p + 4);
+      std::memcpy(&v.r, &bits, sizeof bits);
+      v.type = v.r != v.r ? kNull : kReal;  // SQLite reads a stored NaN as NULL
+      return;
+    }
+    case StepKind::kText:
+    case StepKind::kBlob:
+      v.type = kind == StepKind::kText ? kText : kBlob;
+      v.p = p;
+      v.n = length;
+      return;
+    case StepKind::kNull: break;
+  }
+  v.type = kNull;
 }
 
 // The leaf's next cell: its record decoded into values_.
@@ -480,7 +496,7 @@ bool TableScan::DecodeCell(Status& status) {
   // previous row's header (the same types, so the same offsets): then its plan is reused.
   if (const Plan* plan = FindPlan(payload, size)) {
     Value* values = values_.data();
-    for (const Step& st : plan->steps) DecodeValue(values[st.slot], st.type, payload + st.offset, st.length);
+    for (const Step& st : plan->steps) DecodeStep(values[st.slot], st.kind, payload + st.offset, st.length);
   } else if (!DecodeRecord(payload, size)) {
     return Fail(status, file_->Corrupt());
   }
@@ -546,8 +562,9 @@ bool TableScan::DecodeRecord(const unsigned char* payload, uint64_t size) {
     const uint64_t len = t < 128 ? kSerialLength[t] : (t - 12) / 2;
     if (len > static_cast<uint64_t>(end - body)) return false;
     if (const int slot = want[k]; slot >= 0) {
-      DecodeValue(values[slot], t, body, len);
-      plan.steps.push_back({slot, static_cast<uint32_t>(body - payload), static_cast<uint32_t>(len), t});
+      const StepKind kind = StepKindOf(t);
+      DecodeStep(values[slot], kind, body, static_cast<uint32_t>(len));
+      plan.steps.push_back({slot, static_cast<uint32_t>(body - payload), static_cast<uint32_t>(len), kind});
     }
     body += len;
   }
@@ -559,7 +576,7 @@ bool TableScan::DecodeRecord(const unsigned char* payload, uint64_t size) {
   for (; k < wanted; ++k)  // a record shorter than the table (columns added later): NULL
     if (want[k] >= 0) {
       values[want[k]].type = kNull;
-      plan.steps.push_back({want[k], 0, 0, 0});
+      plan.steps.push_back({want[k], 0, 0, StepKind::kNull});
     }
   plan.key.assign(payload, h);
   last_plan_ = which;

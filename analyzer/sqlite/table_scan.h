@@ -161,7 +161,6 @@ class TableScan {
   bool NextChild(Status& status);
   bool DecodeCell(Status& status);
   bool DecodeRecord(const unsigned char* payload, uint64_t size);
-  static void DecodeValue(Value& v, uint64_t type, const unsigned char* p, uint64_t length);
 
   const PageFile* file_ = nullptr;
   std::vector<int> want_;               // record column -> selected slot, or -1
@@ -179,10 +178,28 @@ class TableScan {
   // Plans of the records read: the header bytes read (the key) and each wanted value's serial
   // type and place. A record whose header starts with a plan's key has that plan; rows of a
   // table repeat a few headers (the same types, so the same offsets), and a few plans are kept.
+  // What a serial type reads as, decided once per plan (StepKindOf): each row's values are then
+  // read with one switch and no loop over their bytes.
+  enum class StepKind : uint8_t {
+    kNull,
+    kInt8,
+    kInt16,
+    kInt24,
+    kInt32,
+    kInt48,
+    kInt64,
+    kReal,
+    kZero,
+    kOne,
+    kText,
+    kBlob
+  };
+  static StepKind StepKindOf(uint64_t type);
+  static void DecodeStep(Value& v, StepKind kind, const unsigned char* p, uint32_t length);
   struct Step {
     int slot;
     uint32_t offset, length;
-    uint64_t type;
+    StepKind kind;
   };
   struct Plan {
     std::vector<unsigned char> key;
