@@ -175,9 +175,6 @@ class TableScan {
   uint32_t leaf_cells_ = 0, leaf_next_ = 0, leaf_hdr_ = 0;
   std::vector<unsigned char> payload_;  // a record spilled to overflow pages, reassembled
   std::vector<unsigned char> overflow_page_;
-  // Plans of the records read: the header bytes read (the key) and each wanted value's serial
-  // type and place. A record whose header starts with a plan's key has that plan; rows of a
-  // table repeat a few headers (the same types, so the same offsets), and a few plans are kept.
   // What a serial type reads as, decided once per plan (StepKindOf): each row's values are then
   // read with one switch and no loop over their bytes.
   enum class StepKind : uint8_t {
@@ -196,6 +193,9 @@ class TableScan {
   };
   static StepKind StepKindOf(uint64_t type);
   static void DecodeStep(Value& v, StepKind kind, const unsigned char* p, uint32_t length);
+  // Plans of the records read: the header bytes read (the key) and each wanted value's kind and
+  // place. A record whose header starts with a plan's key has that plan; rows of a
+  // table repeat a few headers (the same types, so the same offsets), and a few plans are kept.
   struct Step {
     int slot;
     uint32_t offset, length;
