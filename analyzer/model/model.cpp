@@ -63,11 +63,13 @@ std::string_view SyncKindName(SyncKind k) {
 #define TG_PUSH_COLUMN(T, n, def, S) n.push_back(r.n);
 #define TG_ROW_VALUE(T, n, def, S) static_cast<T>(n[i]),
 #define TG_RESERVE_COLUMN(T, n, def, S) n.reserve(count);
-#define TG_DEFINE_TABLE(Table, R, COLUMNS)                                                             \
-  [[gnu::flatten]] void Table::Add(const R& r){COLUMNS(TG_PUSH_COLUMN)} R Table::Row(size_t i) const { \
-    return R{COLUMNS(TG_ROW_VALUE)};                                                                   \
-  }                                                                                                    \
+// (clang-format reads the attribute in a macro as a statement and runs the lines together.)
+// clang-format off
+#define TG_DEFINE_TABLE(Table, R, COLUMNS)                                   \
+  [[gnu::flatten]] void Table::Add(const R& r) { COLUMNS(TG_PUSH_COLUMN) }   \
+  R Table::Row(size_t i) const { return R{COLUMNS(TG_ROW_VALUE)}; }          \
   void Table::Reserve(size_t count) { COLUMNS(TG_RESERVE_COLUMN) }
+// clang-format on
 
 TG_DEFINE_TABLE(KernelTable, Kernel, TG_KERNEL_COLUMNS)
 TG_DEFINE_TABLE(MemcpyTable, Memcpy, TG_MEMCPY_COLUMNS)
