@@ -3,13 +3,16 @@
 # runs each for SECONDS (default 30) from a seed corpus made of the test fixtures. A crash, a
 # sanitizer report, a leak, a timeout (10 s per input) or memory over 2 GiB fails the run and
 # leaves the input in BUILD/fuzz/artifacts. Usage: ci/fuzz.sh [SECONDS] [BUILD_DIR]
-# (called by ci/test.sh; long runs for docs/ROBUSTNESS.md: ci/fuzz.sh 1800)
+# (called by ci/sanitize.sh; long runs for docs/ROBUSTNESS.md: ci/fuzz.sh 1800)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}
 build=${2:-build-asan}
 command -v clang++ >/dev/null || { echo "ci/fuzz.sh: clang++ is missing (apt-get install clang)"; exit 2; }
-CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" -DTRACEGATE_BUILD_TESTS=OFF \
+# A build directory ci/sanitize.sh configured keeps its tests; a new one builds the fuzz targets only.
+tests=(-DTRACEGATE_BUILD_TESTS=OFF)
+if [ -f "$build/CMakeCache.txt" ]; then tests=(); fi
+CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" "${tests[@]}" \
   -DTRACEGATE_FUZZ=ON -DTRACEGATE_SANITIZE=address,undefined -DTRACEGATE_WERROR=ON >/dev/null
 cmake --build "$build" -j "${TRACEGATE_JOBS:-2}" --target fuzz_trace fuzz_sqlite fuzz_report
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The sanitizer builds CI runs after ci/test.sh:
 #  1. clang with AddressSanitizer + UndefinedBehaviorSanitizer (and libFuzzer coverage, so it
-#     shares its build directory with ci/fuzz.sh): the whole non-GPU test suite.
+#     shares its build directory with ci/fuzz.sh): the whole non-GPU test suite, then the parsers
+#     fuzzed for 30 s each (TRACEGATE_FUZZ_SECONDS) from the same build.
 #  2. clang with ThreadSanitizer: the collector's writer, part merge, buffer pool and recorder
 #     tests, the two-thread import and analysis, the findings' replays on two threads
 #     (FindingReplay*), a job's ranks replayed together, a thread each (JobReplay*), the job's
@@ -22,6 +23,9 @@ CC=clang CXX=clang++ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo 
   -DTRACEGATE_SANITIZE=address,undefined -DTRACEGATE_WERROR=ON >/dev/null
 cmake --build build-asan -j "$jobs"
 ctest --test-dir build-asan --output-on-failure -j "$jobs" --timeout 600 -LE 'gpu|slurm' --no-tests=error
+
+echo "== libFuzzer: the trace, SQLite and report parsers, ${TRACEGATE_FUZZ_SECONDS:-30} s each (ci/fuzz.sh)"
+TRACEGATE_JOBS=$jobs bash ci/fuzz.sh "${TRACEGATE_FUZZ_SECONDS:-30}" build-asan
 
 echo "== TSan: collector writer, merge, buffers, recorder; the two-thread import, analysis, findings' replays, a job's ranks replayed together and bootstrap; the job's worker pool"
 CC=clang CXX=clang++ cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRACEGATE_BUILD_TESTS=ON \

@@ -21,5 +21,5 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWI
   -DTRACEGATE_WERROR=ON "${python[@]}"
 cmake --build "$build" -j "$jobs"
 ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 300 -LE gpu
-# The parsers under libFuzzer with ASan + UBSan, 30 s each (ci/fuzz.sh; long runs: docs/ROBUSTNESS.md).
-TRACEGATE_JOBS=$jobs bash ci/fuzz.sh "${TRACEGATE_FUZZ_SECONDS:-30}"
+# The parsers' fuzzing (ci/fuzz.sh) runs in ci/sanitize.sh, in the ASan + UBSan build it shares: built
+# here it was a second build of the analyzer and the reports (7 of this script's 22 minutes on 2 cores).
