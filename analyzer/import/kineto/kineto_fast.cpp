@@ -110,7 +110,7 @@ class Reader {
     if (*p_ != '{' || max_levels_ < 1) return false;
     ev.is_object = true;
     return Learned(1, FindEventMember, [&](const MemberSlot* m) {
-      if (!m) return Skip(1);
+      if (!m) return SkipValue(1);
       if (m->args) {
         ev.duplicate_key |= ev.args != FieldType::kAbsent;
         return Args(ev);
@@ -380,6 +380,25 @@ class Reader {
   }
 
   // Any value inside a container of level `level`, validated and dropped.
+  // Skip, with the value of a member nobody reads first tried as what it usually is (an id or an
+  // index: "Ev Idx", "Python id", "Record function id"): an integer whose digits end inside 16
+  // bytes. It accepts exactly the integers Number accepts (no leading zero but "0" itself, a
+  // scalar's delimiter after the digits); anything else, a point or an exponent included, goes to
+  // Skip and Number as before.
+  bool SkipValue(int level) {
+#if defined(__SSE2__)
+    const char* body = p_ + (*p_ == '-');
+    if (end_ - body >= 16) {
+      const int whole = std::countr_one(DigitMask(body));
+      if (whole > 0 && whole < 16 && (whole == 1 || *body != '0') && EndsScalar(body[whole])) {
+        p_ = body + whole;
+        return true;
+      }
+    }
+#endif
+    return Skip(level);
+  }
+
   bool Skip(int level) {
     std::string_view unused;
     switch (*p_) {
@@ -454,7 +473,7 @@ class Reader {
     ev.args = FieldType::kOther;
     ev.args_is_object = true;
     return Learned(2, FindArgsMember, [&](const MemberSlot* m) {
-      if (!m) return Skip(2);
+      if (!m) return SkipValue(2);
       if (m->dim) {
         Dim3& d = ev.*m->dim;
         ev.duplicate_key |= d.type != FieldType::kAbsent;
