@@ -379,7 +379,6 @@ class Reader {
     return Sequence(']', element);
   }
 
-  // Any value inside a container of level `level`, validated and dropped.
   // Skip, with the value of a member nobody reads first tried as what it usually is (an id or an
   // index: "Ev Idx", "Python id", "Record function id"): an integer whose digits end inside 16
   // bytes. It accepts exactly the integers Number accepts (no leading zero but "0" itself, a
@@ -399,6 +398,7 @@ class Reader {
     return Skip(level);
   }
 
+  // Any value inside a container of level `level`, validated and dropped.
   bool Skip(int level) {
     std::string_view unused;
     switch (*p_) {
