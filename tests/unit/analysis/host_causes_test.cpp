@@ -432,6 +432,51 @@ TEST(HostModelBuild, TheRangeOrderIsOnlyAHint) {
   EXPECT_EQ(pieces(t), want);
 }
 
+// Many threads, their times interleaved: with 3, 300 and 70,000 threads (past 255 and 65,535,
+// where a narrower index per event would wrap), each with a frame around a launch, and frames on
+// a thread with no call (which the model leaves out), a thread's pieces are those of a model of
+// that thread alone.
+TEST(HostModelBuild, EveryThreadCountPlacesEachEventInItsThread) {
+  for (const int threads : {3, 300, 70000}) {
+    auto add_thread = [](Trace& t, std::vector<uint8_t>& launched, int k) {
+      const int64_t tid = 1000 + k;
+      const TimeNs base = (k % 7) * 13;
+      AddRange(t, "main.py(1): step", base, base + 100, 100, tid);
+      AddRange(t, "lib.py(2): f", base + 10, base + 60, 100, tid);
+      AddApi(t, "cudaLaunchKernel", base + 20, base + 30, 1 + k, 100, tid);
+      launched.push_back(1);
+    };
+    Trace all;
+    std::vector<uint8_t> launched;
+    for (int k = 0; k < threads; ++k) add_thread(all, launched, k);
+    AddRange(all, "other.py(3): g", 5, 50, 100, 999);  // a thread with no call
+    FinalizeTrace(all);
+    const internal::HostModel model(all, launched, internal::HostModelOptions{100});
+    auto pieces = [](const internal::HostModel& m, int64_t tid) {
+      std::vector<std::tuple<TimeNs, TimeNs, int, std::string>> out;
+      const int32_t thread = m.ThreadOf(100, tid);
+      EXPECT_NE(thread, internal::HostModel::kNoThread) << tid;
+      if (thread == internal::HostModel::kNoThread) return out;
+      m.Split(thread, -10, 300, [&](const internal::HostPiece& p) {
+        out.emplace_back(p.start, p.end, static_cast<int>(p.state),
+                         p.frame == internal::HostModel::kNoEvent ? "" : std::string(m.EventName(p.frame)));
+      });
+      return out;
+    };
+    EXPECT_EQ(model.ThreadOf(100, 999), internal::HostModel::kNoThread);
+    for (const int k : {0, threads / 2, threads - 1}) {
+      Trace one;
+      std::vector<uint8_t> one_launched;
+      add_thread(one, one_launched, k);
+      FinalizeTrace(one);
+      const internal::HostModel alone(one, one_launched, internal::HostModelOptions{100});
+      const auto want = pieces(alone, 1000 + k);
+      ASSERT_GE(want.size(), 3u) << threads << " " << k;
+      EXPECT_EQ(pieces(model, 1000 + k), want) << threads << " threads, thread " << k;
+    }
+  }
+}
+
 // A long thread's walk in two parts on two cores gives the model one walk gives, wherever the
 // middle falls: under a frame open across it (its events take their parents from the earlier
 // part once it is walked), with a capture open across it, and with a name that is a frame's in
