@@ -97,7 +97,11 @@ std::string_view HostModel::EventName(uint32_t ev) const { return t_.Name(NameId
 uint8_t HostModel::NameClass(uint32_t ev) const { return name_class_[NameId(ev)]; }
 
 HostModel::HostModel(const Trace& t, const std::vector<uint8_t>& launched, HostModelOptions options)
-    : t_(t), options_(options), name_class_(t.strings.size(), 0) {
+    : t_(t),
+      options_(options),
+      python_(t.strings.Find("python_function")),
+      cpu_op_(t.strings.Find("cpu_op")),
+      name_class_(t.strings.size(), 0) {
   const ApiTable& a = t.api_calls;
   const RangeTable& r = t.ranges;
   const auto spare = [this] { return !options_.spare_core || options_.spare_core(); };
@@ -179,7 +183,6 @@ HostModel::HostModel(const Trace& t, const std::vector<uint8_t>& launched, HostM
       events_.size(),
       [&] {
         parent_.assign(events_.size(), kNoEvent);
-        annotation_.assign(events_.size(), 0);
         free_.assign(events_.size(), 0);
       },
       [&] {
@@ -241,8 +244,7 @@ HostModel::HostModel(const Trace& t, const std::vector<uint8_t>& launched, HostM
     std::sort(keys_buf.begin(), keys_buf.end());
     for (size_t i = 0; i < n; ++i) b0[i] = keys_buf[i].ev;
   };
-  const StringId python = t.strings.Find("python_function");
-  const StringId cpu_op = t.strings.Find("cpu_op");
+  const StringId python = python_;
 
   // Each thread's events in order, with a stack of the open ones: every event's parent, the
   // starts of the launching calls, the capture regions. What one stretch of a walk reads and
@@ -253,7 +255,7 @@ HostModel::HostModel(const Trace& t, const std::vector<uint8_t>& launched, HostM
     TimeNs capture_open = -1;
     bool python = false;
     uint64_t captured = 0;
-    std::vector<TimeNs>* launches;
+    std::vector<uint32_t>* launches;  // rows of the launching calls
     std::vector<std::pair<TimeNs, TimeNs>>* captures;
     std::string* capture_name;
     std::vector<uint8_t>* name_class;          // NameBits per StringId, filled as names are met
@@ -265,7 +267,7 @@ HostModel::HostModel(const Trace& t, const std::vector<uint8_t>& launched, HostM
     // below would otherwise make the compiler read again for every event.
     std::vector<uint32_t> stack = std::move(w.stack);
     std::vector<TimeNs> stack_end = std::move(w.stack_end);  // the ends of the events on `stack`
-    std::vector<TimeNs> launches = std::move(*w.launches);
+    std::vector<uint32_t> launches = std::move(*w.launches);
     std::vector<uint32_t> orphans;
     if (w.orphans) orphans = std::move(*w.orphans);
     TimeNs capture_open = w.capture_open;
@@ -274,7 +276,6 @@ HostModel::HostModel(const Trace& t, const std::vector<uint8_t>& launched, HostM
     const bool watch_orphans = w.orphans != nullptr;
     const uint32_t* const events = events_.data();
     uint32_t* const parent = parent_.data();
-    uint8_t* const annotation = annotation_.data();
     uint8_t* const name_class = w.name_class->data();
     const uint8_t* const launched_row = launched.data();
     const TimeNs* const call_start = a.start.data();
@@ -306,12 +307,10 @@ HostModel::HostModel(const Trace& t, const std::vector<uint8_t>& launched, HostM
       if (bits == 0) name_class[name] = bits = call ? ClassifyCall(t.Name(name)) : ClassifyFrame(t.Name(name));
       if (!call) {
         const StringId domain = r.domain[row];
-        if (python != UINT32_MAX && domain == python) has_python = true;
-        // A user annotation or NVTX range: it marks a region, it is not the thread working.
-        annotation[i] = (python == UINT32_MAX || domain != python) && (cpu_op == UINT32_MAX || domain != cpu_op);
+        if (python != StringTable::kNotFound && domain == python) has_python = true;
         continue;
       }
-      if (launched_row[row]) launches.push_back(s);
+      if (launched_row[row]) launches.push_back(static_cast<uint32_t>(row));
       if (bits & kCaptureBegin) {
         if (capture_open < 0) capture_open = s;
         if (w.capture_name->empty()) *w.capture_name = std::string(t.Name(name));
@@ -348,14 +347,14 @@ HostModel::HostModel(const Trace& t, const std::vector<uint8_t>& launched, HostM
     sort_block(first, mid);
     sort_block(mid, last);
     MergeOnTwo(first, mid, last, less, spare() ? size_t{1} << 16 : SIZE_MAX);
-    th.launch_begin = static_cast<uint32_t>(launch_starts_.size());
+    th.launch_begin = static_cast<uint32_t>(launch_rows_.size());
     th.capture_begin = static_cast<uint32_t>(captures_.size());
-    Walk w{{}, {}, -1, false, 0, &launch_starts_, &captures_, &capture_name_, &name_class_};
+    Walk w{{}, {}, -1, false, 0, &launch_rows_, &captures_, &capture_name_, &name_class_};
     if (th.end - th.begin < std::max(options_.split_walk_events, uint32_t{2}) || !spare()) {
       walk(th.begin, th.end, w);
     } else {
       const uint32_t split = th.begin + (th.end - th.begin) / 2;
-      std::vector<TimeNs> later_launches;
+      std::vector<uint32_t> later_launches;
       std::vector<std::pair<TimeNs, TimeNs>> later_captures;
       std::string later_name;
       std::vector<uint8_t> later_class(name_class_.size(), 0);
@@ -380,7 +379,7 @@ HostModel::HostModel(const Trace& t, const std::vector<uint8_t>& launched, HostM
         }
         for (size_t n = 0; n < later_class.size(); ++n)
           if (name_class_[n] == 0) name_class_[n] = later_class[n];
-        launch_starts_.insert(launch_starts_.end(), later_launches.begin(), later_launches.end());
+        launch_rows_.insert(launch_rows_.end(), later_launches.begin(), later_launches.end());
         captures_.insert(captures_.end(), later_captures.begin(), later_captures.end());
         if (capture_name_.empty()) capture_name_ = std::move(later_name);
         w.capture_open = later.capture_open;
@@ -394,7 +393,7 @@ HostModel::HostModel(const Trace& t, const std::vector<uint8_t>& launched, HostM
     if (w.python) th.python = true;
     captured_launches_ += w.captured;
     if (w.capture_open >= 0) captures_.emplace_back(w.capture_open, std::numeric_limits<TimeNs>::max());
-    th.launch_end = static_cast<uint32_t>(launch_starts_.size());
+    th.launch_end = static_cast<uint32_t>(launch_rows_.size());
     th.capture_end = static_cast<uint32_t>(captures_.size());
   }
   capture_regions_ = captures_.size();
@@ -420,11 +419,14 @@ bool HostModel::LaunchFree(uint32_t i, const Thread& th) const {
   if (v == 0) {
     const uint32_t ev = events_[i];
     const TimeNs s = Start(ev), e = End(ev);
-    const TimeNs* first = launch_starts_.data() + th.launch_begin;
-    const TimeNs* last = launch_starts_.data() + th.launch_end;
-    const TimeNs* it = std::lower_bound(first, last, s);
+    // The thread's launching calls are in start order (its walk's).
+    const uint32_t* first = launch_rows_.data() + th.launch_begin;
+    const uint32_t* last = launch_rows_.data() + th.launch_end;
+    const TimeNs* call_start = t_.api_calls.start.data();
+    const uint32_t* it =
+        std::lower_bound(first, last, s, [call_start](uint32_t row, TimeNs x) { return call_start[row] < x; });
     // A call launches GPU work in its own extent (its start is in [s, e] for a zero-length one).
-    v = (it != last && (*it < e || *it == s)) ? 1 : 2;
+    v = (it != last && (call_start[*it] < e || call_start[*it] == s)) ? 1 : 2;
     cached.store(v, std::memory_order_relaxed);
   }
   return v == 2;
@@ -509,7 +511,7 @@ HostPiece HostModel::Piece(const Thread& th, const Cursor& c, TimeNs t, TimeNs l
   // Only annotations (the step's marker, NVTX ranges) around t: the thread is in no op, frame or
   // call, as if no event enclosed it.
   bool only_annotations = true;
-  for (uint32_t i = inner; i != kNoEvent && only_annotations; i = parent_[i]) only_annotations = annotation_[i] != 0;
+  for (uint32_t i = inner; i != kNoEvent && only_annotations; i = parent_[i]) only_annotations = Annotation(i);
   if (only_annotations) {
     // A named region that launches nothing (an NVTX "preprocess" around untraced CPU work) is the
     // host computing; a region that launches (the step's marker) says nothing about this instant.
@@ -523,7 +525,7 @@ HostPiece HostModel::Piece(const Thread& th, const Cursor& c, TimeNs t, TimeNs l
     TimeNs from = Start(events_[inner]);
     if (c.next > th.begin && c.next - 1 != inner) {
       uint32_t i = c.next - 1;
-      while (parent_[i] != kNoEvent && parent_[i] != inner && !annotation_[parent_[i]]) i = parent_[i];
+      while (parent_[i] != kNoEvent && parent_[i] != inner && !Annotation(parent_[i])) i = parent_[i];
       if (End(events_[i]) <= t) from = std::max(from, End(events_[i]));
     }
     const TimeNs to = more ? std::min(StartAt(c.next), End(events_[inner])) : End(events_[inner]);

@@ -5,9 +5,9 @@
 //
 // Only threads that made at least one runtime/driver call are modelled (the threads that launch
 // or wait; Python frames of other threads say nothing about the GPU's idle time). Per event the
-// model keeps 10 bytes (its row, its parent, whether it is an annotation, whether it launches);
-// times are read from the trace's columns, so traces with 10^6 Python frames cost 10 MB here,
-// and 8 bytes per launching call. Building it is one counting sort by thread, one sort per thread
+// model keeps 9 bytes (its row, its parent, whether it launches); times, names and domains are
+// read from the trace's columns, so traces with 10^6 Python frames cost 9 MB here, and 4 bytes
+// per launching call (its row). Building it is one counting sort by thread, one sort per thread
 // (in place, through the columns: a merge of the table's sorted runs, or of a few rows written
 // out of order), then one stack sweep: O(n log n).
 //
@@ -158,7 +158,7 @@ class HostModel {
   struct Thread {
     int64_t pid, tid;
     uint32_t begin, end;                // events_[begin, end), by (start, longer first)
-    uint32_t launch_begin, launch_end;  // launch_starts_[...): starts of this thread's launching calls
+    uint32_t launch_begin, launch_end;  // launch_rows_[...): this thread's launching calls
     uint32_t capture_begin, capture_end;
     bool python = false;  // has Python frames
   };
@@ -181,6 +181,14 @@ class HostModel {
   }
   TimeNs StartAt(uint32_t i) const { return Start(events_[i]); }  // i: index into events_
   uint8_t NameClass(uint32_t ev) const;
+  // Whether event i (index into events_) is a user annotation or NVTX range: a range of neither
+  // the Python frames' nor the ops' domain. It marks a region; it is not the thread working.
+  bool Annotation(uint32_t i) const {
+    const uint32_t ev = events_[i];
+    if (ev & 1u) return false;
+    const StringId domain = t_.ranges.domain[ev >> 1];
+    return domain != python_ && domain != cpu_op_;
+  }
   bool LaunchFree(uint32_t i, const Thread& th) const;  // i: index into events_
   // Index into events_ of the innermost event of `th` enclosing t, or kNoEvent.
   uint32_t Innermost(const Thread& th, TimeNs t) const { return Begin(th, t).inner; }
@@ -188,12 +196,12 @@ class HostModel {
 
   const Trace& t_;
   HostModelOptions options_;
+  StringId python_, cpu_op_;           // the domains of Python frames and ops (StringTable::kNotFound: none)
   std::vector<Thread> threads_;        // by (pid, tid)
   std::vector<uint32_t> events_;       // (row << 1) | is_call
   std::vector<uint32_t> parent_;       // index into events_, kNoEvent at the top
-  std::vector<uint8_t> annotation_;    // 1 for a user annotation / NVTX range (not an op, frame or call)
   mutable std::vector<uint8_t> free_;  // launch-free cache: 0 unknown, 1 launches, 2 free (atomic_ref access)
-  std::vector<TimeNs> launch_starts_;
+  std::vector<uint32_t> launch_rows_;  // API rows of the launching calls, by thread, in start order
   std::vector<std::pair<TimeNs, TimeNs>> captures_;
   std::vector<uint8_t> name_class_;  // per StringId, NameClass bits
   // Index into events_ of event `ev` of `th`, or kNoEvent.
