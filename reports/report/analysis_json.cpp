@@ -2,10 +2,12 @@
 // tracegate/analysis_report.h.
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -865,11 +867,11 @@ Status WriteAnalysisJson(const json& doc, const IterationAnalysis& iterations, c
   const auto table = doc.find("iteration_table");  // end() when doc is not an object
   if (table == doc.end() || !table->is_array() || !table->empty())
     return InvalidInput(path + ": the report has no empty \"iteration_table\" to fill");
-  // The members before the table, the rows, then the rest: three pieces of text, one after the
-  // other in the file. The first half of the rows is written on a second thread, which then
-  // writes the first two pieces to the file while this one writes the rest of the text.
+  // The members before the table, the rows, then the rest: pieces of text, one after the other in
+  // the file. The rows are written in parts by two threads, each taking the next part when it is
+  // free; this one writes the rest of the text first (the members after the table: the timeline,
+  // the kernel table, ...), so neither waits for the other whatever the share of each.
   const std::vector<Iteration>& rows = iterations.iterations;
-  const size_t half = rows.size() >= 512 ? rows.size() / 2 : 0;  // few rows: all on this thread
   AtomicFile file(path);
   TG_RETURN_IF_ERROR(file.Open());
   JsonWriter w;
@@ -880,31 +882,44 @@ Status WriteAnalysisJson(const json& doc, const IterationAnalysis& iterations, c
   }
   w.Key(table.key());
   w.BeginArray();
-  JsonWriter first = w.Fork(half);
-  first.Reserve(half * 512);
   const std::string head = w.TakeText();
-  uint64_t written = 0;
-  Status first_status;
-  SideTask helper([&] {
-    WriteIterationRows(first, rows, 0, half);
-    const std::string text = first.TakeText();
-    first_status = file.WriteAt(0, head);
-    if (first_status.ok()) first_status = file.WriteAt(head.size(), text);
-    written = head.size() + text.size();
-  });
-  w.Reserve((rows.size() - half) * 512);
-  WriteIterationRows(w, rows, half, rows.size());
-  w.EndArray();
-  for (auto it = std::next(table); it != doc.end(); ++it) {
-    w.Key(it.key());
-    w.Value(*it);
+  constexpr size_t kPartRows = 256;
+  const size_t parts = (rows.size() + kPartRows - 1) / kPartRows;
+  std::vector<JsonWriter> writers;  // each where its part begins
+  writers.reserve(parts);
+  for (size_t k = 0; k < parts; ++k) writers.push_back(w.Fork(std::min(kPartRows, rows.size() - k * kPartRows)));
+  std::vector<std::string> texts(parts);
+  std::atomic<size_t> next_part{0};
+  const auto write_parts = [&] {
+    for (size_t k; (k = next_part.fetch_add(1, std::memory_order_relaxed)) < parts;) {
+      const size_t first = k * kPartRows, last = std::min(rows.size(), first + kPartRows);
+      writers[k].Reserve((last - first) * 1024);
+      WriteIterationRows(writers[k], rows, first, last);
+      texts[k] = writers[k].TakeText();
+    }
+  };
+  std::string tail;
+  {
+    std::optional<SideTask> helper;
+    if (parts >= 2) helper.emplace(write_parts);
+    w.EndArray();
+    for (auto it = std::next(table); it != doc.end(); ++it) {
+      w.Key(it.key());
+      w.Value(*it);
+    }
+    w.EndObject();
+    tail = w.TakeText();
+    tail.push_back('\n');  // as WriteJsonFile ends the file
+    write_parts();
+    if (helper) helper->Wait();
   }
-  w.EndObject();
-  std::string tail = w.TakeText();
-  tail.push_back('\n');  // as WriteJsonFile ends the file
-  helper.Wait();
-  TG_RETURN_IF_ERROR(first_status);
-  TG_RETURN_IF_ERROR(file.WriteAt(written, tail));
+  TG_RETURN_IF_ERROR(file.WriteAt(0, head));
+  uint64_t at = head.size();
+  for (const std::string& text : texts) {
+    TG_RETURN_IF_ERROR(file.WriteAt(at, text));
+    at += text.size();
+  }
+  TG_RETURN_IF_ERROR(file.WriteAt(at, tail));
   return file.Commit();
 }
 

@@ -110,7 +110,7 @@ TEST(AnalysisReport, StreamedIterationRowsWriteTheSameFile) {
       Range{base + 100'000, base + 150'000, three.strings.Intern("step"), 0, 10, 11, 0, false, kUnknownId});
   three.ranges.Add(
       Range{base + 150'000, base + 170'000, three.strings.Intern("step \"3\"\t\xff"), 0, 10, 11, 0, false, kUnknownId});
-  Trace many = GoldenTrace();  // 600 iterations: the rows are rendered on two threads
+  Trace many = GoldenTrace();  // 600 iterations: three parts of rows, rendered on two threads
   for (int i = 1; i < 600; ++i)
     many.ranges.Add(Range{base + 100'000 * i, base + 100'000 * (i + 1),
                           many.strings.Intern("step " + std::to_string(i)), 0, 10, 11, 0, false, kUnknownId});
