@@ -1,5 +1,5 @@
 // Kineto JSON import and the whole `analyze` on it, full analysis and compare on imported traces.
-//   build/tracegate-bench --benchmark_filter='Kineto|Analysis|Compare'
+//   build/tracegate-bench --benchmark_filter='Kineto|Analysis|Compare|WriteReport'
 #include <benchmark/benchmark.h>
 
 #include <string>
@@ -73,6 +73,28 @@ void BM_FullAnalysis(benchmark::State& state) {
   Report(state, "", trace);
 }
 BENCHMARK(BM_FullAnalysis)->Apply(Sizes);
+
+// The report file `analyze -o` writes (WriteAnalysisJson: the document, then its iteration rows
+// as text) for the serving shape's analysis, a row per engine step: what the reports step of the
+// shape matrix spends most of its time on (docs/PERFORMANCE.md, "Report rows in parts").
+void BM_WriteReport(benchmark::State& state) {
+  const std::string file = ShapeFile(TraceShape::kServing, state.range(0));
+  tg::Trace trace;
+  if (file.empty() || !tg::ImportTrace(file, &trace).ok()) return state.SkipWithError("import failed");
+  tg::AnalysisConfig config;
+  tg::Analysis analysis;
+  if (!tg::RunAnalysis(trace, config, &analysis).ok()) return state.SkipWithError("analysis failed");
+  const nlohmann::json doc = tg::AnalysisToJson(trace, analysis, config, tg::IterationRows::kLeftOut);
+  const std::string out = (BenchDir() / "bench_write_report.json").string();
+  for (auto _ : state) {
+    if (!tg::WriteAnalysisJson(doc, analysis.iterations, out).ok()) return state.SkipWithError("write failed");
+  }
+  const double bytes = static_cast<double>(fs::file_size(out));
+  state.counters["rows"] = static_cast<double>(analysis.iterations.iterations.size());
+  state.counters["report_mb"] = bytes / 1e6;
+  state.SetBytesProcessed(static_cast<int64_t>(bytes) * state.iterations());
+}
+BENCHMARK(BM_WriteReport)->Arg(10000)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // `tracegate compare` of two reports (seed 1 against seed 2 of the same shape), from parsed JSON.
 void BM_CompareReports(benchmark::State& state) {
