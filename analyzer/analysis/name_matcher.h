@@ -3,6 +3,7 @@
 // StringId. Shared by the iteration analysis and the idle-cause finder (host pre/post stages).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <regex>
 #include <string>
@@ -20,6 +21,11 @@ struct NameMatcher {
   // match_continuous for patterns anchored at the start: the same answer, but std::regex_search
   // no longer retries the pattern at every later position of the name.
   std::regex_constants::match_flag_type flags = std::regex_constants::match_default;
+  // When every match must begin with one of a few known bytes (FirstBytes in name_matcher.cpp):
+  // those bytes; a name that begins otherwise is no match without running the expression (names
+  // unique to each step, such as a serving engine's, would each run it once).
+  bool first_known = false;
+  std::array<bool, 256> first{};
   std::vector<int8_t> verdict;
   const Trace* trace = nullptr;
 
@@ -27,6 +33,10 @@ struct NameMatcher {
     int8_t& v = verdict[id];
     if (v < 0) {
       std::string_view name = trace->Name(id);
+      if (first_known && (name.empty() || !first[static_cast<unsigned char>(name[0])])) {
+        v = 0;
+        return false;
+      }
       try {
         v = std::regex_search(name.begin(), name.end(), re, flags) ? 1 : 0;
       } catch (const std::regex_error&) {
@@ -42,6 +52,13 @@ struct NameMatcher {
 // pool runs an analysis per rank) would race on it. After this the compiler only reads it.
 // RunAnalysis calls it before any expression is compiled.
 void WarmRegexLocale();
+
+// The bytes every match of the ECMAScript `pattern` (case-insensitive) must begin with, when the
+// pattern says so plainly: '^', then a letter, digit or '_' that no quantifier makes optional, or a
+// group ("(...)" or "(?:...)") of alternatives that each begin so and that no quantifier makes
+// optional. Both cases of each letter. false when it cannot tell (the matcher then runs the
+// expression on every name).
+bool FirstBytes(std::string_view pattern, std::array<bool, 256>& first);
 
 // Compiles `pattern` (ECMAScript, case-insensitive) for names of `t`. InvalidInput naming
 // `option` when the expression is invalid.
