@@ -53,10 +53,11 @@ class StringTable {
   size_t chunk_used_ = 0;
   std::vector<std::string_view> views_;
   std::unordered_map<std::string_view, StringId, Hash, std::equal_to<>> index_;
-  // Ids of recent Intern() calls, by a cheap key of the text (its length and three 8-byte
-  // samples). An import asks for the same few names over and over; a hit costs one compare
-  // with the stored text instead of hashing all of it. A stale slot is only a miss.
-  static constexpr size_t kRecent = 1024;
+  // Ids of recent Intern() calls, by a cheap key of the text (its length and its bytes: all of
+  // them up to 96, three 8-byte samples of a longer one). An import asks for the same names over
+  // and over (a step's Python frames: hundreds); a hit costs one compare with the stored text
+  // instead of hashing all of it and a lookup. A stale slot is only a miss.
+  static constexpr size_t kRecent = 4096;
   std::array<StringId, kRecent> recent_;
 };
 
