@@ -38,10 +38,9 @@ inline std::string KinetoFile(long long events, unsigned long long seed = 1) {
 // shapes<kShapeVersion>/<shape>_<steps>.json (WriteKinetoShape, seed 1, 4 streams: the files
 // compare_shapes.sh writes); "" when it cannot be written.
 inline std::string ShapeFile(TraceShape shape, long long steps) {
-  const char* name = shape == TraceShape::kDense ? "dense" : shape == TraceShape::kStacks ? "stacks" : "serving";
   const fs::path dir = BenchDir() / ("shapes" + std::to_string(kShapeVersion));
   fs::create_directories(dir);
-  const fs::path file = dir / (std::string(name) + "_" + std::to_string(steps) + ".json");
+  const fs::path file = dir / (std::string(ShapeName(shape)) + "_" + std::to_string(steps) + ".json");
   if (!fs::exists(file) && WriteKinetoShape(file.c_str(), shape, steps, 4, 1) < 0) return "";
   return file.string();
 }

@@ -76,7 +76,7 @@ BENCHMARK(BM_FullAnalysis)->Apply(Sizes);
 
 // The report file `analyze -o` writes (WriteAnalysisJson: the document, then its iteration rows
 // as text) for the serving shape's analysis, a row per engine step: what the reports step of the
-// shape matrix spends most of its time on (docs/PERFORMANCE.md, "Report rows in parts").
+// shape matrix spends most of its time on (docs/PERFORMANCE.md, "A smaller host model, and report rows in parts").
 void BM_WriteReport(benchmark::State& state) {
   const std::string file = ShapeFile(TraceShape::kServing, state.range(0));
   tg::Trace trace;

@@ -42,6 +42,11 @@ long long WriteKinetoRanks(const std::string& dir, int world, long long events, 
 //   share, or (prefill) 32 eager launches; a stream synchronize.
 // Same arguments, same bytes. Returns the number of events written, or -1 on I/O error.
 enum class TraceShape { kDense, kStacks, kServing };
+// "dense", "stacks" or "serving": the shape's name in tracegate-gen-kineto --shape, the trace's
+// traceName and the matrix's file names.
+inline const char* ShapeName(TraceShape shape) {
+  return shape == TraceShape::kDense ? "dense" : shape == TraceShape::kStacks ? "stacks" : "serving";
+}
 long long WriteKinetoShape(const char* path, TraceShape shape, long long steps, int streams, unsigned long long seed);
 
 // A multi-step vLLM serving run with known answers (issue 30, `tracegate-gen-kineto --serving N`):

@@ -408,9 +408,10 @@ long long WriteKinetoShape(const char* path, TraceShape shape, long long steps, 
     events = std::max(events, w.events);  // the script's frames count in the Python pass only
     first = w.first;
   }
-  std::fprintf(out, "\n ],\n \"traceName\": \"tracegate-gen-kineto shape %s seed %llu\",\n"
-                    " \"baseTimeNanoseconds\": 1700000000000000000\n}\n",
-               shape == TraceShape::kDense ? "dense" : shape == TraceShape::kStacks ? "stacks" : "serving", seed);
+  std::fprintf(out,
+               "\n ],\n \"traceName\": \"tracegate-gen-kineto shape %s seed %llu\",\n"
+               " \"baseTimeNanoseconds\": 1700000000000000000\n}\n",
+               ShapeName(shape), seed);
   return std::fclose(out) == 0 ? events : -1;
 }
 
