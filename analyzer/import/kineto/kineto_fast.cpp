@@ -54,8 +54,8 @@ inline uint64_t DigitsValue(const char* s, int n) {
 }
 
 // The value of the `n` (1..19) ASCII digits at `s` (16 bytes readable, 32 when n > 16): below
-// 10^19, so in a uint64. Inlined into each window's reader: a call per number cost ~4% of a
-// Kineto file's instructions (and more mispredicted returns) against the multiplications alone.
+// 10^19, so in a uint64. Inlined into each window's reader: a call per number was 2.6% of the
+// serving shape's instructions (docs/PERFORMANCE.md "The digits inlined").
 [[gnu::always_inline]] inline uint64_t ManyDigits(const char* s, int n) {
   return n <= 16 ? DigitsValue(s, n) : EightDigits(s, n - 16) * 10000000000000000ULL + DigitsValue(s + n - 16, 16);
 }
