@@ -11,6 +11,7 @@
 // .answers.json).
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "gen_kineto.h"
@@ -97,13 +98,15 @@ int main(int argc, char** argv) {
     return 0;
   }
   const bool shaped = !shape.empty();
-  if (shaped && (steps <= 0 || ranks > 0 || (shape != "dense" && shape != "stacks" && shape != "serving"))) {
+  // --shape by the names the shapes' files and traces carry (ShapeName).
+  std::optional<tg::bench::TraceShape> kind;
+  for (auto s : {tg::bench::TraceShape::kDense, tg::bench::TraceShape::kStacks, tg::bench::TraceShape::kServing})
+    if (shape == tg::bench::ShapeName(s)) kind = s;
+  if (shaped && (steps <= 0 || ranks > 0 || !kind)) {
     std::fputs(usage, stderr);
     return 2;
   }
-  const auto kind = shape == "dense" ? tg::bench::TraceShape::kDense
-                    : shape == "stacks" ? tg::bench::TraceShape::kStacks : tg::bench::TraceShape::kServing;
-  long long n = shaped ? tg::bench::WriteKinetoShape(path, kind, steps, streams, seed)
+  long long n = shaped ? tg::bench::WriteKinetoShape(path, *kind, steps, streams, seed)
                        : tg::bench::WriteKinetoTrace(path, events, streams, seed);
   if (n < 0) { std::perror(path); return 2; }
   std::fprintf(stderr, "wrote %lld events to %s\n", n, path);

@@ -258,8 +258,8 @@ class Reader {
     // The usual shapes (no exponent, at most 15 characters after the sign) without a loop per
     // digit: one 16-byte compare finds both digit runs, and the digits are combined 8 at a time;
     // longer tokens (a profiler's absolute timestamps: 16 digits and 3 decimals,
-    // "1695835572943613.123") the same way in 32 bytes. Everything else (and anything too near
-    // end_) takes the byte loop below, which accepts and gathers exactly the same.
+    // "1695835572943613.123") the same way in 32 bytes (LongNumber). Everything else (and anything
+    // too near end_) takes its byte loop, which accepts and gathers exactly the same.
     const char* body = p_ + (*p_ == '-');
     if (end_ - body >= 16) {
       const int read = InWindow<16>(body, out, f);
