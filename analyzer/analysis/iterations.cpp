@@ -398,6 +398,11 @@ Status FindIterations(const Trace& t, const IterationOptions& o, NameMatcher& ma
     return InvalidInput("--skip " + std::to_string(*o.skip) + " drops all " +
                         Plural(out->found, "iteration", "iterations") + " found; lower it");
   }
+  // Sized once: grown by doubling, the rows (~1 KB each) would be moved and their pages faulted in
+  // about twice.
+  out->iterations.reserve(choice.markers.size());
+  index->start.reserve(choice.markers.size());
+  index->end.reserve(choice.markers.size());
   for (size_t i = 0; i < choice.markers.size(); ++i) {
     const Marker& m = choice.markers[i];
     index->start.push_back(m.start);

@@ -57,7 +57,11 @@ TimeNs UnionLength(std::vector<Interval>& v) {
 }
 
 std::vector<Interval> UnionOf(std::vector<Interval>& v) {
+  // Room for the most pieces there can be, taken at once: growing a large list by doubling maps
+  // (and faults in) about twice its pages and copies each piece again; pages never written cost no
+  // memory.
   std::vector<Interval> out;
+  out.reserve(v.size());
   ForEachMerged(v, [&](TimeNs a, TimeNs b) { out.emplace_back(a, b); });
   return out;
 }
@@ -83,6 +87,7 @@ size_t FirstEndingAfter(const std::vector<Interval>& v, size_t i, TimeNs t) {
 
 std::vector<Interval> IntersectUnions(const std::vector<Interval>& a, const std::vector<Interval>& b) {
   std::vector<Interval> out;
+  out.reserve(a.size() + b.size());  // each piece out moves past a piece of a or b (UnionOf says why)
   for (size_t i = 0, j = 0; i < a.size() && j < b.size();) {
     // The pieces of either list that end before the other's piece starts meet nothing: passed
     // over at once (one list is often far shorter than the other), as the walk below would pass
@@ -104,7 +109,9 @@ std::vector<Interval> IntersectUnions(const std::vector<Interval>& a, const std:
 }
 
 std::vector<Interval> SubtractUnions(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  // A piece out ends a piece of a, or ends where a piece of b starts (once for each of b's).
   std::vector<Interval> out;
+  out.reserve(a.size() + b.size());
   size_t j = 0;
   for (auto [lo, hi] : a) {
     while (j < b.size() && b[j].second <= lo) ++j;

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -870,7 +871,10 @@ Status WriteAnalysisJson(const json& doc, const IterationAnalysis& iterations, c
   // The members before the table, the rows, then the rest: pieces of text, one after the other in
   // the file. The rows are written in parts by two threads, each taking the next part when it is
   // free; this one writes the rest of the text first (the members after the table: the timeline,
-  // the kernel table, ...), so neither waits for the other whatever the share of each.
+  // the kernel table, ...), so neither waits for the other whatever the share of each. A part goes
+  // into the file as soon as every part before it is there (by whichever thread finished the
+  // last of them), and its text's buffer is taken again by a later part: the file is written
+  // while the rows are, not after them, and a few buffers' pages are faulted in, not the rows'.
   const std::vector<Iteration>& rows = iterations.iterations;
   AtomicFile file(path);
   TG_RETURN_IF_ERROR(file.Open());
@@ -883,19 +887,55 @@ Status WriteAnalysisJson(const json& doc, const IterationAnalysis& iterations, c
   w.Key(table.key());
   w.BeginArray();
   const std::string head = w.TakeText();
+  TG_RETURN_IF_ERROR(file.WriteAt(0, head));
   constexpr size_t kPartRows = 256;
   const size_t parts = (rows.size() + kPartRows - 1) / kPartRows;
   std::vector<JsonWriter> writers;  // each where its part begins
   writers.reserve(parts);
   for (size_t k = 0; k < parts; ++k) writers.push_back(w.Fork(std::min(kPartRows, rows.size() - k * kPartRows)));
+  std::mutex mu;  // guards what follows, down to `writing`
   std::vector<std::string> texts(parts);
+  std::vector<uint8_t> done(parts, 0);
+  std::vector<std::string> spare;  // written texts, their buffers for later parts
+  size_t written = 0;              // parts in the file
+  uint64_t at = head.size();       // where the next part goes
+  Status write_status;             // the first failed write
+  bool writing = false;            // a thread is writing parts (outside the lock)
+  const auto finish = [&](size_t k, std::string text) {
+    std::unique_lock lock(mu);
+    texts[k] = std::move(text);
+    done[k] = 1;
+    if (writing) return;  // that thread writes this part too once it reaches it
+    writing = true;
+    while (written < parts && done[written]) {
+      const std::string& next = texts[written];
+      const uint64_t offset = at;
+      lock.unlock();
+      Status s = write_status.ok() ? file.WriteAt(offset, next) : Status::Ok();
+      lock.lock();
+      if (!s.ok() && write_status.ok()) write_status = std::move(s);
+      at += texts[written].size();
+      spare.push_back(std::move(texts[written]));
+      ++written;
+    }
+    writing = false;
+  };
   std::atomic<size_t> next_part{0};
   const auto write_parts = [&] {
     for (size_t k; (k = next_part.fetch_add(1, std::memory_order_relaxed)) < parts;) {
       const size_t first = k * kPartRows, last = std::min(rows.size(), first + kPartRows);
-      writers[k].Reserve((last - first) * 1024);
+      {
+        std::lock_guard lock(mu);
+        if (!spare.empty()) {
+          writers[k].UseBuffer(std::move(spare.back()));
+          spare.pop_back();
+        }
+      }
+      // Rows take ~0.9-1.3 KB (a serving step's the most): room for 2 KB each, so that no part's
+      // text is copied to a larger one as it grows; pages never written cost no memory.
+      writers[k].Reserve((last - first) * 2048);
       WriteIterationRows(writers[k], rows, first, last);
-      texts[k] = writers[k].TakeText();
+      finish(k, writers[k].TakeText());
     }
   };
   std::string tail;
@@ -913,12 +953,8 @@ Status WriteAnalysisJson(const json& doc, const IterationAnalysis& iterations, c
     write_parts();
     if (helper) helper->Wait();
   }
-  TG_RETURN_IF_ERROR(file.WriteAt(0, head));
-  uint64_t at = head.size();
-  for (const std::string& text : texts) {
-    TG_RETURN_IF_ERROR(file.WriteAt(at, text));
-    at += text.size();
-  }
+  // Every part is written: the thread that finished the last one wrote up to it.
+  TG_RETURN_IF_ERROR(write_status);
   TG_RETURN_IF_ERROR(file.WriteAt(at, tail));
   return file.Commit();
 }

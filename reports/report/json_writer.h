@@ -77,6 +77,13 @@ class JsonWriter {
   // The text written since the last TakeText(); the writer keeps its place in the document.
   std::string TakeText();
   void Reserve(size_t bytes) { text_.reserve(bytes); }
+  // Writes on into `buffer` (emptied; its room kept) from here: the text of a part already
+  // written elsewhere, so that its pages are not faulted in again.
+  void UseBuffer(std::string buffer) {
+    buffer.clear();
+    buffer.append(text_);
+    text_ = std::move(buffer);
+  }
 
  private:
   struct Open {

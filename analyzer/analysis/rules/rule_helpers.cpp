@@ -72,11 +72,17 @@ std::vector<Interval> RuleContext::BusyIn(const std::vector<Interval>& where) co
 }
 
 std::vector<ClaimPart> LocatedClaim(const RuleContext& c, std::vector<Interval> where, double share, bool gpu_work) {
-  if (gpu_work) return {ClaimPart{ClaimSpace::kGpu, share, std::move(where)}};
+  // The parts are moved in: a braced list would copy each part's intervals (one per GPU gap).
+  std::vector<ClaimPart> parts;
+  parts.reserve(2);
+  if (gpu_work) {
+    parts.push_back(ClaimPart{ClaimSpace::kGpu, share, std::move(where)});
+    return parts;
+  }
   std::vector<Interval> busy = c.BusyIn(where);
   std::vector<Interval> idle = SubtractUnions(where, busy);
   const double busy_share = std::min(share, c.Share(LengthOf(busy)));
-  std::vector<ClaimPart> parts{ClaimPart{ClaimSpace::kGpu, busy_share, std::move(busy)}};
+  parts.push_back(ClaimPart{ClaimSpace::kGpu, busy_share, std::move(busy)});
   if (share - busy_share > 0) parts.push_back(ClaimPart{ClaimSpace::kIdle, share - busy_share, std::move(idle)});
   return parts;
 }

@@ -188,6 +188,7 @@ Involved GapInvolved(const RuleContext& c, const DeviceSummary& d, const IdleGap
 template <typename Table, typename Pred>
 std::vector<Interval> WallIntervalsWhere(const RuleContext& c, const Table& t, Pred pred) {
   std::vector<Interval> v;
+  v.reserve(t.size());  // at most a piece a row: room taken once (UnionOf, intervals.cpp, says why)
   if constexpr (std::is_same_v<Table, KernelTable>) {
     // Rows in start order: the union is one pass, no sort.
     for (uint32_t i : c.KernelsByStart()) {
