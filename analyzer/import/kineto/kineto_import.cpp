@@ -4,9 +4,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <filesystem>
+#include <array>
 #include <atomic>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <string>
@@ -19,6 +20,7 @@
 #include "analyzer/import/kineto/kineto_event.h"
 #include "analyzer/import/kineto/kineto_fast.h"
 #include "analyzer/import/kineto/kineto_numbers.h"
+#include "analyzer/import/kineto/split_cost.h"
 #include "tracegate/analyzer/import.h"
 #include "tracegate/analyzer/strings.h"
 
@@ -191,10 +193,10 @@ Status WithPath(const std::string& path, const Status& s) { return Status(s.code
 // Plain files at least this large are read by two threads.
 constexpr uint64_t kParallelMinBytes = uint64_t{16} << 20;
 
-// Where the second thread starts: a byte near the middle of a plain file that looks like the
-// start of an event ('{' after '}' and ',' with optional white space between), and the depth of
-// the event array (2 in {"traceEvents": [...]}, 1 in a bare array). Only a guess: the first
-// thread accepts the second's work only if it meets an element starting exactly there.
+// Where the second thread starts: a byte near where half the cost of reading a plain file lies
+// (split_cost.h) that looks like the start of an event ('{' after '}' and ',' with optional white
+// space between), and the depth of the event array (2 in {"traceEvents": [...]}, 1 in a bare array). Only a guess: the
+// first thread accepts the second's work only if it meets an element starting exactly there.
 bool PlanSplit(const std::string& path, uint64_t size, uint64_t& at, int& depth) {
   std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!f) return false;
@@ -206,7 +208,19 @@ bool PlanSplit(const std::string& path, uint64_t size, uint64_t& at, int& depth)
   while (i < n && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t')) ++i;
   if (i == n || (buf[i] != '{' && buf[i] != '[')) return false;
   depth = buf[i] == '{' ? 2 : 1;
-  const uint64_t middle = size / 2;
+  // Windows read evenly through the file (1 MiB in all) tell where half the cost of reading it lies
+  // (split_cost.h); a file too small for them is split at its middle.
+  constexpr size_t kWindows = 32, kWindow = size_t{32} << 10;
+  std::array<uint64_t, kWindows> costs{};
+  if (size / kWindows >= kWindow) {
+    for (size_t w = 0; w < kWindows; ++w) {
+      const uint64_t from = size / kWindows * w + (size / kWindows - kWindow) / 2;
+      if (std::fseek(f.get(), static_cast<long>(from), SEEK_SET) != 0) return false;
+      const size_t got = std::fread(buf.data(), 1, kWindow, f.get());
+      costs[w] = internal::EstimatedReadCost(std::string_view(buf.data(), got));
+    }
+  }
+  const uint64_t middle = internal::CostMiddle(costs, kWindow, size);
   if (std::fseek(f.get(), static_cast<long>(middle), SEEK_SET) != 0) return false;
   n = std::fread(buf.data(), 1, buf.size(), f.get());
   auto space = [&](size_t k) { return k < n && (buf[k] == ' ' || buf[k] == '\n' || buf[k] == '\r' || buf[k] == '\t'); };
