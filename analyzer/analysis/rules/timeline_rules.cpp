@@ -152,7 +152,13 @@ void EvaluateLaunchBound(const RuleContext& c, const RuleDef& rule, std::vector<
 void EvaluateSingleStream(const RuleContext& c, const RuleDef& rule, std::vector<Finding>& out) {
   const Trace& t = c.trace();
   std::map<int32_t, std::vector<int64_t>> streams;  // device -> distinct streams of kept work
+  // Rows come in runs on one stream: a row on the pair noted last needs no look-up.
+  std::pair<int32_t, int64_t> last{0, 0};
+  bool noted = false;
   auto note = [&](int32_t device, int64_t stream) {
+    if (noted && last.first == device && last.second == stream) return;
+    noted = true;
+    last = {device, stream};
     auto& v = streams[device];
     if (std::find(v.begin(), v.end(), stream) == v.end()) v.push_back(stream);
   };
