@@ -268,6 +268,9 @@ HostModel::HostModel(const Trace& t, const std::vector<uint8_t>& launched, HostM
     std::vector<uint32_t> stack = std::move(w.stack);
     std::vector<TimeNs> stack_end = std::move(w.stack_end);  // the ends of the events on `stack`
     std::vector<uint32_t> launches = std::move(*w.launches);
+    // At most one launch an event: room taken once (never-written pages cost no memory), where
+    // growing by doubling faults a long thread's list in about twice and copies it again.
+    launches.reserve(launches.size() + (to - from));
     std::vector<uint32_t> orphans;
     if (w.orphans) orphans = std::move(*w.orphans);
     TimeNs capture_open = w.capture_open;

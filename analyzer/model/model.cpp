@@ -438,6 +438,7 @@ uint64_t CountUnmatchedLaunches(const Trace& trace) {
   // One pass over the calls: the successful launches with a correlation id, the device syncs
   // with one (pid, correlation), and whether any call begins a stream capture.
   std::vector<uint32_t> launch_rows;
+  launch_rows.reserve(api.size());  // room taken once: pages never written cost no memory
   std::vector<std::pair<int64_t, int64_t>> device_syncs;
   bool capture = false;
   for (size_t i = 0; i < api.size(); ++i) {
