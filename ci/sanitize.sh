@@ -7,8 +7,7 @@
 #     tests, the two-thread import and analysis, the findings' replays on two threads
 #     (FindingReplay*), a job's ranks replayed together, a thread each (JobReplay*), the job's
 #     worker pool (JobPool*), and the SQLite import's two cores with FinalizeTrace's
-#     (NsysDirectReads*, NsysRealExport*), and OnceJob (work either analysis thread may take), where
-#     threads share data.
+#     (NsysDirectReads*, NsysRealExport*), where threads share data.
 # Any sanitizer report fails the run. Usage: ci/sanitize.sh (builds in build-asan, build-tsan)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,7 +36,7 @@ if grep -q tracegate_cupti_tests <<<"$help"; then  # built with CUPTI
   targets+=(tracegate_cupti_tests)
 fi
 cmake --build build-tsan -j "$jobs" --target "${targets[@]}"
-build-tsan/tracegate_tests --gtest_filter='PartWriter*:Parts*:NvmlSampler*:RecordOutput*:Store*:KinetoParallel*:AnalysisReport*:Rules*:RealFindings*:FindingReplay*:JobReplay*:BootstrapThreads*:JobPool*:IterationIdleSplit*:HelpBoard*:OnceJob*:NsysDirectReads*:NsysRealExport*'
+build-tsan/tracegate_tests --gtest_filter='PartWriter*:Parts*:NvmlSampler*:RecordOutput*:Store*:KinetoParallel*:AnalysisReport*:Rules*:RealFindings*:FindingReplay*:JobReplay*:BootstrapThreads*:JobPool*:IterationIdleSplit*:HelpBoard*:NsysDirectReads*:NsysRealExport*'
 if [ -x build-tsan/tracegate_cupti_tests ]; then
   build-tsan/tracegate_cupti_tests --gtest_filter='CuptiBufferPool*:CuptiRecorder*:CuptiInjection*'
 fi

@@ -8,9 +8,8 @@
 #include <unordered_map>
 
 #include "analyzer/analysis/summary_internal.h"
-#include "analyzer/util/demangle.h"
-#include "analyzer/util/once_job.h"
 #include "tracegate/analyzer/stats.h"
+#include "analyzer/util/demangle.h"
 
 namespace tg {
 
@@ -190,22 +189,16 @@ std::vector<uint32_t> KernelsByStart(const KernelTable& k) {
 void SummarizeInto(const Trace& trace, const AnalyzeOptions& options, const ApiIndex* api_index,
                    const HostStages* stages, const std::vector<KernelClass>* kernel_classes,
                    const SpanSource* iteration_spans, const HostSource* host, const std::function<void()>* busy_known,
-                   Summary* out, internal::HelpBoard* help, internal::OnceJob* kernel_stats) {
+                   Summary* out, internal::HelpBoard* help) {
   Summary& s = *out;
   s = Summary{};
   s.counts = CountEvents(trace);
   std::tie(s.start_ns, s.end_ns) = trace.Window();
   s.duration_ns = s.end_ns - s.start_ns;
-  if (kernel_stats) {
-    // Writes only total_kernel_ns, distinct_kernels and top_kernels, which nothing below reads.
-    kernel_stats->Open([t = &trace, o = &options, summary = &s] { SummarizeKernels(*t, *o, *summary); });
-  } else {
-    SummarizeKernels(trace, options, s);
-  }
+  SummarizeKernels(trace, options, s);
   SummarizeCopies(trace, options, s);
   internal::SummarizeTimelines(trace, options, api_index, stages, kernel_classes, iteration_spans, host, busy_known, s,
                                help);
-  if (kernel_stats) kernel_stats->TryRun();  // unless a thread has taken it
   SummarizeQuality(trace, s);
   if (s.devices.empty()) s.no_device_activity = DescribeNoDeviceActivity(trace, s);
 }

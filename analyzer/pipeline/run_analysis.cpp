@@ -2,7 +2,6 @@
 #include "tracegate/analyzer/analysis.h"
 
 #include <atomic>
-#include <chrono>
 #include <exception>
 #include <functional>
 #include <future>
@@ -18,7 +17,6 @@
 #include "analyzer/analysis/name_matcher.h"
 #include "analyzer/host/host_model.h"
 #include "analyzer/util/help_board.h"
-#include "analyzer/util/once_job.h"
 #include "analyzer/util/side_task.h"
 #include "tracegate/analyzer/finding_replay.h"
 
@@ -110,14 +108,9 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   std::promise<void> busy_built;
   std::shared_future<void> busy_ready = busy_built.get_future().share();
   bool busy_published = false;  // the summary's thread only
-  // The summary's kernel statistics (per name, ~35 ms on the nsys export's 1.5 M kernels) are
-  // left to whichever thread is free first: this one when it would wait for the busy union
-  // below, else the summary's right after publishing it (internal::OnceJob).
-  internal::OnceJob kernel_stats;
   const std::function<void()> busy_known = [&] {
     busy_published = true;
     busy_built.set_value();
-    kernel_stats.TryRun();
   };
   // Where the summary's thread posts the devices' gaps in chunks, for this thread to take a share
   // of once its own attribution is done (closed when that thread is done).
@@ -136,7 +129,7 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
     kernel_classes = ClassifyKernels(trace, classifier, &op_links.kernels, &op_links.extra_names);
     std::vector<StringId>().swap(op_links.api);  // the GPU rows have theirs (4 bytes a call)
     SummarizeInto(trace, summary_options, &*api_index, &stages, &kernel_classes, &span_source, &host_source,
-                  &busy_known, &out->summary, &board, &kernel_stats);
+                  &busy_known, &out->summary, &board);
   };
   {
     SideTask summary([&] {
@@ -178,7 +171,6 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
       // names them (the named stages are split there, so the finder reads no stages). It reads
       // the summary's busy union and kernels by start, and writes only the iterations' phases
       // and causes (which the summary does not read: it has the spans above).
-      if (busy_ready.wait_for(std::chrono::seconds(0)) != std::future_status::ready) kernel_stats.TryRun();
       busy_ready.get();  // rethrows what the summary's thread threw before
       const internal::IdleCauseFinder finder(trace, *api_index, nullptr, kernel_classes, host_source(),
                                              summary_options);
@@ -189,7 +181,6 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
     board.HelpUntilClosed();
     summary.Wait();
   }
-  kernel_stats.Finish();  // done by now, by one thread or the other
   if (!iterations.ok()) return iterations;
   if (!config.captured_graphs.empty() && graph_ops.launches == 0)
     return InvalidInput(

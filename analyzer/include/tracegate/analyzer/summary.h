@@ -232,7 +232,6 @@ class HostStages;
 namespace internal {
 class HostModel;
 class HelpBoard;
-class OnceJob;
 }
 enum class KernelClass : uint8_t;  // tracegate/analyzer/kernel_class.h
 // `api_index` (the correlation index of trace.api_calls; may be null) lets every device gap be
@@ -258,14 +257,10 @@ Summary Summarize(const Trace& trace, const AnalyzeOptions& options, const inter
 // is called once out->GpuBusy() and out->kernels_by_start are final, before the devices' gaps are
 // attributed; from then on another thread may read those two (and only those) while this call
 // fills the rest of `*out`. With `help`, a device's gaps are attributed in chunks that another
-// thread may take a share of (internal::HelpBoard; the caller closes it). With `kernel_stats`,
-// the kernel statistics (total_kernel_ns, distinct_kernels, top_kernels) are not computed in line:
-// the job is opened with that work once *out is reset, for either thread to run (internal::OnceJob;
-// this call runs it at its end unless a thread has taken it; the caller calls Finish() before
-// reading those three).
+// thread may take a share of (internal::HelpBoard; the caller closes it).
 void SummarizeInto(const Trace& trace, const AnalyzeOptions& options, const internal::ApiIndex* api_index,
                    const internal::HostStages* stages, const std::vector<KernelClass>* kernel_classes,
                    const SpanSource* iteration_spans, const HostSource* host, const std::function<void()>* busy_known,
-                   Summary* out, internal::HelpBoard* help = nullptr, internal::OnceJob* kernel_stats = nullptr);
+                   Summary* out, internal::HelpBoard* help = nullptr);
 
 }  // namespace tg
