@@ -23,7 +23,7 @@ static_assert(kJsonPadding >= kMemberNameReadable, "member names are read in who
 namespace {
 
 std::string_view Trim(std::string_view t) {
-  while (!t.empty() && (t.back() == ' ' || t.back() == '\t' || t.back() == '\n' || t.back() == '\r')) {
+  while (!t.empty() && IsJsonSpace(t.back())) {
     t.remove_suffix(1);
   }
   return t;

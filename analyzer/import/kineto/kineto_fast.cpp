@@ -19,7 +19,6 @@ namespace {
 // Deeper values are left to the slow path (the recursion here stays shallow).
 constexpr int kMaxFastLevels = 32;
 
-bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 // What may follow a number or literal inside an object or array: white space, ',', '}' or ']'.
 constexpr auto kEndsScalar = [] {
@@ -198,7 +197,7 @@ class Reader {
 
   void Ws() {
     // Every white space byte is <= ' ', so most calls stop at the first test.
-    while (p_ < end_ && static_cast<unsigned char>(*p_) <= ' ' && IsSpace(*p_)) ++p_;
+    while (p_ < end_ && static_cast<unsigned char>(*p_) <= ' ' && IsJsonSpace(*p_)) ++p_;
   }
   // Consumes `c` after optional white space.
   bool Expect(char c) {

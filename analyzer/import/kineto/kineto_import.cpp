@@ -205,7 +205,7 @@ bool PlanSplit(const std::string& path, uint64_t size, uint64_t& at, int& depth)
   std::string buf(size_t{64} << 10, '\0');
   size_t n = std::fread(buf.data(), 1, 4096, f.get());
   size_t i = n >= 3 && buf.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
-  while (i < n && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t')) ++i;
+  while (i < n && internal::IsJsonSpace(buf[i])) ++i;
   if (i == n || (buf[i] != '{' && buf[i] != '[')) return false;
   depth = buf[i] == '{' ? 2 : 1;
   // Windows read evenly through the file (1 MiB in all) tell where half the cost of reading it lies
@@ -223,7 +223,7 @@ bool PlanSplit(const std::string& path, uint64_t size, uint64_t& at, int& depth)
   const uint64_t middle = internal::CostMiddle(costs, kWindow, size);
   if (std::fseek(f.get(), static_cast<long>(middle), SEEK_SET) != 0) return false;
   n = std::fread(buf.data(), 1, buf.size(), f.get());
-  auto space = [&](size_t k) { return k < n && (buf[k] == ' ' || buf[k] == '\n' || buf[k] == '\r' || buf[k] == '\t'); };
+  auto space = [&](size_t k) { return k < n && internal::IsJsonSpace(buf[k]); };
   for (size_t k = 0; k < n; ++k) {
     if (buf[k] != '}') continue;
     size_t j = k + 1;

@@ -14,7 +14,7 @@ struct NumberParts {
 };
 
 bool Split(std::string_view t, NumberParts& p) {
-  while (!t.empty() && (t.back() == ' ' || t.back() == '\t' || t.back() == '\n' || t.back() == '\r')) {
+  while (!t.empty() && IsJsonSpace(t.back())) {
     t.remove_suffix(1);
   }
   size_t i = 0, n = t.size();
@@ -107,7 +107,7 @@ bool FastDecimal(std::string_view t, int scale, bool require_integral, int64_t& 
 }  // namespace
 
 NumberStatus DecimalToInt64(std::string_view token, int scale, bool require_integral, int64_t& out) {
-  while (!token.empty() && (token.back() == ' ' || token.back() == '\t' || token.back() == '\n' || token.back() == '\r')) {
+  while (!token.empty() && IsJsonSpace(token.back())) {
     token.remove_suffix(1);
   }
   NumberStatus fast = NumberStatus::kInvalid;

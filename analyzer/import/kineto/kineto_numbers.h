@@ -10,6 +10,9 @@
 
 namespace tg::internal {
 
+// JSON's white space (RFC 8259): space, tab, line feed, carriage return.
+inline bool IsJsonSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
 enum class NumberStatus : uint8_t {
   kOk,
   kInvalid,      // not a JSON number

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "analyzer/import/kineto/kineto_numbers.h"
 #include "analyzer/import/kineto/kineto_vocab.h"
 
 namespace tg::internal {
@@ -32,8 +33,6 @@ uint64_t CostOf(std::string_view cat) {
   return 1510;
 }
 
-bool Space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-
 }  // namespace
 
 uint64_t EstimatedReadCost(std::string_view text, uint64_t* events) {
@@ -41,10 +40,10 @@ uint64_t EstimatedReadCost(std::string_view text, uint64_t* events) {
   uint64_t cost = 0, n = 0;
   for (size_t at = text.find(kKey); at != std::string_view::npos; at = text.find(kKey, at + 1)) {
     size_t i = at + kKey.size();
-    while (i < text.size() && Space(text[i])) ++i;
+    while (i < text.size() && IsJsonSpace(text[i])) ++i;
     if (i >= text.size() || text[i] != ':') continue;  // "cat" as a value, not a member name
     ++i;
-    while (i < text.size() && Space(text[i])) ++i;
+    while (i < text.size() && IsJsonSpace(text[i])) ++i;
     if (i >= text.size() || text[i] != '"') continue;
     const size_t end = text.find('"', i + 1);
     if (end == std::string_view::npos) break;  // cut by the window's end
