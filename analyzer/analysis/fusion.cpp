@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -24,7 +25,7 @@ TimeNs Duration(TimeNs start, TimeNs end) { return end > start ? end - start : 0
 // The sort key of one kernel row, kept compact so the sort does not chase the columns.
 // Kernel rows grouped by stream ((device, pid, stream) in that order), each group sorted by (start,
 // row): rows[begin[g] .. begin[g + 1]). A counting sort groups the rows in trace order, which is
-// usually time order already; each group is then sorted (merged) through the start column. 8
+// usually time order already; each group is then sorted (merged) through the start column. 5
 // bytes a kernel at the peak (its group, then its place), not a copy of its columns.
 struct StreamRows {
   std::vector<uint32_t> rows;
@@ -44,7 +45,10 @@ StreamRows SortedByStream(const KernelTable& k) {
   };
   std::vector<StreamKey> keys;  // by first meeting
   std::map<StreamKey, uint32_t> met;
-  std::vector<uint32_t> group(k.size());
+  // Each row's stream, a byte each while there are at most 256 streams (nearly always), widened to
+  // four bytes only past that: the candidates may be found while the summary is at its peak.
+  std::vector<uint8_t> group8(k.size());
+  std::vector<uint32_t> group32;
   // The streams met last, most recent first: rows of a few streams interleave, so the key is
   // nearly always one of them and the map is not searched.
   std::array<std::pair<StreamKey, uint32_t>, 8> recent;
@@ -64,8 +68,15 @@ StreamRows SortedByStream(const KernelTable& k) {
     }
     for (; j > 0; --j) recent[j] = recent[j - 1];
     recent[0] = found;
-    group[i] = found.second;
+    if (group32.empty() && found.second > UINT8_MAX) {
+      group32.assign(group8.begin(), group8.begin() + static_cast<std::ptrdiff_t>(i));
+      group32.resize(k.size());
+      std::vector<uint8_t>().swap(group8);
+    }
+    if (group32.empty()) group8[i] = static_cast<uint8_t>(found.second);
+    else group32[i] = found.second;
   }
+  const auto group = [&](size_t i) -> uint32_t { return group32.empty() ? group8[i] : group32[i]; };
   std::vector<uint32_t> by_key(keys.size());
   for (uint32_t g = 0; g < by_key.size(); ++g) by_key[g] = g;
   std::sort(by_key.begin(), by_key.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
@@ -73,15 +84,13 @@ StreamRows SortedByStream(const KernelTable& k) {
   for (uint32_t r = 0; r < by_key.size(); ++r) rank[by_key[r]] = r;
   StreamRows out;
   out.begin.assign(keys.size() + 1, 0);
-  for (uint32_t& g : group) {
-    g = rank[g];
-    out.begin[g + 1]++;
-  }
+  for (size_t i = 0; i < k.size(); ++i) out.begin[rank[group(i)] + 1]++;
   for (size_t g = 0; g < keys.size(); ++g) out.begin[g + 1] += out.begin[g];
   out.rows.resize(k.size());
   std::vector<size_t> next(out.begin.begin(), out.begin.end() - 1);
-  for (size_t i = 0; i < k.size(); ++i) out.rows[next[group[i]]++] = static_cast<uint32_t>(i);
-  std::vector<uint32_t>().swap(group);
+  for (size_t i = 0; i < k.size(); ++i) out.rows[next[rank[group(i)]]++] = static_cast<uint32_t>(i);
+  std::vector<uint8_t>().swap(group8);
+  std::vector<uint32_t>().swap(group32);
   for (size_t g = 0; g < keys.size(); ++g)
     internal::SortMostlySorted(
         out.rows.data() + out.begin[g], out.rows.data() + out.begin[g + 1],

@@ -2,6 +2,7 @@
 #include "tracegate/analyzer/analysis.h"
 
 #include <atomic>
+#include <chrono>
 #include <exception>
 #include <functional>
 #include <future>
@@ -105,6 +106,11 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   };
   // The summary says when its busy union and kernels by start are final (before it attributes the
   // devices' gaps): this thread then attributes the iterations' idle time while it goes on.
+  // The kernel classes (and the op links' launch flags) are final once the summary's thread has
+  // classified the kernels: the fusion candidates read nothing else of that thread's.
+  std::promise<void> classes_built;
+  std::shared_future<void> classes_ready = classes_built.get_future().share();
+  bool classes_published = false;  // the summary's thread only
   std::promise<void> busy_built;
   std::shared_future<void> busy_ready = busy_built.get_future().share();
   bool busy_published = false;  // the summary's thread only
@@ -115,6 +121,18 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   // Where the summary's thread posts the devices' gaps in chunks, for this thread to take a share
   // of once its own attribution is done (closed when that thread is done).
   internal::HelpBoard board;
+  // The fusion candidates read the iterations' kernel rows, the kernel classes and the launch
+  // flags, nothing the summary or the idle attribution write: they are found here while this
+  // thread would wait for the summary's busy union (a kernel-dense trace: its statistics come
+  // first), else on the side thread after the summary, as before. The same list either way.
+  const bool fusion_enabled = config.rules.Enabled("fusion_candidate");
+  FusionOptions fusion_options = FusionFromRules(config.rules);
+  bool fusion_found = false;
+  const auto find_fusion = [&] {
+    fusion_options.launch_found = &op_links.kernel_launch_found;
+    out->fusion = FindFusionCandidates(trace, out->iterations, kernel_classes, fusion_options);
+    fusion_found = true;
+  };
   const bool locate_idle = config.replay_findings || config.locate_idle_claims;
   std::vector<IdlePiece> idle_pieces;  // for LocateIdleClaims
   // What the second thread does after building the correlation index.
@@ -128,6 +146,8 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
       graph_ops = MapGraphKernels(trace, *api_index, config.captured_graphs, &op_links);
     kernel_classes = ClassifyKernels(trace, classifier, &op_links.kernels, &op_links.extra_names);
     std::vector<StringId>().swap(op_links.api);  // the GPU rows have theirs (4 bytes a call)
+    classes_published = true;
+    classes_built.set_value();
     SummarizeInto(trace, summary_options, &*api_index, &stages, &kernel_classes, &span_source, &host_source,
                   &busy_known, &out->summary, &board);
   };
@@ -145,6 +165,7 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
         summary_work();
         summary_done = true;
       } catch (...) {
+        if (!classes_published) classes_built.set_exception(std::current_exception());
         if (!busy_published) busy_built.set_exception(std::current_exception());
         throw;
       }
@@ -171,6 +192,10 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
       // names them (the named stages are split there, so the finder reads no stages). It reads
       // the summary's busy union and kernels by start, and writes only the iterations' phases
       // and causes (which the summary does not read: it has the spans above).
+      if (fusion_enabled && busy_ready.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+        classes_ready.get();  // rethrows what the summary's thread threw before
+        find_fusion();
+      }
       busy_ready.get();  // rethrows what the summary's thread threw before
       const internal::IdleCauseFinder finder(trace, *api_index, nullptr, kernel_classes, host_source(),
                                              summary_options);
@@ -189,8 +214,9 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   out->graph_ops = std::move(graph_ops);
   out->kernel_classes = std::move(kernel_classes);
   out->ops = std::move(op_links);
-  // Fusion candidates on a second thread while the roofline and the other rules are worked out
-  // here (only fusion_candidate reads them), and that rule right after them there. The
+  // Fusion candidates (unless found above) on a second thread while the roofline and the other
+  // rules are worked out here (only fusion_candidate reads them), and that rule right after them
+  // there. The
   // communication figures (read by the report only) are found by whichever thread is free first:
   // that one after the fusion rule, or this one after the rules. Both read the iterations' spans
   // and kernels (the idle attribution above wrote only their phases and causes).
@@ -200,6 +226,15 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   // the iterations' spans and rows (which the idle attribution leaves alone), the kernel
   // classes, the correlation index, the kernels by start and the host model (built once, by
   // either thread).
+  // The rules after the roofline's (RuleSubset::kAfterRoofline: they read neither the roofline nor
+  // the peak rates) are evaluated by whichever thread is free first: the side thread after the
+  // fusion rule, or this one after the rules up to the roofline's.
+  std::vector<Finding> after_roofline;
+  std::atomic<bool> after_roofline_taken{false};
+  auto find_after_roofline = [&](const FindingsInput& input) {
+    if (after_roofline_taken.exchange(true)) return;
+    after_roofline = EvaluateRules(input, config.rules, RuleSubset::kAfterRoofline);
+  };
   std::atomic<bool> communication_taken{false};
   auto find_communication = [&] {
     if (communication_taken.exchange(true)) return;
@@ -230,12 +265,14 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   const FindingsInput fusion_in = in;
   std::vector<Finding> fusion_findings;
   SideTask fusion_task([&] {
-    if (config.rules.Enabled("fusion_candidate")) {
-      FusionOptions fusion = FusionFromRules(config.rules);
-      fusion.launch_found = &out->ops.kernel_launch_found;
-      out->fusion = FindFusionCandidates(trace, out->iterations, out->kernel_classes, fusion);
+    if (fusion_enabled) {
+      if (!fusion_found) {
+        fusion_options.launch_found = &out->ops.kernel_launch_found;
+        out->fusion = FindFusionCandidates(trace, out->iterations, out->kernel_classes, fusion_options);
+      }
       fusion_findings = EvaluateRules(fusion_in, config.rules, RuleSubset::kFusionOnly);
     }
+    find_after_roofline(fusion_in);
     find_communication();
     find_path();
   });
@@ -258,7 +295,8 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
 
   in.roofline = &out->roofline;
   in.peak = &out->peak;
-  out->findings = EvaluateRules(in, config.rules, RuleSubset::kAllButFusion);
+  out->findings = EvaluateRules(in, config.rules, RuleSubset::kUpToRoofline);
+  find_after_roofline(in);
   find_communication();
   find_path();
   fusion_task.Wait();
@@ -271,8 +309,10 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   std::vector<uint32_t>().swap(out->summary.kernels_by_start);
   std::vector<std::pair<TimeNs, TimeNs>>().swap(out->summary.gpu_busy_merged);
   for (DeviceSummary& d : out->summary.devices) std::vector<std::pair<TimeNs, TimeNs>>().swap(d.busy);
-  out->findings.insert(out->findings.end(), std::make_move_iterator(fusion_findings.begin()),
-                       std::make_move_iterator(fusion_findings.end()));
+  // In rule order (RuleSubset says why OrderFindings then gives one run's order).
+  for (std::vector<Finding>* part : {&after_roofline, &fusion_findings})
+    out->findings.insert(out->findings.end(), std::make_move_iterator(part->begin()),
+                         std::make_move_iterator(part->end()));
   OrderFindings(out->findings);
   out->combined = RelateFindings(out->findings);
   // The idle findings' instants, for the replay (the combined estimate above took them as

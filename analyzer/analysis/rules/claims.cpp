@@ -11,6 +11,7 @@
 
 #include "analyzer/analysis/rules/rule_helpers.h"
 #include "analyzer/util/intervals.h"
+#include "analyzer/util/side_task.h"
 #include "tracegate/analyzer/amdahl.h"
 #include "tracegate/analyzer/findings.h"
 
@@ -195,17 +196,21 @@ double Assign(const ClaimPart& part, Taken& taken) {
 
 CombinedEstimate RelateFindings(std::vector<Finding>& findings) {
   const std::vector<std::string> refs = FindingRefs(findings);
-  // Overlap is symmetric: each pair is walked once (a claim can hold an interval per GPU gap).
-  const size_t n = findings.size();
-  std::vector<uint8_t> meets(n * n, 0);
-  for (size_t i = 0; i < n; ++i)
-    for (size_t j = i + 1; j < n; ++j)
-      meets[i * n + j] = meets[j * n + i] = Overlap(findings[i].claim, findings[j].claim) ? 1 : 0;
-  for (size_t i = 0; i < n; ++i) {
-    findings[i].overlaps.clear();
-    for (size_t j = 0; j < n; ++j)
-      if (meets[i * n + j]) findings[i].overlaps.push_back(refs[j]);
-  }
+  // Which findings overlap, on the second core while this one assigns the time below: both only
+  // read the claims, and that side writes only the findings' `overlaps`.
+  internal::SideTask overlaps([&] {
+    // Overlap is symmetric: each pair is walked once (a claim can hold an interval per GPU gap).
+    const size_t n = findings.size();
+    std::vector<uint8_t> meets(n * n, 0);
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = i + 1; j < n; ++j)
+        meets[i * n + j] = meets[j * n + i] = Overlap(findings[i].claim, findings[j].claim) ? 1 : 0;
+    for (size_t i = 0; i < n; ++i) {
+      findings[i].overlaps.clear();
+      for (size_t j = 0; j < n; ++j)
+        if (meets[i * n + j]) findings[i].overlaps.push_back(refs[j]);
+    }
+  });
   CombinedEstimate out;
   std::vector<size_t> order;
   for (size_t i = 0; i < findings.size(); ++i) {
@@ -236,6 +241,7 @@ CombinedEstimate RelateFindings(std::vector<Finding>& findings) {
     out.upper_bound = AmdahlBound(parts);
     out.gain_pct = std::isfinite(out.overall) ? (out.overall - 1) * 100 : 0;
   }
+  overlaps.Wait();
   return out;
 }
 

@@ -218,6 +218,15 @@ constexpr bool FusionOnlyInLastRow() {
 }
 static_assert(FusionOnlyInLastRow(), "fusion_candidate must be the last rule of one trace (see RuleSubset)");
 
+// Where kAfterRoofline begins: the rule after memory_bound, the one rule that reads the roofline
+// and the peak rates (FindingsInput::roofline, ::peak; see RuleSubset).
+constexpr size_t AfterRoofline() {
+  for (size_t i = 0; i < TraceRules(); ++i)
+    if (kRules[i].evaluate == EvaluateMemoryBound) return i + 1;
+  return TraceRules();
+}
+static_assert(AfterRoofline() < TraceRules(), "memory_bound must be a rule of one trace (see RuleSubset)");
+
 // A rules file names rules by id, and a finding's id picks its report entries: ids are unique,
 // and every row has one evaluate function (of one trace, or across ranks after every rule of one
 // trace), parameters and strategies.
@@ -264,11 +273,20 @@ std::vector<Finding> EvaluateRules(const FindingsInput& in, const RulesConfig& r
   std::vector<Finding> out;
   if (!in.trace || !in.iterations || in.iterations->iterations.empty()) return out;
   const internal::RuleContext c(in, rules);
-  for (const RuleDef& rule : kRules) {
+  for (size_t position = 0; position < std::size(kRules); ++position) {
+    const RuleDef& rule = kRules[position];
     if (rule.across_ranks()) continue;
     const bool fusion = rule.evaluate == internal::EvaluateFusionCandidate;
-    if ((subset == RuleSubset::kAllButFusion && fusion) || (subset == RuleSubset::kFusionOnly && !fusion)) continue;
-    if (!rules.Enabled(rule.id)) continue;
+    const bool after_roofline = position >= AfterRoofline();
+    bool run = true;
+    switch (subset) {
+      case RuleSubset::kAll: break;
+      case RuleSubset::kAllButFusion: run = !fusion; break;
+      case RuleSubset::kFusionOnly: run = fusion; break;
+      case RuleSubset::kUpToRoofline: run = !after_roofline; break;
+      case RuleSubset::kAfterRoofline: run = after_roofline && !fusion; break;
+    }
+    if (!run || !rules.Enabled(rule.id)) continue;
     const size_t first = out.size();
     rule.evaluate(c, rule, out);
     for (size_t i = first; i < out.size(); ++i) {

@@ -137,7 +137,9 @@ TEST(Fusion, ChainsOnDifferentStreamsAreSeparate) {
 // Streams are told apart by (device, pid, stream), and more of them than the recent list of the
 // grouping pass holds interleave row by row: each stream's chain is found, the occurrences'
 // spans come stream by stream in key order, and the first occurrence is the earliest.
-TEST(Fusion, ManyInterleavedStreamsKeyedByDevicePidAndStream) {
+// Lanes of every (device 1 then 0, pid 200 then 100, stream of `streams`), their chains
+// interleaved row by row; lane 17 starts first.
+void CheckInterleavedLanes(const std::vector<int64_t>& streams) {
   Trace t;
   struct Lane {
     int32_t device;
@@ -147,7 +149,7 @@ TEST(Fusion, ManyInterleavedStreamsKeyedByDevicePidAndStream) {
   std::vector<Lane> lanes;
   for (int32_t device : {1, 0})
     for (int64_t pid : {200, 100})
-      for (int64_t stream : {13, 7, 9, 8, 11, 10}) lanes.push_back({device, pid, stream, 0});
+      for (int64_t stream : streams) lanes.push_back({device, pid, stream, 0});
   for (size_t i = 0; i < lanes.size(); ++i) lanes[i].t0 = static_cast<TimeNs>((i * 7) % lanes.size()) * 1000 + 5000;
   lanes[17].t0 = 1000;  // device 0, pid 200, stream 10: the earliest chain
   // Row by row across the lanes: conv of every lane, then bn of every lane, then relu.
@@ -169,8 +171,8 @@ TEST(Fusion, ManyInterleavedStreamsKeyedByDevicePidAndStream) {
   ASSERT_EQ(c.size(), 1u);
   EXPECT_EQ(c[0].occurrences, lanes.size());
   EXPECT_EQ(c[0].first_start_ns, 1000);
-  EXPECT_EQ(c[0].device, 0);
-  EXPECT_EQ(c[0].stream, 10);
+  EXPECT_EQ(c[0].device, lanes[17].device);
+  EXPECT_EQ(c[0].stream, lanes[17].stream);
   EXPECT_EQ(c[0].first_rows, (std::vector<size_t>{17, 17 + lanes.size(), 17 + 2 * lanes.size()}));
   // The spans in the walk's order: lanes sorted by (device, pid, stream).
   std::vector<size_t> order(lanes.size());
@@ -182,6 +184,17 @@ TEST(Fusion, ManyInterleavedStreamsKeyedByDevicePidAndStream) {
   ASSERT_EQ(c[0].spans.size(), lanes.size());
   for (size_t i = 0; i < order.size(); ++i)
     EXPECT_EQ(c[0].spans[i], (std::pair<TimeNs, TimeNs>{lanes[order[i]].t0, lanes[order[i]].t0 + 134'000})) << i;
+}
+
+TEST(Fusion, ManyInterleavedStreamsKeyedByDevicePidAndStream) {
+  CheckInterleavedLanes({13, 7, 9, 8, 11, 10});  // lane 17: device 0, pid 200, stream 10
+}
+
+// Past 256 streams a row's stream no longer fits the byte SortedByStream keeps while it can.
+TEST(Fusion, MoreThan256StreamsAreKeptApart) {
+  std::vector<int64_t> streams;
+  for (int64_t s = 0; s < 90; ++s) streams.push_back((s * 37) % 90 + 5);  // 360 lanes
+  CheckInterleavedLanes(streams);
 }
 
 TEST(Fusion, AChainNeverCrossesAnIterationAndKernelsOutsideIterationsAreIgnored) {

@@ -412,6 +412,25 @@ TEST(Rules, FusionEvaluatedApartGivesTheSameFindings) {
   std::vector<Finding> fusion = EvaluateRules(in, RulesConfig{}, RuleSubset::kFusionOnly);
   ASSERT_EQ(fusion.size(), 1u);
   EXPECT_EQ(fusion[0].id, "fusion_candidate");
+  // The rules but fusion_candidate in two parts (two threads share them): up to memory_bound, the
+  // one that reads the roofline, and after it. The parts' lists in that order, then fusion's,
+  // ordered, are the single evaluation again.
+  std::vector<Finding> parts = EvaluateRules(in, RulesConfig{}, RuleSubset::kUpToRoofline);
+  const size_t up_to = parts.size();
+  std::vector<Finding> after = EvaluateRules(in, RulesConfig{}, RuleSubset::kAfterRoofline);
+  EXPECT_EQ(up_to + after.size(), others.size());
+  for (const Finding& f : after) {
+    EXPECT_NE(f.id, "fusion_candidate");
+    EXPECT_NE(f.id, "memory_bound");
+  }
+  parts.insert(parts.end(), after.begin(), after.end());
+  parts.insert(parts.end(), fusion.begin(), fusion.end());
+  OrderFindings(parts);
+  ASSERT_EQ(parts.size(), all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    EXPECT_EQ(parts[i].id, all[i].id) << i;
+    EXPECT_EQ(parts[i].amdahl.overall, all[i].amdahl.overall) << i;
+  }
 }
 
 TEST(Rules, FindingsAreOrderedByPriorityThenGain) {

@@ -157,7 +157,12 @@ struct FindingsInput {
 // Which rules EvaluateRules runs (the enabled ones among them). RunAnalysis finds the fusion
 // candidates on a second thread and runs fusion_candidate alone there, while the other rules run:
 // kAllButFusion never reads FindingsInput::fusion, kFusionOnly never the roofline or the peak.
-enum class RuleSubset : uint8_t { kAll, kAllButFusion, kFusionOnly };
+// kAllButFusion is kUpToRoofline then kAfterRoofline: the rules up to memory_bound (the one that
+// reads the roofline and the peak rates), and those after it but fusion_candidate (which read
+// neither, nor the fusion candidates), for two threads to share. Findings tie on priority and
+// overall speedup in rule order (OrderFindings is stable), so OrderFindings over the parts' lists
+// in this order (up to the roofline, after it, fusion) is the order EvaluateRules(kAll) gives.
+enum class RuleSubset : uint8_t { kAll, kAllButFusion, kFusionOnly, kUpToRoofline, kAfterRoofline };
 std::vector<Finding> EvaluateRules(const FindingsInput& in, const RulesConfig& rules,
                                    RuleSubset subset = RuleSubset::kAll);
 // A job's ranks as the rules across ranks read them (docs/RULES.md, "Across ranks"): what the job
