@@ -216,10 +216,9 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   out->ops = std::move(op_links);
   // Fusion candidates (unless found above) on a second thread while the roofline and the other
   // rules are worked out here (only fusion_candidate reads them), and that rule right after them
-  // there. The
-  // communication figures (read by the report only) are found by whichever thread is free first:
-  // that one after the fusion rule, or this one after the rules. Both read the iterations' spans
-  // and kernels (the idle attribution above wrote only their phases and causes).
+  // there. The communication figures (read by the report only) are found by whichever thread is
+  // free first: that one after the fusion rule, or this one after the rules. Both read the
+  // iterations' spans and kernels (the idle attribution above wrote only their phases and causes).
   // The critical path (only when asked, AnalysisConfig::critical_path; with no kept iteration
   // there is none) runs on whichever thread is free first after that: the side thread once the
   // fusion candidates and the communication figures are found, or this one after the rules. It reads
