@@ -25,7 +25,9 @@ namespace {
 
 using namespace internal;
 
-// One rule per block, aligned by hand.
+// One rule per block, aligned by hand. A rule that reads the roofline or the peak rates
+// (FindingsInput::roofline, ::peak) goes at or before memory_bound: RunAnalysis may run the rules
+// after it on a thread that has neither yet (RuleSubset::kAfterRoofline).
 // clang-format off
 constexpr RuleDef kRules[] = {
   {"idle_gaps", "Device idle between GPU work", Priority::kHigh,
