@@ -128,9 +128,10 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   const bool fusion_enabled = config.rules.Enabled("fusion_candidate");
   FusionOptions fusion_options = FusionFromRules(config.rules);
   bool fusion_found = false;
-  const auto find_fusion = [&] {
-    fusion_options.launch_found = &op_links.kernel_launch_found;
-    out->fusion = FindFusionCandidates(trace, out->iterations, kernel_classes, fusion_options);
+  const auto find_fusion = [&](const std::vector<KernelClass>& classes, const std::vector<uint8_t>& launch_found) {
+    if (fusion_found) return;
+    fusion_options.launch_found = &launch_found;
+    out->fusion = FindFusionCandidates(trace, out->iterations, classes, fusion_options);
     fusion_found = true;
   };
   const bool locate_idle = config.replay_findings || config.locate_idle_claims;
@@ -194,7 +195,7 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
       // and causes (which the summary does not read: it has the spans above).
       if (fusion_enabled && busy_ready.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
         classes_ready.get();  // rethrows what the summary's thread threw before
-        find_fusion();
+        find_fusion(kernel_classes, op_links.kernel_launch_found);
       }
       busy_ready.get();  // rethrows what the summary's thread threw before
       const internal::IdleCauseFinder finder(trace, *api_index, nullptr, kernel_classes, host_source(),
@@ -265,10 +266,7 @@ Status RunAnalysis(const Trace& trace, const AnalysisConfig& config, Analysis* o
   std::vector<Finding> fusion_findings;
   SideTask fusion_task([&] {
     if (fusion_enabled) {
-      if (!fusion_found) {
-        fusion_options.launch_found = &out->ops.kernel_launch_found;
-        out->fusion = FindFusionCandidates(trace, out->iterations, out->kernel_classes, fusion_options);
-      }
+      find_fusion(out->kernel_classes, out->ops.kernel_launch_found);
       fusion_findings = EvaluateRules(fusion_in, config.rules, RuleSubset::kFusionOnly);
     }
     find_after_roofline(fusion_in);
