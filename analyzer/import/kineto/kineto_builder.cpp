@@ -428,6 +428,15 @@ void KinetoBuilder::ReserveFor(double scale) {
   std::apply([&](auto&... table) { (grow(table), ...); }, Tables(trace_));
 }
 
+void KinetoBuilder::ReserveRows(const std::array<uint64_t, 6>& rows) {
+  size_t i = 0;
+  std::apply(
+      [&](auto&... table) {
+        ((rows[i] > table.start.capacity() ? table.Reserve(static_cast<size_t>(rows[i])) : void(), ++i), ...);
+      },
+      Tables(trace_));
+}
+
 bool KinetoBuilder::Append(KinetoBuilder& next) {
   if (!pending_.empty() || !next.pending_.empty()) return false;
   Trace& part = next.trace_;

@@ -71,6 +71,13 @@ class KinetoSink : public internal::JsonSink {
     reserve_at_ = begin + kReserveSample;
   }
 
+  // Room for a quarter more than an estimate of the rows this sink's tables will hold (reserved
+  // pages never written cost no memory; a table that outgrows its room is copied whole).
+  void ReserveRows(internal::TableRows rows) {
+    for (uint64_t& r : rows) r += r / 4;
+    builder_.ReserveRows(rows);
+  }
+
   internal::KinetoBuilder& builder() { return builder_; }
   int64_t base_ns() const { return base_ns_; }
 
@@ -197,7 +204,8 @@ constexpr uint64_t kParallelMinBytes = uint64_t{16} << 20;
 // (split_cost.h) that looks like the start of an event ('{' after '}' and ',' with optional white
 // space between), and the depth of the event array (2 in {"traceEvents": [...]}, 1 in a bare array). Only a guess: the
 // first thread accepts the second's work only if it meets an element starting exactly there.
-bool PlanSplit(const std::string& path, uint64_t size, uint64_t& at, int& depth) {
+bool PlanSplit(const std::string& path, uint64_t size, uint64_t& at, int& depth, internal::TableRows& whole,
+               internal::TableRows& tail) {
   std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!f) return false;
   // Under malloc's mmap threshold: freeing a larger block would raise the threshold, and the
@@ -212,12 +220,13 @@ bool PlanSplit(const std::string& path, uint64_t size, uint64_t& at, int& depth)
   // (split_cost.h); a file too small for them is split at its middle.
   constexpr size_t kWindows = 32, kWindow = size_t{32} << 10;
   std::array<uint64_t, kWindows> costs{};
+  std::array<internal::TableRows, kWindows> rows{};
   if (size / kWindows >= kWindow) {
     for (size_t w = 0; w < kWindows; ++w) {
       const uint64_t from = size / kWindows * w + (size / kWindows - kWindow) / 2;
       if (std::fseek(f.get(), static_cast<long>(from), SEEK_SET) != 0) return false;
       const size_t got = std::fread(buf.data(), 1, kWindow, f.get());
-      costs[w] = internal::EstimatedReadCost(std::string_view(buf.data(), got));
+      costs[w] = internal::EstimatedReadCost(std::string_view(buf.data(), got), nullptr, &rows[w]);
     }
   }
   const uint64_t middle = internal::CostMiddle(costs, kWindow, size);
@@ -233,6 +242,10 @@ bool PlanSplit(const std::string& path, uint64_t size, uint64_t& at, int& depth)
     while (space(j)) ++j;
     if (j < n && buf[j] == '{') {
       at = middle + j;
+      // The rows each thread's tables will hold (the first's: the whole file's, the second's
+      // appended), from the same windows.
+      whole = internal::EstimatedRows(rows, kWindow, size, 0);
+      tail = internal::EstimatedRows(rows, kWindow, size, at);
       return true;
     }
   }
@@ -244,9 +257,10 @@ bool PlanSplit(const std::string& path, uint64_t size, uint64_t& at, int& depth)
 class TailPart {
  public:
   TailPart(const std::string& path, uint64_t size, uint64_t at, int depth, const internal::ScanOptions& scan,
-           int max_depth)
+           int max_depth, const internal::TableRows& rows)
       : sink_(trace_, max_depth) {
     sink_.set_cancel(&cancel_);
+    sink_.ReserveRows(rows);
     sink_.PlanReserve(at, size - at);
     thread_ = std::thread([this, path, at, depth, scan] {
       internal::GzReader in;
@@ -301,10 +315,12 @@ Status ImportKineto(const std::string& path, const ImportOptions& options, Trace
   const int threads = options.threads > 0 ? options.threads : std::thread::hardware_concurrency() >= 2 ? 2 : 1;
   uint64_t split_at = 0;
   int depth = 0;
-  if (threads >= 2 && !in.gzipped() && !size_error &&
-      (size >= kParallelMinBytes || options.threads >= 2) && PlanSplit(path, size, split_at, depth)) {
+  internal::TableRows whole_rows{}, tail_rows{};
+  if (threads >= 2 && !in.gzipped() && !size_error && (size >= kParallelMinBytes || options.threads >= 2) &&
+      PlanSplit(path, size, split_at, depth, whole_rows, tail_rows)) {
     try {
-      tail = std::make_unique<TailPart>(path, size, split_at, depth, scan, options.max_json_depth);
+      sink.ReserveRows(whole_rows);
+      tail = std::make_unique<TailPart>(path, size, split_at, depth, scan, options.max_json_depth, tail_rows);
       scan.split_at = split_at;
       sink.set_on_split([&](uint64_t& resume, uint64_t& elements) {
         return tail->MergeInto(sink.builder(), resume, elements);

@@ -16,8 +16,8 @@ namespace {
 // memset 229, runtime 189, op 188, frame 231, annotation 268, flow 107. Driver calls and syncs
 // read as runtime calls do; an event the builder does not model is parsed and dropped, as a
 // flow that is not a launch's.
-uint64_t CostOf(std::string_view cat) {
-  switch (Classify(cat)) {
+uint64_t CostOf(Cat cat) {
+  switch (cat) {
     case Cat::kKernel: return 3830;
     case Cat::kMemcpy: return 3270;
     case Cat::kMemset: return 3040;
@@ -33,9 +33,27 @@ uint64_t CostOf(std::string_view cat) {
   return 1510;
 }
 
+// The table an event of category `cat` adds a row to (TableRows' order), or -1 for none.
+int TableOf(Cat cat) {
+  switch (cat) {
+    case Cat::kKernel: return 0;
+    case Cat::kMemcpy: return 1;
+    case Cat::kMemset: return 2;
+    case Cat::kSync: return 3;
+    case Cat::kRuntime:
+    case Cat::kDriver: return 4;
+    case Cat::kUserAnnotation:
+    case Cat::kGpuUserAnnotation:
+    case Cat::kCpuOp:
+    case Cat::kPythonFunction: return 5;
+    case Cat::kUnmodelled: break;
+  }
+  return -1;
+}
+
 }  // namespace
 
-uint64_t EstimatedReadCost(std::string_view text, uint64_t* events) {
+uint64_t EstimatedReadCost(std::string_view text, uint64_t* events, TableRows* rows) {
   static constexpr std::string_view kKey = "\"cat\"";
   uint64_t cost = 0, n = 0;
   for (size_t at = text.find(kKey); at != std::string_view::npos; at = text.find(kKey, at + 1)) {
@@ -47,7 +65,9 @@ uint64_t EstimatedReadCost(std::string_view text, uint64_t* events) {
     if (i >= text.size() || text[i] != '"') continue;
     const size_t end = text.find('"', i + 1);
     if (end == std::string_view::npos) break;  // cut by the window's end
-    cost += CostOf(text.substr(i + 1, end - i - 1));
+    const Cat cat = Classify(text.substr(i + 1, end - i - 1));
+    cost += CostOf(cat);
+    if (const int table = TableOf(cat); rows && table >= 0) ++(*rows)[static_cast<size_t>(table)];
     ++n;
   }
   if (events) *events = n;
@@ -88,6 +108,22 @@ uint64_t CostMiddle(std::span<const uint64_t> costs, uint64_t window, uint64_t s
     before += c;
   }
   return middle;
+}
+
+TableRows EstimatedRows(std::span<const TableRows> rows, uint64_t window, uint64_t size, uint64_t from) {
+  TableRows out{};
+  const size_t k = rows.size();
+  if (k == 0 || window == 0 || size / k < window) return out;
+  std::array<double, std::tuple_size_v<TableRows>> sum{};
+  for (size_t i = 0; i < k; ++i) {
+    const double begin = static_cast<double>(size) * static_cast<double>(i) / static_cast<double>(k);
+    const double end = static_cast<double>(size) * static_cast<double>(i + 1) / static_cast<double>(k);
+    const double bytes = end - std::clamp(static_cast<double>(from), begin, end);
+    for (size_t t = 0; t < sum.size(); ++t)
+      sum[t] += static_cast<double>(rows[i][t]) * bytes / static_cast<double>(window);
+  }
+  for (size_t t = 0; t < sum.size(); ++t) out[t] = static_cast<uint64_t>(sum[t] + 0.5);
+  return out;
 }
 
 }  // namespace tg::internal

@@ -31,6 +31,39 @@ TEST(SplitCost, CountsEachEventByItsCategory) {
   EXPECT_EQ(events, 0u);
 }
 
+TEST(SplitCost, CountsTheRowsEachTableGets) {
+  // One event of each category the builder keeps, a flow and an unmodelled event (no row).
+  const std::string text =
+      R"({"cat": "kernel"}, {"cat": "gpu_memcpy"}, {"cat": "gpu_memset"}, {"cat": "cuda_sync"},)"
+      R"( {"cat": "cuda_runtime"}, {"cat": "cuda_driver"}, {"cat": "cpu_op"}, {"cat": "python_function"},)"
+      R"( {"cat": "user_annotation"}, {"cat": "gpu_user_annotation"}, {"cat": "ac2g"}, {"cat": "Trace"},)"
+      R"( {"cat": "Kernel"})";
+  uint64_t events = 0;
+  TableRows rows{};
+  EstimatedReadCost(text, &events, &rows);
+  EXPECT_EQ(events, 13u);
+  EXPECT_EQ(rows, (TableRows{2, 1, 1, 1, 2, 4}));  // kernels, copies, memsets, syncs, API calls, ranges
+  // Added to what `rows` holds.
+  EstimatedReadCost(R"({"cat": "kernel"})", nullptr, &rows);
+  EXPECT_EQ(rows[0], 3u);
+}
+
+TEST(SplitCost, EstimatesTheRowsOfAPartFromItsWindows) {
+  const uint64_t size = 1'000'000, window = 1'000;
+  // Ten stretches of 100,000 bytes, each window 1,000 bytes: 100 times its rows.
+  std::vector<TableRows> rows(10, TableRows{2, 0, 0, 0, 3, 0});
+  rows[9] = TableRows{0, 5, 0, 0, 0, 0};
+  EXPECT_EQ(EstimatedRows(rows, window, size, 0), (TableRows{1800, 500, 0, 0, 2700, 0}));
+  // From the middle: stretches 5-9.
+  EXPECT_EQ(EstimatedRows(rows, window, size, 500'000), (TableRows{800, 500, 0, 0, 1200, 0}));
+  // From inside stretch 8, a quarter of it left: 50 of its 200 kernels.
+  EXPECT_EQ(EstimatedRows(rows, window, size, 875'000), (TableRows{50, 500, 0, 0, 75, 0}));
+  // Past the end, or stretches shorter than their windows: nothing.
+  EXPECT_EQ(EstimatedRows(rows, window, size, size), TableRows{});
+  EXPECT_EQ(EstimatedRows(rows, window, 5'000, 0), TableRows{});
+  EXPECT_EQ(EstimatedRows({}, window, size, 0), TableRows{});
+}
+
 TEST(SplitCost, SplitsWhereHalfTheCostLies) {
   const uint64_t size = 1'000'000, window = 1'000;
   // Every stretch alike: the middle.
