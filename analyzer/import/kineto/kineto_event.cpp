@@ -377,16 +377,19 @@ struct EventParser::Impl {
   std::string repaired;
 };
 
-EventParser::EventParser(int max_depth) : impl_(std::make_unique<Impl>()) {
-  // The scanner enforces the depth limit; simdjson's own limit just has to be above it.
-  // A failure here (no memory) surfaces again, as an error, from the first iterate().
-  error_code e = impl_->parser.allocate(64 * 1024, static_cast<size_t>(max_depth) + 8);
-  (void)e;
-}
+EventParser::EventParser(int max_depth) : max_depth_(max_depth) {}
 
 EventParser::~EventParser() = default;
 
 Status EventParser::Parse(std::string_view json, uint64_t offset, RawEvent& event) {
+  if (!impl_) {
+    // On first use: most events take the fast path (kineto_fast.h), many files none of this one.
+    impl_ = std::make_unique<Impl>();
+    // The scanner enforces the depth limit; simdjson's own limit just has to be above it.
+    // A failure here (no memory) surfaces again, as an error, from the first iterate().
+    error_code e = impl_->parser.allocate(64 * 1024, static_cast<size_t>(max_depth_) + 8);
+    (void)e;
+  }
   simdjson::padded_string_view view(json.data(), json.size(), json.size() + simdjson::SIMDJSON_PADDING);
   od::document doc;
   error_code e = impl_->parser.iterate(view).get(doc);

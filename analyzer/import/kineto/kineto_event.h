@@ -118,7 +118,8 @@ class EventParser {
 
  private:
   struct Impl;
-  std::unique_ptr<Impl> impl_;
+  int max_depth_;
+  std::unique_ptr<Impl> impl_;  // made by the first Parse (simdjson's buffers: 0.75 MB)
   uint64_t repaired_utf8_ = 0;
 };
 

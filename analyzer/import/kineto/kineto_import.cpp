@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <new>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -257,16 +259,21 @@ bool PlanSplit(const std::string& path, uint64_t size, uint64_t& at, int& depth,
 class TailPart {
  public:
   TailPart(const std::string& path, uint64_t size, uint64_t at, int depth, const internal::ScanOptions& scan,
-           int max_depth, const internal::TableRows& rows)
-      : sink_(trace_, max_depth) {
-    sink_.set_cancel(&cancel_);
-    sink_.ReserveRows(rows);
-    sink_.PlanReserve(at, size - at);
-    thread_ = std::thread([this, path, at, depth, scan] {
-      internal::GzReader in;
-      status_ = in.Open(path);
-      if (status_.ok()) status_ = in.Seek(at);
-      if (status_.ok()) status_ = internal::StreamArrayTail(in, at, depth, scan, sink_, stats_, end_);
+           int max_depth, const internal::TableRows& rows) {
+    // Everything the part needs is made on its own thread, while the first one starts reading.
+    thread_ = std::thread([this, path, size, at, depth, scan, max_depth, rows] {
+      try {
+        KinetoSink& sink = sink_.emplace(trace_, max_depth);
+        sink.set_cancel(&cancel_);
+        sink.ReserveRows(rows);
+        sink.PlanReserve(at, size - at);
+        internal::GzReader in;
+        status_ = in.Open(path);
+        if (status_.ok()) status_ = in.Seek(at);
+        if (status_.ok()) status_ = internal::StreamArrayTail(in, at, depth, scan, sink, stats_, end_);
+      } catch (const std::bad_alloc&) {
+        status_ = IoError("out of memory");  // the first thread then reads this part itself
+      }
     });
   }
   ~TailPart() { Stop(); }
@@ -277,7 +284,7 @@ class TailPart {
   // Called by the first thread when it reaches `at`: hands over the events when they are good.
   bool MergeInto(internal::KinetoBuilder& builder, uint64_t& resume, uint64_t& elements) {
     if (thread_.joinable()) thread_.join();
-    if (!status_.ok() || !builder.Append(sink_.builder())) return false;
+    if (!status_.ok() || !builder.Append(sink_->builder())) return false;
     resume = end_;
     elements = stats_.elements;
     return true;
@@ -285,7 +292,7 @@ class TailPart {
 
  private:
   Trace trace_;
-  KinetoSink sink_;
+  std::optional<KinetoSink> sink_;
   std::atomic<bool> cancel_{false};
   Status status_;
   internal::StreamStats stats_;
