@@ -428,13 +428,14 @@ void KinetoBuilder::ReserveFor(double scale) {
   std::apply([&](auto&... table) { (grow(table), ...); }, Tables(trace_));
 }
 
-void KinetoBuilder::ReserveRows(const std::array<uint64_t, 6>& rows) {
+void KinetoBuilder::ReserveRows(const TableRows& rows) {
+  static_assert(std::tuple_size_v<TableRows> == std::tuple_size_v<decltype(Tables(trace_))>);
   size_t i = 0;
-  std::apply(
-      [&](auto&... table) {
-        ((rows[i] > table.start.capacity() ? table.Reserve(static_cast<size_t>(rows[i])) : void(), ++i), ...);
-      },
-      Tables(trace_));
+  auto reserve = [&](auto& table) {
+    const auto want = static_cast<size_t>(rows[i++]);
+    if (want > table.start.capacity()) table.Reserve(want);
+  };
+  std::apply([&](auto&... table) { (reserve(table), ...); }, Tables(trace_));
 }
 
 bool KinetoBuilder::Append(KinetoBuilder& next) {

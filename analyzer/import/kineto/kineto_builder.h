@@ -7,7 +7,6 @@
 // Internal to the Kineto importer.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -16,6 +15,7 @@
 #include <vector>
 
 #include "analyzer/import/kineto/kineto_event.h"
+#include "analyzer/import/kineto/split_cost.h"
 #include "tracegate/analyzer/model.h"
 
 namespace tg::internal {
@@ -41,9 +41,9 @@ class KinetoBuilder {
   // Reserves room in every table for `scale` times the rows it has now (plus a little), once
   // the importer has seen a sample of the file: the tables then grow without copies or slack.
   void ReserveFor(double scale);
-  // Reserves room for at least rows[i] rows in table i (kernels, copies, memsets, syncs, API
-  // calls, ranges), before any is added: from an estimate for the whole part the builder reads.
-  void ReserveRows(const std::array<uint64_t, 6>& rows);
+  // Reserves room for at least rows[i] rows in table i (TableRows' order), before any is added:
+  // from an estimate for the whole part the builder reads.
+  void ReserveRows(const TableRows& rows);
 
   // Parallel import: appends what `next` built from the events that follow this builder's, so
   // that the result is what one builder fed both parts would hold. False (and nothing changed)

@@ -51,6 +51,11 @@ int TableOf(Cat cat) {
   return -1;
 }
 
+// The first byte of stretch i of k equal stretches of a `size`-byte file.
+double StretchBegin(uint64_t size, size_t i, size_t k) {
+  return static_cast<double>(size) * static_cast<double>(i) / static_cast<double>(k);
+}
+
 }  // namespace
 
 uint64_t EstimatedReadCost(std::string_view text, uint64_t* events, TableRows* rows) {
@@ -88,9 +93,7 @@ uint64_t CostMiddle(std::span<const uint64_t> costs, uint64_t window, uint64_t s
   if (counted == 0) return middle;
   const double mean = known / static_cast<double>(counted);
   // Stretch i covers bytes [i * size / k, (i + 1) * size / k); its cost is its window's per byte.
-  auto stretch_begin = [&](size_t i) {
-    return static_cast<double>(size) * static_cast<double>(i) / static_cast<double>(k);
-  };
+  auto stretch_begin = [&](size_t i) { return StretchBegin(size, i, k); };
   auto stretch_cost = [&](size_t i) {
     const double per_byte = (costs[i] != 0 ? static_cast<double>(costs[i]) : mean) / static_cast<double>(window);
     return per_byte * (stretch_begin(i + 1) - stretch_begin(i));
@@ -116,8 +119,7 @@ TableRows EstimatedRows(std::span<const TableRows> rows, uint64_t window, uint64
   if (k == 0 || window == 0 || size / k < window) return out;
   std::array<double, std::tuple_size_v<TableRows>> sum{};
   for (size_t i = 0; i < k; ++i) {
-    const double begin = static_cast<double>(size) * static_cast<double>(i) / static_cast<double>(k);
-    const double end = static_cast<double>(size) * static_cast<double>(i + 1) / static_cast<double>(k);
+    const double begin = StretchBegin(size, i, k), end = StretchBegin(size, i + 1, k);
     const double bytes = end - std::clamp(static_cast<double>(from), begin, end);
     for (size_t t = 0; t < sum.size(); ++t)
       sum[t] += static_cast<double>(rows[i][t]) * bytes / static_cast<double>(window);
