@@ -262,10 +262,11 @@ class NarrowColumn : public RowColumn<NarrowColumn, int64_t> {
   std::vector<int64_t> values_;  // once one does not
 };
 
-// A column of few distinct values (process, thread, stream and device ids): each row holds a
-// 16-bit code into the column's dictionary of its values, 2 bytes a row instead of 8, until a
-// 65,537th distinct value turns it into a plain vector. Reads are O(1); appends look the value up
-// among the last one, then the dictionary (a scan while it is small, a hash map beyond).
+// A column of few distinct values (process, thread, stream and device ids; kernels' grid and
+// block sizes, registers and static shared memory): each row holds a 16-bit code into the
+// column's dictionary of its values, 2 bytes a row instead of 4 or 8, until a 65,537th distinct
+// value turns it into a plain vector. Reads are O(1); appends look the value up among the last
+// one, then the dictionary (a scan while it is small, a hash map beyond).
 template <class T>
 class CodedColumn : public RowColumn<CodedColumn<T>, T> {
  public:
@@ -403,8 +404,8 @@ class CodedColumn : public RowColumn<CodedColumn<T>, T> {
 // struct (Kernel, ...), the columnar table (KernelTable, ...), their Add/Row/Reserve/Columns and
 // the column names and indexes are generated from it. Storage is Dense (one std::vector),
 // Sparse<fill> (a SparseColumn for a column that nearly always holds `fill`), Coded (a
-// CodedColumn for ids that take few distinct values: 2 bytes a row) or Narrow (a NarrowColumn for
-// int64 ids that fit 32 bits: 4 bytes a row). The store
+// CodedColumn for ids and launch configurations that take few distinct values: 2 bytes a row) or
+// Narrow (a NarrowColumn for int64 ids that fit 32 bits: 4 bytes a row). The store
 // (analyzer/store/store_columns.h), the Kineto builder, the CUPTI converter and the Chrome export
 // are checked against these lists at compile time (ColumnCheck), so a new column that one of
 // them does not handle fails the build there. Comments inside a list are /* */: a // comment
@@ -453,14 +454,14 @@ struct ColumnStorage<T, Coded> {
   X(int32_t, device, -1, Coded)                                                                   \
   X(int64_t, stream, kUnknownId, Coded)                                                           \
   X(int64_t, correlation, kUnknownId, Narrow)                                                     \
-  X(int32_t, grid_x, 0, Dense) /* 1-D launches (most of them) have y = z = 1 */                   \
+  X(int32_t, grid_x, 0, Coded) /* 1-D launches (most of them) have y = z = 1 */                   \
   X(int32_t, grid_y, 0, Sparse<1>)                                                                \
   X(int32_t, grid_z, 0, Sparse<1>)                                                                \
-  X(int32_t, block_x, 0, Dense)                                                                   \
+  X(int32_t, block_x, 0, Coded)                                                                   \
   X(int32_t, block_y, 0, Sparse<1>)                                                               \
   X(int32_t, block_z, 0, Sparse<1>)                                                               \
-  X(int32_t, registers, 0, Dense)          /* per thread */                                       \
-  X(int32_t, shared_static, 0, Dense)      /* bytes */                                            \
+  X(int32_t, registers, 0, Coded)          /* per thread */                                       \
+  X(int32_t, shared_static, 0, Coded)      /* bytes */                                            \
   X(int32_t, shared_dynamic, 0, Sparse<0>) /* bytes; mostly 0 */                                  \
   X(int64_t, pid, kUnknownId, Coded)                                                              \
   /* CUDA graph launches keep their graph and node ids; kUnknownId outside graphs */              \
