@@ -15,6 +15,7 @@ import argparse
 import decimal
 import gzip
 import json
+import os
 import sys
 
 ARG_IDS = ("correlation", "cid", "External id", "Python id", "Python parent id", "Record function id", "Ev Idx")
@@ -74,7 +75,10 @@ def main():
             for k in ARG_IDS:
                 if isinstance(args.get(k), int):
                     arg_step[k] = max(arg_step.get(k, 0), args[k] + 1)
-    with open(a.output, "w", encoding="utf-8") as f:
+    # The output's folder made when missing; written to a temporary name, renamed when complete.
+    os.makedirs(os.path.dirname(os.path.abspath(a.output)), exist_ok=True)
+    tmp = a.output + ".partial"
+    with open(tmp, "w", encoding="utf-8") as f:
         f.write("{\n")
         for k, v in doc.items():
             if k == "traceEvents":
@@ -103,6 +107,7 @@ def main():
                 f.write(("  " if first else ",\n  ") + "".join(out))
                 first = False
         f.write("\n  ]\n}\n")
+    os.replace(tmp, a.output)
 
 
 if __name__ == "__main__":
