@@ -386,8 +386,10 @@ namespace {
 // Reading the event tables from the file's pages, the kernels split between two cores and the
 // API calls on the second (sqlite_events.cpp ReadOnTwoCores), builds the very trace SQLite alone
 // builds: every column of every table, the strings in the same order, the same counters. The
-// export has enough rows to split (4 KiB pages); the later kernels and the API calls bring names
-// of their own (so the order the second core's names are resolved in shows in the strings), and
+// export has enough rows to split (4 KiB pages; 1.5 kernels a call, so the kernels outweigh the
+// calls by more than the half of a root child the split rounds to); the later kernels and the
+// API calls bring names of their own (so the order the second core's names are resolved in
+// shows in the strings), and
 // names missing from StringIds; rows are dropped for their times; kernels lack a demangled name;
 // syncs are read through SQLite's join with CUDA events while the second core reads.
 TEST(NsysDirectReads, SameTraceAsSqliteAlone) {
@@ -401,7 +403,7 @@ TEST(NsysDirectReads, SameTraceAsSqliteAlone) {
              CASE WHEN i % 11 = 0 THEN NULL WHEN i % 389 = 0 THEN 7000 + i % 5
                   WHEN i < 25000 THEN 1000 + i % 61 ELSE 1061 + i % 70 END,
              1000 + (i * 7) % 61, 32, 1 + i % 300, 1 + i % 2, 1, 128, 1, 1, 0, (i % 5) * 1024, 0, 0, 200 + i
-      FROM (WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 40000) SELECT i FROM n);
+      FROM (WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 60000) SELECT i FROM n);
     INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME
       SELECT 9990 + i * 100, 9990 + i * 100 + CASE WHEN i % 1009 = 0 THEN -5 ELSE 8 END, i % 3 = 0,
              281546145665171 + i % 3, 100 + i,
