@@ -353,11 +353,12 @@ Status ReadOnTwoCores(Source& src, bool& done, bool& api_done) {
   const size_t n = kernels_here.RootChildren();  // the kernel table's root children (0: a leaf)
   size_t keep = n;
   if (kernels_direct && n >= 2) {
-    // A kernel row costs ~1.9 API rows (~2.3 before the launch configurations were coded: the
+    // A kernel row costs ~kCost API rows (~2.3 before the launch configurations were coded: the
     // dense shape's export, 1.5 M of each, 240 vs 105 ms on one core; 1.6-2.0 read fastest
     // since); the second core's share f of the kernels evens the two:
-    // kernels * 1.9 * (1 - f) = kernels * 1.9 * f + API.
-    const double k = 1.9 * static_cast<double>(kernel_rows), a = static_cast<double>(api_rows);
+    // kernels * kCost * (1 - f) = kernels * kCost * f + API.
+    constexpr double kCost = 1.9;
+    const double k = kCost * static_cast<double>(kernel_rows), a = static_cast<double>(api_rows);
     const double aside = k > a ? (k - a) / (2 * k) : 0;
     keep = n - static_cast<size_t>(aside * static_cast<double>(n) + 0.5);
     if (keep < n) {
