@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "analyzer/util/huge_pages.h"
 #include "tracegate/analyzer/model.h"
 
 namespace tg::internal {
@@ -61,7 +62,7 @@ class ApiIndex {
     int64_t span = 0;
     if (known == 0 || __builtin_sub_overflow(hi, lo, &span) || static_cast<uint64_t>(span) >= 4 * known + 1024)
       return false;
-    dense_row_.assign(static_cast<size_t>(span) + 1, kNone);
+    AssignWhole(dense_row_, static_cast<size_t>(span) + 1, kNone);
     for (size_t i = 0; i < api_.size(); ++i) {
       const int64_t c = api_.correlation[i];
       if (c == kUnknownId) continue;
@@ -86,7 +87,7 @@ class ApiIndex {
     int64_t span = 0;
     if (__builtin_sub_overflow(hi, lo, &span) || static_cast<uint64_t>(span) >= 4 * by_corr_.size() + 1024) return;
     dense_min_ = lo;
-    dense_row_.assign(static_cast<size_t>(span) + 1, kNone);
+    AssignWhole(dense_row_, static_cast<size_t>(span) + 1, kNone);
     for (const auto& [corr, row] : by_corr_) dense_row_[static_cast<size_t>(corr - lo)] = static_cast<uint32_t>(row);
     dense_ = true;
     std::vector<std::pair<int64_t, size_t>>().swap(by_corr_);

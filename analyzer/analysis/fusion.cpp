@@ -11,6 +11,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "analyzer/util/huge_pages.h"
 #include "analyzer/util/sort_runs.h"
 #include "tracegate/analyzer/op_links.h"
 
@@ -48,7 +49,7 @@ StreamRows SortedByStream(const KernelTable& k) {
   std::map<StreamKey, uint32_t> met;
   // Each row's stream, a byte each while there are at most 256 streams (nearly always), widened to
   // four bytes only past that: the candidates may be found while the summary is at its peak.
-  std::vector<uint8_t> group8(k.size());
+  std::vector<uint8_t> group8 = internal::WholeVector<uint8_t>(k.size());
   std::vector<uint32_t> group32;
   // The streams met last, most recent first: rows of a few streams interleave, so the key is
   // nearly always one of them and the map is not searched.
@@ -87,7 +88,7 @@ StreamRows SortedByStream(const KernelTable& k) {
   out.begin.assign(keys.size() + 1, 0);
   for (size_t i = 0; i < k.size(); ++i) out.begin[rank[group(i)] + 1]++;
   for (size_t g = 0; g < keys.size(); ++g) out.begin[g + 1] += out.begin[g];
-  out.rows.resize(k.size());
+  out.rows = internal::WholeVector<uint32_t>(k.size());
   std::vector<size_t> next(out.begin.begin(), out.begin.end() - 1);
   for (size_t i = 0; i < k.size(); ++i) out.rows[next[rank[group(i)]]++] = static_cast<uint32_t>(i);
   std::vector<uint8_t>().swap(group8);

@@ -6,6 +6,7 @@
 // O(n log n) time; beyond the output, memory is a few iterations' intervals (24 bytes each).
 #include "tracegate/analyzer/iterations.h"
 
+#include "analyzer/util/huge_pages.h"
 #include "analyzer/util/sort_runs.h"
 
 #include <algorithm>
@@ -194,7 +195,7 @@ struct Assigner {
   }
   // Every call's iteration (Api of each row).
   std::vector<int32_t> Calls() const {
-    std::vector<int32_t> out(api.size());
+    std::vector<int32_t> out = internal::WholeVector<int32_t>(api.size());
     size_t hint = SIZE_MAX;
     for (size_t i = 0; i < out.size(); ++i) out[i] = Api(i, hint);
     return out;
@@ -206,7 +207,7 @@ struct Assigner {
   // launched row takes its call's entry).
   template <class Table>
   std::vector<int32_t> Gpu(const Table& tab, std::vector<int32_t>& api_iteration) const {
-    std::vector<int32_t> out(tab.size(), -1);
+    std::vector<int32_t> out = internal::WholeVector<int32_t>(tab.size(), -1);
     size_t hint = SIZE_MAX;
     for (size_t i = 0; i < tab.size(); ++i) {
       if (markers.whole_trace) {

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "analyzer/analysis/correlation.h"
+#include "analyzer/util/huge_pages.h"
 #include "analyzer/util/sort_runs.h"
 
 namespace tg {
@@ -24,7 +25,7 @@ class ThreadGroups {
   // Numbers the thread of `n` rows; `keep(i)` says whether row i takes part.
   template <typename Keep>
   std::vector<uint32_t> Number(const CodedColumn<int64_t>& pid, const CodedColumn<int64_t>& tid, Keep keep) {
-    std::vector<uint32_t> thread(pid.size(), kNoThread);
+    std::vector<uint32_t> thread = internal::WholeVector<uint32_t>(pid.size(), kNoThread);
     std::pair<int64_t, int64_t> last{0, 0};
     uint32_t last_id = kNoThread;
     for (size_t i = 0; i < pid.size(); ++i) {
@@ -58,7 +59,7 @@ Grouped GroupByThread(const std::vector<uint32_t>& thread, size_t threads) {
   for (uint32_t t : thread)
     if (t != kNoThread) g.offset[t + 1]++;
   for (size_t t = 0; t < threads; ++t) g.offset[t + 1] += g.offset[t];
-  g.rows.resize(g.offset[threads]);
+  g.rows = internal::WholeVector<uint32_t>(g.offset[threads]);
   std::vector<size_t> next(g.offset.begin(), g.offset.end() - 1);
   for (size_t i = 0; i < thread.size(); ++i)
     if (thread[i] != kNoThread) g.rows[next[thread[i]]++] = static_cast<uint32_t>(i);
@@ -83,11 +84,11 @@ OpLinks LinkOps(const Trace& trace, const ApiIndex& index) {
   OpLinks out;
   const ApiTable& api = trace.api_calls;
   const RangeTable& r = trace.ranges;
-  out.api.assign(api.size(), StringTable::kEmpty);
-  out.kernels.assign(trace.kernels.size(), StringTable::kEmpty);
-  out.memcpys.assign(trace.memcpys.size(), StringTable::kEmpty);
-  out.memsets.assign(trace.memsets.size(), StringTable::kEmpty);
-  out.kernel_launch_found.assign(trace.kernels.size(), 0);
+  internal::AssignWhole(out.api, api.size(), StringTable::kEmpty);
+  internal::AssignWhole(out.kernels, trace.kernels.size(), StringTable::kEmpty);
+  internal::AssignWhole(out.memcpys, trace.memcpys.size(), StringTable::kEmpty);
+  internal::AssignWhole(out.memsets, trace.memsets.size(), StringTable::kEmpty);
+  internal::AssignWhole(out.kernel_launch_found, trace.kernels.size(), uint8_t{0});
 
   // Which ranges are ops: cpu_op ones when there are any, else the host's NVTX ranges.
   const StringId cpu_op = trace.strings.Find("cpu_op"), python = trace.strings.Find("python_function");
@@ -102,8 +103,9 @@ OpLinks LinkOps(const Trace& trace, const ApiIndex& index) {
   const std::vector<uint32_t> range_thread = threads.Number(r.pid, r.tid, is_op);
   const size_t op_threads = threads.count();
   if (op_threads > 0) out.source = any_cpu_op ? OpSource::kCpuOp : OpSource::kNvtx;
-  // Calls on a thread without ops have none: they are not numbered.
-  std::vector<uint32_t> call_thread(api.size(), kNoThread);
+  // Calls on a thread without ops have none: they are not numbered (none are when no thread has
+  // ops: the calls are grouped into no thread).
+  std::vector<uint32_t> call_thread;
   if (op_threads > 0) call_thread = threads.Number(api.pid, api.tid, [](size_t) { return true; });
   for (uint32_t& t : call_thread)
     if (t >= op_threads) t = kNoThread;

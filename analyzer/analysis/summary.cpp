@@ -8,8 +8,9 @@
 #include <unordered_map>
 
 #include "analyzer/analysis/summary_internal.h"
-#include "tracegate/analyzer/stats.h"
 #include "analyzer/util/demangle.h"
+#include "analyzer/util/huge_pages.h"
+#include "tracegate/analyzer/stats.h"
 
 namespace tg {
 
@@ -55,7 +56,7 @@ void SummarizeKernels(const Trace& t, const AnalyzeOptions& options, Summary& s)
   std::vector<uint32_t> group_of_name(t.strings.size(), UINT32_MAX);
   std::unordered_map<std::string, uint32_t> group_of_display;
   std::vector<KernelStat> groups;
-  std::vector<uint32_t> group(k.size());
+  std::vector<uint32_t> group = internal::WholeVector<uint32_t>(k.size());
   for (size_t i = 0; i < k.size(); ++i) {
     uint32_t& g = group_of_name[k.name[i]];
     if (g == UINT32_MAX) {
@@ -75,7 +76,7 @@ void SummarizeKernels(const Trace& t, const AnalyzeOptions& options, Summary& s)
   // Counting sort of durations by group, then the percentiles inside each group.
   std::vector<size_t> offset(groups.size() + 1, 0);
   for (size_t g = 0; g < groups.size(); ++g) offset[g + 1] = offset[g] + groups[g].count;
-  std::vector<TimeNs> durations(k.size());
+  std::vector<TimeNs> durations = internal::WholeVector<TimeNs>(k.size());
   {
     std::vector<size_t> fill(offset.begin(), offset.end() - 1);
     for (size_t i = 0; i < k.size(); ++i) durations[fill[group[i]]++] = Duration(k.start[i], k.end[i]);

@@ -11,6 +11,7 @@
 
 #include "analyzer/analysis/summary_internal.h"
 #include "analyzer/util/demangle.h"
+#include "analyzer/util/huge_pages.h"
 #include "analyzer/util/keep_largest.h"
 #include "analyzer/util/sort_runs.h"
 
@@ -87,7 +88,8 @@ class Items {
 std::vector<uint32_t> CollectItems(const Trace& t, std::vector<LaneKey>& lane_keys, std::vector<size_t>& lane_start) {
   Lanes lanes;
   std::vector<uint32_t> row_lane;
-  row_lane.reserve(t.GpuEventCount());
+  row_lane.reserve(t.GpuEventCount());  // a lane for every row below
+  AdviseHugePages(row_lane.data(), t.GpuEventCount() * sizeof(uint32_t));
   auto lanes_of = [&](const auto& device, const auto& stream) {
     for (size_t i = 0; i < device.size(); ++i) row_lane.push_back(lanes.Of(device[i], stream[i]));
   };
@@ -112,7 +114,7 @@ std::vector<uint32_t> CollectItems(const Trace& t, std::vector<LaneKey>& lane_ke
   }
   for (size_t l = 0; l < lane_keys.size(); ++l) lane_start[l + 1] += lane_start[l];
 
-  std::vector<uint32_t> items(row_lane.size());
+  std::vector<uint32_t> items = WholeVector<uint32_t>(row_lane.size());
   if (lane_keys.size() == 1) {  // one lane: the refs in table order
     size_t row = 0;
     for (ItemKind kind : {ItemKind::kKernel, ItemKind::kMemcpy, ItemKind::kMemset}) {

@@ -9,6 +9,7 @@
 #include <limits>
 #include <tuple>
 
+#include "analyzer/util/huge_pages.h"
 #include "analyzer/util/side_task.h"
 #include "analyzer/util/sort_runs.h"
 
@@ -138,9 +139,9 @@ HostModel::HostModel(const Trace& t, const std::vector<uint8_t>& launched, HostM
       return last = ThreadOf(pid, tid);
     };
   };
-  std::vector<int32_t> range_thread(r.size(), kNoThread);
+  std::vector<int32_t> range_thread = WholeVector<int32_t>(r.size(), kNoThread);
   std::vector<uint32_t> range_count(threads_.size(), 0);
-  std::vector<int32_t> call_thread(a.size());
+  std::vector<int32_t> call_thread = WholeVector<int32_t>(a.size());
   std::vector<uint32_t> count(threads_.size() + 1, 0);  // calls, then all, per thread (one later)
   // The ranges go in in FinalizeTrace's nesting order (Trace::range_order) when the trace has
   // one: it orders each thread's ranges as `less` below does, so their blocks come out sorted and
@@ -176,14 +177,14 @@ HostModel::HostModel(const Trace& t, const std::vector<uint8_t>& launched, HostM
       });
   for (size_t k = 0; k < range_count.size(); ++k) count[k + 1] += range_count[k];
   for (size_t k = 1; k < count.size(); ++k) count[k] += count[k - 1];
-  events_.resize(count.back());
+  AssignWhole(events_, count.back(), uint32_t{0});
   std::vector<uint32_t> next(count.begin(), count.end() - 1);
   // The per-event arrays are filled on the second core while the events are placed here.
   both(
       events_.size(),
       [&] {
-        parent_.assign(events_.size(), kNoEvent);
-        free_.assign(events_.size(), 0);
+        AssignWhole(parent_, events_.size(), kNoEvent);
+        AssignWhole(free_, events_.size(), uint8_t{0});
       },
       [&] {
         for (size_t k = 0; k < r.size(); ++k) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iterator>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -12,6 +13,7 @@
 #include "analyzer/model/move_columns.h"
 #include "analyzer/store/store_columns.h"
 #include "analyzer/store/store_schema.h"
+#include "analyzer/util/huge_pages.h"
 #include "analyzer/util/side_task.h"
 
 namespace tg::internal {
@@ -128,6 +130,25 @@ static_assert(TimesFirst(internal::kKernelStore) && TimesFirst(internal::kMemcpy
               TimesFirst(internal::kMemsetStore) && TimesFirst(internal::kSyncStore) &&
               TimesFirst(internal::kApiStore) && TimesFirst(internal::kRangeStore));
 
+// Room for `rows` more rows in t, each column's block for them hinted for huge pages
+// (analyzer/util/huge_pages.h; a sparse column's only once dense): max(rowid), RowEstimate, is the
+// row count of a table written once, as an export's are, so the rows fill those blocks whole (but
+// for rows without valid times).
+template <class T>
+void HintRows(const std::vector<T>& column, size_t n) {
+  AdviseHugePages(column.data(), n * sizeof(T));
+}
+template <class Column>
+void HintRows(const Column& column, size_t n) {  // coded, narrow and sparse columns
+  column.RowBlock(n, AdviseHugePages);
+}
+template <class Table>
+void ReserveRows(Table& t, size_t rows) {
+  const size_t n = t.size() + rows;
+  t.Reserve(n);
+  std::apply([n](auto&... column) { (HintRows(column, n), ...); }, t.Columns());
+}
+
 // Every row of q with valid times into t, column by column as its store table list says.
 template <class Q, class Table, class Names, class... C>
 Status ReadRows(Q& q, const internal::StoreTable<C...>& columns, Table& t, RowReader<Names> rd) {
@@ -155,7 +176,7 @@ Status ReadTable(Source& src, const internal::StoreTable<C...>& columns, Table& 
                  const std::unordered_map<std::string_view, std::string>* instead = nullptr) {
   const std::string table(columns.name);
   if (!src.Has(table)) return Status::Ok();
-  t.Reserve(t.size() + RowEstimate(src, table));
+  ReserveRows(t, RowEstimate(src, table));
   if (join.empty() && !instead) {
     internal::TableScan scan;
     bool direct = false;
@@ -374,8 +395,8 @@ Status ReadOnTwoCores(Source& src, bool& done, bool& api_done) {
 
   KernelTable& kernels = src.trace.kernels;
   ApiTable& calls = src.trace.api_calls;
-  if (kernels_direct) kernels.Reserve(kernels.size() + kernel_rows);
-  if (api_direct) calls.Reserve(calls.size() + api_rows);
+  if (kernels_direct) ReserveRows(kernels, kernel_rows);
+  if (api_direct) ReserveRows(calls, api_rows);
   const size_t first_call = calls.size();
   KernelTable later_kernels;
   if (split) later_kernels.Reserve(kernel_rows / n * (n - keep + 1));  // the children share the rows about evenly

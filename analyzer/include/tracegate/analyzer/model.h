@@ -127,6 +127,12 @@ class SparseColumn : public RowColumn<SparseColumn<T>, T> {
   void reserve(size_t n) {
     if (dense_) values_.reserve(n);
   }
+  // f(first byte, bytes) of the block the first `rows` rows take: only once dense (memory advice:
+  // the nsys import's huge-page hint, analyzer/util/huge_pages.h).
+  template <class F>
+  void RowBlock(size_t rows, F&& f) const {
+    if (dense_) f(values_.data(), rows * sizeof(T));
+  }
   void push_back(T v) {
     const size_t row = size_++;
     if (dense_) {
@@ -210,6 +216,15 @@ class NarrowColumn : public RowColumn<NarrowColumn, int64_t> {
       narrow_.reserve(n);
     }
   }
+  // f(first byte, bytes) of the block the first `rows` rows take (as SparseColumn::RowBlock).
+  template <class F>
+  void RowBlock(size_t rows, F&& f) const {
+    if (wide_) {
+      f(values_.data(), rows * sizeof(int64_t));
+    } else {
+      f(narrow_.data(), rows * sizeof(int32_t));
+    }
+  }
   void push_back(int64_t v) {
     if (!wide_ && Fits(v)) {
       narrow_.push_back(static_cast<int32_t>(v));
@@ -276,6 +291,15 @@ class CodedColumn : public RowColumn<CodedColumn<T>, T> {
       values_.reserve(n);
     } else {
       codes_.reserve(n);
+    }
+  }
+  // f(first byte, bytes) of the block the first `rows` rows take (as SparseColumn::RowBlock).
+  template <class F>
+  void RowBlock(size_t rows, F&& f) const {
+    if (dense_) {
+      f(values_.data(), rows * sizeof(T));
+    } else {
+      f(codes_.data(), rows * sizeof(uint16_t));
     }
   }
   void push_back(T v) {
