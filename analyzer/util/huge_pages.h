@@ -15,9 +15,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
-
 #include <cstdlib>
+#include <vector>
 
 #if defined(__linux__)
 #include <sys/mman.h>
